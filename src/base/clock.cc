@@ -1,0 +1,10 @@
+#include "base/clock.h"
+
+namespace nicbench {
+
+const SteadyClock& SteadyClock::Instance() {
+  static const SteadyClock clock;
+  return clock;
+}
+
+}  // namespace nicbench

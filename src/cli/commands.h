@@ -1,0 +1,14 @@
+// The subcommands of nicbench. Each takes the arguments after its own name (argv[0] is the
+// command name) and returns the process exit code (base/exit_code.h). Only the cli layer knows
+// argv; each command turns it into a spec value and calls the layer that does the work.
+#pragma once
+
+namespace nicbench::cli {
+
+int RunTtcpCommand(int argc, char** argv);     // ttcp_command.cc
+int RunServeCommand(int argc, char** argv);    // serve_command.cc
+int RunRunCommand(int argc, char** argv);      // run_command.cc
+int RunInspectCommand(int argc, char** argv);  // inspect_command.cc
+int RunStandCommand(int argc, char** argv);    // stand_command.cc
+
+}  // namespace nicbench::cli

@@ -1,0 +1,65 @@
+// nicbench entry point: picks the subcommand, or the ttcp front end when the binary is invoked
+// under the name `ttcp`.
+#include <cstdio>
+#include <cstring>
+#include <string_view>
+
+#include "base/exit_code.h"
+#include "base/version.h"
+#include "cli/commands.h"
+
+namespace {
+
+constexpr const char kUsage[] =
+    "nicbench: network throughput test and diagnosis\n"
+    "\n"
+    "Usage: nicbench COMMAND [options]\n"
+    "\n"
+    "Commands:\n"
+    "  run [HOST]    run a throughput test against HOST (nicbench or iperf3 server);\n"
+    "                with no HOST, a full test over loopback in both directions\n"
+    "  serve         accept tests from nicbench and iperf3 clients (port 5201)\n"
+    "  ttcp          classic ttcp (also available as a `ttcp` symlink)\n"
+    "  inspect       show host and NIC facts\n"
+    "  stand         build a test stand of network namespaces\n"
+    "\n"
+    "Run `nicbench COMMAND --help` for a command's options.\n"
+    "Options: -h, --help   this text;  -V, --version   print the version\n";
+
+std::string_view BaseName(const char* path) {
+  std::string_view p(path);
+  auto slash = p.rfind('/');
+  return slash == std::string_view::npos ? p : p.substr(slash + 1);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using nicbench::ExitCode;
+  using nicbench::ToInt;
+  namespace cli = nicbench::cli;
+
+  if (argc > 0 && BaseName(argv[0]) == "ttcp") return cli::RunTtcpCommand(argc, argv);
+  if (argc < 2) {
+    std::fputs(kUsage, stderr);
+    return ToInt(ExitCode::kUsage);
+  }
+  std::string_view command(argv[1]);
+  if (command == "-h" || command == "--help" || command == "help") {
+    std::fputs(kUsage, stdout);
+    return ToInt(ExitCode::kOk);
+  }
+  if (command == "-V" || command == "--version") {
+    std::printf("nicbench %s\n", nicbench::kVersion);
+    return ToInt(ExitCode::kOk);
+  }
+  int sub_argc = argc - 1;
+  char** sub_argv = argv + 1;
+  if (command == "ttcp") return cli::RunTtcpCommand(sub_argc, sub_argv);
+  if (command == "serve") return cli::RunServeCommand(sub_argc, sub_argv);
+  if (command == "run") return cli::RunRunCommand(sub_argc, sub_argv);
+  if (command == "inspect") return cli::RunInspectCommand(sub_argc, sub_argv);
+  if (command == "stand") return cli::RunStandCommand(sub_argc, sub_argv);
+  std::fprintf(stderr, "nicbench: unknown command '%s'\n\n%s", argv[1], kUsage);
+  return ToInt(ExitCode::kUsage);
+}

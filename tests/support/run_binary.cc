@@ -1,0 +1,177 @@
+#include "support/run_binary.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+namespace nicbench::testing {
+namespace {
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
+std::string TempPath(const char* tag) {
+  const char* dir = std::getenv("TMPDIR");
+  std::string pattern = std::string(dir ? dir : "/tmp") + "/nicbench-test-" + tag + "-XXXXXX";
+  std::vector<char> buf(pattern.begin(), pattern.end());
+  buf.push_back('\0');
+  int fd = mkstemp(buf.data());
+  if (fd >= 0) close(fd);
+  return std::string(buf.data());
+}
+
+// Forks and execs argv with stdin from `in_path` (or /dev/null) and outputs to files.
+pid_t Spawn(const std::vector<std::string>& argv, const std::string& in_path,
+            const std::string& out_path, const std::string& err_path) {
+  pid_t pid = fork();
+  if (pid != 0) return pid;
+  int in = open(in_path.empty() ? "/dev/null" : in_path.c_str(), O_RDONLY);
+  int out = open(out_path.c_str(), O_WRONLY | O_TRUNC);
+  int err = open(err_path.c_str(), O_WRONLY | O_TRUNC);
+  dup2(in, 0);
+  dup2(out, 1);
+  dup2(err, 2);
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  execvp(args[0], args.data());
+  _exit(127);
+}
+
+void Decode(int status, ProcessResult* result) {
+  if (WIFEXITED(status)) {
+    result->exit_code = WEXITSTATUS(status);
+  } else if (WIFSIGNALED(status)) {
+    result->signal = WTERMSIG(status);
+  }
+}
+
+}  // namespace
+
+std::string NicbenchPath() { return NICBENCH_BINARY; }
+
+ProcessResult RunProcess(const std::vector<std::string>& argv, const std::string& stdin_text,
+                         std::chrono::seconds limit) {
+  std::string in_path;
+  if (!stdin_text.empty()) {
+    in_path = TempPath("in");
+    std::ofstream(in_path, std::ios::binary) << stdin_text;
+  }
+  std::string out_path = TempPath("out");
+  std::string err_path = TempPath("err");
+  pid_t pid = Spawn(argv, in_path, out_path, err_path);
+  ProcessResult result;
+  auto deadline = std::chrono::steady_clock::now() + limit;
+  int status = 0;
+  while (true) {
+    pid_t done = waitpid(pid, &status, WNOHANG);
+    if (done == pid) break;
+    if (std::chrono::steady_clock::now() > deadline) {
+      kill(pid, SIGKILL);
+      waitpid(pid, &status, 0);
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  Decode(status, &result);
+  result.out = ReadFile(out_path);
+  result.err = ReadFile(err_path);
+  unlink(out_path.c_str());
+  unlink(err_path.c_str());
+  if (!in_path.empty()) unlink(in_path.c_str());
+  return result;
+}
+
+ProcessResult RunNicbench(const std::vector<std::string>& args, const std::string& stdin_text) {
+  std::vector<std::string> argv{NicbenchPath()};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return RunProcess(argv, stdin_text);
+}
+
+BackgroundProcess::BackgroundProcess(const std::vector<std::string>& argv)
+    : out_path_(TempPath("bgout")), err_path_(TempPath("bgerr")) {
+  pid_ = Spawn(argv, "", out_path_, err_path_);
+}
+
+BackgroundProcess::~BackgroundProcess() {
+  if (!stopped_) Stop(SIGKILL);
+  unlink(out_path_.c_str());
+  unlink(err_path_.c_str());
+}
+
+ProcessResult BackgroundProcess::Stop(int sig) {
+  if (stopped_) return result_;
+  stopped_ = true;
+  int status = 0;
+  if (waitpid(pid_, &status, WNOHANG) != pid_) {
+    kill(pid_, sig);
+    // Give the process a moment to exit on its own before forcing it.
+    for (int i = 0; i < 500; ++i) {
+      if (waitpid(pid_, &status, WNOHANG) == pid_) goto reaped;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    kill(pid_, SIGKILL);
+    waitpid(pid_, &status, 0);
+  }
+reaped:
+  Decode(status, &result_);
+  result_.out = ReadFile(out_path_);
+  result_.err = ReadFile(err_path_);
+  return result_;
+}
+
+std::string BackgroundProcess::StdoutSoFar() const { return ReadFile(out_path_); }
+std::string BackgroundProcess::StderrSoFar() const { return ReadFile(err_path_); }
+
+bool BackgroundProcess::WaitForOutput(const std::string& needle, std::chrono::seconds limit) {
+  auto deadline = std::chrono::steady_clock::now() + limit;
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (StdoutSoFar().find(needle) != std::string::npos ||
+        StderrSoFar().find(needle) != std::string::npos) {
+      return true;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return false;
+}
+
+bool IsRoot() { return geteuid() == 0; }
+
+bool HaveProgram(const std::string& name) {
+  const char* path = std::getenv("PATH");
+  std::stringstream dirs(path ? path : "/usr/bin:/bin");
+  std::string dir;
+  while (std::getline(dirs, dir, ':')) {
+    if (access((dir + "/" + name).c_str(), X_OK) == 0) return true;
+  }
+  return false;
+}
+
+int FreeTcpPort() {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
+  socklen_t len = sizeof addr;
+  getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+  close(fd);
+  return ntohs(addr.sin_port);
+}
+
+}  // namespace nicbench::testing

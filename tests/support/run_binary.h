@@ -1,0 +1,67 @@
+// Test support: run the real nicbench binary (or a stock peer such as iperf3) as a child
+// process and collect its exit code and output. Used by the cli, loopback and netns tiers.
+#pragma once
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include <sys/types.h>
+
+namespace nicbench::testing {
+
+struct ProcessResult {
+  int exit_code = -1;   // -1 when killed by a signal
+  int signal = 0;       // the signal that ended it, or 0
+  std::string out;      // everything written to stdout
+  std::string err;      // everything written to stderr
+};
+
+// The nicbench binary under test (built alongside the tests).
+std::string NicbenchPath();
+
+// Runs argv[0] (searched in PATH when it has no slash) with optional stdin text, waits for it
+// to end. A child still running after `limit` is killed with SIGKILL (a safety net against a
+// hung test, not a timing assertion).
+ProcessResult RunProcess(const std::vector<std::string>& argv, const std::string& stdin_text = "",
+                         std::chrono::seconds limit = std::chrono::seconds(120));
+
+// Shorthand: RunProcess({NicbenchPath(), args...}).
+ProcessResult RunNicbench(const std::vector<std::string>& args, const std::string& stdin_text = "");
+
+// A child left running in the background (a server); killed and reaped by the destructor.
+class BackgroundProcess {
+ public:
+  explicit BackgroundProcess(const std::vector<std::string>& argv);
+  ~BackgroundProcess();
+  BackgroundProcess(const BackgroundProcess&) = delete;
+  BackgroundProcess& operator=(const BackgroundProcess&) = delete;
+
+  pid_t pid() const { return pid_; }
+  // Reads stderr/stdout written so far is not supported; the files are read at Stop().
+  // Sends `sig`, waits, and returns what the process printed.
+  ProcessResult Stop(int sig = 15);
+  // Waits up to `limit` for a line containing `needle` on stdout or stderr.
+  bool WaitForOutput(const std::string& needle, std::chrono::seconds limit = std::chrono::seconds(10));
+  std::string StdoutSoFar() const;
+  std::string StderrSoFar() const;
+
+ private:
+  pid_t pid_ = -1;
+  std::string out_path_;
+  std::string err_path_;
+  bool stopped_ = false;
+  ProcessResult result_;
+};
+
+// True when the tests run as root (the netns tier needs it).
+bool IsRoot();
+
+// True when an executable of this name is on PATH (e.g. "iperf3").
+bool HaveProgram(const std::string& name);
+
+// A fresh free TCP port on 127.0.0.1 (bound with port 0 and released); racy by nature, so use
+// only for servers that cannot report their own port.
+int FreeTcpPort();
+
+}  // namespace nicbench::testing
