@@ -1,0 +1,80 @@
+// DataPath: moves the bytes of one test. Worker threads, one epoll loop each, flows spread over
+// the threads round-robin (neper's shape). A flow is one connected data socket with a role
+// (sender or receiver) and a small state machine. Stop is an eventfd watched by every loop,
+// never a flag polled from a signal handler. Counters are per-flow atomics written by the owning
+// worker only and read by the controller at interval boundaries, so the hot path takes no lock.
+//
+// Thread safety: AddFlow/Start/Stop/Join/ are called by one controller thread; Snapshot may be
+// called from the controller at any time after Start.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "base/result.h"
+#include "record/test_spec.h"
+
+namespace nicbench::engine {
+
+struct FlowConfig {
+  int fd = -1;                  // connected socket; DataPath takes ownership and closes it
+  int id = 0;                   // iperf3 stream id (1, 3, 4, ...)
+  bool sender = false;
+  record::Transport transport = record::Transport::kTcp;
+  uint32_t block_bytes = 128 * 1024;
+  uint64_t rate_bits_per_second = 0;  // 0 = as fast as possible
+  uint32_t pacing_timer_us = 1000;
+  uint32_t burst = 1;
+  record::ZeroCopy zero_copy = record::ZeroCopy::kOff;
+  bool skip_rx_copy = false;
+  bool udp_counters_64bit = false;
+  bool repeating_payload = false;
+};
+
+// Shared end conditions across all sender flows of a test (bytes/blocks, counted after omit is
+// the controller's business: these are raw totals). 0 = unlimited.
+struct SendBudget {
+  uint64_t bytes = 0;
+  uint64_t blocks = 0;
+};
+
+// Cumulative counters of one flow since Start (never reset; the controller takes deltas).
+struct FlowCounters {
+  int id = 0;
+  bool sender = false;
+  uint64_t bytes = 0;
+  uint64_t blocks = 0;
+  // UDP receiver (RFC 1889 jitter, loss and reordering as iperf3 counts them):
+  uint64_t packets = 0;          // sender: packets sent; receiver: highest sequence seen
+  uint64_t lost = 0;
+  uint64_t out_of_order = 0;
+  double jitter_seconds = 0;
+};
+
+class DataPath {
+ public:
+  // threads: number of worker threads (each gets flows round-robin); 0 = one per online CPU,
+  // capped at the flow count.
+  static std::unique_ptr<DataPath> Create(int threads);
+  virtual ~DataPath() = default;
+
+  virtual Status AddFlow(const FlowConfig& config) = 0;  // REQUIRES: before Start
+  virtual void SetBudget(const SendBudget& budget) = 0;   // REQUIRES: before Start
+  virtual Status Start() = 0;
+  // Fd that becomes readable when every sender flow has met the budget or failed, so the
+  // controller's own loop can wait on it. Valid after Start.
+  virtual int DoneFd() const = 0;
+  virtual std::vector<FlowCounters> Snapshot() const = 0;
+  // Counting of received UDP packets starts only when this is called (iperf3 counts only in
+  // TEST_RUNNING); TCP counts from Start.
+  virtual void Stop() = 0;   // wakes every loop through the eventfd; idempotent
+  // Waits for the workers. Returns the first worker failure (a peer reset during the test is
+  // reported here, never lost).
+  virtual Status Join() = 0;
+  // The socket of a flow, for getsockopt(TCP_INFO) by the controller. -1 if unknown.
+  virtual int FlowFd(int id) const = 0;
+};
+
+}  // namespace nicbench::engine

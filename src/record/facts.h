@@ -1,0 +1,78 @@
+// Facts about a host and the NIC that carries the test: what `ethtool`, `lspci`, `ip link` and
+// `tc` would tell. Every field is Measured: unknown with a reason, never a made-up zero. Filled by
+// probes; plain values.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "record/measured.h"
+
+namespace nicbench::record {
+
+struct HostFacts {
+  Measured<std::string> hostname;
+  Measured<std::string> kernel;     // uname -r
+  Measured<std::string> cpu_model;  // /proc/cpuinfo "model name"
+  Measured<int> cpu_count;          // online CPUs
+};
+
+struct OffloadState {
+  std::string name;  // ethtool feature name: "tcp-segmentation-offload", "generic-receive-offload"
+  bool on = false;
+  bool fixed = false;  // cannot be changed ("[fixed]")
+};
+
+struct RingSizes {
+  uint32_t rx = 0, tx = 0, rx_max = 0, tx_max = 0;
+};
+
+struct ChannelCounts {
+  uint32_t rx = 0, tx = 0, other = 0, combined = 0;
+  uint32_t rx_max = 0, tx_max = 0, other_max = 0, combined_max = 0;
+};
+
+struct Coalescing {
+  uint32_t rx_usecs = 0, rx_frames = 0, tx_usecs = 0, tx_frames = 0;
+  bool adaptive_rx = false, adaptive_tx = false;
+};
+
+struct IrqVector {
+  std::string irq;        // "45"
+  std::string name;       // "eth0-TxRx-0"
+  std::string affinity;   // smp_affinity_list, e.g. "0-3"
+};
+
+struct Qdisc {
+  std::string kind;                 // "tbf", "htb", "fq_codel", "noqueue"
+  uint64_t rate_bits_per_second = 0;  // 0 when the qdisc does not shape
+};
+
+struct PciIdentity {
+  std::string vendor_id, device_id;    // "8086", "10fb"
+  std::string vendor_name, device_name;  // from pci.ids when available
+};
+
+struct NicFacts {
+  std::string interface;  // "eth0", "lo", "veth-h1"
+  bool loopback = false;  // true: there is no NIC; the fields below are kAbsent
+  Measured<std::string> driver, driver_version, firmware_version, bus_info;
+  Measured<PciIdentity> pci;
+  Measured<uint64_t> speed_mbps;       // negotiated link speed
+  Measured<std::string> duplex;        // "full" / "half"
+  Measured<bool> autoneg;
+  Measured<uint32_t> mtu;
+  Measured<std::vector<OffloadState>> offloads;
+  Measured<RingSizes> rings;
+  Measured<Coalescing> coalescing;
+  Measured<ChannelCounts> channels;
+  Measured<std::string> irq_mode;      // "MSI-X", "MSI", "INTx"
+  Measured<std::vector<IrqVector>> irq_vectors;
+  Measured<std::map<std::string, uint64_t>> counters;      // /sys/class/net/IF/statistics
+  Measured<std::map<std::string, uint64_t>> driver_stats;  // ethtool -S
+  Measured<Qdisc> qdisc;               // root qdisc on the interface
+};
+
+}  // namespace nicbench::record

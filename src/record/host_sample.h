@@ -1,0 +1,64 @@
+// Per-interval measurements of one host while a test runs: CPU per core by kind, interrupts per
+// line, NET_RX/NET_TX softirqs, softnet drops, protocol counters and the process's own rusage.
+// Filled by the probes layer (delta of two snapshots), carried to the peer by the protocol
+// extension, read by diagnosis and report. Plain values.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "record/measured.h"
+
+namespace nicbench::record {
+
+// Share of one interval spent by one CPU in each kind of work, in percent (0..100 each; the
+// kinds sum to ~100). From /proc/stat jiffies deltas.
+struct CpuShare {
+  int cpu = -1;  // -1 = all CPUs together
+  double user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0;
+  double Busy() const { return 100.0 - idle - iowait; }
+};
+
+// One /proc/interrupts line over an interval.
+struct IrqRate {
+  std::string irq;          // "24", "NMI", "LOC"
+  std::string name;         // device/action column, e.g. "eth0-TxRx-3", "virtio0-input.0"
+  std::string chip;         // "PCI-MSI", "IO-APIC", "PCI-MSIX-..." when present
+  bool nic = false;         // belongs to the NIC under test
+  std::string nic_queue;    // queue part of the name when nic, e.g. "TxRx-3", "input.0"
+  std::vector<uint64_t> per_cpu;  // count delta per CPU in the interval
+  uint64_t total = 0;             // sum of per_cpu
+  double per_second = 0;          // total / interval seconds
+};
+
+struct SoftnetDelta {
+  int cpu = 0;
+  uint64_t processed = 0, dropped = 0, time_squeeze = 0;
+};
+
+// The process's own resource use over the interval (getrusage deltas), as ttcp reports it.
+struct ProcessUsage {
+  double user_seconds = 0, system_seconds = 0;
+  uint64_t voluntary_switches = 0, involuntary_switches = 0;
+  uint64_t minor_faults = 0, major_faults = 0;
+};
+
+struct HostInterval {
+  double start = 0, end = 0;  // seconds since the test started (same clock as throughput)
+  Measured<std::vector<CpuShare>> cpus;         // per CPU, index order; cpu=-1 not included
+  Measured<CpuShare> cpu_total;                 // all CPUs together
+  Measured<std::vector<IrqRate>> irqs;          // lines with a nonzero delta, busiest first
+  Measured<std::vector<uint64_t>> net_rx_softirqs;  // per CPU delta
+  Measured<std::vector<uint64_t>> net_tx_softirqs;  // per CPU delta
+  Measured<std::vector<SoftnetDelta>> softnet;      // per CPU
+  Measured<uint64_t> context_switches;          // /proc/stat ctxt delta
+  Measured<uint64_t> interrupts;                // /proc/stat intr total delta
+  // Deltas of /proc/net/snmp and /proc/net/netstat counters, keyed "Tcp.RetransSegs",
+  // "TcpExt.ListenDrops", "Udp.RcvbufErrors"...; only counters that exist on this kernel.
+  Measured<std::map<std::string, int64_t>> net_counters;
+  Measured<ProcessUsage> process;
+};
+
+}  // namespace nicbench::record

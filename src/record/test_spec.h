@@ -1,0 +1,80 @@
+// TestSpec: what a throughput test is asked to do, whether it came from argv (`nicbench run`) or
+// from a peer's parameter JSON (`nicbench serve`). One Validate() checks both, so the range rules
+// live in one place. Plain value type.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "base/result.h"
+
+namespace nicbench::record {
+
+enum class Transport { kTcp, kUdp };
+enum class Direction { kForward, kReverse, kBidirectional };  // forward = client sends
+enum class AddressFamily { kAny, kIpv4, kIpv6 };
+enum class ZeroCopy { kOff, kSendfile, kMsgZerocopy };  // -Z is sendfile, as iperf3 does
+
+struct TestSpec {
+  Transport transport = Transport::kTcp;
+  Direction direction = Direction::kForward;
+  int parallel = 1;                          // streams per direction, 1..128
+  // End condition: exactly one of these is used; bytes/blocks win over duration when nonzero.
+  std::chrono::milliseconds duration{10000};
+  uint64_t bytes = 0;                        // -n: total bytes to send (0 = by time)
+  uint64_t blocks = 0;                       // -k: total blocks to send (0 = unused)
+  std::chrono::milliseconds omit{0};         // -O: warm-up excluded from results
+  std::chrono::milliseconds interval{1000};  // -i: report and sample interval (>= 100 ms, 0 = none)
+
+  uint32_t block_bytes = 0;                  // -l: 0 = default (TCP 128 KiB, UDP per path MTU)
+  uint64_t rate_bits_per_second = 0;         // -b: per stream; 0 = unlimited (UDP default 1 Mbit/s)
+  uint32_t pacing_timer_us = 1000;           // how often a paced sender checks its rate
+  uint32_t burst = 0;                        // packets per pacing check; 0 = 1
+  uint64_t fq_rate_bits_per_second = 0;      // SO_MAX_PACING_RATE (bits/s), 0 = unset
+  uint32_t window_bytes = 0;                 // -w: SO_SNDBUF/SO_RCVBUF, 0 = kernel default
+  uint32_t mss_bytes = 0;                    // -M: TCP_MAXSEG, 0 = default
+  bool no_delay = false;                     // -N: TCP_NODELAY on data sockets
+  std::string congestion;                    // -C: congestion control name, empty = default
+  int tos = 0;                               // -S: IP_TOS / IPV6_TCLASS
+  ZeroCopy zero_copy = ZeroCopy::kOff;
+  bool skip_rx_copy = false;                 // receive with MSG_TRUNC (no copy to user space)
+  bool udp_counters_64bit = false;
+  bool repeating_payload = false;
+  bool get_server_output = false;
+  std::string title;                         // -T
+  std::string extra_data;
+
+  // Client-side addressing (not sent to the peer).
+  AddressFamily family = AddressFamily::kAny;
+  std::string bind_address;                  // -B
+  uint16_t client_port = 0;                  // --cport, 0 = ephemeral
+};
+
+// Limits a server enforces on what peers ask for; a client uses the defaults as sanity bounds.
+struct SpecLimits {
+  std::chrono::milliseconds max_duration{std::chrono::hours(24)};
+  uint64_t max_rate_bits_per_second = 0;     // 0 = no limit
+  int max_parallel = 128;
+  uint32_t max_block_bytes = 16u << 20;      // 16 MiB, iperf3's MAX_BLOCKSIZE-like bound
+  uint32_t max_window_bytes = 512u << 20;
+};
+
+// Which limit a spec broke, so a server can map it to an iperf3 error code.
+enum class SpecViolation { kNone, kDuration, kRate, kParallel, kBlockSize, kWindow, kOther };
+
+struct SpecError {
+  SpecViolation violation = SpecViolation::kOther;
+  std::string message;  // one line for people: "-P 500 is out of range 1..128"
+};
+
+// Checks ranges and combinations. Returns the first problem found.
+std::optional<SpecError> Validate(const TestSpec& spec, const SpecLimits& limits = {});
+
+// Effective block size: spec.block_bytes, or the default for the transport.
+uint32_t EffectiveBlockBytes(const TestSpec& spec, uint32_t udp_default = 1460);
+
+const char* TransportName(Transport t);  // "TCP" / "UDP"
+
+}  // namespace nicbench::record
