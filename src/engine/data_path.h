@@ -67,8 +67,6 @@ class DataPath {
   // controller's own loop can wait on it. Valid after Start.
   virtual int DoneFd() const = 0;
   virtual std::vector<FlowCounters> Snapshot() const = 0;
-  // Counting of received UDP packets starts only when this is called (iperf3 counts only in
-  // TEST_RUNNING); TCP counts from Start.
   virtual void Stop() = 0;   // wakes every loop through the eventfd; idempotent
   // Waits for the workers. Returns the first worker failure (a peer reset during the test is
   // reported here, never lost).
