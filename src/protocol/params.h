@@ -1,0 +1,76 @@
+// The parameter JSON a client sends after PARAM_EXCHANGE (spec section 6), both ways:
+// EncodeParams writes what a 3.12 client writes, key for key and in its order, plus one key of
+// our own ("nicbench") that stock iperf3 servers ignore; DecodeParams reads what any client sent
+// and type-checks every field, so a hostile document is a clean error, never a crash or an
+// escaping exception (CVE-2024-53580 was a type confusion in exactly this message).
+// After DecodeParams the caller runs record::Validate(spec, limits): the one range check shared
+// with argv. Pure functions; thread-safe.
+#pragma once
+
+#include <chrono>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "base/result.h"
+#include "record/test_spec.h"
+
+namespace nicbench::protocol {
+
+// The version we claim in "client_version": the iperf3 release whose wire we speak.
+inline constexpr std::string_view kIperfClientVersion = "3.12";
+
+// Top-level key of our extension inside the parameter JSON and the results JSON.
+inline constexpr std::string_view kExtensionKey = "nicbench";
+inline constexpr int kExtensionVersion = 1;
+
+// What a nicbench client asks of a nicbench server beyond iperf3. Sent as
+//   "nicbench":{"version":1,"want_samples":true,"interval_ms":1000,"time_ms":..,"omit_ms":..,...}
+struct Extension {
+  int version = kExtensionVersion;
+  bool want_samples = true;  // the server returns its EndpointRecord in the results
+  std::chrono::milliseconds interval{1000};  // the server's sampling interval (0 = none)
+  // iperf3 carries whole seconds; these carry the exact spec values between nicbench ends.
+  std::optional<std::chrono::milliseconds> duration, omit;
+  bool skip_rx_copy = false;   // also readable from the 3.19 top-level key "skip_rx_copy"
+  bool msg_zerocopy = false;   // ZeroCopy::kMsgZerocopy rather than sendfile
+};
+
+// Encodes `spec` as a 3.12 client would: one of "tcp"/"udp", then omit, time, num,
+// blockcount, MSS, nodelay, parallel, reverse, bidirectional, window, len, bandwidth, fqrate,
+// pacing_timer, burst, TOS, title, extra_data, congestion, get_server_output,
+// udp_counters_64bit, repeating_payload, zerocopy, client_version; flags only when true,
+// optional numbers only when nonzero. "time" is 0 when bytes or blocks end the test; whole
+// seconds are rounded up. "len" is EffectiveBlockBytes(spec) (the caller sets block_bytes for
+// UDP from the path MTU first). With `ext`, the "nicbench" object follows client_version; without
+// it the text is byte-identical to a 3.12 client's.
+nlohmann::json EncodeParams(const record::TestSpec& spec,
+                            const std::optional<Extension>& ext = std::nullopt);
+
+struct DecodedParams {
+  record::TestSpec spec;
+  std::optional<Extension> ext;  // set when the peer is nicbench (it sent the "nicbench" key)
+  bool peer_is_nicbench() const { return ext.has_value(); }
+  std::string client_version;        // "" when absent (pre-3.1 clients)
+  // Keys a 3.12 client may send that TestSpec does not model; the server decides what to do.
+  std::optional<int> server_affinity;  // -1 (or 2^64-1) = none
+  int flowlabel = 0;
+  bool dont_fragment = false;
+  bool has_authtoken = false;          // we do not implement iperf3 authentication
+  std::string congestion_used;
+};
+
+// Parses and type-checks a parameter document. Errors name the field ("parameter \"len\":
+// expected an integer, got string"). Unknown keys are ignored. Flag keys (tcp, udp, nodelay,
+// reverse, bidirectional, get_server_output, udp_counters_64bit, repeating_payload) count as on
+// when present, whatever their value, as 3.12 does; "zerocopy" and "dont_fragment" are read as
+// integers (nonzero = on), also as 3.12 does. More than one of tcp/udp/sctp, or sctp at all, is
+// refused; none means TCP. Where -1 means "none" an integer >= 2^63 is read as -1 (3.12
+// prints -1 as 18446744073709551615). A "nicbench" key that is not an object is an error.
+Result<DecodedParams> DecodeParams(std::string_view json_text);
+// The same on an already parsed document (ReadJson gives one).
+Result<DecodedParams> DecodeParams(const nlohmann::json& doc);
+
+}  // namespace nicbench::protocol
