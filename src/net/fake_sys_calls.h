@@ -1,0 +1,67 @@
+// FakeSysCalls: real syscalls with injected failures, for tests. A rule makes the Nth call of
+// one kind (counting from 1) fail with a chosen errno, once or from then on; every call is
+// recorded. Thread safety: counters are atomics, rules are set before the calls start.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <optional>
+
+#include "net/sys_calls.h"
+
+namespace nicbench::net {
+
+class FakeSysCalls final : public SysCalls {
+ public:
+  enum class Kind { kSend, kRecv, kSendFile, kRecvMsg, kCount };
+
+  // Call number `nth` of `kind` (1-based) fails with `err`; with `sticky`, every later call too.
+  void FailAt(Kind kind, uint64_t nth, int err, bool sticky = false) {
+    Rule& r = rules_[static_cast<int>(kind)];
+    r.nth = nth;
+    r.err = err;
+    r.sticky = sticky;
+  }
+  uint64_t calls(Kind kind) const { return counts_[static_cast<int>(kind)].load(); }
+  uint64_t injected() const { return injected_.load(); }
+
+  SysResult Send(int fd, const void* buf, size_t len, int flags) override {
+    if (auto f = Inject(Kind::kSend)) return *f;
+    return real_.Send(fd, buf, len, flags);
+  }
+  SysResult Recv(int fd, void* buf, size_t len, int flags) override {
+    if (auto f = Inject(Kind::kRecv)) return *f;
+    return real_.Recv(fd, buf, len, flags);
+  }
+  SysResult SendFile(int out_fd, int in_fd, off_t* offset, size_t count) override {
+    if (auto f = Inject(Kind::kSendFile)) return *f;
+    return real_.SendFile(out_fd, in_fd, offset, count);
+  }
+  SysResult RecvMsg(int fd, msghdr* msg, int flags) override {
+    if (auto f = Inject(Kind::kRecvMsg)) return *f;
+    return real_.RecvMsg(fd, msg, flags);
+  }
+
+ private:
+  struct Rule {
+    uint64_t nth = 0;  // 0 = never
+    int err = 0;
+    bool sticky = false;
+  };
+  // The failure to hand back instead of calling the kernel, if a rule matches this call.
+  std::optional<SysResult> Inject(Kind kind) {
+    const int k = static_cast<int>(kind);
+    const uint64_t n = counts_[k].fetch_add(1) + 1;
+    const Rule& r = rules_[k];
+    if (r.nth == 0 || n < r.nth || (n > r.nth && !r.sticky)) return std::nullopt;
+    injected_.fetch_add(1);
+    return SysResult{-1, r.err};
+  }
+
+  RealSysCalls real_;
+  Rule rules_[static_cast<int>(Kind::kCount)];
+  std::atomic<uint64_t> counts_[static_cast<int>(Kind::kCount)] = {};
+  std::atomic<uint64_t> injected_{0};
+};
+
+}  // namespace nicbench::net
