@@ -1,13 +1,197 @@
+// `nicbench stand up|down|list|exec`: argv -> StandSpec, then the stand layer does the work.
 #include <cstdio>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
 
 #include "base/exit_code.h"
+#include "base/units.h"
 #include "cli/commands.h"
+#include "stand/stand.h"
 
 namespace nicbench::cli {
+namespace {
 
-int RunStandCommand(int /*argc*/, char** /*argv*/) {
-  std::fputs("nicbench stand: not built yet\n", stderr);
+namespace st = nicbench::stand;
+
+constexpr const char kNeedsRoot[] =
+    "nicbench stand: needs root (CAP_NET_ADMIN/CAP_SYS_ADMIN) to create network namespaces\n";
+
+// The options as typed; turned into a StandSpec by ToSpec() so every message is ours.
+struct UpOptions {
+  std::string name = "nb";
+  int hosts = 2;
+  std::string profile = "1000baseT";
+  int mtu = 1500;
+  std::string tso, gso, gro, checksum;  // empty = leave the kernel default
+  std::optional<int> delay_ms;
+};
+
+int UsageError(const std::string& message) {
+  std::fprintf(stderr, "nicbench stand: %s\nRun `nicbench stand --help` for the options.\n",
+               message.c_str());
+  return ToInt(ExitCode::kUsage);
+}
+
+int EnvironmentError(const std::string& message) {
+  std::fprintf(stderr, "nicbench stand: %s\n", message.c_str());
   return ToInt(ExitCode::kEnvironment);
+}
+
+Result<st::StandSpec> ToSpec(const UpOptions& options) {
+  st::StandSpec spec;
+  spec.name = options.name;
+  spec.hosts = options.hosts;
+  spec.mtu = options.mtu;
+  spec.delay_ms = options.delay_ms;
+  auto profile = st::ParseProfile(options.profile);
+  if (!profile) return Fail("--profile: " + profile.error().message);
+  spec.profile = *profile;
+  struct Toggle {
+    const char* option;
+    const std::string& text;
+    st::Toggle& target;
+  };
+  for (const Toggle& t : {Toggle{"--tso", options.tso, spec.offloads.tso},
+                          Toggle{"--gso", options.gso, spec.offloads.gso},
+                          Toggle{"--gro", options.gro, spec.offloads.gro},
+                          Toggle{"--checksum", options.checksum, spec.offloads.checksum}}) {
+    if (t.text.empty()) continue;
+    auto toggle = st::ParseToggle(t.text);
+    if (!toggle) return Fail(fmt::format("{}: {}", t.option, toggle.error().message));
+    t.target = *toggle;
+  }
+  if (auto valid = st::Validate(spec); !valid) return tl::unexpected(valid.error());
+  return spec;
+}
+
+void PrintUp(const st::StandInfo& info) {
+  const st::StandSpec& spec = info.spec;
+  if (info.reused) std::printf("stand %s was already up with this spec; kept it\n", spec.name.c_str());
+  std::string shaping = "no shaping (unlimited)";
+  if (info.rate_bits_per_second && info.shaping) {
+    shaping = fmt::format("{} on every veth egress ({} burst {} B, limit {} B, +{} B/frame)",
+                          FormatBitRate(static_cast<double>(*info.rate_bits_per_second)),
+                          st::ShaperName(info.shaper), info.shaping->burst_bytes,
+                          info.shaping->limit_bytes, st::kEthernetOverheadBytes);
+  }
+  std::printf("stand %s is up: %d hosts, %s = %s, mtu %d\n", spec.name.c_str(), spec.hosts,
+              std::string(st::ProfileName(spec.profile)).c_str(), shaping.c_str(), spec.mtu);
+  if (spec.delay_ms) std::printf("  delay: %d ms on every veth egress (netem)\n", *spec.delay_ms);
+  for (const auto& host : info.hosts) {
+    std::printf("  %-4s namespace %-10s interface %-12s %s/%d\n", host.host.c_str(),
+                host.netns.c_str(), host.interface.c_str(), host.address.c_str(),
+                st::kPrefixLength);
+  }
+  if (!info.switch_netns.empty()) {
+    std::printf("  switch namespace %s, bridge %s\n", info.switch_netns.c_str(),
+                st::BridgeDevice(spec.name).c_str());
+  }
+  std::printf("  offloads: tso %s, gso %s, gro %s, checksum %s\n",
+              std::string(st::ToggleName(spec.offloads.tso)).c_str(),
+              std::string(st::ToggleName(spec.offloads.gso)).c_str(),
+              std::string(st::ToggleName(spec.offloads.gro)).c_str(),
+              std::string(st::ToggleName(spec.offloads.checksum)).c_str());
+  std::printf("  qdiscs: %s\n", st::FormatQdiscSupport(info.qdiscs).c_str());
+  std::printf("run a command in a host: nicbench stand exec --name %s h1 -- CMD\n",
+              spec.name.c_str());
+}
+
+int DoUp(const UpOptions& options) {
+  auto spec = ToSpec(options);
+  if (!spec) return UsageError(spec.error().message);
+  if (!st::HaveNetnsPrivileges()) {
+    std::fputs(kNeedsRoot, stderr);
+    return ToInt(ExitCode::kEnvironment);
+  }
+  auto info = st::Up(*spec);
+  if (!info) return EnvironmentError(fmt::format("up {}: {}", spec->name, info.error().ToString()));
+  PrintUp(*info);
+  return ToInt(ExitCode::kOk);
+}
+
+int DoDown(const std::string& name) {
+  if (auto valid = st::ValidateName(name); !valid) return UsageError(valid.error().message);
+  if (!st::HaveNetnsPrivileges()) {
+    std::fputs(kNeedsRoot, stderr);
+    return ToInt(ExitCode::kEnvironment);
+  }
+  if (auto down = st::Down(name); !down) {
+    return EnvironmentError(fmt::format("down {}: {}", name, down.error().ToString()));
+  }
+  std::printf("stand %s is down\n", name.c_str());
+  return ToInt(ExitCode::kOk);
+}
+
+int DoList() {
+  auto stands = st::List();
+  if (!stands) return EnvironmentError("list: " + stands.error().ToString());
+  if (stands->empty()) std::fputs("no stands\n", stderr);
+  for (const auto& info : *stands) std::printf("%s\n", st::FormatStandLine(info).c_str());
+  return ToInt(ExitCode::kOk);
+}
+
+int DoExec(const std::string& name, const std::string& host, const std::vector<std::string>& cmd) {
+  if (auto valid = st::ValidateName(name); !valid) return UsageError(valid.error().message);
+  if (auto number = st::ParseHostName(name, host); !number) {
+    return UsageError(number.error().message);
+  }
+  if (!st::HaveNetnsPrivileges()) {
+    std::fputs(kNeedsRoot, stderr);
+    return ToInt(ExitCode::kEnvironment);
+  }
+  auto code = st::ExecInHost(name, host, cmd);
+  if (!code) return EnvironmentError("exec: " + code.error().ToString());
+  return *code;
+}
+
+void AddUpOptions(CLI::App& up, UpOptions& options) {
+  up.add_option("--name", options.name, "stand name: 1-8 lower-case letters/digits (default nb)");
+  up.add_option("--hosts", options.hosts, "number of hosts, 2-32 (default 2; >2 adds a switch)");
+  up.add_option("--profile", options.profile,
+                "link profile: 100baseTX, 1000baseT, 10GBASE-T, unlimited (default 1000baseT)");
+  up.add_option("--mtu", options.mtu, "MTU of every veth end (default 1500)");
+  up.add_option("--tso", options.tso, "TCP segmentation offload on|off (default: kernel's)");
+  up.add_option("--gso", options.gso, "generic segmentation offload on|off");
+  up.add_option("--gro", options.gro, "generic receive offload on|off");
+  up.add_option("--checksum", options.checksum, "tx and rx checksum offload on|off");
+  up.add_option("--delay", options.delay_ms, "one-way delay in ms per egress (needs netem)");
+}
+
+}  // namespace
+
+int RunStandCommand(int argc, char** argv) {
+  CLI::App app("nicbench stand: hosts as network namespaces joined by shaped veth links",
+               "nicbench stand");
+  app.require_subcommand(1);
+  UpOptions up_options;
+  std::string down_name = "nb", exec_name = "nb", exec_host;
+  std::vector<std::string> exec_command;
+  CLI::App* up = app.add_subcommand("up", "build (or rebuild) a stand");
+  AddUpOptions(*up, up_options);
+  CLI::App* down = app.add_subcommand("down", "remove a stand and any leftovers of it");
+  down->add_option("--name", down_name, "stand name (default nb)");
+  CLI::App* list = app.add_subcommand("list", "one line per stand");
+  CLI::App* exec = app.add_subcommand("exec", "run a command inside a host: exec h1 -- CMD ...");
+  exec->add_option("--name", exec_name, "stand name (default nb)");
+  exec->add_option("host", exec_host, "host: h1, h2, ... or NAME-h1")->required();
+  exec->add_option("command", exec_command, "the command and its arguments (after --)")
+      ->required();
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp&) {
+    std::fputs(app.help().c_str(), stdout);
+    return ToInt(ExitCode::kOk);
+  } catch (const CLI::ParseError& e) {
+    return UsageError(e.what());
+  }
+  if (*up) return DoUp(up_options);
+  if (*down) return DoDown(down_name);
+  if (*list) return DoList();
+  if (*exec) return DoExec(exec_name, exec_host, exec_command);
+  return UsageError("choose up, down, list or exec");
 }
 
 }  // namespace nicbench::cli
