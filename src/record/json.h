@@ -18,7 +18,7 @@
 //
 // Reading: from_json is type-checked member by member (an unsigned field rejects -1 and 1e300, a
 // string field rejects 5, arrays and maps are capped at kMaxJsonElements), and signals a bad
-// document by throwing nlohmann::json::exception. It is meant to be called through one of the
+// document by throwing (a std::exception). At a trust boundary call it through one of the
 // *FromJson functions below, which catch everything and return an Error naming the member path
 // ("samples[3].cpus[1].user: expected a finite number"). A Measured member that is absent from
 // the document reads as unknown (kNotReported), so an older peer's record still reads; every
@@ -43,9 +43,9 @@ namespace nicbench::record {
 // Version of the JSON schema documented in docs/json-schema.md. Bump on any incompatible change.
 inline constexpr int kJsonSchemaVersion = 1;
 
-// Upper bound on the elements of any one array or object read from a document: a peer that
-// sends a million IRQ lines is hostile or broken either way.
-inline constexpr size_t kMaxJsonElements = 65536;
+// Upper bound on the elements of any one array or object read from a document. A 24-hour test
+// at 0.1 s intervals has 864,000 samples; more than this is a hostile or broken peer.
+inline constexpr size_t kMaxJsonElements = 1u << 20;
 
 // facts.h
 void to_json(nlohmann::json& j, const HostFacts& v);
