@@ -48,6 +48,9 @@ struct IrqVector {
 struct Qdisc {
   std::string kind;                 // "tbf", "htb", "fq_codel", "noqueue"
   uint64_t rate_bits_per_second = 0;  // 0 when the qdisc does not shape
+  // tc's "overhead": bytes added to each packet's length (skb->len, which on Ethernet devices
+  // includes the 14-byte header) when the rate is charged; 0 when not set.
+  uint32_t overhead_bytes = 0;
 };
 
 struct PciIdentity {
