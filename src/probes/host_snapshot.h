@@ -1,0 +1,45 @@
+// HostSnapshot: the parsed counters of one moment (the files of /proc the sampler reads, plus
+// the process's rusage), and the pure difference of two snapshots as a record::HostInterval.
+// The sampler (host_sampler.h) is a thin loop around these; tests feed them fixtures.
+// Plain values and pure functions; thread-compatible.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include <sys/resource.h>
+
+#include "base/result.h"
+#include "probes/file_source.h"
+#include "probes/nic_device.h"
+#include "probes/proc_parsers.h"
+#include "record/host_sample.h"
+
+namespace nicbench::probes {
+
+struct HostSnapshot {
+  Result<ProcStat> stat = Fail("not read");
+  Result<Interrupts> interrupts = Fail("not read");
+  Result<Softirqs> softirqs = Fail("not read");
+  Result<std::vector<SoftnetRow>> softnet = Fail("not read");
+  // /proc/net/snmp and /proc/net/netstat together: "Tcp.RetransSegs", "TcpExt.ListenDrops".
+  Result<std::map<std::string, int64_t>> net_counters = Fail("not read");
+  Result<struct rusage> usage = Fail("not read");
+};
+
+// Reads and parses every file of a snapshot from `files`, using `buffer` for the raw text
+// (kept by the caller so its capacity is reused). A file that cannot be read or parsed leaves
+// its member holding the Error; the others are still read. rusage is the calling process's.
+HostSnapshot ReadHostSnapshot(FileSource& files, std::string& buffer);
+
+// The interval between two snapshots. Counters that go backwards (a driver reset, the iowait
+// quirk of /proc/stat) give a zero delta, never a wrap-around. An IRQ line that appears in
+// `after` only (a driver loaded, a device brought up) counts from zero; one that vanished is
+// left out. Members whose snapshot failed are Measured::Unknown with the reason.
+// What is kept of the protocol counters: every Tcp.* and Udp.* counter (they are few), and of
+// the other groups (TcpExt, IpExt, Ip, Icmp, ...) only those whose delta is not zero.
+record::HostInterval DiffSnapshots(const HostSnapshot& before, const HostSnapshot& after,
+                                   double start, double end, const NicDevice* nic);
+
+}  // namespace nicbench::probes
