@@ -43,7 +43,10 @@ Result<State> ReadState(int fd, milliseconds timeout, std::string_view what = "s
 
 // 4-byte big-endian length + compact JSON (dump() without spaces), written as one buffer.
 // Fails when the text is longer than 2^32-1 bytes.
+// Strings that are not valid UTF-8 (a title from argv) are sent with U+FFFD replacements.
 Status SendJson(int fd, const nlohmann::json& doc, milliseconds timeout = kDefaultSendTimeout);
+Status SendJson(int fd, const nlohmann::ordered_json& doc,
+                milliseconds timeout = kDefaultSendTimeout);
 
 // Reads a length-prefixed JSON document: exact reads, refuses length > max_bytes before
 // allocating, a short body or EOF is an error, invalid or too deeply nested JSON is an error.

@@ -26,16 +26,14 @@ inline constexpr std::string_view kIperfClientVersion = "3.12";
 inline constexpr std::string_view kExtensionKey = "nicbench";
 inline constexpr int kExtensionVersion = 1;
 
-// What a nicbench client asks of a nicbench server beyond iperf3. Sent as
-//   "nicbench":{"version":1,"want_samples":true,"interval_ms":1000,"time_ms":..,"omit_ms":..,...}
+// What a nicbench client asks of a nicbench server beyond iperf3. On the wire:
+//   "nicbench":{"version":1,"want_samples":true,"interval_ms":1000,"time_ms":10000,"omit_ms":0}
+// plus "skip_rx_copy":true and "msg_zerocopy":true when the spec asks for them. interval_ms,
+// time_ms, omit_ms and those two flags come from the TestSpec (iperf3 carries only whole seconds
+// and has no such flags); DecodeParams puts them back into the TestSpec.
 struct Extension {
-  int version = kExtensionVersion;
-  bool want_samples = true;  // the server returns its EndpointRecord in the results
-  std::chrono::milliseconds interval{1000};  // the server's sampling interval (0 = none)
-  // iperf3 carries whole seconds; these carry the exact spec values between nicbench ends.
-  std::optional<std::chrono::milliseconds> duration, omit;
-  bool skip_rx_copy = false;   // also readable from the 3.19 top-level key "skip_rx_copy"
-  bool msg_zerocopy = false;   // ZeroCopy::kMsgZerocopy rather than sendfile
+  int version = kExtensionVersion;  // the peer's extension version (we speak 1)
+  bool want_samples = true;         // the server returns its EndpointRecord in the results
 };
 
 // Encodes `spec` as a 3.12 client would: one of "tcp"/"udp", then omit, time, num,
@@ -46,8 +44,9 @@ struct Extension {
 // seconds are rounded up. "len" is EffectiveBlockBytes(spec) (the caller sets block_bytes for
 // UDP from the path MTU first). With `ext`, the "nicbench" object follows client_version; without
 // it the text is byte-identical to a 3.12 client's.
-nlohmann::json EncodeParams(const record::TestSpec& spec,
-                            const std::optional<Extension>& ext = std::nullopt);
+// An ordered_json, because a 3.12 peer's key order is part of "byte-identical"; SendJson takes it.
+nlohmann::ordered_json EncodeParams(const record::TestSpec& spec,
+                                    const std::optional<Extension>& ext = std::nullopt);
 
 struct DecodedParams {
   record::TestSpec spec;

@@ -17,6 +17,9 @@
 
 namespace nicbench::protocol {
 
+// 2 x 128: bidirectional with iperf3's maximum of 128 streams per direction.
+inline constexpr size_t kMaxResultStreams = 256;
+
 // One stream as the sending end of the results saw it.
 struct PeerStream {
   int id = 0;                 // iperf3 numbering: 1, 3, 4, ...
@@ -45,12 +48,13 @@ struct PeerResults {
 // Keys in the order 3.12 writes them; integers without a decimal point (an integral double such
 // as a 0 jitter is written as 0, as cJSON does); -1 as -1; a NaN or infinite double as 0 (JSON
 // has no NaN and the 3.12 reader would reject null).
-nlohmann::json EncodeResults(const PeerResults& results);
+// An ordered_json so the keys keep 3.12's order; SendJson takes it.
+nlohmann::ordered_json EncodeResults(const PeerResults& results);
 
 // Requires cpu_util_total, cpu_util_user, cpu_util_system, sender_has_retransmits, streams and in
 // each stream id, bytes, retransmits, jitter, errors, packets; start_time/end_time optional.
-// Unknown keys are ignored; wrong types, negative counts and an "id" outside 1..INT_MAX are
-// errors naming the field.
+// Unknown keys are ignored; wrong types, negative counts, an "id" outside 1..INT_MAX, a repeated
+// id and more than kMaxResultStreams streams are errors naming the field.
 Result<PeerResults> DecodeResults(std::string_view json_text);
 Result<PeerResults> DecodeResults(const nlohmann::json& doc);
 

@@ -87,7 +87,23 @@ Result<UdpHeader> DecodeUdpHeader(const uint8_t* data, size_t size, bool counter
 // reports. Plain ints because they are wire values, not our own error type.
 namespace iperf_errno {
 inline constexpr int kNone = 0;
-inline constexpr int kServerClientBoth = 1;   // IESERVCLIENT
+// Parameter errors: what our server sends when record::Validate refuses a peer's parameters.
+inline constexpr int kDuration = 5;          // IEDURATION
+inline constexpr int kNumStreams = 6;        // IENUMSTREAMS
+inline constexpr int kBlockSize = 7;         // IEBLOCKSIZE
+inline constexpr int kBufSize = 8;           // IEBUFSIZE
+inline constexpr int kInterval = 9;          // IEINTERVAL
+inline constexpr int kMss = 10;              // IEMSS
+inline constexpr int kOmit = 12;             // IEOMIT
+inline constexpr int kUnimplemented = 13;    // IEUNIMP
+inline constexpr int kBurst = 15;            // IEBURST
+inline constexpr int kEndConditions = 16;    // IEENDCONDITIONS
+inline constexpr int kNoSctp = 18;           // IENOSCTP
+inline constexpr int kUdpBlockSize = 20;     // IEUDPBLOCKSIZE
+inline constexpr int kBadTos = 21;           // IEBADTOS
+inline constexpr int kReverseBidir = 25;     // IEREVERSEBIDIR
+// Test errors.
+inline constexpr int kNewTest = 100;         // IENEWTEST
 inline constexpr int kInitTest = 101;        // IEINITTEST
 inline constexpr int kListen = 102;          // IELISTEN
 inline constexpr int kConnect = 103;         // IECONNECT
@@ -125,9 +141,9 @@ inline constexpr int kSetCongestion = 134;   // IESETCONGESTION
 inline constexpr int kPidFile = 135;         // IEPIDFILE
 inline constexpr int kV6Only = 136;          // IEV6ONLY
 inline constexpr int kSetSctpDisableFrag = 137;  // IESETSCTPDISABLEFRAG
-inline constexpr int kSetSctpNoDelay = 138;  // IESETSCTPNODELAY
-inline constexpr int kSetSctpMaxSeg = 139;   // IESETSCTPMAXSEG
-inline constexpr int kSetSctpBindxAddr = 140;  // IESETSCTPBINDX
+inline constexpr int kSetSctpNumStreams = 138;   // IESETSCTPNSTREAM
+inline constexpr int kSetSctpBindx = 139;        // IESETSCTPBINDX
+inline constexpr int kSetPacing = 140;           // IESETPACING
 inline constexpr int kSetBuf2 = 141;         // IESETBUF2
 inline constexpr int kAuthTest = 142;        // IEAUTHTEST
 inline constexpr int kBindDev = 143;         // IEBINDDEV

@@ -1,0 +1,226 @@
+#include "protocol/params.h"
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "protocol/control_channel.h"
+#include "protocol/json_fields.h"
+
+namespace nicbench::protocol {
+namespace {
+
+using internal::MinusOne;
+using nlohmann::json;
+using record::Direction;
+using record::TestSpec;
+using record::Transport;
+using record::ZeroCopy;
+using std::chrono::milliseconds;
+
+constexpr std::string_view kWhere = "parameter";
+constexpr std::string_view kExtWhere = "parameter nicbench";
+constexpr int64_t kInt32Max = std::numeric_limits<int32_t>::max();
+constexpr int64_t kInt64Max = std::numeric_limits<int64_t>::max();
+constexpr size_t kMaxTextBytes = 16 * 1024;  // title, extra_data
+constexpr size_t kMaxNameBytes = 256;        // congestion names, versions
+
+// Propagates the error of a Status or Result inside the decoders.
+#define NB_PROTO_TRY(expr)                                          \
+  do {                                                              \
+    auto nb_proto_status = (expr);                                  \
+    if (!nb_proto_status) return tl::unexpected(nb_proto_status.error()); \
+  } while (0)
+
+// iperf3 carries whole seconds; a fraction rounds up so a test is never shortened.
+int64_t CeilSeconds(milliseconds ms) { return (ms.count() + 999) / 1000; }
+
+template <typename T>
+Status SetInt(const json& doc, std::string_view key, int64_t min, int64_t max, T* field,
+              std::string_view where = kWhere, MinusOne minus_one = MinusOne::kRefuse) {
+  auto value = internal::ReadInt(doc, key, min, max, minus_one, where);
+  if (!value) return tl::unexpected(value.error());
+  if (*value) *field = static_cast<T>(**value);
+  return Ok();
+}
+
+Status SetMillis(const json& doc, std::string_view key, int64_t scale, milliseconds* field,
+                 std::string_view where = kWhere) {
+  int64_t count = -1;
+  NB_PROTO_TRY(SetInt(doc, key, 0, kInt32Max * int64_t{1000} / scale, &count, where));
+  if (count >= 0) *field = milliseconds(count * scale);
+  return Ok();
+}
+
+Status SetString(const json& doc, std::string_view key, size_t max_bytes, std::string* field) {
+  auto value = internal::ReadString(doc, key, max_bytes, kWhere);
+  if (!value) return tl::unexpected(value.error());
+  if (*value) *field = std::move(**value);
+  return Ok();
+}
+
+Status DecodeTransport(const json& doc, TestSpec* spec) {
+  if (internal::Present(doc, "sctp")) return Fail("parameters: SCTP is not supported");
+  const bool tcp = internal::Present(doc, "tcp");
+  const bool udp = internal::Present(doc, "udp");
+  if (tcp && udp) return Fail("parameters: both \"tcp\" and \"udp\" are present");
+  // No protocol key at all: 3.12 keeps its default, TCP.
+  spec->transport = udp ? Transport::kUdp : Transport::kTcp;
+  return Ok();
+}
+
+Status DecodeEndAndStreams(const json& doc, TestSpec* spec) {
+  NB_PROTO_TRY(SetMillis(doc, "omit", 1000, &spec->omit));
+  NB_PROTO_TRY(SetMillis(doc, "time", 1000, &spec->duration));
+  NB_PROTO_TRY(SetInt(doc, "num", 0, kInt64Max, &spec->bytes));
+  NB_PROTO_TRY(SetInt(doc, "blockcount", 0, kInt64Max, &spec->blocks));
+  NB_PROTO_TRY(SetInt(doc, "parallel", 0, kInt32Max, &spec->parallel));
+  const bool reverse = internal::Present(doc, "reverse");
+  const bool bidir = internal::Present(doc, "bidirectional");
+  if (reverse && bidir) return Fail("parameters: both \"reverse\" and \"bidirectional\" are present");
+  spec->direction =
+      bidir ? Direction::kBidirectional : (reverse ? Direction::kReverse : Direction::kForward);
+  return Ok();
+}
+
+Status DecodeSocketOptions(const json& doc, TestSpec* spec) {
+  NB_PROTO_TRY(SetInt(doc, "MSS", 0, kInt32Max, &spec->mss_bytes));
+  spec->no_delay = internal::Present(doc, "nodelay");
+  NB_PROTO_TRY(SetInt(doc, "window", 0, kInt32Max, &spec->window_bytes));
+  NB_PROTO_TRY(SetInt(doc, "len", 0, kInt32Max, &spec->block_bytes));
+  NB_PROTO_TRY(SetInt(doc, "bandwidth", 0, kInt64Max, &spec->rate_bits_per_second));
+  NB_PROTO_TRY(SetInt(doc, "fqrate", 0, kInt64Max, &spec->fq_rate_bits_per_second));
+  NB_PROTO_TRY(SetInt(doc, "pacing_timer", 0, kInt32Max, &spec->pacing_timer_us));
+  NB_PROTO_TRY(SetInt(doc, "burst", 0, kInt32Max, &spec->burst));
+  NB_PROTO_TRY(SetInt(doc, "TOS", 0, kInt32Max, &spec->tos));
+  NB_PROTO_TRY(SetString(doc, "congestion", kMaxNameBytes, &spec->congestion));
+  return Ok();
+}
+
+Status DecodeFlagsAndText(const json& doc, DecodedParams* out) {
+  TestSpec* spec = &out->spec;
+  NB_PROTO_TRY(SetString(doc, "title", kMaxTextBytes, &spec->title));
+  NB_PROTO_TRY(SetString(doc, "extra_data", kMaxTextBytes, &spec->extra_data));
+  NB_PROTO_TRY(SetString(doc, "congestion_used", kMaxNameBytes, &out->congestion_used));
+  NB_PROTO_TRY(SetString(doc, "client_version", kMaxNameBytes, &out->client_version));
+  spec->get_server_output = internal::Present(doc, "get_server_output");
+  spec->udp_counters_64bit = internal::Present(doc, "udp_counters_64bit");
+  spec->repeating_payload = internal::Present(doc, "repeating_payload");
+  spec->skip_rx_copy = internal::Present(doc, "skip_rx_copy");  // 3.19 clients
+  // 3.12 reads these two as integers rather than as presence flags.
+  int64_t zerocopy = 0, dont_fragment = 0;
+  constexpr int64_t kInt32Min = std::numeric_limits<int32_t>::min();
+  NB_PROTO_TRY(SetInt(doc, "zerocopy", kInt32Min, kInt32Max, &zerocopy));
+  NB_PROTO_TRY(SetInt(doc, "dont_fragment", kInt32Min, kInt32Max, &dont_fragment));
+  spec->zero_copy = zerocopy != 0 ? ZeroCopy::kSendfile : ZeroCopy::kOff;
+  out->dont_fragment = dont_fragment != 0;
+  int64_t affinity = -1;
+  NB_PROTO_TRY(SetInt(doc, "server_affinity", -1, kInt32Max, &affinity, kWhere, MinusOne::kAccept));
+  if (internal::Present(doc, "server_affinity")) out->server_affinity = static_cast<int>(affinity);
+  NB_PROTO_TRY(SetInt(doc, "flowlabel", 0, 0xFFFFF, &out->flowlabel));
+  out->has_authtoken = internal::Present(doc, "authtoken");
+  return Ok();
+}
+
+Status DecodeExtension(const json& doc, DecodedParams* out) {
+  auto it = doc.find(kExtensionKey);
+  if (it == doc.end()) return Ok();
+  const json& ext = *it;
+  if (!ext.is_object()) {
+    return Fail(fmt::format("parameter \"nicbench\": expected an object, got {}",
+                            internal::TypeName(ext)));
+  }
+  Extension decoded;
+  int64_t version = 0;
+  NB_PROTO_TRY(SetInt(ext, "version", 1, kInt32Max, &version, kExtWhere));
+  if (version == 0) return Fail("parameter nicbench \"version\": missing");
+  decoded.version = static_cast<int>(version);
+  auto want = internal::ReadBool(ext, "want_samples", kExtWhere);
+  if (!want) return tl::unexpected(want.error());
+  decoded.want_samples = want->value_or(false);
+  TestSpec* spec = &out->spec;
+  NB_PROTO_TRY(SetMillis(ext, "interval_ms", 1, &spec->interval, kExtWhere));
+  NB_PROTO_TRY(SetMillis(ext, "time_ms", 1, &spec->duration, kExtWhere));
+  NB_PROTO_TRY(SetMillis(ext, "omit_ms", 1, &spec->omit, kExtWhere));
+  auto skip = internal::ReadBool(ext, "skip_rx_copy", kExtWhere);
+  if (!skip) return tl::unexpected(skip.error());
+  if (skip->value_or(false)) spec->skip_rx_copy = true;
+  auto msg_zerocopy = internal::ReadBool(ext, "msg_zerocopy", kExtWhere);
+  if (!msg_zerocopy) return tl::unexpected(msg_zerocopy.error());
+  if (msg_zerocopy->value_or(false)) spec->zero_copy = ZeroCopy::kMsgZerocopy;
+  out->ext = decoded;
+  return Ok();
+}
+
+nlohmann::ordered_json EncodeExtension(const TestSpec& spec, const Extension& ext) {
+  nlohmann::ordered_json j;
+  j["version"] = ext.version;
+  j["want_samples"] = ext.want_samples;
+  j["interval_ms"] = spec.interval.count();
+  j["time_ms"] = spec.duration.count();
+  j["omit_ms"] = spec.omit.count();
+  if (spec.skip_rx_copy) j["skip_rx_copy"] = true;
+  if (spec.zero_copy == ZeroCopy::kMsgZerocopy) j["msg_zerocopy"] = true;
+  return j;
+}
+
+void EncodeOptionalKeys(const TestSpec& spec, nlohmann::ordered_json& j) {
+  if (spec.rate_bits_per_second != 0) j["bandwidth"] = spec.rate_bits_per_second;
+  if (spec.fq_rate_bits_per_second != 0) j["fqrate"] = spec.fq_rate_bits_per_second;
+  if (spec.pacing_timer_us != 0) j["pacing_timer"] = spec.pacing_timer_us;
+  if (spec.burst != 0) j["burst"] = spec.burst;
+  if (spec.tos != 0) j["TOS"] = spec.tos;
+  if (!spec.title.empty()) j["title"] = spec.title;
+  if (!spec.extra_data.empty()) j["extra_data"] = spec.extra_data;
+  if (!spec.congestion.empty()) j["congestion"] = spec.congestion;
+  if (spec.get_server_output) j["get_server_output"] = 1;
+  if (spec.udp_counters_64bit) j["udp_counters_64bit"] = 1;
+  if (spec.repeating_payload) j["repeating_payload"] = 1;
+  if (spec.zero_copy != ZeroCopy::kOff) j["zerocopy"] = 1;
+}
+
+}  // namespace
+
+nlohmann::ordered_json EncodeParams(const TestSpec& spec, const std::optional<Extension>& ext) {
+  nlohmann::ordered_json j = nlohmann::ordered_json::object();
+  j[spec.transport == Transport::kUdp ? "udp" : "tcp"] = true;
+  j["omit"] = CeilSeconds(spec.omit);
+  // As a 3.12 client: a byte or block count ends the test, and time is then sent as 0.
+  j["time"] = (spec.bytes != 0 || spec.blocks != 0) ? 0 : CeilSeconds(spec.duration);
+  j["num"] = spec.bytes;
+  j["blockcount"] = spec.blocks;
+  if (spec.mss_bytes != 0) j["MSS"] = spec.mss_bytes;
+  if (spec.no_delay) j["nodelay"] = true;
+  j["parallel"] = spec.parallel;
+  if (spec.direction == Direction::kReverse) j["reverse"] = true;
+  if (spec.direction == Direction::kBidirectional) j["bidirectional"] = true;
+  if (spec.window_bytes != 0) j["window"] = spec.window_bytes;
+  j["len"] = record::EffectiveBlockBytes(spec);
+  EncodeOptionalKeys(spec, j);
+  j["client_version"] = kIperfClientVersion;
+  if (ext) j[kExtensionKey] = EncodeExtension(spec, *ext);
+  return j;
+}
+
+Result<DecodedParams> DecodeParams(const nlohmann::json& doc) {
+  if (!doc.is_object()) {
+    return Fail(fmt::format("parameters: expected a JSON object, got {}", internal::TypeName(doc)));
+  }
+  DecodedParams out;
+  NB_PROTO_TRY(DecodeTransport(doc, &out.spec));
+  NB_PROTO_TRY(DecodeEndAndStreams(doc, &out.spec));
+  NB_PROTO_TRY(DecodeSocketOptions(doc, &out.spec));
+  NB_PROTO_TRY(DecodeFlagsAndText(doc, &out));
+  NB_PROTO_TRY(DecodeExtension(doc, &out));
+  return out;
+}
+
+Result<DecodedParams> DecodeParams(std::string_view json_text) {
+  auto doc = ParseJsonText(json_text);
+  if (!doc) return Fail("parameters: " + doc.error().message);
+  return DecodeParams(*doc);
+}
+
+}  // namespace nicbench::protocol
