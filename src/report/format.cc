@@ -1,0 +1,59 @@
+#include "report/format.h"
+
+#include <cmath>
+
+#include <fmt/format.h>
+
+namespace nicbench::report {
+namespace {
+
+// iperf3 (src/units.c, unit_snprintf) keeps about three significant figures.
+std::string ThreeFigures(double value, const char* unit) {
+  if (value < 9.995) return fmt::format("{:4.2f} {}", value, unit);
+  if (value < 99.95) return fmt::format("{:4.1f} {}", value, unit);
+  return fmt::format("{:4.0f} {}", value, unit);
+}
+
+}  // namespace
+
+std::optional<double> BitsPerSecond(double bytes, double seconds) {
+  if (!(seconds > 0) || !std::isfinite(seconds) || !std::isfinite(bytes)) return std::nullopt;
+  const double rate = bytes * 8.0 / seconds;
+  if (!std::isfinite(rate)) return std::nullopt;
+  return rate;
+}
+
+std::string IperfBytes(double bytes) {
+  static constexpr const char* kUnits[] = {"Bytes", "KBytes", "MBytes", "GBytes", "TBytes"};
+  int unit = 0;
+  while (bytes >= 1024.0 && unit < 4) {
+    bytes /= 1024.0;
+    ++unit;
+  }
+  return ThreeFigures(bytes, kUnits[unit]);
+}
+
+std::string IperfBitRate(double bits_per_second) {
+  static constexpr const char* kUnits[] = {"bits/sec", "Kbits/sec", "Mbits/sec", "Gbits/sec",
+                                           "Tbits/sec"};
+  int unit = 0;
+  while (bits_per_second >= 1000.0 && unit < 4) {
+    bits_per_second /= 1000.0;
+    ++unit;
+  }
+  return ThreeFigures(bits_per_second, kUnits[unit]);
+}
+
+std::string IperfBitRateOr(std::optional<double> bits_per_second) {
+  return bits_per_second ? IperfBitRate(*bits_per_second) : "   - bits/sec";
+}
+
+std::string CompactCount(double value) {
+  if (!std::isfinite(value)) return "-";
+  if (value < 1000.0) return fmt::format("{:.0f}", value);
+  if (value < 1e6) return fmt::format("{:.3g}k", value / 1e3);
+  if (value < 1e9) return fmt::format("{:.3g}M", value / 1e6);
+  return fmt::format("{:.3g}G", value / 1e9);
+}
+
+}  // namespace nicbench::report

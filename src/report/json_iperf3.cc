@@ -1,0 +1,242 @@
+// The iperf3-shaped "intervals" and "end" members of the JSON report. Member names, nesting and
+// units follow iperf3 3.12's -J output (docs/json-schema.md lists them); values a stock iperf3
+// would print as 0 because it cannot know them are null with a reason instead.
+#include <algorithm>
+
+#include "report/format.h"
+#include "report/json_parts.h"
+#include "report/sums.h"
+
+namespace nicbench::report::json_parts {
+namespace {
+
+constexpr const char* kNoDuration = "not present: zero-length interval";
+
+bool IsTcp(const record::RunRecord& run) { return run.spec.transport == record::Transport::kTcp; }
+
+void PutTcpInfo(Json& j, const record::StreamInterval& s) {
+  if (s.tcp_info.known()) {
+    const record::TcpInfoSample& t = s.tcp_info.value();
+    // iperf3 reports the congestion window in bytes; TCP_INFO counts it in segments.
+    j["snd_cwnd"] = static_cast<uint64_t>(t.snd_cwnd) * t.snd_mss;
+    j["snd_wnd"] = t.snd_wnd;
+    j["rtt"] = t.rtt_us;
+    j["rttvar"] = t.rttvar_us;
+    j["pmtu"] = t.pmtu;
+    return;
+  }
+  const std::string reason = record::UnknownReason(s.tcp_info.why(), s.tcp_info.detail());
+  for (const char* key : {"snd_cwnd", "snd_wnd", "rtt", "rttvar", "pmtu"}) {
+    j[key] = nullptr;
+    j["unknown"][key] = reason;
+  }
+}
+
+void PutUdpReceived(Json& j, uint64_t packets, uint64_t lost, double jitter_seconds) {
+  j["jitter_ms"] = jitter_seconds * 1000.0;
+  j["lost_packets"] = lost;
+  j["packets"] = packets;
+  PutNumber(j, "lost_percent",
+            packets > 0 ? std::optional<double>(100.0 * lost / packets) : std::nullopt,
+            "not present: no packets");
+}
+
+Json StreamIntervalJson(const record::StreamInterval& s, bool tcp) {
+  Json j{{"socket", s.id}, {"start", s.start}, {"end", s.end}, {"seconds", s.end - s.start},
+         {"bytes", s.bytes}};
+  PutNumber(j, "bits_per_second", BitsPerSecond(static_cast<double>(s.bytes), s.end - s.start),
+            kNoDuration);
+  if (tcp && s.sender) {
+    j["retransmits"] = s.retransmits;
+    PutTcpInfo(j, s);
+  } else if (!tcp && s.sender) {
+    j["packets"] = s.packets;
+  } else if (!tcp) {
+    PutUdpReceived(j, s.packets, s.lost, s.jitter_seconds);
+  }
+  j["omitted"] = s.omitted;
+  j["sender"] = s.sender;
+  return j;
+}
+
+Json IntervalSumJson(const IntervalSum& sum, bool tcp) {
+  Json j{{"start", sum.start}, {"end", sum.end}, {"seconds", sum.end - sum.start},
+         {"bytes", sum.bytes}};
+  PutNumber(j, "bits_per_second", sum.bits_per_second, kNoDuration);
+  if (tcp && sum.sender) {
+    j["retransmits"] = sum.retransmits;
+  } else if (!tcp && sum.sender) {
+    j["packets"] = sum.packets;
+  } else if (!tcp) {
+    PutUdpReceived(j, sum.packets, sum.lost, sum.jitter_seconds);
+  }
+  j["omitted"] = sum.omitted;
+  j["sender"] = sum.sender;
+  return j;
+}
+
+// The largest window the peer advertised on a stream, from whichever end sent on it.
+record::Measured<uint64_t> MaxSndWnd(const record::RunRecord& run, int id) {
+  const std::vector<record::IntervalRecord>* view = nullptr;
+  for (const auto& totals : run.streams) {
+    if (totals.id != id) continue;
+    if (totals.sender) {
+      view = &run.intervals;
+    } else if (run.remote.known()) {
+      view = &run.remote.value().intervals;
+    } else {
+      return record::Measured<uint64_t>::Unknown(run.remote.why(), "sender is the peer");
+    }
+  }
+  bool any = false;
+  uint64_t max_wnd = 0;
+  for (const record::IntervalRecord& interval : view ? *view : run.intervals) {
+    for (const record::StreamInterval& s : interval.streams) {
+      if (s.id != id || !s.sender || !s.tcp_info.known()) continue;
+      any = true;
+      max_wnd = std::max<uint64_t>(max_wnd, s.tcp_info.value().snd_wnd);
+    }
+  }
+  if (!any) return record::Measured<uint64_t>::Unknown(record::Missing::kAbsent, "no TCP_INFO");
+  return max_wnd;
+}
+
+Json SideJson(const record::StreamTotals& s, bool sent) {
+  const double seconds = sent ? s.seconds_sent : s.seconds_received;
+  const uint64_t bytes = sent ? s.bytes_sent : s.bytes_received;
+  Json j{{"socket", s.id}, {"start", 0}, {"end", seconds}, {"seconds", seconds}, {"bytes", bytes}};
+  PutNumber(j, "bits_per_second", BitsPerSecond(static_cast<double>(bytes), seconds),
+            kNoDuration);
+  return j;
+}
+
+Json EndStreamJson(const record::RunRecord& run, const record::StreamTotals& s) {
+  Json sender = SideJson(s, true);
+  if (!IsTcp(run)) {
+    PutUdpReceived(sender, s.packets, s.lost, s.jitter_seconds);
+    sender["out_of_order"] = s.out_of_order;
+    sender["sender"] = s.sender;
+    return Json{{"udp", std::move(sender)}};
+  }
+  PutMeasured(sender, "retransmits", s.retransmits);
+  PutMeasured(sender, "max_snd_cwnd", s.max_snd_cwnd);
+  PutMeasured(sender, "max_snd_wnd", MaxSndWnd(run, s.id));
+  PutMeasured(sender, "max_rtt", s.max_rtt_us);
+  PutMeasured(sender, "min_rtt", s.min_rtt_us);
+  PutMeasured(sender, "mean_rtt", s.mean_rtt_us);
+  sender["sender"] = s.sender;
+  Json receiver = SideJson(s, false);
+  receiver["sender"] = s.sender;
+  return Json{{"sender", std::move(sender)}, {"receiver", std::move(receiver)}};
+}
+
+Json EndSumJson(const EndSum& sum, bool tcp, bool sent) {
+  Json j{{"start", 0}, {"end", sum.seconds}, {"seconds", sum.seconds}, {"bytes", sum.bytes}};
+  PutNumber(j, "bits_per_second", sum.bits_per_second, kNoDuration);
+  if (tcp && sent) PutMeasured(j, "retransmits", sum.retransmits);
+  if (!tcp) {
+    // iperf3 puts the receiver's jitter in every UDP sum but sum_sent, where it is 0.
+    PutUdpReceived(j, sum.packets, sum.lost, sent ? 0.0 : sum.jitter_seconds);
+  }
+  j["sender"] = sum.sender;
+  return j;
+}
+
+void PutEndSums(Json& end, const record::RunRecord& run, StreamSet set, const char* suffix) {
+  const bool tcp = IsTcp(run);
+  const EndSum sent = SumSent(run.streams, set);
+  const EndSum received = SumReceived(run.streams, set);
+  if (!tcp) {
+    // UDP's "sum": bytes as sent, loss and jitter as received (iperf3 3.12).
+    Json sum = EndSumJson(received, false, false);
+    sum["bytes"] = sent.bytes;
+    sum["sender"] = sent.sender;
+    end[std::string("sum") + suffix] = std::move(sum);
+  }
+  end[std::string("sum_sent") + suffix] = EndSumJson(sent, tcp, true);
+  end[std::string("sum_received") + suffix] = EndSumJson(received, tcp, false);
+}
+
+Json CpuJson(const record::RunRecord& run) {
+  Json cpu = Json::object();
+  auto put = [&cpu](const char* prefix, const record::Measured<record::CpuUtilization>& m) {
+    const std::string total = std::string(prefix) + "_total", user = std::string(prefix) + "_user",
+                      system = std::string(prefix) + "_system";
+    const std::string reason = m.known() ? "" : record::UnknownReason(m.why(), m.detail());
+    PutNumber(cpu, total.c_str(), m.known() ? std::optional(m.value().total_percent) : std::nullopt,
+              reason);
+    PutNumber(cpu, user.c_str(), m.known() ? std::optional(m.value().user_percent) : std::nullopt,
+              reason);
+    PutNumber(cpu, system.c_str(),
+              m.known() ? std::optional(m.value().system_percent) : std::nullopt, reason);
+  };
+  put("host", run.local.cpu);
+  if (run.remote.known()) {
+    put("remote", run.remote.value().cpu);
+  } else {
+    put("remote", record::Measured<record::CpuUtilization>::Unknown(run.remote.why(),
+                                                                     run.remote.detail()));
+  }
+  return cpu;
+}
+
+void PutCongestion(Json& end, const record::RunRecord& run) {
+  const bool local_sends = run.spec.direction != record::Direction::kReverse;
+  const bool local_is_client = run.local.role != "server";
+  // Forward: the client sends. In bidir iperf3 names the client's direction.
+  const bool local_is_sender = local_sends == local_is_client;
+  auto put = [&](const char* key, bool local) {
+    if (local) {
+      end[key] = run.local.congestion_used;
+    } else if (run.remote.known()) {
+      end[key] = run.remote.value().congestion_used;
+    } else {
+      end[key] = nullptr;
+      end["unknown"][key] = record::UnknownReason(run.remote.why(), run.remote.detail());
+    }
+  };
+  put("sender_tcp_congestion", local_is_sender);
+  put("receiver_tcp_congestion", !local_is_sender);
+}
+
+}  // namespace
+
+Json IntervalsJson(const record::RunRecord& run) {
+  const bool tcp = IsTcp(run);
+  const bool bidir = run.spec.direction == record::Direction::kBidirectional;
+  Json intervals = Json::array();
+  for (const record::IntervalRecord& interval : run.intervals) {
+    Json streams = Json::array();
+    for (const record::StreamInterval& s : interval.streams) {
+      streams.push_back(StreamIntervalJson(s, tcp));
+    }
+    Json j{{"streams", std::move(streams)}};
+    j["sum"] = IntervalSumJson(
+        SumInterval(interval, bidir ? StreamSet::kLocalSends : StreamSet::kAll), tcp);
+    if (bidir) {
+      j["sum_bidir_reverse"] =
+          IntervalSumJson(SumInterval(interval, StreamSet::kLocalReceives), tcp);
+    }
+    intervals.push_back(std::move(j));
+  }
+  return intervals;
+}
+
+Json EndJson(const record::RunRecord& run) {
+  Json end = Json::object();
+  if (run.streams.empty()) return end;  // iperf3 leaves "end" empty when the test never ran
+  Json streams = Json::array();
+  for (const record::StreamTotals& s : run.streams) streams.push_back(EndStreamJson(run, s));
+  end["streams"] = std::move(streams);
+  if (run.spec.direction == record::Direction::kBidirectional) {
+    PutEndSums(end, run, StreamSet::kLocalSends, "");
+    PutEndSums(end, run, StreamSet::kLocalReceives, "_bidir_reverse");
+  } else {
+    PutEndSums(end, run, StreamSet::kAll, "");
+  }
+  end["cpu_utilization_percent"] = CpuJson(run);
+  if (IsTcp(run)) PutCongestion(end, run);
+  return end;
+}
+
+}  // namespace nicbench::report::json_parts

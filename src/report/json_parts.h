@@ -1,0 +1,40 @@
+// Internal to src/report: the pieces of the JSON report, each built from the record.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "record/json.h"
+#include "record/run_record.h"
+
+namespace nicbench::report::json_parts {
+
+using Json = nlohmann::ordered_json;
+
+// A double that may be unknown: the number, or null with the reason under obj["unknown"][key]
+// (the record's unknown rule, docs/json-schema.md).
+void PutNumber(Json& obj, const char* key, std::optional<double> value, const std::string& reason);
+
+// A Measured value under the unknown rule.
+template <typename T>
+void PutMeasured(Json& obj, const char* key, const record::Measured<T>& m,
+                 double scale = 1.0) {
+  if (m.known()) {
+    if (scale == 1.0) {
+      obj[key] = m.value();
+    } else {
+      obj[key] = static_cast<double>(m.value()) * scale;
+    }
+    return;
+  }
+  obj[key] = nullptr;
+  obj["unknown"][key] = record::UnknownReason(m.why(), m.detail());
+}
+
+Json StartJson(const record::RunRecord& run);
+Json IntervalsJson(const record::RunRecord& run);
+Json EndJson(const record::RunRecord& run);
+
+}  // namespace nicbench::report::json_parts

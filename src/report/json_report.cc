@@ -1,0 +1,179 @@
+#include "report/json_report.h"
+
+#include <cmath>
+#include <ctime>
+
+#include "base/version.h"
+#include "record/json.h"
+#include "report/json_parts.h"
+
+namespace nicbench::report {
+
+using json_parts::Json;
+
+namespace json_parts {
+
+void PutNumber(Json& obj, const char* key, std::optional<double> value,
+               const std::string& reason) {
+  if (value && std::isfinite(*value)) {
+    obj[key] = *value;
+    return;
+  }
+  obj[key] = nullptr;
+  obj["unknown"][key] = reason;
+}
+
+}  // namespace json_parts
+
+namespace {
+
+// iperf3's start.timestamp.time: RFC 1123 in GMT ("Mon, 30 Nov 2026 09:02:48 GMT").
+std::string Rfc1123(int64_t secs) {
+  const std::time_t t = static_cast<std::time_t>(secs);
+  std::tm tm{};
+  if (gmtime_r(&t, &tm) == nullptr) return {};
+  char text[64];
+  const size_t n = std::strftime(text, sizeof text, "%a, %d %b %Y %H:%M:%S GMT", &tm);
+  return std::string(text, n);
+}
+
+// iperf3 prints uname -a here; we have the parts the probes read.
+std::string SystemInfo(const record::HostFacts& host) {
+  std::string info = "Linux";
+  if (host.hostname.known()) info += " " + host.hostname.value();
+  if (host.kernel.known()) info += " " + host.kernel.value();
+  return info;
+}
+
+// Whole seconds as an integer (iperf3's type), fractions as a number.
+Json Seconds(std::chrono::milliseconds ms) {
+  if (ms.count() % 1000 == 0) return Json(ms.count() / 1000);
+  return Json(ms.count() / 1000.0);
+}
+
+Json TestStartJson(const record::RunRecord& run) {
+  const record::TestSpec& spec = run.spec;
+  return Json{{"protocol", record::TransportName(spec.transport)},
+              {"num_streams", spec.parallel},
+              {"blksize", record::EffectiveBlockBytes(spec)},
+              {"omit", Seconds(spec.omit)},
+              {"duration", Seconds(spec.duration)},
+              {"bytes", spec.bytes},
+              {"blocks", spec.blocks},
+              {"reverse", spec.direction == record::Direction::kReverse ? 1 : 0},
+              {"tos", spec.tos},
+              {"target_bitrate", spec.rate_bits_per_second},
+              {"bidir", spec.direction == record::Direction::kBidirectional ? 1 : 0},
+              {"fqrate", spec.fq_rate_bits_per_second},
+              {"interval", spec.interval.count() / 1000.0}};
+}
+
+Json ConnectedJson(const record::RunRecord& run) {
+  Json connected = Json::array();
+  // connections[0] is the control connection; iperf3 lists only the data streams.
+  for (size_t i = 1; i < run.connections.size(); ++i) {
+    const record::ConnectionInfo& c = run.connections[i];
+    const int socket = i - 1 < run.streams.size() ? run.streams[i - 1].id : static_cast<int>(i);
+    connected.push_back(Json{{"socket", socket},
+                             {"local_host", c.local_host},
+                             {"local_port", c.local_port},
+                             {"remote_host", c.remote_host},
+                             {"remote_port", c.remote_port}});
+  }
+  return connected;
+}
+
+// The MSS iperf3 reports: -M when given, else what the kernel chose for the first stream.
+void PutMss(Json& start, const record::RunRecord& run) {
+  if (run.spec.mss_bytes != 0) {
+    start["tcp_mss"] = run.spec.mss_bytes;
+    return;
+  }
+  for (const record::IntervalRecord& interval : run.intervals) {
+    for (const record::StreamInterval& s : interval.streams) {
+      if (s.tcp_info.known() && s.tcp_info.value().snd_mss != 0) {
+        start["tcp_mss_default"] = s.tcp_info.value().snd_mss;
+        return;
+      }
+    }
+  }
+  start["tcp_mss_default"] = nullptr;
+  start["unknown"]["tcp_mss_default"] = "not present: no TCP_INFO sample";
+}
+
+}  // namespace
+
+namespace json_parts {
+
+Json StartJson(const record::RunRecord& run) {
+  Json start;
+  start["connected"] = ConnectedJson(run);
+  start["version"] = run.local.software.empty() ? "nicbench " + run.version : run.local.software;
+  start["system_info"] = SystemInfo(run.local.host);
+  start["timestamp"] = Json{{"time", Rfc1123(run.timestamp_secs)},
+                            {"timesecs", run.timestamp_secs},
+                            {"rfc3339", run.timestamp}};
+  if (run.local.role == "server" && !run.connections.empty()) {
+    start["accepted_connection"] = Json{{"host", run.connections[0].remote_host},
+                                        {"port", run.connections[0].remote_port}};
+  } else {
+    start["connecting_to"] = Json{{"host", run.server_host}, {"port", run.server_port}};
+  }
+  start["cookie"] = run.cookie;
+  if (run.spec.transport == record::Transport::kTcp) PutMss(start, run);
+  start["target_bitrate"] = run.spec.rate_bits_per_second;
+  start["sock_bufsize"] = run.spec.window_bytes;
+  start["test_start"] = TestStartJson(run);
+  return start;
+}
+
+}  // namespace json_parts
+
+Json BuildJson(const record::RunRecord& run) {
+  Json doc;
+  doc["start"] = json_parts::StartJson(run);
+  doc["intervals"] = json_parts::IntervalsJson(run);
+  doc["end"] = json_parts::EndJson(run);
+  if (!run.spec.title.empty()) doc["title"] = run.spec.title;
+  if (!run.spec.extra_data.empty()) doc["extra_data"] = run.spec.extra_data;
+  Json nb{{"version", run.version},
+          {"schema_version", record::kJsonSchemaVersion},
+          {"label", run.label},
+          {"stand_profile", run.stand_profile ? Json(*run.stand_profile) : Json(nullptr)}};
+  json_parts::PutNumber(nb, "test_seconds", run.test_seconds, "not present: not a finite number");
+  nb["spec"] = Json(nlohmann::json(run.spec));
+  doc["nicbench"] = std::move(nb);
+  doc["local"] = Json(nlohmann::json(run.local));
+  if (run.remote.known()) {
+    doc["remote"] = Json(nlohmann::json(run.remote.value()));
+  } else {
+    doc["remote"] = nullptr;
+    doc["unknown"]["remote"] = record::UnknownReason(run.remote.why(), run.remote.detail());
+  }
+  Json findings = Json::array();
+  for (const record::Finding& f : run.findings) findings.push_back(Json(nlohmann::json(f)));
+  doc["findings"] = std::move(findings);
+  if (run.error) doc["error"] = *run.error;
+  return doc;
+}
+
+namespace {
+
+std::string Dump(const Json& doc) {
+  return doc.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
+}
+
+}  // namespace
+
+std::string RenderJson(const record::RunRecord& run) { return Dump(BuildJson(run)); }
+
+std::string RenderJsonMulti(const std::vector<record::RunRecord>& runs) {
+  Json doc;
+  doc["nicbench"] = Json{{"version", kVersion}, {"schema_version", record::kJsonSchemaVersion}};
+  Json list = Json::array();
+  for (const record::RunRecord& run : runs) list.push_back(BuildJson(run));
+  doc["runs"] = std::move(list);
+  return Dump(doc);
+}
+
+}  // namespace nicbench::report

@@ -1,0 +1,29 @@
+// The JSON report: one document per test keeping iperf3's -J shape (start / intervals / end,
+// iperf3's member names and units) so scripts that parse `iperf3 -J` read it unchanged, and
+// beside it what iperf3 lacks: "nicbench" {version, schema_version, spec}, "local" and "remote"
+// (each end's facts, per-interval host samples and per-stream view), "findings", and "error".
+// Schema: docs/json-schema.md. Rendering is pure (record in, text out); thread-safe.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "record/run_record.h"
+
+namespace nicbench::report {
+
+// The document as a value (members in iperf3's order). No NaN or infinity anywhere: a rate
+// whose duration is not > 0 is null, with its reason in the enclosing object's "unknown".
+nlohmann::ordered_json BuildJson(const record::RunRecord& run);
+
+// BuildJson serialised: indented, one trailing newline. Invalid UTF-8 in strings (an IRQ
+// name, a peer's hostname) is replaced, never an exception.
+std::string RenderJson(const record::RunRecord& run);
+
+// Several tests of one invocation (e.g. forward then reverse):
+// {"nicbench": {version, schema_version}, "runs": [<RenderJson document>, ...]}.
+std::string RenderJsonMulti(const std::vector<record::RunRecord>& runs);
+
+}  // namespace nicbench::report
