@@ -1,0 +1,371 @@
+// The client's conversation (spec section 5): connect, cookie, parameters, streams, the test
+// loop with interval sampling and the end condition, then the results exchange. Each step is a
+// function returning Status; RunClient strings them together and fills the record.
+#include "engine/client.h"
+
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <ctime>
+
+#include <fmt/format.h>
+
+#include "base/version.h"
+#include "engine/session.h"
+#include "engine/session_udp.h"
+#include "net/socket.h"
+#include "protocol/control_channel.h"
+#include "protocol/params.h"
+#include "record/json.h"
+
+namespace nicbench::engine {
+namespace {
+
+using std::chrono::milliseconds;
+namespace wire = protocol;
+
+// How often a receive-only end checks the byte/block end condition (it has no DoneFd for it).
+constexpr milliseconds kReceiveBudgetPoll{5};
+
+// Everything one client run holds; lives on RunClient's stack.
+struct ClientRun {
+  explicit ClientRun(const ClientConfig& c) : config(c), spec(c.spec) {}
+  const ClientConfig& config;
+  record::TestSpec spec;  // the effective spec (UDP block size filled in)
+  ClientFailure failure = ClientFailure::kNone;
+  net::UniqueFd control;
+  net::SocketAddress server;
+  std::string cookie;
+  std::vector<StreamRole> streams;
+  std::vector<net::UniqueFd> stream_fds;
+  std::unique_ptr<DataPath> path;
+  record::RunRecord record;
+  std::vector<FlowTotals> totals;
+  CpuMeter cpu;
+  std::string congestion_used;
+};
+
+Status Failed(ClientRun& run, ClientFailure why, std::string message) {
+  run.failure = why;
+  return Fail(std::move(message));
+}
+
+Status Failed(ClientRun& run, ClientFailure why, const Error& error) {
+  run.failure = why;
+  return tl::unexpected(error);
+}
+
+net::Family FamilyOf(record::AddressFamily f) {
+  switch (f) {
+    case record::AddressFamily::kIpv4: return net::Family::kIpv4;
+    case record::AddressFamily::kIpv6: return net::Family::kIpv6;
+    default: return net::Family::kAny;
+  }
+}
+
+std::string NowRfc3339(int64_t* secs) {
+  std::time_t now = std::time(nullptr);
+  *secs = now;
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char buf[64];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+void AddConnection(ClientRun& run, int fd) {
+  record::ConnectionInfo info;
+  if (auto local = net::SocketAddress::Local(fd)) {
+    info.local_host = local->HostString();
+    info.local_port = local->port();
+  }
+  if (auto peer = net::SocketAddress::Peer(fd)) {
+    info.remote_host = peer->HostString();
+    info.remote_port = peer->port();
+  }
+  run.record.connections.push_back(info);
+}
+
+Status ConnectControl(ClientRun& run) {
+  auto addresses = net::Resolve(run.config.host, run.config.port, FamilyOf(run.spec.family));
+  if (!addresses) return Failed(run, ClientFailure::kConnect, addresses.error());
+  Error last{"no address"};
+  net::SocketOptions options;
+  options.no_delay = true;  // every control message is its own small write, as iperf3 does
+  for (const net::SocketAddress& addr : *addresses) {
+    auto fd = net::Connect(addr, run.spec.bind_address, 0, options, run.config.connect_timeout);
+    if (fd) {
+      run.control = std::move(*fd);
+      run.server = addr;
+      AddConnection(run, run.control.get());
+      return Ok();
+    }
+    last = fd.error();
+  }
+  return Failed(run, ClientFailure::kConnect, "unable to connect to server: " + last.ToString());
+}
+
+// Reads the next state byte; ACCESS_DENIED and SERVER_ERROR become failures with iperf3's text.
+Result<wire::State> ReadServerState(ClientRun& run, milliseconds timeout, std::string_view what) {
+  auto state = wire::ReadState(run.control.get(), timeout, what);
+  if (!state) {
+    run.failure = ClientFailure::kProtocol;
+    return tl::unexpected(state.error());
+  }
+  if (*state == wire::State::kAccessDenied) {
+    run.failure = ClientFailure::kBusy;
+    return Fail("the server is busy running a test. try again later");
+  }
+  if (*state == wire::State::kServerError) {
+    run.failure = ClientFailure::kServerError;
+    auto info = wire::ReadServerErrorTail(run.control.get(), run.config.control_timeout);
+    if (!info) return Fail("the server reported an error: " + info.error().ToString());
+    return Fail("the server reported an error: " + info->Text());
+  }
+  if (*state == wire::State::kServerTerminate) {
+    run.failure = ClientFailure::kProtocol;
+    return Fail("the server has terminated");
+  }
+  return *state;
+}
+
+Status Expect(ClientRun& run, wire::State want, milliseconds timeout) {
+  auto state = ReadServerState(run, timeout, "waiting for " + wire::StateName(want));
+  if (!state) return tl::unexpected(state.error());
+  if (*state != want) {
+    return Failed(run, ClientFailure::kProtocol,
+                  fmt::format("expected {} from the server, got {}", wire::StateName(want),
+                              wire::StateName(*state)));
+  }
+  return Ok();
+}
+
+// UDP without -l: the control connection's MSS, else 1460, as the 3.12 client does.
+void FillUdpBlockSize(ClientRun& run) {
+  if (run.spec.transport != record::Transport::kUdp || run.spec.block_bytes != 0) return;
+  auto mss = net::GetIntOption(run.control.get(), IPPROTO_TCP, TCP_MAXSEG, "TCP_MAXSEG");
+  uint32_t block = mss && *mss > 0 ? static_cast<uint32_t>(*mss) : 1460;
+  run.spec.block_bytes = std::min<uint32_t>(block, 65507);
+}
+
+Status ExchangeParams(ClientRun& run) {
+  run.cookie = wire::MakeCookie();
+  run.record.cookie = run.cookie;
+  auto sent = wire::SendCookie(run.control.get(), run.cookie);
+  if (!sent) return Failed(run, ClientFailure::kProtocol, sent.error());
+  if (auto s = Expect(run, wire::State::kParamExchange, run.config.control_timeout); !s) return s;
+  FillUdpBlockSize(run);
+  wire::Extension ext;  // the exact times and our flags ride in it (params.h)
+  auto params = wire::SendJson(run.control.get(), wire::EncodeParams(run.spec, ext));
+  if (!params) return Failed(run, ClientFailure::kProtocol, params.error());
+  return Ok();
+}
+
+Status ConnectTcpStreams(ClientRun& run) {
+  const net::SocketOptions options = DataSocketOptions(run.spec);
+  for (size_t i = 0; i < run.streams.size(); ++i) {
+    uint16_t port = run.spec.client_port ? static_cast<uint16_t>(run.spec.client_port + i) : 0;
+    auto fd = net::Connect(run.server, run.spec.bind_address, port, options,
+                           run.config.connect_timeout);
+    if (!fd) return Failed(run, ClientFailure::kConnect, "unable to connect stream: " +
+                                                             fd.error().ToString());
+    auto sent = wire::SendCookie(fd->get(), run.cookie);
+    if (!sent) return Failed(run, ClientFailure::kProtocol, sent.error());
+    if (i == 0) {
+      if (auto name = net::CongestionName(fd->get())) run.congestion_used = *name;
+    }
+    AddConnection(run, fd->get());
+    run.stream_fds.push_back(std::move(*fd));
+  }
+  return Ok();
+}
+
+Status ConnectUdpStreams(ClientRun& run) {
+  for (size_t i = 0; i < run.streams.size(); ++i) {
+    uint16_t port = run.spec.client_port ? static_cast<uint16_t>(run.spec.client_port + i) : 0;
+    auto fd = UdpClientHandshake(run.server, run.spec, port, run.config.control_timeout);
+    if (!fd) return Failed(run, ClientFailure::kConnect, fd.error());
+    AddConnection(run, fd->get());
+    run.stream_fds.push_back(std::move(*fd));
+  }
+  return Ok();
+}
+
+Status CreateStreams(ClientRun& run) {
+  if (auto s = Expect(run, wire::State::kCreateStreams, run.config.control_timeout); !s) return s;
+  run.streams = PlanStreams(run.spec, /*is_client=*/true);
+  Status connected = run.spec.transport == record::Transport::kTcp ? ConnectTcpStreams(run)
+                                                                   : ConnectUdpStreams(run);
+  if (!connected) return connected;
+  if (auto s = Expect(run, wire::State::kTestStart, run.config.control_timeout); !s) return s;
+  return Expect(run, wire::State::kTestRunning, run.config.control_timeout);
+}
+
+Status StartData(ClientRun& run) {
+  run.path = DataPath::Create(run.config.threads);
+  for (size_t i = 0; i < run.streams.size(); ++i) {
+    FlowConfig flow = MakeFlowConfig(run.stream_fds[i].Release(), run.streams[i], run.spec);
+    if (auto s = run.path->AddFlow(flow); !s) return Failed(run, ClientFailure::kData, s.error());
+  }
+  run.path->SetBudget(MakeBudget(run.spec));
+  run.cpu.Start();
+  if (auto s = run.path->Start(); !s) return Failed(run, ClientFailure::kData, s.error());
+  return Ok();
+}
+
+// True when the receive side of a byte/block test has what it asked for (iperf3 ends a -n test
+// on bytes sent OR received, so `-R -n` ends here).
+bool ReceiveBudgetMet(const record::TestSpec& spec, const std::vector<FlowCounters>& counters) {
+  uint64_t bytes = 0, blocks = 0;
+  for (const FlowCounters& c : counters) {
+    if (c.sender) continue;
+    bytes += c.bytes;
+    blocks += c.blocks;
+  }
+  return (spec.bytes != 0 && bytes >= spec.bytes) || (spec.blocks != 0 && blocks >= spec.blocks);
+}
+
+bool HasReceivers(const std::vector<StreamRole>& streams) {
+  for (const StreamRole& s : streams) {
+    if (!s.sender) return true;
+  }
+  return false;
+}
+
+// The test loop: interval boundaries until the end condition, then TEST_END. Returns the
+// sampler's totals in run.totals.
+Status RunTest(ClientRun& run, const IntervalSink& sink) {
+  const Clock& clock = SteadyClock::Instance();
+  const MonoTime start = clock.Now();
+  IntervalSampler sampler(start, run.spec.omit, run.spec.transport);
+  IntervalSchedule schedule(run.spec.interval, run.spec.omit);
+  const bool by_time = run.spec.bytes == 0 && run.spec.blocks == 0;
+  const MonoTime end = start + run.spec.omit + run.spec.duration;
+  const bool poll_receive = !by_time && HasReceivers(run.streams);
+  auto loop = SessionLoop::Create(run.control.get(), run.path->DoneFd(), run.config.stop_fd);
+  if (!loop) return Failed(run, ClientFailure::kData, loop.error());
+  for (;;) {
+    const MonoTime now = clock.Now();
+    const auto elapsed = std::chrono::duration_cast<milliseconds>(now - start);
+    auto next = schedule.NextAfter(elapsed);
+    MonoTime boundary = next ? start + *next : MonoTime::max();
+    MonoTime wake = by_time ? std::min(boundary, end) : boundary;
+    if (poll_receive) wake = std::min(wake, now + kReceiveBudgetPoll);
+    auto woke = loop->Wait(wake);
+    if (!woke) return Failed(run, ClientFailure::kData, woke.error());
+    const MonoTime t = clock.Now();
+    if (*woke == SessionLoop::Wake::kStop) {
+      (void)wire::SendState(run.control.get(), wire::State::kClientTerminate);
+      return Failed(run, ClientFailure::kInterrupted, "interrupted");
+    }
+    if (*woke == SessionLoop::Wake::kControl) {
+      auto state = ReadServerState(run, run.config.control_timeout, "reading during the test");
+      if (!state) return tl::unexpected(state.error());
+      return Failed(run, ClientFailure::kProtocol,
+                    "unexpected " + wire::StateName(*state) + " from the server during the test");
+    }
+    auto counters = run.path->Snapshot();
+    const bool finished = (by_time && t >= end) || *woke == SessionLoop::Wake::kDone ||
+                          (poll_receive && ReceiveBudgetMet(run.spec, counters));
+    if (t >= boundary || finished) {
+      const bool sliver = finished && run.spec.interval.count() > 0 &&
+                          (t - (boundary - run.spec.interval)) < run.spec.interval / 10;
+      auto infos = ReadTcpInfos(*run.path, run.streams, run.spec.transport);
+      const record::IntervalRecord* closed = sampler.Close(t, counters, infos, !sliver);
+      if (closed && sink && run.spec.interval.count() > 0) sink(*closed);
+    }
+    if (finished) break;
+  }
+  run.totals = sampler.Totals();
+  run.record.intervals = sampler.TakeIntervals();
+  run.record.test_seconds = sampler.MeasuredSeconds();
+  // Without receivers nothing is left to drain; stopping first keeps our senders from writing
+  // into sockets the server is about to close.
+  if (!HasReceivers(run.streams)) run.path->Stop();
+  auto sent = wire::SendState(run.control.get(), wire::State::kTestEnd);
+  if (!sent) return Failed(run, ClientFailure::kProtocol, sent.error());
+  return Ok();
+}
+
+Status ExchangeResults(ClientRun& run) {
+  if (auto s = Expect(run, wire::State::kExchangeResults, run.config.control_timeout); !s) return s;
+  const record::CpuUtilization cpu = run.cpu.Read();
+  run.record.local.cpu = cpu;
+  protocol::PeerResults ours =
+      MakeLocalResults(run.totals, cpu, run.spec.transport, run.congestion_used);
+  if (auto s = wire::SendJson(run.control.get(), protocol::EncodeResults(ours)); !s) {
+    return Failed(run, ClientFailure::kProtocol, s.error());
+  }
+  auto doc = wire::ReadJson(run.control.get(), run.config.control_timeout,
+                            wire::kMaxResultsBytes, "reading the server's results");
+  if (!doc) return Failed(run, ClientFailure::kProtocol, doc.error());
+  auto theirs = protocol::DecodeResults(*doc);
+  if (!theirs) return Failed(run, ClientFailure::kProtocol, theirs.error());
+  auto totals = CombineTotals(run.totals, *theirs, run.spec.transport);
+  if (!totals) return Failed(run, ClientFailure::kProtocol, totals.error());
+  run.record.streams = std::move(*totals);
+  if (theirs->extension) {
+    auto remote = record::EndpointFromJson(*theirs->extension);
+    if (remote) {
+      run.record.remote = std::move(*remote);
+    } else {
+      run.record.remote = record::Measured<record::EndpointRecord>::Unknown(
+          record::Missing::kError, "the server's extension did not read: " +
+                                       remote.error().ToString());
+    }
+  } else {
+    run.record.remote = record::Measured<record::EndpointRecord>::Unknown(
+        record::Missing::kNotReported, "the server is not nicbench");
+  }
+  if (!theirs->congestion_used.empty() && run.congestion_used.empty()) {
+    run.congestion_used = theirs->congestion_used;
+  }
+  run.record.local.congestion_used = run.congestion_used;
+  if (auto s = Expect(run, wire::State::kDisplayResults, run.config.control_timeout); !s) return s;
+  (void)wire::SendState(run.control.get(), wire::State::kIperfDone);
+  return Ok();
+}
+
+void FinishData(ClientRun& run) {
+  if (!run.path) return;
+  run.path->Stop();
+  // A worker failure after the end condition (the server closed its sockets) changes nothing
+  // that was measured; one before it already ended the test through the done fd or a short count.
+  (void)run.path->Join();
+}
+
+}  // namespace
+
+ClientOutcome RunClient(const ClientConfig& config, const IntervalSink& sink) {
+  ClientRun run(config);
+  run.record.version = std::string("nicbench ") + kVersion;
+  run.record.timestamp = NowRfc3339(&run.record.timestamp_secs);
+  run.record.server_host = config.host;
+  run.record.server_port = config.port;
+  run.record.local.role = "client";
+  run.record.local.software = run.record.version;
+  run.record.remote = record::Measured<record::EndpointRecord>::Unknown(
+      record::Missing::kNotReported, "the test did not reach the results exchange");
+  Status status = ConnectControl(run);
+  if (status) status = ExchangeParams(run);
+  if (status) status = CreateStreams(run);
+  run.record.spec = run.spec;
+  if (status) status = StartData(run);
+  if (status) status = RunTest(run, sink);
+  if (status) status = ExchangeResults(run);
+  FinishData(run);
+  ClientOutcome outcome;
+  if (!status) {
+    if (run.failure == ClientFailure::kNone) run.failure = ClientFailure::kProtocol;
+    run.record.error = status.error().ToString();
+  }
+  run.record.local.intervals = run.record.intervals;
+  outcome.failure = run.failure;
+  outcome.record = std::move(run.record);
+  return outcome;
+}
+
+}  // namespace nicbench::engine

@@ -1,0 +1,54 @@
+// The client side of one throughput test, speaking iperf3's control protocol (3.12) to a
+// `nicbench serve` or a stock `iperf3 -s`. Owned by the engine layer; the cli calls RunClient.
+//
+// Thread safety: RunClient is reentrant (no globals); each call owns its sockets, its DataPath
+// and its RunRecord. The interval sink is called on the calling thread.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "base/result.h"
+#include "record/run_record.h"
+#include "record/test_spec.h"
+
+namespace nicbench::engine {
+
+struct ClientConfig {
+  std::string host;                               // name or literal address of the server
+  uint16_t port = 5201;
+  record::TestSpec spec;                          // REQUIRES: record::Validate(spec) passed
+  std::chrono::milliseconds connect_timeout{10000};
+  // Every control read waits at most this long past the point where the server should have
+  // answered (the end of the test for TEST_END's answer).
+  std::chrono::milliseconds control_timeout{30000};
+  int threads = 0;                                // DataPath workers; 0 = one per CPU (capped)
+  int stop_fd = -1;  // optional: readable (eventfd/signalfd) = the user interrupted the test
+};
+
+// Called once per finished interval with this end's view, for live terminal lines. Never
+// called in JSON mode by the cli; the record holds the same intervals anyway.
+using IntervalSink = std::function<void(const record::IntervalRecord&)>;
+
+// Why a client run failed, with enough detail for the cli to pick an exit code.
+enum class ClientFailure {
+  kNone,
+  kConnect,      // resolve/connect failed
+  kBusy,         // ACCESS_DENIED from the server
+  kServerError,  // SERVER_ERROR with an iperf3 i_errno
+  kProtocol,     // the conversation broke (EOF, timeout, bad message)
+  kInterrupted,  // stop_fd fired
+  kData,         // a data stream failed
+};
+
+struct ClientOutcome {
+  record::RunRecord record;  // filled as far as the test got; record.error set on failure
+  ClientFailure failure = ClientFailure::kNone;
+};
+
+// Runs one test. Never throws; every failure is in the outcome (record.error).
+ClientOutcome RunClient(const ClientConfig& config, const IntervalSink& sink = {});
+
+}  // namespace nicbench::engine

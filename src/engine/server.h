@@ -1,0 +1,68 @@
+// `nicbench serve`: accepts tests from nicbench and stock iperf3 (3.12) clients. One acceptor
+// thread runs an epoll loop over the listening socket, a stop fd and the connections that have
+// not yet sent their 37-byte cookie; a new cookie starts a test (one controller thread each,
+// at most max_tests at once), a cookie of a test in CREATE_STREAMS routes the socket to it as a
+// data stream, anything else gets ACCESS_DENIED and is closed. See docs/engine.md.
+//
+// Thread safety: Create/Run/port from one thread; RequestStop from any thread.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "base/result.h"
+#include "record/run_record.h"
+#include "record/test_spec.h"
+
+namespace nicbench::engine {
+
+struct ServerConfig {
+  std::string bind_address;   // empty = "::" with IPV6_V6ONLY=0 (IPv4 and IPv6)
+  uint16_t port = 5201;       // 0 = ephemeral (see Server::port())
+  bool once = false;          // exit after one test (finished or failed)
+  // Exit after this long without any test (0 = never). iperf3 restarts instead; a supervisor
+  // (systemd, the --daemon parent) restarts nicbench if wanted.
+  std::chrono::seconds idle_timeout{0};
+  int max_tests = 4;          // tests running at once; more get ACCESS_DENIED
+  record::SpecLimits limits;  // --max-duration, --max-rate, --max-streams, --max-block
+  // Every read on a control connection (and the cookie read) waits at most this long.
+  std::chrono::milliseconds control_timeout{10000};
+  // A test is ended by the server once duration + omit + grace has passed (iperf3: 40 s).
+  std::chrono::milliseconds grace{10000};
+  int threads = 0;            // DataPath workers per test; 0 = one per CPU (capped)
+  bool log_tests = true;      // one line per test to stderr
+  // Renders a finished test for a client that asked --get-server-output (the cli passes the
+  // report layer's text renderer; empty = the server sends no output text).
+  std::function<std::string(const record::RunRecord&)> render_output;
+};
+
+// Called on the test's controller thread when a test ends, with the server's record of it
+// (the cli renders it in -J mode). May be called from several threads at once.
+using TestSink = std::function<void(const record::RunRecord&)>;
+
+struct ServerStats {
+  int tests_started = 0;
+  int tests_ok = 0;
+  int tests_failed = 0;
+  int refused = 0;  // ACCESS_DENIED sent (busy or bad cookie)
+};
+
+class Server {
+ public:
+  static Result<std::unique_ptr<Server>> Create(const ServerConfig& config, TestSink sink = {});
+  virtual ~Server() = default;
+
+  // The bound port (useful with port 0).
+  virtual uint16_t port() const = 0;
+  // Serves until RequestStop, `stop_fd` readable (-1 = none; e.g. a signalfd), --once done or
+  // the idle timeout. On a stop, running tests get SERVER_TERMINATE and are joined.
+  // Returns true when it ended by stop_fd/RequestStop (interrupted), false otherwise.
+  virtual Result<bool> Run(int stop_fd = -1) = 0;
+  virtual void RequestStop() = 0;
+  virtual ServerStats stats() const = 0;
+};
+
+}  // namespace nicbench::engine

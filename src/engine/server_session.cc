@@ -1,0 +1,371 @@
+// The server's side of one test (spec section 5, mirrored): parameters with the one Validate and
+// the server's limits, streams routed by the acceptor (TCP) or set up under the port's UDP lock,
+// the test loop until TEST_END (or the safety timer), then the results exchange.
+#include "engine/server_session.h"
+
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <ctime>
+
+#include <fmt/format.h>
+
+#include "base/log.h"
+#include "base/units.h"
+#include "base/version.h"
+#include "engine/session.h"
+#include "engine/session_udp.h"
+#include "net/socket.h"
+#include "protocol/control_channel.h"
+#include "protocol/params.h"
+#include "record/json.h"
+
+namespace nicbench::engine {
+namespace {
+
+using std::chrono::milliseconds;
+namespace wire = protocol;
+
+// iperf3 3.12 i_errno values for parameter problems (src/iperf_api.h), which a stock client
+// prints as text: "test duration too long", "number of parallel streams too large", ...
+constexpr int kIeDuration = 5;
+constexpr int kIeNumStreams = 6;
+constexpr int kIeBlockSize = 7;
+constexpr int kIeBufSize = 8;
+constexpr int kIeTotalRate = 27;
+
+int IperfErrnoFor(record::SpecViolation violation) {
+  switch (violation) {
+    case record::SpecViolation::kDuration: return kIeDuration;
+    case record::SpecViolation::kParallel: return kIeNumStreams;
+    case record::SpecViolation::kBlockSize: return kIeBlockSize;
+    case record::SpecViolation::kWindow: return kIeBufSize;
+    case record::SpecViolation::kRate: return kIeTotalRate;
+    default: return wire::iperf_errno::kRecvParams;
+  }
+}
+
+const char* DirectionWord(record::Direction d) {
+  switch (d) {
+    case record::Direction::kForward: return "forward";
+    case record::Direction::kReverse: return "reverse";
+    default: return "bidir";
+  }
+}
+
+}  // namespace
+
+struct ServerTest::State {
+  record::TestSpec spec;
+  bool peer_is_nicbench = false;
+  std::vector<StreamRole> streams;
+  std::vector<net::UniqueFd> stream_fds;
+  std::unique_ptr<DataPath> path;
+  CpuMeter cpu;
+  std::vector<FlowTotals> totals;
+  record::RunRecord record;
+  std::string congestion_used;
+  bool params_read = false;
+};
+
+ServerTest::ServerTest(net::UniqueFd control, std::string cookie, std::string peer,
+                       ServerShared& shared, std::function<void()> on_finished)
+    : control_(std::move(control)),
+      cookie_(std::move(cookie)),
+      peer_(std::move(peer)),
+      shared_(shared),
+      on_finished_(std::move(on_finished)),
+      stop_fd_(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) {}
+
+ServerTest::~ServerTest() {
+  if (stop_fd_ >= 0) close(stop_fd_);
+}
+
+net::UniqueFd ServerTest::OfferStream(net::UniqueFd fd) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!accepting_streams_ || streams_.size() >= streams_wanted_) return fd;
+  streams_.push_back(std::move(fd));
+  streams_arrived_.notify_all();
+  return net::UniqueFd();
+}
+
+void ServerTest::Terminate() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    terminating_ = true;
+    streams_arrived_.notify_all();
+  }
+  uint64_t one = 1;
+  (void)!write(stop_fd_, &one, sizeof one);
+}
+
+Status ServerTest::Refuse(State& st, int i_errno, const std::string& why) {
+  (void)st;
+  (void)wire::SendServerError(control_.get(), i_errno, 0);
+  return Fail(why);
+}
+
+Status ServerTest::Handshake(State& st) {
+  const milliseconds timeout = shared_.config.control_timeout;
+  if (auto s = wire::SendState(control_.get(), wire::State::kParamExchange); !s) return s;
+  auto doc = wire::ReadJson(control_.get(), timeout, wire::kMaxParamsBytes, "reading parameters");
+  if (!doc) return tl::unexpected(doc.error());
+  auto params = wire::DecodeParams(*doc);
+  if (!params) return Refuse(st, wire::iperf_errno::kRecvParams, params.error().ToString());
+  st.spec = params->spec;
+  // A nicbench peer's exact times and flags are already back in the spec (params.h).
+  st.peer_is_nicbench = params->peer_is_nicbench();
+  st.params_read = true;
+  if (params->has_authtoken) {
+    return Refuse(st, wire::iperf_errno::kAuthTest, "the client asked for authentication, "
+                                                    "which this server does not offer");
+  }
+  if (auto problem = record::Validate(st.spec, shared_.config.limits)) {
+    return Refuse(st, IperfErrnoFor(problem->violation), "refused: " + problem->message);
+  }
+  return Ok();
+}
+
+Status ServerTest::SetUpTcpStreams(State& st) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    streams_wanted_ = st.streams.size();
+    accepting_streams_ = true;
+  }
+  if (auto s = wire::SendState(control_.get(), wire::State::kCreateStreams); !s) return s;
+  const auto deadline = std::chrono::steady_clock::now() + shared_.config.control_timeout;
+  std::unique_lock<std::mutex> lock(mutex_);
+  streams_arrived_.wait_until(lock, deadline, [&] {
+    return terminating_ || streams_.size() >= streams_wanted_;
+  });
+  accepting_streams_ = false;
+  if (terminating_) return Fail("server stopping");
+  if (streams_.size() < streams_wanted_) {
+    return Fail(fmt::format("only {} of {} data streams connected in time", streams_.size(),
+                            streams_wanted_));
+  }
+  const net::SocketOptions options = DataSocketOptions(st.spec);
+  net::SocketOptions without_cc = options;
+  without_cc.congestion.clear();
+  for (auto& fd : streams_) {
+    // The window is set right after accept: the listener is shared by every test, so it cannot
+    // carry one test's buffer sizes (docs/engine.md: the window-scaling caveat).
+    int family = AF_INET6;
+    if (auto local = net::SocketAddress::Local(fd.get())) family = local->family();
+    if (auto s = net::ApplySocketOptions(fd.get(), family, SOCK_STREAM, without_cc); !s) {
+      LogWarning("data stream options: " + s.error().ToString());
+    }
+    if (!options.congestion.empty()) {
+      net::SocketOptions cc;
+      cc.congestion = options.congestion;
+      if (auto s = net::ApplySocketOptions(fd.get(), family, SOCK_STREAM, cc); !s) {
+        LogWarning("congestion control " + options.congestion + ": " + s.error().ToString());
+      }
+    }
+    st.stream_fds.push_back(std::move(fd));
+  }
+  streams_.clear();
+  if (auto name = net::CongestionName(st.stream_fds.front().get())) st.congestion_used = *name;
+  return Ok();
+}
+
+Status ServerTest::SetUpUdpStreams(State& st) {
+  // One test at a time owns the unconnected UDP socket on the port; a second UDP test waits
+  // here (at most the control timeout) until the first has connected all its streams.
+  std::unique_lock<std::timed_mutex> gate(shared_.udp_setup, std::defer_lock);
+  if (!gate.try_lock_for(shared_.config.control_timeout)) {
+    (void)wire::SendServerError(control_.get(), wire::iperf_errno::kStreamListen, EBUSY);
+    return Fail("another test kept the UDP port busy");
+  }
+  const net::SocketOptions options = DataSocketOptions(st.spec);
+  auto listening = net::BindUdp(shared_.listen_address, options);
+  if (!listening) {
+    (void)wire::SendServerError(control_.get(), wire::iperf_errno::kStreamListen,
+                                listening.error().sys_errno);
+    return tl::unexpected(listening.error());
+  }
+  if (auto s = wire::SendState(control_.get(), wire::State::kCreateStreams); !s) return s;
+  for (size_t i = 0; i < st.streams.size(); ++i) {
+    if (auto s = UdpServerAwaitHello(listening->get(), shared_.config.control_timeout, stop_fd_);
+        !s) {
+      return s;
+    }
+    net::UniqueFd connected = std::move(*listening);
+    if (i + 1 < st.streams.size()) {
+      listening = net::BindUdp(shared_.listen_address, options);
+      if (!listening) return tl::unexpected(listening.error());
+    }
+    if (auto s = UdpServerReply(connected.get()); !s) return s;
+    st.stream_fds.push_back(std::move(connected));
+  }
+  return Ok();
+}
+
+Status ServerTest::SetUpStreams(State& st) {
+  st.streams = PlanStreams(st.spec, /*is_client=*/false);
+  Status s = st.spec.transport == record::Transport::kTcp ? SetUpTcpStreams(st)
+                                                          : SetUpUdpStreams(st);
+  if (!s) return s;
+  for (const auto& fd : st.stream_fds) {
+    record::ConnectionInfo info;
+    if (auto l = net::SocketAddress::Local(fd.get())) {
+      info.local_host = l->HostString();
+      info.local_port = l->port();
+    }
+    if (auto p = net::SocketAddress::Peer(fd.get())) {
+      info.remote_host = p->HostString();
+      info.remote_port = p->port();
+    }
+    st.record.connections.push_back(info);
+  }
+  st.path = DataPath::Create(shared_.config.threads);
+  for (size_t i = 0; i < st.streams.size(); ++i) {
+    if (auto a = st.path->AddFlow(MakeFlowConfig(st.stream_fds[i].Release(), st.streams[i],
+                                                 st.spec));
+        !a) {
+      return a;
+    }
+  }
+  st.path->SetBudget(MakeBudget(st.spec));
+  if (auto t = wire::SendState(control_.get(), wire::State::kTestStart); !t) return t;
+  if (auto t = wire::SendState(control_.get(), wire::State::kTestRunning); !t) return t;
+  st.cpu.Start();
+  return st.path->Start();
+}
+
+Status ServerTest::Measure(State& st) {
+  const Clock& clock = SteadyClock::Instance();
+  const MonoTime start = clock.Now();
+  IntervalSampler sampler(start, st.spec.omit, st.spec.transport);
+  IntervalSchedule schedule(st.spec.interval, st.spec.omit);
+  const bool by_time = st.spec.bytes == 0 && st.spec.blocks == 0;
+  // The safety timer: a client that never sends TEST_END cannot hold the slot.
+  const MonoTime deadline =
+      start + (by_time ? st.spec.duration + st.spec.omit : shared_.config.limits.max_duration) +
+      shared_.config.grace;
+  auto loop = SessionLoop::Create(control_.get(), st.path->DoneFd(), stop_fd_);
+  if (!loop) return tl::unexpected(loop.error());
+  for (;;) {
+    const auto elapsed = std::chrono::duration_cast<milliseconds>(clock.Now() - start);
+    auto next = schedule.NextAfter(elapsed);
+    const MonoTime boundary = next ? start + *next : MonoTime::max();
+    auto woke = loop->Wait(std::min(boundary, deadline));
+    if (!woke) return tl::unexpected(woke.error());
+    const MonoTime t = clock.Now();
+    if (*woke == SessionLoop::Wake::kStop) {
+      (void)wire::SendState(control_.get(), wire::State::kServerTerminate);
+      return Fail("server stopping: test terminated");
+    }
+    if (*woke == SessionLoop::Wake::kDone) continue;  // our senders met the budget
+    if (*woke == SessionLoop::Wake::kControl) {
+      auto state = wire::ReadState(control_.get(), shared_.config.control_timeout,
+                                   "reading during the test");
+      if (!state) return Fail("the client has unexpectedly closed the connection");
+      if (*state != wire::State::kTestEnd) {
+        return Fail(*state == wire::State::kClientTerminate
+                        ? "the client has terminated"
+                        : "unexpected " + wire::StateName(*state) + " during the test");
+      }
+      st.path->Stop();
+      (void)st.path->Join();
+      auto counters = st.path->Snapshot();
+      AddQueuedBytes(*st.path, counters);
+      sampler.Close(t, counters, ReadTcpInfos(*st.path, st.streams, st.spec.transport),
+                    st.spec.interval.count() == 0 ||
+                        t - (boundary - st.spec.interval) >= st.spec.interval / 10);
+      break;
+    }
+    if (t >= deadline) return Fail("safety timer: the client never ended the test");
+    if (t >= boundary) {
+      sampler.Close(t, st.path->Snapshot(), ReadTcpInfos(*st.path, st.streams, st.spec.transport));
+    }
+  }
+  st.totals = sampler.Totals();
+  st.record.intervals = sampler.TakeIntervals();
+  st.record.test_seconds = sampler.MeasuredSeconds();
+  return Ok();
+}
+
+Status ServerTest::ExchangeResults(State& st) {
+  const milliseconds timeout = shared_.config.control_timeout;
+  if (auto s = wire::SendState(control_.get(), wire::State::kExchangeResults); !s) return s;
+  auto doc = wire::ReadJson(control_.get(), timeout, wire::kMaxParamsBytes * 16,
+                            "reading the client's results");
+  if (!doc) return tl::unexpected(doc.error());
+  auto theirs = protocol::DecodeResults(*doc);
+  if (!theirs) return tl::unexpected(theirs.error());
+  const record::CpuUtilization cpu = st.cpu.Read();
+  st.record.local.cpu = cpu;
+  st.record.local.congestion_used = st.congestion_used;
+  st.record.local.intervals = st.record.intervals;
+  auto totals = CombineTotals(st.totals, *theirs, st.spec.transport);
+  if (!totals) return tl::unexpected(totals.error());
+  st.record.streams = std::move(*totals);
+  protocol::PeerResults ours = MakeLocalResults(st.totals, cpu, st.spec.transport,
+                                                st.congestion_used);
+  if (st.peer_is_nicbench) ours.extension = nlohmann::json(st.record.local);
+  if (st.spec.get_server_output && shared_.config.render_output) {
+    ours.server_output_text = shared_.config.render_output(st.record);
+  }
+  if (auto s = wire::SendJson(control_.get(), protocol::EncodeResults(ours)); !s) return s;
+  if (auto s = wire::SendState(control_.get(), wire::State::kDisplayResults); !s) return s;
+  auto done = wire::ReadState(control_.get(), timeout, "waiting for IPERF_DONE");
+  if (!done) return tl::unexpected(done.error());
+  return Ok();
+}
+
+void ServerTest::Finish(State& st, const Status& status) {
+  if (st.path) {
+    st.path->Stop();
+    (void)st.path->Join();
+  }
+  if (!status) st.record.error = status.error().ToString();
+  (status ? shared_.tests_ok : shared_.tests_failed)++;
+  if (shared_.config.log_tests) {
+    uint64_t received = 0;
+    for (const auto& s : st.record.streams) received += s.bytes_received;
+    std::string what = st.params_read
+        ? fmt::format("{} {} -P {}", record::TransportName(st.spec.transport),
+                      DirectionWord(st.spec.direction), st.spec.parallel)
+        : std::string("(no parameters)");
+    std::string result = status ? fmt::format("ok, {} received in {:.2f} s ({})",
+                                              FormatBytes(static_cast<double>(received)),
+                                              st.record.test_seconds,
+                                              st.record.test_seconds > 0
+                                                  ? FormatBitRate(received * 8.0 /
+                                                                  st.record.test_seconds)
+                                                  : std::string("no rate"))
+                                : "failed: " + status.error().ToString();
+    std::fprintf(stderr, "nicbench: test %.8s from %s: %s: %s\n", cookie_.c_str(), peer_.c_str(),
+                 what.c_str(), result.c_str());
+  }
+  if (shared_.sink && st.params_read) shared_.sink(st.record);
+}
+
+void ServerTest::Run() {
+  State st;
+  st.record.version = std::string("nicbench ") + kVersion;
+  st.record.cookie = cookie_;
+  st.record.local.role = "server";
+  st.record.local.software = st.record.version;
+  st.record.remote = record::Measured<record::EndpointRecord>::Unknown(
+      record::Missing::kNotReported, "the client does not send its record");
+  std::time_t now = std::time(nullptr);
+  st.record.timestamp_secs = now;
+  Status status = Ok();
+  try {
+    status = Handshake(st);
+    st.record.spec = st.spec;
+    if (status) status = SetUpStreams(st);
+    if (status) status = Measure(st);
+    if (status) status = ExchangeResults(st);
+  } catch (const std::exception& e) {
+    status = Fail(std::string("internal error: ") + e.what());
+  }
+  Finish(st, status);
+  control_.Reset();
+  finished_ = true;
+  if (on_finished_) on_finished_();
+}
+
+}  // namespace nicbench::engine

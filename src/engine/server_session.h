@@ -1,0 +1,79 @@
+// One test on the server: its controller thread runs the conversation after the cookie
+// (parameters, limits, streams, the test loop, results), and the acceptor hands it the data
+// connections that carry its cookie while it is in CREATE_STREAMS. See server.h.
+//
+// Thread safety: Run on the test's own thread; OfferStream, Terminate and finished from the
+// acceptor thread (they lock).
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "engine/server.h"
+#include "net/socket_address.h"
+#include "net/unique_fd.h"
+#include "record/run_record.h"
+
+namespace nicbench::engine {
+
+// Shared by the tests of one server: the UDP set-up lock (one test at a time binds the
+// unconnected UDP socket on the port, so hellos never go to the wrong test), the listening
+// address, the config, and the sink.
+struct ServerShared {
+  ServerConfig config;
+  net::SocketAddress listen_address;  // port filled in
+  std::timed_mutex udp_setup;
+  TestSink sink;
+  std::atomic<int> tests_ok{0}, tests_failed{0};
+};
+
+class ServerTest {
+ public:
+  ServerTest(net::UniqueFd control, std::string cookie, std::string peer, ServerShared& shared,
+             std::function<void()> on_finished);
+  ~ServerTest();
+  ServerTest(const ServerTest&) = delete;
+  ServerTest& operator=(const ServerTest&) = delete;
+
+  void Run();
+  // A data connection that sent this test's cookie. Returns it back (not taken) when the test
+  // is not waiting for TCP streams; the acceptor then refuses it.
+  net::UniqueFd OfferStream(net::UniqueFd fd);
+  // The server is stopping: SERVER_TERMINATE to the client, end the test.
+  void Terminate();
+  bool finished() const { return finished_.load(); }
+  const std::string& cookie() const { return cookie_; }
+
+ private:
+  struct State;  // the test's working values (server_session.cc)
+  Status Handshake(State& st);
+  Status SetUpStreams(State& st);
+  Status SetUpTcpStreams(State& st);
+  Status SetUpUdpStreams(State& st);
+  Status Measure(State& st);
+  Status ExchangeResults(State& st);
+  void Finish(State& st, const Status& status);
+  Status Refuse(State& st, int i_errno, const std::string& why);
+
+  net::UniqueFd control_;
+  std::string cookie_;
+  std::string peer_;
+  ServerShared& shared_;
+  std::function<void()> on_finished_;
+  int stop_fd_ = -1;  // eventfd: Terminate writes it
+
+  std::mutex mutex_;
+  std::condition_variable streams_arrived_;
+  bool accepting_streams_ = false;
+  bool terminating_ = false;
+  size_t streams_wanted_ = 0;
+  std::deque<net::UniqueFd> streams_;
+  std::atomic<bool> finished_{false};
+};
+
+}  // namespace nicbench::engine

@@ -1,0 +1,268 @@
+#include "engine/session.h"
+
+#include <linux/sockios.h>
+#include <sys/epoll.h>
+#include <sys/ioctl.h>
+#include <sys/timerfd.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "net/tcp_info.h"
+
+namespace nicbench::engine {
+namespace {
+
+double TimevalSeconds(const timeval& tv) { return tv.tv_sec + tv.tv_usec / 1e6; }
+
+}  // namespace
+
+std::vector<StreamRole> PlanStreams(const record::TestSpec& spec, bool is_client) {
+  const int per_direction = spec.parallel;
+  const int count =
+      spec.direction == record::Direction::kBidirectional ? 2 * per_direction : per_direction;
+  std::vector<StreamRole> streams;
+  for (int i = 0; i < count; ++i) {
+    bool client_sends = false;
+    switch (spec.direction) {
+      case record::Direction::kForward: client_sends = true; break;
+      case record::Direction::kReverse: client_sends = false; break;
+      case record::Direction::kBidirectional: client_sends = i < per_direction; break;
+    }
+    // iperf3 numbers streams 1, 3, 4, ...: id 2 is skipped for compatibility.
+    streams.push_back(StreamRole{i == 0 ? 1 : i + 2, is_client ? client_sends : !client_sends});
+  }
+  return streams;
+}
+
+net::SocketOptions DataSocketOptions(const record::TestSpec& spec) {
+  net::SocketOptions options;
+  options.window_bytes = spec.window_bytes;
+  options.mss = spec.mss_bytes;
+  options.no_delay = spec.no_delay;
+  options.congestion = spec.congestion;
+  options.tos = spec.tos;
+  return options;
+}
+
+FlowConfig MakeFlowConfig(int fd, const StreamRole& role, const record::TestSpec& spec) {
+  FlowConfig flow;
+  flow.fd = fd;
+  flow.id = role.id;
+  flow.sender = role.sender;
+  flow.transport = spec.transport;
+  flow.block_bytes = record::EffectiveBlockBytes(spec);
+  flow.rate_bits_per_second = spec.rate_bits_per_second;
+  flow.pacing_timer_us = spec.pacing_timer_us;
+  flow.burst = spec.burst == 0 ? 1 : spec.burst;
+  flow.zero_copy = spec.zero_copy;
+  flow.skip_rx_copy = spec.skip_rx_copy;
+  flow.udp_counters_64bit = spec.udp_counters_64bit;
+  flow.repeating_payload = spec.repeating_payload;
+  return flow;
+}
+
+SendBudget MakeBudget(const record::TestSpec& spec) {
+  return SendBudget{spec.bytes, spec.blocks};
+}
+
+void CpuMeter::Start() {
+  start_wall_ = SteadyClock::Instance().Now();
+  getrusage(RUSAGE_SELF, &start_);
+}
+
+record::CpuUtilization CpuMeter::Read() const {
+  rusage now{};
+  getrusage(RUSAGE_SELF, &now);
+  const double wall = Seconds(SteadyClock::Instance().Now() - start_wall_).count();
+  record::CpuUtilization cpu;
+  if (wall <= 0) return cpu;
+  const double user = TimevalSeconds(now.ru_utime) - TimevalSeconds(start_.ru_utime);
+  const double system = TimevalSeconds(now.ru_stime) - TimevalSeconds(start_.ru_stime);
+  cpu.user_percent = 100.0 * user / wall;
+  cpu.system_percent = 100.0 * system / wall;
+  cpu.total_percent = cpu.user_percent + cpu.system_percent;
+  return cpu;
+}
+
+protocol::PeerResults MakeLocalResults(const std::vector<FlowTotals>& totals,
+                                       const record::CpuUtilization& cpu,
+                                       record::Transport transport,
+                                       const std::string& congestion_used) {
+  protocol::PeerResults results;
+  results.cpu_util_total = cpu.total_percent;
+  results.cpu_util_user = cpu.user_percent;
+  results.cpu_util_system = cpu.system_percent;
+  results.congestion_used = congestion_used;
+  bool any_sender = false;
+  for (const FlowTotals& t : totals) any_sender = any_sender || t.sender;
+  if (!any_sender) {
+    results.sender_has_retransmits = -1;
+  } else {
+    results.sender_has_retransmits = transport == record::Transport::kTcp ? 1 : 0;
+  }
+  for (const FlowTotals& t : totals) {
+    protocol::PeerStream s;
+    s.id = t.id;
+    s.bytes = t.bytes;
+    s.retransmits = t.sender && t.retransmits ? static_cast<int64_t>(*t.retransmits) : -1;
+    s.jitter = t.jitter_seconds;
+    s.errors = static_cast<int64_t>(t.lost);
+    s.packets = static_cast<int64_t>(t.packets);
+    s.start_time = 0;
+    s.end_time = t.seconds;
+    results.streams.push_back(s);
+  }
+  return results;
+}
+
+Result<std::vector<record::StreamTotals>> CombineTotals(const std::vector<FlowTotals>& ours,
+                                                        const protocol::PeerResults& peer,
+                                                        record::Transport transport) {
+  std::map<int, const protocol::PeerStream*> by_id;
+  for (const protocol::PeerStream& s : peer.streams) by_id[s.id] = &s;
+  for (const auto& [id, stream] : by_id) {
+    bool found = std::any_of(ours.begin(), ours.end(),
+                             [id = id](const FlowTotals& t) { return t.id == id; });
+    if (!found) return Fail(fmt::format("the peer's results name stream {} which we do not have", id));
+  }
+  std::vector<record::StreamTotals> out;
+  for (const FlowTotals& t : ours) {
+    record::StreamTotals s;
+    s.id = t.id;
+    s.sender = t.sender;
+    const protocol::PeerStream* theirs = by_id.count(t.id) ? by_id[t.id] : nullptr;
+    const uint64_t their_bytes = theirs ? theirs->bytes : 0;
+    const double their_seconds = theirs ? theirs->end_time - theirs->start_time : 0;
+    s.bytes_sent = t.sender ? t.bytes : their_bytes;
+    s.bytes_received = t.sender ? their_bytes : t.bytes;
+    s.seconds_sent = t.sender ? t.seconds : their_seconds;
+    s.seconds_received = t.sender ? their_seconds : t.seconds;
+    if (transport == record::Transport::kTcp) {
+      if (t.sender && t.retransmits) {
+        s.retransmits = *t.retransmits;
+      } else if (!t.sender && theirs && theirs->retransmits >= 0) {
+        s.retransmits = static_cast<uint64_t>(theirs->retransmits);
+      } else {
+        s.retransmits = record::Measured<uint64_t>::Unknown(record::Missing::kNotReported);
+      }
+      if (t.max_snd_cwnd) s.max_snd_cwnd = *t.max_snd_cwnd;
+      if (t.min_rtt_us) s.min_rtt_us = *t.min_rtt_us;
+      if (t.max_rtt_us) s.max_rtt_us = *t.max_rtt_us;
+      if (t.mean_rtt_us) s.mean_rtt_us = *t.mean_rtt_us;
+    } else if (t.sender) {
+      // The receiver knows loss and jitter; the sender knows how many it sent.
+      s.packets = t.packets;
+      s.lost = theirs ? static_cast<uint64_t>(std::max<int64_t>(0, theirs->errors)) : 0;
+      s.jitter_seconds = theirs ? theirs->jitter : 0;
+    } else {
+      s.packets = theirs ? static_cast<uint64_t>(std::max<int64_t>(0, theirs->packets)) : t.packets;
+      s.lost = t.lost;
+      s.out_of_order = t.out_of_order;
+      s.jitter_seconds = t.jitter_seconds;
+    }
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+TcpInfoByFlow ReadTcpInfos(const DataPath& path, const std::vector<StreamRole>& streams,
+                           record::Transport transport) {
+  TcpInfoByFlow out;
+  if (transport != record::Transport::kTcp) return out;
+  for (const StreamRole& role : streams) {
+    int fd = path.FlowFd(role.id);
+    if (fd < 0) continue;
+    auto info = net::ReadTcpInfo(fd);
+    if (info) {
+      out[role.id] = *info;
+    } else {
+      out[role.id] = record::Measured<record::TcpInfoSample>::Unknown(
+          record::Missing::kError, info.error().ToString());
+    }
+  }
+  return out;
+}
+
+void AddQueuedBytes(const DataPath& path, std::vector<FlowCounters>& counters) {
+  for (FlowCounters& c : counters) {
+    if (c.sender) continue;
+    int fd = path.FlowFd(c.id);
+    int queued = 0;
+    if (fd >= 0 && ioctl(fd, SIOCINQ, &queued) == 0 && queued > 0) c.bytes += queued;
+  }
+}
+
+Result<SessionLoop> SessionLoop::Create(int control_fd, int done_fd, int stop_fd) {
+  SessionLoop loop;
+  loop.epoll_fd_ = epoll_create1(EPOLL_CLOEXEC);
+  if (loop.epoll_fd_ < 0) return FailErrno("epoll_create1");
+  loop.timer_fd_ = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+  if (loop.timer_fd_ < 0) return FailErrno("timerfd_create");
+  loop.done_fd_ = done_fd;
+  const std::pair<int, uint32_t> fds[] = {{control_fd, static_cast<uint32_t>(Wake::kControl)},
+                                          {done_fd, static_cast<uint32_t>(Wake::kDone)},
+                                          {stop_fd, static_cast<uint32_t>(Wake::kStop)},
+                                          {loop.timer_fd_, static_cast<uint32_t>(Wake::kTimer)}};
+  for (const auto& [fd, tag] : fds) {
+    if (fd < 0) continue;
+    epoll_event ev{};
+    ev.events = EPOLLIN | (fd == control_fd ? static_cast<uint32_t>(EPOLLRDHUP) : 0u);
+    ev.data.u32 = tag;
+    if (epoll_ctl(loop.epoll_fd_, EPOLL_CTL_ADD, fd, &ev) != 0) return FailErrno("epoll_ctl");
+  }
+  return loop;
+}
+
+SessionLoop::SessionLoop(SessionLoop&& other) noexcept
+    : epoll_fd_(std::exchange(other.epoll_fd_, -1)),
+      timer_fd_(std::exchange(other.timer_fd_, -1)),
+      done_fd_(std::exchange(other.done_fd_, -1)) {}
+
+SessionLoop::~SessionLoop() {
+  if (epoll_fd_ >= 0) close(epoll_fd_);
+  if (timer_fd_ >= 0) close(timer_fd_);
+}
+
+Result<SessionLoop::Wake> SessionLoop::Wait(MonoTime until) {
+  // steady_clock is CLOCK_MONOTONIC on Linux, so its time points arm the timerfd directly.
+  const auto since_epoch = until.time_since_epoch();
+  const auto secs = std::chrono::duration_cast<std::chrono::seconds>(since_epoch);
+  itimerspec spec{};
+  spec.it_value.tv_sec = std::max<int64_t>(0, secs.count());
+  spec.it_value.tv_nsec = std::chrono::duration_cast<std::chrono::nanoseconds>(since_epoch - secs).count();
+  if (spec.it_value.tv_sec == 0 && spec.it_value.tv_nsec == 0) spec.it_value.tv_nsec = 1;
+  if (timerfd_settime(timer_fd_, TFD_TIMER_ABSTIME, &spec, nullptr) != 0) {
+    return FailErrno("timerfd_settime");
+  }
+  for (;;) {
+    epoll_event events[4];
+    int n = epoll_wait(epoll_fd_, events, 4, -1);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return FailErrno("epoll_wait");
+    }
+    std::optional<Wake> timer;
+    std::optional<Wake> event;
+    for (int i = 0; i < n; ++i) {
+      auto wake = static_cast<Wake>(events[i].data.u32);
+      if (wake == Wake::kTimer) {
+        uint64_t expirations = 0;
+        (void)!read(timer_fd_, &expirations, sizeof expirations);
+        timer = wake;
+      } else if (!event || wake == Wake::kStop) {
+        event = wake;
+      }
+    }
+    if (event == Wake::kDone) {
+      epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, done_fd_, nullptr);
+    }
+    if (event) return *event;
+    if (timer) return *timer;
+  }
+}
+
+}  // namespace nicbench::engine

@@ -1,0 +1,101 @@
+// Pieces both ends of a test share: which streams exist and who sends on each (iperf3's
+// numbering and order), the socket options of a data stream, the process CPU meter iperf3
+// reports, the results JSON built from our totals, the per-stream totals combined with the
+// peer's results, and the event loop that waits for the next interval boundary or an event.
+// Used by client.cc and server_session.cc. Thread safety: plain functions and objects owned by
+// one controller thread.
+#pragma once
+
+#include <sys/resource.h>
+
+#include <chrono>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/clock.h"
+#include "base/result.h"
+#include "engine/data_path.h"
+#include "engine/sampler.h"
+#include "net/socket.h"
+#include "protocol/results.h"
+#include "record/run_record.h"
+#include "record/test_spec.h"
+
+namespace nicbench::engine {
+
+// One stream of a test from one end's point of view, in connection order.
+struct StreamRole {
+  int id = 0;
+  bool sender = false;
+};
+
+// iperf3's ids (1, 3, 4, 5, ...: 2 is skipped) and roles: forward = client sends; reverse =
+// server sends; bidir = the first `parallel` connected streams carry client->server data, the
+// next `parallel` server->client.
+std::vector<StreamRole> PlanStreams(const record::TestSpec& spec, bool is_client);
+
+// The options a data socket gets from the spec (window, MSS, nodelay, congestion, TOS).
+net::SocketOptions DataSocketOptions(const record::TestSpec& spec);
+
+// The DataPath flow of one connected stream.
+FlowConfig MakeFlowConfig(int fd, const StreamRole& role, const record::TestSpec& spec);
+
+// The test's sender budget on this end (bytes/blocks; raw totals as DataPath counts them).
+SendBudget MakeBudget(const record::TestSpec& spec);
+
+// Process CPU time over wall time, as iperf3's cpu_util (percent of one CPU; may exceed 100
+// with several threads busy).
+class CpuMeter {
+ public:
+  void Start();
+  record::CpuUtilization Read() const;
+
+ private:
+  MonoTime start_wall_{};
+  rusage start_{};
+};
+
+// Our EXCHANGE_RESULTS document (without the extension).
+protocol::PeerResults MakeLocalResults(const std::vector<FlowTotals>& totals,
+                                       const record::CpuUtilization& cpu,
+                                       record::Transport transport,
+                                       const std::string& congestion_used);
+
+// Per-stream totals as iperf3 prints them: our counts for our side of each stream, the peer's
+// counts for the other side (bytes_received of our sender streams is what the peer received).
+// A peer stream id we do not have is an error (iperf3's IESTREAMID).
+Result<std::vector<record::StreamTotals>> CombineTotals(const std::vector<FlowTotals>& ours,
+                                                        const protocol::PeerResults& peer,
+                                                        record::Transport transport);
+
+// TCP_INFO of every TCP flow, read now.
+TcpInfoByFlow ReadTcpInfos(const DataPath& path, const std::vector<StreamRole>& streams,
+                           record::Transport transport);
+
+// For TCP receiver flows: adds the bytes already queued in the socket's receive buffer
+// (SIOCINQ) to the final counters, so "received by the end" counts what the kernel accepted
+// even if the worker had not read it yet. REQUIRES: the DataPath is stopped and joined.
+void AddQueuedBytes(const DataPath& path, std::vector<FlowCounters>& counters);
+
+// The epoll set a controller waits in during a test: the control socket, the DataPath's done
+// fd, a stop fd and a timerfd for interval boundaries.
+class SessionLoop {
+ public:
+  enum class Wake { kTimer, kControl, kDone, kStop };
+  static Result<SessionLoop> Create(int control_fd, int done_fd, int stop_fd);
+  SessionLoop(SessionLoop&&) noexcept;
+  SessionLoop& operator=(SessionLoop&&) = delete;
+  ~SessionLoop();
+
+  // Waits until `until` (steady clock) or an fd event. Events win over the timer when both
+  // are ready. The done fd reports once, then is removed from the set.
+  Result<Wake> Wait(MonoTime until);
+
+ private:
+  SessionLoop() = default;
+  int epoll_fd_ = -1, timer_fd_ = -1, done_fd_ = -1;
+};
+
+
+}  // namespace nicbench::engine
