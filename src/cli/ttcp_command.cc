@@ -1,13 +1,26 @@
+// `nicbench ttcp ...` and the binary invoked as `ttcp`: classic ttcp's command line. Usage
+// errors and bad values exit 1 here, not ExitCode::kUsage, because ttcp scripts expect the
+// original's status.
 #include <cstdio>
 
-#include "base/exit_code.h"
 #include "cli/commands.h"
+#include "ttcp/options.h"
+#include "ttcp/ttcp.h"
 
 namespace nicbench::cli {
 
-int RunTtcpCommand(int /*argc*/, char** /*argv*/) {
-  std::fputs("nicbench ttcp: not built yet\n", stderr);
-  return ToInt(ExitCode::kEnvironment);
+int RunTtcpCommand(int argc, char** argv) {
+  auto options = ttcp::ParseTtcpArgs(argc, argv);
+  if (!options) {
+    const ttcp::ArgError& error = options.error();
+    if (!error.message.empty()) std::fprintf(stderr, "%s\n", error.message.c_str());
+    if (error.show_usage) std::fputs(ttcp::UsageText(), stderr);
+    return ttcp::kExitFailure;
+  }
+  ttcp::Streams streams;
+  streams.stats = options->stats_to_stdout ? stdout : stderr;
+  streams.diagnostics = stderr;
+  return ttcp::RunTtcp(*options, streams);
 }
 
 }  // namespace nicbench::cli
