@@ -1,0 +1,98 @@
+#include "diagnosis/cpu_analysis.h"
+
+#include <algorithm>
+#include <map>
+
+#include <fmt/format.h>
+
+namespace nicbench::diagnosis {
+namespace {
+
+double UserSystem(const record::CpuShare& c) { return c.user + c.nice + c.system; }
+
+// Both ends' process use in the same interval when they share the host's CPUs.
+std::optional<double> ProcessesOnHost(const RunView& view, const End& end, size_t index,
+                                      const record::HostInterval& sample) {
+  std::optional<double> own = ProcessPercent(sample);
+  if (!own || !view.SharedHost()) return own;
+  const End* other = end.local ? view.remote() : &view.local();
+  auto other_samples = view.Samples(*other);
+  if (index >= other_samples.size()) return std::nullopt;
+  std::optional<double> theirs = ProcessPercent(*other_samples[index]);
+  if (!theirs) return std::nullopt;
+  return *own + *theirs;
+}
+
+}  // namespace
+
+double CoreSaturation::CompetitorPercent() const {
+  if (!others_percent) return 0;
+  return std::min(user + system, *others_percent);
+}
+
+std::string CoreSaturation::DominantKind() const {
+  std::pair<double, const char*> kinds[] = {
+      {user, "user time (copying data in nicbench or another program)"},
+      {system, "system time (kernel work in a process's context: socket calls, copies)"},
+      {irq, "hard interrupts"},
+      {softirq, "softirq (NET_RX/NET_TX packet processing)"},
+      {steal, "steal (the hypervisor ran another guest)"}};
+  return std::max_element(std::begin(kinds), std::end(kinds))->second;
+}
+
+std::string CoreSaturation::CoreText() const {
+  return fmt::format("cpu{} {:.0f}% busy: user {:.0f}%, system {:.0f}%, irq {:.0f}%, softirq "
+                     "{:.0f}%, steal {:.0f}%",
+                     core, busy, user, system, irq, softirq, steal);
+}
+
+CoreSaturation AnalyzeCpu(const RunView& view, const End& end, const Thresholds& t) {
+  CoreSaturation out;
+  auto samples = view.Samples(end);
+  std::map<int, int> saturated_count;
+  std::vector<const record::CpuShare*> busiest;  // per counted sample
+  std::vector<double> process, others;
+  for (size_t i = 0; i < samples.size(); ++i) {
+    const auto* cpus = samples[i]->cpus.get();
+    if (cpus == nullptr || cpus->empty()) continue;
+    if (out.samples == 0) out.start = samples[i]->start;
+    out.end = samples[i]->end;
+    ++out.samples;
+    const record::CpuShare* top = &*std::max_element(
+        cpus->begin(), cpus->end(), [](const auto& a, const auto& b) { return a.Busy() < b.Busy(); });
+    out.mean_top_busy += top->Busy();
+    busiest.push_back(top->Busy() >= t.core_busy_percent ? top : nullptr);
+    if (busiest.back()) {
+      ++out.saturated;
+      ++saturated_count[top->cpu];
+    }
+    if (auto own = ProcessPercent(*samples[i])) process.push_back(*own);
+    if (auto all = ProcessesOnHost(view, end, i, *samples[i])) {
+      double host_user_system = 0;
+      for (const auto& c : *cpus) host_user_system += UserSystem(c);
+      others.push_back(std::max(0.0, host_user_system - *all));
+    }
+  }
+  if (out.samples > 0) out.mean_top_busy /= out.samples;
+  if (!process.empty()) out.process_percent = Mean(process);
+  if (!others.empty() && others.size() == process.size()) out.others_percent = Mean(others);
+  if (saturated_count.empty()) return out;
+  out.core = std::max_element(saturated_count.begin(), saturated_count.end(),
+                              [](const auto& a, const auto& b) { return a.second < b.second; })
+                 ->first;
+  int n = 0;
+  for (const record::CpuShare* c : busiest) {
+    if (c == nullptr || c->cpu != out.core) continue;
+    ++n;
+    out.busy += c->Busy();
+    out.user += c->user + c->nice;
+    out.system += c->system;
+    out.irq += c->irq;
+    out.softirq += c->softirq;
+    out.steal += c->steal;
+  }
+  for (double* v : {&out.busy, &out.user, &out.system, &out.irq, &out.softirq, &out.steal}) *v /= n;
+  return out;
+}
+
+}  // namespace nicbench::diagnosis

@@ -1,0 +1,41 @@
+// Internal to diagnosis: per-end CPU figures the CPU, IRQ and measurement rules share: which
+// core saturates and with what kind of work, how much of the host's CPU nicbench itself used
+// and how much went to other processes. Pure.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "diagnosis/diagnose.h"
+#include "diagnosis/view.h"
+
+namespace nicbench::diagnosis {
+
+struct CoreSaturation {
+  int samples = 0;          // counted samples that carry per-CPU shares
+  int saturated = 0;        // of those, samples where the busiest core is >= the threshold
+  int core = -1;            // the core most often saturated
+  double mean_top_busy = 0;  // mean over samples of the busiest core's busy share
+  double start = 0, end = 0;  // span of the counted samples, seconds
+  // Mean shares (percent) of `core` over the samples where it was saturated.
+  double busy = 0, user = 0, system = 0, irq = 0, softirq = 0, steal = 0;
+  // Mean CPU use of nicbench at this end, percent of one core, when sampled.
+  std::optional<double> process_percent;
+  // Mean user+nice+system time of the host's CPUs not accounted for by nicbench (both ends'
+  // processes when they share the host), percent of one core; unknown without process usage.
+  std::optional<double> others_percent;
+
+  bool Saturated(const Thresholds& t) const {
+    return samples > 0 && saturated >= t.saturated_interval_fraction * samples;
+  }
+  // Of the saturated core, the share other processes plausibly took.
+  double CompetitorPercent() const;
+  // "softirq (packet processing)", "system (kernel work in nicbench's context)", ...
+  std::string DominantKind() const;
+  // "cpu1 97% busy: user 10%, system 30%, irq 2%, softirq 55%"
+  std::string CoreText() const;
+};
+
+CoreSaturation AnalyzeCpu(const RunView& view, const End& end, const Thresholds& t);
+
+}  // namespace nicbench::diagnosis

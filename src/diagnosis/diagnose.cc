@@ -1,0 +1,77 @@
+#include "diagnosis/diagnose.h"
+
+#include <algorithm>
+
+#include "diagnosis/rules.h"
+
+namespace nicbench::diagnosis {
+namespace {
+
+using record::Severity;
+
+// The rule table, in the order findings of equal severity are listed: what limits the
+// transfer first, then causes, then configuration, then the measurement itself.
+constexpr RuleFn kRules[] = {
+    LinkRateLimited, CpuBound,     IrqConcentration,  WindowLimited,     Retransmissions,
+    UdpLoss,         Drops,        HalfDuplex,        MtuMismatch,       OffloadsOff,
+    LinkBelowCapability, LegacyIrqMode, ToolCpuBound, TestTooShort,      IntervalsVary,
+    RemoteNotReported, CostPerEnd,
+};
+
+bool AnyWarning(const Findings& findings) {
+  return std::any_of(findings.begin(), findings.end(),
+                     [](const auto& f) { return f.severity >= Severity::kWarning; });
+}
+
+record::Finding Healthy(const RunView& view, const Findings& findings) {
+  bool at_link = std::any_of(findings.begin(), findings.end(),
+                             [](const auto& f) { return f.id == "link-rate-limited"; });
+  record::Finding f = MakeFinding(
+      "no-problem-found", Severity::kInfo,
+      at_link ? "Healthy: the transfer runs at the link's rate and nothing else limits it"
+              : "Healthy: no rule found a problem in this run");
+  for (const Flow& flow : view.flows()) {
+    f.evidence.push_back(FlowName(flow) + ": no warning from any rule");
+  }
+  f.meaning = "Both ends' measurements look as they should for this path.";
+  f.next_step = "Keep this run as a baseline (nicbench compare) for later changes.";
+  return f;
+}
+
+}  // namespace
+
+record::Finding MakeFinding(std::string id, Severity severity, std::string title) {
+  record::Finding f;
+  f.id = std::move(id);
+  f.severity = severity;
+  f.title = std::move(title);
+  return f;
+}
+
+const char* SeverityName(Severity severity) {
+  switch (severity) {
+    case Severity::kInfo: return "info";
+    case Severity::kNotice: return "notice";
+    case Severity::kWarning: return "warning";
+    case Severity::kCritical: return "critical";
+  }
+  return "unknown";
+}
+
+std::vector<record::Finding> Diagnose(const record::RunRecord& run, const Thresholds& thresholds) {
+  RunView view(run);
+  Findings findings;
+  for (RuleFn rule : kRules) {
+    Findings found = rule(view, thresholds);
+    findings.insert(findings.end(), std::make_move_iterator(found.begin()),
+                    std::make_move_iterator(found.end()));
+  }
+  Findings far = FarBelowLinkRate(view, thresholds, findings);
+  findings.insert(findings.end(), far.begin(), far.end());
+  if (!AnyWarning(findings) && !run.error) findings.push_back(Healthy(view, findings));
+  std::stable_sort(findings.begin(), findings.end(),
+                   [](const auto& a, const auto& b) { return a.severity > b.severity; });
+  return findings;
+}
+
+}  // namespace nicbench::diagnosis

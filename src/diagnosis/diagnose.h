@@ -1,0 +1,83 @@
+// Diagnosis: what limits the transfer, with evidence. Pure functions from a finished RunRecord
+// (both ends' intervals, host samples and NIC facts) to findings; no I/O, no clock, so the
+// same record always yields the same findings. Thread-safe (no shared state).
+//
+// Call site: after the engine has finished the record and before it is rendered or stored:
+//   run.findings = diagnosis::Diagnose(run);
+// and, for a job that ran both directions, append DiagnosePair(forward, reverse) to either.
+// docs/diagnosis.md lists every rule, its inputs, thresholds and why.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "record/measured.h"
+#include "record/run_record.h"
+
+namespace nicbench::diagnosis {
+
+// The numbers the rules compare against. The defaults are the documented ones; tests and
+// experiments may tighten them.
+struct Thresholds {
+  // Goodput at or above this share of the link's theoretical TCP goodput: the link is the limit.
+  double link_limited_fraction = 0.90;
+  // Goodput below this share of it, with no other finding to explain why: "far below".
+  double far_below_fraction = 0.50;
+  // A core at or above this busy share (user+nice+system+irq+softirq+steal) is saturated...
+  double core_busy_percent = 90.0;
+  // ...and an end is CPU-bound when that holds in at least this share of its intervals.
+  double saturated_interval_fraction = 0.5;
+  // CPU time (percent of one core) used by processes other than nicbench that counts as
+  // competition for a saturated core.
+  double competitor_percent = 20.0;
+  // Share of the NIC's interrupts taken by one CPU that counts as concentration.
+  double irq_concentration_fraction = 0.9;
+  // Mean idle of the other CPUs for "while others idle".
+  double others_idle_percent = 50.0;
+  // Retransmitted segments per segment sent: notice at the first, warning at the second.
+  double retransmit_notice_fraction = 0.001;
+  double retransmit_warning_fraction = 0.01;
+  // UDP datagrams lost per datagram sent for a warning.
+  double udp_loss_fraction = 0.01;
+  // TCP_INFO: share of the sender's busy time limited by the receive window / send buffer.
+  double window_limited_fraction = 0.5;
+  // Measurement suspect: nicbench's own CPU use (percent of one core) in most intervals...
+  double tool_cpu_percent = 90.0;
+  // ...a test shorter than this, or than this many mean RTTs...
+  double min_test_seconds = 2.0;
+  double min_test_rtts = 50.0;
+  // ...or per-interval goodput with a coefficient of variation above this.
+  double max_interval_cv = 0.5;
+  // Asymmetry: the slower direction below this share of the faster one.
+  double asymmetry_fraction = 0.7;
+  // Interrupts per Gbit/s differing by this factor between ends or directions.
+  double irq_rate_ratio = 2.0;
+};
+
+// Runs every rule on one record and returns the findings, most severe first (rules of equal
+// severity keep the order of the rule table). A record with no warning also carries a
+// "no-problem-found" info finding so a healthy run says so.
+std::vector<record::Finding> Diagnose(const record::RunRecord& run,
+                                      const Thresholds& thresholds = {});
+
+// Findings that need both directions of one path: asymmetry and interrupt cost compared across
+// directions. `forward` is the record of the client-sends test, `reverse` of the server-sends
+// test between the same two hosts. Each record's own findings still come from Diagnose.
+std::vector<record::Finding> DiagnosePair(const record::RunRecord& forward,
+                                          const record::RunRecord& reverse,
+                                          const Thresholds& thresholds = {});
+
+// "info", "notice", "warning", "critical".
+const char* SeverityName(record::Severity severity);
+
+// What moving the data cost one end: CPU time over all cores per gigabyte (10^9 bytes) moved
+// through that end (both directions for a bidirectional test), and the NIC's interrupts per
+// Gbit/s of goodput. Unknown when the samples or the NIC lines are missing.
+struct EndCost {
+  std::string end;  // "local client (sender)"
+  record::Measured<double> cpu_seconds_per_gigabyte;
+  record::Measured<double> nic_interrupts_per_gbit;
+};
+std::vector<EndCost> Costs(const record::RunRecord& run);
+
+}  // namespace nicbench::diagnosis

@@ -1,0 +1,110 @@
+#include "diagnosis/link.h"
+
+#include <fmt/format.h>
+
+#include "record/test_spec.h"
+
+namespace nicbench::diagnosis {
+namespace {
+
+struct Packet {
+  uint32_t ip_bytes = 0;       // IP packet length per frame
+  uint32_t payload_bytes = 0;  // application bytes in it
+};
+
+// A full-sized packet of the flow at this MTU, or nullopt when the flow's packets are not
+// modelled (UDP datagrams that fragment).
+std::optional<Packet> FullPacket(const RunView& view, const Flow& flow, uint32_t mtu) {
+  if (view.tcp()) {
+    uint32_t header = view.ipv6() ? kTcp6HeaderBytes : kTcp4HeaderBytes;
+    if (mtu <= header) return std::nullopt;
+    uint32_t payload = mtu - header;
+    // TCP_INFO's snd_mss is the payload per segment after options, the better figure.
+    if (flow.tcp && flow.tcp->snd_mss > 0 && flow.tcp->snd_mss < mtu) payload = flow.tcp->snd_mss;
+    return Packet{mtu, payload};
+  }
+  uint32_t header = view.ipv6() ? kUdp6HeaderBytes : kUdp4HeaderBytes;
+  uint32_t block = record::EffectiveBlockBytes(view.run().spec);
+  if (block + header > mtu) return std::nullopt;
+  return Packet{block + header, block};
+}
+
+void Consider(std::optional<LinkLimit>& best, LinkLimit candidate) {
+  if (!best || candidate.goodput_bits_per_second < best->goodput_bits_per_second) {
+    best = std::move(candidate);
+  }
+}
+
+}  // namespace
+
+double GoodputBitsPerSecond(uint64_t rate_bits_per_second, uint32_t payload_bytes,
+                            uint32_t frame_bytes) {
+  return static_cast<double>(rate_bits_per_second) * payload_bytes / frame_bytes;
+}
+
+std::optional<LinkLimit> FlowLinkLimit(const RunView& view, const Flow& flow, std::string* missing) {
+  const End* ends[] = {flow.sender, flow.receiver};
+  std::optional<uint32_t> mtu;
+  for (const End* end : ends) {
+    if (end && !mtu && end->record->nic.mtu.known()) mtu = end->record->nic.mtu.value();
+  }
+  std::optional<LinkLimit> best;
+  std::string why;
+  for (const End* end : ends) {
+    if (end == nullptr) continue;
+    const record::NicFacts& nic = end->record->nic;
+    if (nic.loopback) {
+      why = "loopback has no link";
+      continue;
+    }
+    bool egress = end == flow.sender;
+    uint64_t qdisc_rate = QdiscRate(nic);
+    if (!mtu) {
+      why = fmt::format("the MTU of {} at the {} is unknown ({})", nic.interface, end->name,
+                        record::MissingName(nic.mtu.why()));
+      continue;
+    }
+    auto packet = FullPacket(view, flow, *mtu);
+    if (!packet) {
+      why = "UDP datagrams larger than the MTU are fragmented; the rule does not model them";
+      continue;
+    }
+    if (egress && qdisc_rate > 0) {
+      const record::Qdisc& q = nic.qdisc.value();
+      LinkLimit limit;
+      limit.rate_bits_per_second = qdisc_rate;
+      limit.accounting = LinkAccounting::kQdiscSkb;
+      limit.mtu = *mtu;
+      limit.payload_bytes = packet->payload_bytes;
+      limit.frame_bytes = packet->ip_bytes + kEthernetHeaderBytes + q.overhead_bytes;
+      limit.goodput_bits_per_second =
+          GoodputBitsPerSecond(qdisc_rate, limit.payload_bytes, limit.frame_bytes);
+      limit.source = fmt::format("{} qdisc rate on {} at the {}", q.kind, nic.interface, end->name);
+      Consider(best, limit);
+    }
+    if (IsSoftwareNic(nic)) {
+      if (why.empty()) why = fmt::format("{} is a {} device with no wire", nic.interface,
+                                         nic.driver.value());
+      continue;
+    }
+    if (!nic.speed_mbps.known() || nic.speed_mbps.value() == 0) {
+      why = fmt::format("the link speed of {} at the {} is unknown ({})", nic.interface, end->name,
+                        record::MissingName(nic.speed_mbps.why()));
+      continue;
+    }
+    LinkLimit limit;
+    limit.rate_bits_per_second = nic.speed_mbps.value() * 1000000ull;
+    limit.accounting = LinkAccounting::kEthernetWire;
+    limit.mtu = *mtu;
+    limit.payload_bytes = packet->payload_bytes;
+    limit.frame_bytes = packet->ip_bytes + kEthernetWireOverheadBytes;
+    limit.goodput_bits_per_second =
+        GoodputBitsPerSecond(limit.rate_bits_per_second, limit.payload_bytes, limit.frame_bytes);
+    limit.source = fmt::format("negotiated speed of {} at the {}", nic.interface, end->name);
+    Consider(best, limit);
+  }
+  if (!best && missing) *missing = why.empty() ? "no end reported its NIC" : why;
+  return best;
+}
+
+}  // namespace nicbench::diagnosis

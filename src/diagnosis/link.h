@@ -1,0 +1,46 @@
+// Internal to diagnosis: the goodput a flow could reach if the link were its only limit. The
+// link is the slowest of: the sender's and receiver's negotiated NIC speeds (counted on the
+// wire: every frame costs MTU + 38 bytes, Ethernet's header 14, FCS 4, preamble 8 and
+// inter-frame gap 12), and a shaping qdisc on the sender's egress (tbf/htb charge skb->len,
+// which is MTU + 14 on an Ethernet-type device, plus tc's configured overhead). Pure.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "diagnosis/view.h"
+
+namespace nicbench::diagnosis {
+
+inline constexpr uint32_t kEthernetHeaderBytes = 14;
+// Header 14 + FCS 4 + preamble/SFD 8 + inter-frame gap 12 (IEEE 802.3).
+inline constexpr uint32_t kEthernetWireOverheadBytes = 38;
+// IPv4 20 + TCP 20 + timestamps option 12 (on by default in Linux); IPv6 40 + 20 + 12.
+inline constexpr uint32_t kTcp4HeaderBytes = 52;
+inline constexpr uint32_t kTcp6HeaderBytes = 72;
+inline constexpr uint32_t kUdp4HeaderBytes = 28;
+inline constexpr uint32_t kUdp6HeaderBytes = 48;
+
+enum class LinkAccounting { kEthernetWire, kQdiscSkb };
+
+struct LinkLimit {
+  uint64_t rate_bits_per_second = 0;
+  LinkAccounting accounting = LinkAccounting::kEthernetWire;
+  uint32_t mtu = 0;
+  uint32_t payload_bytes = 0;  // application bytes per frame
+  uint32_t frame_bytes = 0;    // bytes charged per frame at that rate
+  double goodput_bits_per_second = 0;
+  std::string source;  // "negotiated speed of eth0 at remote server (receiver)"
+};
+
+// rate x payload / frame: the application bytes a link of that rate carries when every frame
+// is full. REQUIRES: frame_bytes > 0.
+double GoodputBitsPerSecond(uint64_t rate_bits_per_second, uint32_t payload_bytes,
+                            uint32_t frame_bytes);
+
+// The limit of one flow, or nullopt with `missing` set to why it cannot be known (no link:
+// loopback; speed unknown; MTU unknown).
+std::optional<LinkLimit> FlowLinkLimit(const RunView& view, const Flow& flow, std::string* missing);
+
+}  // namespace nicbench::diagnosis

@@ -1,0 +1,50 @@
+// Internal to diagnosis: the rule functions. Each reads the view and returns zero or more
+// findings (per end or per flow); none has side effects. diagnose.cc holds the table that runs
+// them; docs/diagnosis.md describes each one.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "diagnosis/diagnose.h"
+#include "diagnosis/view.h"
+
+namespace nicbench::diagnosis {
+
+using Findings = std::vector<record::Finding>;
+using RuleFn = Findings (*)(const RunView&, const Thresholds&);
+
+record::Finding MakeFinding(std::string id, record::Severity severity, std::string title);
+
+// rules_link.cc
+Findings LinkRateLimited(const RunView& view, const Thresholds& t);
+// Runs after the others: goodput far below the link with no warning that explains it.
+Findings FarBelowLinkRate(const RunView& view, const Thresholds& t, const Findings& so_far);
+
+// rules_cpu.cc
+Findings CpuBound(const RunView& view, const Thresholds& t);
+Findings ToolCpuBound(const RunView& view, const Thresholds& t);
+
+// rules_irq.cc
+Findings IrqConcentration(const RunView& view, const Thresholds& t);
+Findings CostPerEnd(const RunView& view, const Thresholds& t);
+
+// rules_tcp.cc
+Findings Retransmissions(const RunView& view, const Thresholds& t);
+Findings UdpLoss(const RunView& view, const Thresholds& t);
+Findings Drops(const RunView& view, const Thresholds& t);
+Findings WindowLimited(const RunView& view, const Thresholds& t);
+
+// rules_config.cc
+Findings OffloadsOff(const RunView& view, const Thresholds& t);
+Findings MtuMismatch(const RunView& view, const Thresholds& t);
+Findings HalfDuplex(const RunView& view, const Thresholds& t);
+Findings LinkBelowCapability(const RunView& view, const Thresholds& t);
+Findings LegacyIrqMode(const RunView& view, const Thresholds& t);
+
+// rules_measurement.cc
+Findings TestTooShort(const RunView& view, const Thresholds& t);
+Findings IntervalsVary(const RunView& view, const Thresholds& t);
+Findings RemoteNotReported(const RunView& view, const Thresholds& t);
+
+}  // namespace nicbench::diagnosis

@@ -1,0 +1,167 @@
+// CPU rules: an end whose core saturates (and with what), and nicbench itself at its limit.
+#include <fmt/format.h>
+
+#include "diagnosis/cpu_analysis.h"
+#include "diagnosis/rules.h"
+
+namespace nicbench::diagnosis {
+namespace {
+
+using record::Severity;
+
+// When both ends share one host, the same cores appear in both ends' samples; the sender's
+// TCP_INFO tells which end could not keep up: a sender held back by the receive window has a
+// receiver that does not read fast enough.
+const End* Attribute(const RunView& view, const End& analysed, const Thresholds& t,
+                     std::vector<std::string>& evidence) {
+  if (!view.SharedHost()) return &analysed;
+  std::string host = view.run().local.host.hostname.value();
+  if (view.flows().size() != 1 || !view.flows()[0].tcp || view.flows()[0].tcp->busy_us == 0) {
+    evidence.push_back(fmt::format(
+        "both ends run on one host ({}), so their CPU samples are the same cores; no sender "
+        "TCP_INFO tells which end is short of CPU",
+        host));
+    return nullptr;
+  }
+  const Flow& flow = view.flows()[0];
+  double rwnd = static_cast<double>(flow.tcp->rwnd_limited_us) / flow.tcp->busy_us;
+  const End* end = rwnd >= t.window_limited_fraction ? flow.receiver : flow.sender;
+  evidence.push_back(fmt::format(
+      "both ends run on one host ({}); the sender's TCP_INFO shows it limited by the "
+      "receive window {:.0f}% of its busy time, so the {} is the end that cannot keep up",
+      host, rwnd * 100, rwnd >= t.window_limited_fraction ? "receiver" : "sender"));
+  return end;
+}
+
+std::string CpuId(const End* end) {
+  if (end == nullptr || (end->sends && end->receives)) return "cpu-bound";
+  return end->sends ? "sender-cpu-bound" : "receiver-cpu-bound";
+}
+
+std::string NextStep(const CoreSaturation& cpu, bool competes) {
+  if (competes) {
+    return fmt::format("Find what else runs on cpu{} (top -H, pidstat -u 1) and stop or move it "
+                       "(taskset, cgroup cpusets), or pin nicbench to an idle core; then repeat.",
+                       cpu.core);
+  }
+  if (cpu.irq + cpu.softirq >= cpu.user + cpu.system) {
+    return "Spread the packet work: more NIC queues (ethtool -L) with RSS, IRQ affinity "
+           "(/proc/irq/N/smp_affinity_list) over idle cores, RPS; turn on GRO/TSO and "
+           "interrupt coalescing (ethtool -C).";
+  }
+  return "Make each byte cheaper or use more cores: TSO/GSO/GRO on, larger -l, -Z (sendfile) "
+         "on the sender or --skip-rx-copy on the receiver, or -P 2..4 streams.";
+}
+
+record::Finding CpuFinding(const RunView& view, const End& analysed, const CoreSaturation& cpu,
+                           bool competes, const Thresholds& t) {
+  std::vector<std::string> evidence;
+  const End* end = Attribute(view, analysed, t, evidence);
+  std::string who = end ? end->name : "both ends (one host)";
+  std::string title = fmt::format("{} CPU-bound: cpu{} saturated, mostly {}", who, cpu.core,
+                                  cpu.DominantKind());
+  if (competes) {
+    title = fmt::format("{} CPU-bound: cpu{} saturated and other processes take ~{:.0f}% of it",
+                        who, cpu.core, cpu.CompetitorPercent());
+  }
+  record::Finding f = MakeFinding(CpuId(end), Severity::kWarning, title);
+  f.evidence.push_back(fmt::format("{}, {}: {} in {} of {} intervals", analysed.name,
+                                   IntervalText(cpu.start, cpu.end), cpu.CoreText(), cpu.saturated,
+                                   cpu.samples));
+  f.evidence.insert(f.evidence.end(), evidence.begin(), evidence.end());
+  if (cpu.process_percent) {
+    f.evidence.push_back(fmt::format("nicbench at the {} used {:.0f}% of one core on average",
+                                     analysed.name, *cpu.process_percent));
+  } else {
+    f.evidence.push_back("nicbench's own CPU use was not sampled: competition cannot be judged");
+  }
+  if (cpu.others_percent) {
+    f.evidence.push_back(fmt::format(
+        "other processes on that host used ~{:.0f}% of one core (user+system time not "
+        "accounted for by nicbench)",
+        *cpu.others_percent));
+  }
+  f.meaning = competes
+                  ? "The core that runs the stream is shared: nicbench gets only part of it, so "
+                    "the transfer is limited by a competing process, not by the path."
+                  : fmt::format("One core does all the work of this stream and has no time left: "
+                                "the end cannot move bytes faster, whatever the link could carry. "
+                                "The work is mostly {}.",
+                                cpu.DominantKind());
+  f.next_step = NextStep(cpu, competes);
+  return f;
+}
+
+record::Finding SoftwarePathNote(const End& end, const CoreSaturation& cpu) {
+  record::Finding f = MakeFinding("cpu-bound-software-path", Severity::kInfo,
+                                  "CPU-bound, as every loopback or unshaped veth transfer is");
+  f.evidence.push_back(fmt::format("{}, {}: {} in {} of {} intervals", end.name,
+                                   IntervalText(cpu.start, cpu.end), cpu.CoreText(), cpu.saturated,
+                                   cpu.samples));
+  if (cpu.process_percent) {
+    f.evidence.push_back(fmt::format("nicbench at the {} used {:.0f}% of one core", end.name,
+                                     *cpu.process_percent));
+  }
+  f.meaning = "No wire limits this path: the kernel moves bytes as fast as a core can copy and "
+              "process them, so the figure measures this host's CPU and memory, not a NIC.";
+  f.next_step = "To measure a link, test across a real NIC or a shaped test stand "
+                "(nicbench stand up --profile 1000baseT).";
+  return f;
+}
+
+}  // namespace
+
+Findings CpuBound(const RunView& view, const Thresholds& t) {
+  Findings out;
+  bool software = view.UnshapedSoftwarePath();
+  for (const End* end : view.ends()) {
+    if (view.SharedHost() && !end->local) continue;  // the same cores, analysed once
+    CoreSaturation cpu = AnalyzeCpu(view, *end, t);
+    if (!cpu.Saturated(t)) continue;
+    bool competes = cpu.CompetitorPercent() >= t.competitor_percent ||
+                    cpu.steal >= t.competitor_percent;
+    if (software && !competes) {
+      if (out.empty()) out.push_back(SoftwarePathNote(*end, cpu));
+      continue;
+    }
+    out.push_back(CpuFinding(view, *end, cpu, competes, t));
+  }
+  return out;
+}
+
+Findings ToolCpuBound(const RunView& view, const Thresholds& t) {
+  Findings out;
+  // On an unshaped software path nicbench at 100% is the expected state (see CpuBound).
+  if (view.UnshapedSoftwarePath()) return out;
+  int streams = 0;
+  for (const Flow& flow : view.flows()) streams += std::max(flow.streams, 1);
+  for (const End* end : view.ends()) {
+    int cpus = end->record->host.cpu_count.value_or(streams);
+    double limit = t.tool_cpu_percent * std::max(1, std::min(streams, cpus));
+    auto samples = view.Samples(*end);
+    int counted = 0, over = 0;
+    std::vector<double> use;
+    for (const auto* s : samples) {
+      auto p = ProcessPercent(*s);
+      if (!p) continue;
+      ++counted;
+      use.push_back(*p);
+      if (*p >= limit) ++over;
+    }
+    if (counted == 0 || over < t.saturated_interval_fraction * counted) continue;
+    record::Finding f = MakeFinding(
+        "measurement-tool-cpu-bound", Severity::kWarning,
+        fmt::format("Measurement suspect: nicbench itself uses {:.0f}% of a core at the {}",
+                    Mean(use), end->name));
+    f.evidence.push_back(fmt::format(
+        "{}: process CPU (user+system, getrusage) >= {:.0f}% in {} of {} intervals, mean {:.0f}%",
+        end->name, limit, over, counted, Mean(use)));
+    f.meaning = "The figure may be the limit of nicbench's threads rather than of the path.";
+    f.next_step = "Repeat with more streams (-P 2..4), -Z (sendfile) on the sender or "
+                  "--skip-rx-copy on the receiver, and compare.";
+    out.push_back(std::move(f));
+  }
+  return out;
+}
+
+}  // namespace nicbench::diagnosis

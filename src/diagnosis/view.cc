@@ -1,0 +1,223 @@
+#include "diagnosis/view.h"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include <fmt/format.h>
+
+namespace nicbench::diagnosis {
+namespace {
+
+using record::Direction;
+
+std::string EndName(bool local, bool client, bool sends, bool receives) {
+  const char* part = sends && receives ? "sender+receiver" : sends ? "sender" : "receiver";
+  return fmt::format("{} {} ({})", local ? "local" : "remote", client ? "client" : "server", part);
+}
+
+End MakeEnd(const record::EndpointRecord& rec, bool local, bool client, Direction direction) {
+  End end;
+  end.record = &rec;
+  end.local = local;
+  end.client = client;
+  end.sends = direction == Direction::kBidirectional || (direction == Direction::kForward) == client;
+  end.receives = direction == Direction::kBidirectional || !end.sends;
+  end.name = EndName(local, client, end.sends, end.receives);
+  return end;
+}
+
+double Median(std::vector<double> values) {
+  if (values.empty()) return 0;
+  std::sort(values.begin(), values.end());
+  return values[values.size() / 2];
+}
+
+// The sender's TCP_INFO at the end of its last counted interval.
+std::optional<SenderTcp> LastSenderTcp(const std::vector<record::IntervalRecord>& intervals) {
+  for (auto it = intervals.rbegin(); it != intervals.rend(); ++it) {
+    if (it->omitted) continue;
+    SenderTcp tcp;
+    int known = 0;
+    double rtt_sum = 0;
+    for (const auto& stream : it->streams) {
+      const record::TcpInfoSample* info = stream.tcp_info.get();
+      if (!stream.sender || info == nullptr) continue;
+      ++known;
+      tcp.busy_us += info->busy_time_us;
+      tcp.rwnd_limited_us += info->rwnd_limited_us;
+      tcp.sndbuf_limited_us += info->sndbuf_limited_us;
+      tcp.snd_mss = std::max(tcp.snd_mss, info->snd_mss);
+      rtt_sum += info->rtt_us;
+      if (info->snd_wnd > 0 && (tcp.snd_wnd == 0 || info->snd_wnd < tcp.snd_wnd)) {
+        tcp.snd_wnd = info->snd_wnd;
+      }
+    }
+    if (known == 0) continue;
+    tcp.mean_rtt_us = rtt_sum / known;
+    return tcp;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+RunView::RunView(const record::RunRecord& run) : run_(run) {
+  bool local_client = run.local.role != "server";
+  local_ = MakeEnd(run.local, true, local_client, run.spec.direction);
+  if (run.remote.known()) {
+    remote_ = MakeEnd(run.remote.value(), false, !local_client, run.spec.direction);
+  }
+  BuildFlows();
+}
+
+std::vector<const End*> RunView::ends() const {
+  std::vector<const End*> out = {&local_};
+  if (remote_) out.push_back(&*remote_);
+  return out;
+}
+
+bool RunView::ipv6() const {
+  for (const auto& c : run_.connections) {
+    if (c.local_host.find(':') != std::string::npos) return true;
+  }
+  return false;
+}
+
+void RunView::BuildFlows() {
+  if (local_.sends) flows_.push_back(MakeFlow(true));
+  if (local_.receives) flows_.push_back(MakeFlow(false));
+}
+
+Flow RunView::MakeFlow(bool local_sends) const {
+  Flow flow;
+  flow.local_sends = local_sends;
+  flow.sender = local_sends ? &local_ : remote();
+  flow.receiver = local_sends ? remote() : &local_;
+  bool all_retransmits = true;
+  for (const auto& s : run_.streams) {
+    if (s.sender != local_sends) continue;
+    ++flow.streams;
+    flow.bytes_sent += s.bytes_sent;
+    flow.bytes_received += s.bytes_received;
+    flow.seconds = std::max({flow.seconds, s.seconds_received, s.seconds_sent});
+    if (s.retransmits.known()) {
+      flow.retransmits = flow.retransmits.value_or(0) + s.retransmits.value();
+    } else {
+      all_retransmits = false;
+    }
+    flow.udp_packets += s.packets;
+    flow.udp_lost += s.lost;
+  }
+  if (!all_retransmits || flow.streams == 0) flow.retransmits.reset();
+  if (flow.seconds <= 0) flow.seconds = run_.test_seconds;
+  uint64_t bytes = flow.bytes_received > 0 ? flow.bytes_received : flow.bytes_sent;
+  flow.bits_per_second = flow.seconds > 0 ? bytes * 8.0 / flow.seconds : 0;
+
+  const record::EndpointRecord* sender = flow.sender ? flow.sender->record : nullptr;
+  if (sender != nullptr) {
+    const auto& intervals =
+        (local_sends && sender->intervals.empty()) ? run_.intervals : sender->intervals;
+    flow.tcp = LastSenderTcp(intervals);
+  }
+
+  std::vector<double> durations;
+  for (const auto& iv : run_.intervals) {
+    if (!iv.omitted && iv.end > iv.start) durations.push_back(iv.end - iv.start);
+  }
+  double typical = Median(durations);
+  for (const auto& iv : run_.intervals) {
+    double dt = iv.end - iv.start;
+    // The last interval of a test is often a short remainder; its rate is noise.
+    if (iv.omitted || dt <= 0 || dt < typical / 2) continue;
+    uint64_t bytes_in = 0;
+    for (const auto& s : iv.streams) {
+      if (s.sender == local_sends) bytes_in += s.bytes;
+    }
+    flow.interval_bits_per_second.push_back(bytes_in * 8.0 / dt);
+  }
+  return flow;
+}
+
+std::vector<const record::HostInterval*> RunView::Samples(const End& end) const {
+  std::vector<const record::HostInterval*> out;
+  if (end.record == nullptr) return out;
+  double omit = std::chrono::duration<double>(run_.spec.omit).count();
+  double interval = std::chrono::duration<double>(run_.spec.interval).count();
+  for (const auto& sample : end.record->samples) {
+    double dt = Seconds(sample);
+    if (dt <= 0 || sample.end <= omit + 1e-6) continue;
+    if (interval > 0 && dt < interval / 4) continue;
+    out.push_back(&sample);
+  }
+  return out;
+}
+
+bool RunView::UnshapedSoftwarePath() const {
+  for (const End* end : ends()) {
+    const record::NicFacts& nic = end->record->nic;
+    if (nic.loopback) continue;
+    if (!IsSoftwareNic(nic)) return false;
+    if (QdiscRate(nic) > 0) return false;
+  }
+  // With a stock peer only the local end is known; its NIC decides.
+  return true;
+}
+
+bool RunView::SharedHost() const {
+  if (!remote_) return false;
+  const auto& a = run_.local.host;
+  const auto& b = remote_->record->host;
+  if (!a.hostname.known() || !b.hostname.known()) return false;
+  if (a.hostname.value() != b.hostname.value()) return false;
+  return a.cpu_count.value_or(-1) == b.cpu_count.value_or(-2) ||
+         (!a.cpu_count.known() && !b.cpu_count.known());
+}
+
+bool IsSoftwareNic(const record::NicFacts& nic) {
+  if (nic.loopback) return true;
+  static const std::set<std::string> kSoftware = {"veth", "tun", "bridge", "dummy"};
+  return nic.driver.known() && kSoftware.count(nic.driver.value()) > 0;
+}
+
+uint64_t QdiscRate(const record::NicFacts& nic) {
+  return nic.qdisc.known() ? nic.qdisc.value().rate_bits_per_second : 0;
+}
+
+double Seconds(const record::HostInterval& sample) { return sample.end - sample.start; }
+
+std::optional<double> ProcessPercent(const record::HostInterval& sample) {
+  const record::ProcessUsage* p = sample.process.get();
+  double dt = Seconds(sample);
+  if (p == nullptr || dt <= 0) return std::nullopt;
+  return (p->user_seconds + p->system_seconds) / dt * 100.0;
+}
+
+std::string FlowName(const Flow& flow) {
+  auto name = [](const End* end, const char* unreported) {
+    return end ? end->name : std::string(unreported);
+  };
+  return fmt::format("{} to {}", name(flow.sender, "remote (sender, not reported)"),
+                     name(flow.receiver, "remote (receiver, not reported)"));
+}
+
+std::string IntervalText(double start, double end) {
+  return fmt::format("{:.1f}-{:.1f} s", start, end);
+}
+
+double Mean(const std::vector<double>& values) {
+  if (values.empty()) return 0;
+  double sum = 0;
+  for (double v : values) sum += v;
+  return sum / values.size();
+}
+
+double CoefficientOfVariation(const std::vector<double>& values) {
+  double mean = Mean(values);
+  if (values.size() < 2 || mean <= 0) return 0;
+  double sq = 0;
+  for (double v : values) sq += (v - mean) * (v - mean);
+  return std::sqrt(sq / values.size()) / mean;
+}
+
+}  // namespace nicbench::diagnosis
