@@ -16,6 +16,10 @@
 #include "base/result.h"
 #include "record/test_spec.h"
 
+namespace nicbench::net {
+class SysCalls;
+}  // namespace nicbench::net
+
 namespace nicbench::engine {
 
 struct FlowConfig {
@@ -31,6 +35,9 @@ struct FlowConfig {
   bool skip_rx_copy = false;
   bool udp_counters_64bit = false;
   bool repeating_payload = false;
+  // TCP sender: SO_MAX_PACING_RATE, kernel pacing (fq qdisc, or TCP's own since 4.13) on top of
+  // or instead of rate_bits_per_second. 0 = unset.
+  uint64_t fq_rate_bits_per_second = 0;
 };
 
 // Shared end conditions across all sender flows of a test (bytes/blocks, counted after omit is
@@ -45,7 +52,7 @@ struct FlowCounters {
   int id = 0;
   bool sender = false;
   uint64_t bytes = 0;
-  uint64_t blocks = 0;
+  uint64_t blocks = 0;           // sender: whole blocks sent; receiver: reads that returned data
   // UDP receiver (RFC 1889 jitter, loss and reordering as iperf3 counts them):
   uint64_t packets = 0;          // sender: packets sent; receiver: highest sequence seen
   uint64_t lost = 0;
@@ -58,17 +65,25 @@ class DataPath {
   // threads: number of worker threads (each gets flows round-robin); 0 = one per online CPU,
   // capped at the flow count.
   static std::unique_ptr<DataPath> Create(int threads);
+  // The same, with the data-path syscalls going through `sys` (a net::FakeSysCalls in tests).
+  // `sys` must outlive the DataPath.
+  static std::unique_ptr<DataPath> Create(int threads, net::SysCalls* sys);
   virtual ~DataPath() = default;
 
+  // Takes ownership of config.fd (closed on failure too), makes it non-blocking and prepares
+  // the flow's buffers. Fails on a bad config (UDP block too small for the header) or a setup
+  // syscall; MSG_ZEROCOPY unsupported is not a failure: the flow falls back to ordinary send
+  // with a warning on stderr.
   virtual Status AddFlow(const FlowConfig& config) = 0;  // REQUIRES: before Start
   virtual void SetBudget(const SendBudget& budget) = 0;   // REQUIRES: before Start
   virtual Status Start() = 0;
   // Fd that becomes readable when every sender flow has met the budget or failed, so the
-  // controller's own loop can wait on it. Valid after Start.
+  // controller's own loop can wait on it. Valid after Start. A DataPath with no sender flows
+  // never signals it (a receiving end learns the end from its peer, not from here).
   virtual int DoneFd() const = 0;
   virtual std::vector<FlowCounters> Snapshot() const = 0;
   virtual void Stop() = 0;   // wakes every loop through the eventfd; idempotent
-  // Waits for the workers. Returns the first worker failure (a peer reset during the test is
+  // Stops (if Stop was not called yet) and waits for the workers. Returns the first worker failure (a peer reset during the test is
   // reported here, never lost).
   virtual Status Join() = 0;
   // The socket of a flow, for getsockopt(TCP_INFO) by the controller. -1 if unknown.

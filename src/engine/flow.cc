@@ -1,0 +1,79 @@
+#include "engine/flow.h"
+
+#include <cerrno>
+#include <string>
+#include <vector>
+
+#include "base/log.h"
+#include "engine/flow_payload.h"
+#include "engine/flow_tcp.h"
+#include "engine/flow_udp.h"
+#include "protocol/wire.h"
+
+namespace nicbench::engine {
+
+Flow::Flow(const FlowConfig& config, net::UniqueFd fd, FlowEnv env)
+    : config_(config), fd_(std::move(fd)), env_(env) {}
+
+FlowCounters Flow::Snapshot() const {
+  FlowCounters c;
+  c.id = config_.id;
+  c.sender = config_.sender;
+  c.bytes = bytes_.load(std::memory_order_relaxed);
+  c.blocks = blocks_.load(std::memory_order_relaxed);
+  c.packets = packets_.load(std::memory_order_relaxed);
+  c.lost = lost_.load(std::memory_order_relaxed);
+  c.out_of_order = out_of_order_.load(std::memory_order_relaxed);
+  c.jitter_seconds = jitter_seconds_.load(std::memory_order_relaxed);
+  return c;
+}
+
+Result<FlowState> Flow::Failure(const char* call, int err) const {
+  const bool connection_gone = err == EPIPE || err == ECONNRESET || err == ECONNREFUSED;
+  if (connection_gone && env_.stopping->load(std::memory_order_acquire)) return FlowState::kClosed;
+  return Fail("stream " + std::to_string(config_.id) + ": " + call, err);
+}
+
+namespace {
+
+Result<std::unique_ptr<Flow>> MakeTcpSender(const FlowConfig& config, net::UniqueFd fd, FlowEnv env,
+                                            std::vector<uint8_t> block) {
+  net::UniqueFd memfd;
+  bool msg_zerocopy = false;
+  if (config.zero_copy == record::ZeroCopy::kSendfile) {
+    auto made = MakeBlockMemfd(block);
+    if (!made) return tl::unexpected(made.error());
+    memfd = std::move(*made);
+  } else if (config.zero_copy == record::ZeroCopy::kMsgZerocopy) {
+    if (auto s = EnableMsgZerocopy(fd.get()); s) {
+      msg_zerocopy = true;
+    } else {
+      LogWarning("stream " + std::to_string(config.id) + ": " + s.error().ToString() +
+                 "; sending with ordinary copies");
+    }
+  }
+  return std::make_unique<TcpSender>(config, std::move(fd), env, std::move(block), std::move(memfd),
+                                     msg_zerocopy);
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Flow>> MakeFlow(const FlowConfig& config, net::UniqueFd fd, FlowEnv env) {
+  const bool udp = config.transport == record::Transport::kUdp;
+  if (config.block_bytes == 0) return Fail("stream " + std::to_string(config.id) + ": block size 0");
+  if (udp && (config.block_bytes < protocol::UdpHeaderBytes(config.udp_counters_64bit) ||
+              config.block_bytes > kMaxUdpDatagramBytes)) {
+    return Fail("stream " + std::to_string(config.id) + ": UDP block of " + std::to_string(config.block_bytes) +
+                " bytes cannot carry the header or exceeds a datagram");
+  }
+  if (!config.sender) {
+    if (udp) return std::make_unique<UdpReceiver>(config, std::move(fd), env);
+    return std::make_unique<TcpReceiver>(config, std::move(fd), env);
+  }
+  std::vector<uint8_t> block(config.block_bytes);
+  if (auto s = FillPayload(block, config.repeating_payload); !s) return tl::unexpected(s.error());
+  if (udp) return std::make_unique<UdpSender>(config, std::move(fd), env, std::move(block));
+  return MakeTcpSender(config, std::move(fd), env, std::move(block));
+}
+
+}  // namespace nicbench::engine

@@ -1,0 +1,51 @@
+// SenderFlow: what every sending flow shares: the write loop (level-triggered EPOLLOUT, blocks
+// until EAGAIN or a per-wakeup cap), pacing (engine/pacer.h) and the end on budget. Subclasses
+// only know how to move one block (TCP send/sendfile/MSG_ZEROCOPY, UDP datagram).
+// Thread safety: as Flow.
+#pragma once
+
+#include <optional>
+
+#include "engine/flow.h"
+#include "engine/pacer.h"
+
+namespace nicbench::engine {
+
+class SenderFlow : public Flow {
+ public:
+  SenderFlow(const FlowConfig& config, net::UniqueFd fd, FlowEnv env);
+
+  void Begin(MonoTime now) override;
+  Result<FlowState> OnEvents(uint32_t events) override;
+  Result<FlowState> OnPacingTick(MonoTime now) override;
+
+ protected:
+  enum class SendOutcome {
+    kBlock,            // one whole block (or datagram) went out
+    kWouldBlock,       // the socket is full: wait for EPOLLOUT
+    kWaitCompletions,  // MSG_ZEROCOPY ran out of option memory: wait for EPOLLERR completions
+    kBudgetSpent,      // nothing left to send
+  };
+  // Sends the block in progress, or reserves and sends a new one.
+  virtual Result<SendOutcome> SendBlock() = 0;
+  // EPOLLERR: a MSG_ZEROCOPY sender drains its completions here; true if it may send again.
+  virtual Result<bool> OnErrorQueue() { return false; }
+
+  // Next block's size from the shared budget (0 = spent); no atomics when there is no budget.
+  uint32_t ReserveBlock(bool exact) {
+    return budgeted_ ? env_.budget->Reserve(config_.block_bytes, exact) : config_.block_bytes;
+  }
+
+ private:
+  // Sends blocks until the socket is full or the wakeup cap; `pacer` gates each burst.
+  Result<FlowState> Pump(const MonoTime* now);
+  Result<FlowState> CheckSocketError();
+
+  const bool budgeted_;
+  const uint32_t burst_;
+  const uint32_t max_blocks_per_wakeup_;
+  std::optional<Pacer> pacer_;
+  bool waiting_completions_ = false;
+};
+
+}  // namespace nicbench::engine

@@ -1,0 +1,163 @@
+#include "engine/flow_tcp.h"
+
+#include <linux/errqueue.h>
+#include <netinet/in.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+
+#include <algorithm>
+#include <cerrno>
+
+namespace nicbench::engine {
+namespace {
+
+constexpr int kSendFlags = MSG_DONTWAIT | MSG_NOSIGNAL;
+constexpr uint32_t kWakeupBytes = 4u << 20;  // as in flow_sender.cc
+
+// One error-queue message: a MSG_ZEROCOPY completion notice, or a real socket error.
+struct Completion {
+  uint64_t sends = 0;  // sends completed by this notice (a range of send call numbers)
+  bool copied = false;
+  int error = 0;
+};
+
+Completion ParseErrorQueueMessage(msghdr& msg) {
+  Completion out;
+  for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c != nullptr; c = CMSG_NXTHDR(&msg, c)) {
+    const bool ip_err = (c->cmsg_level == SOL_IP && c->cmsg_type == IP_RECVERR) ||
+                        (c->cmsg_level == SOL_IPV6 && c->cmsg_type == IPV6_RECVERR);
+    if (!ip_err) continue;
+    const auto* ee = reinterpret_cast<const sock_extended_err*>(CMSG_DATA(c));
+    if (ee->ee_origin == SO_EE_ORIGIN_ZEROCOPY && ee->ee_errno == 0) {
+      // ee_info..ee_data is the inclusive range of completed send calls
+      // (Documentation/networking/msg_zerocopy.rst).
+      out.sends += static_cast<uint64_t>(ee->ee_data - ee->ee_info) + 1;
+      out.copied = out.copied || (ee->ee_code & SO_EE_CODE_ZEROCOPY_COPIED) != 0;
+    } else if (ee->ee_errno != 0) {
+      out.error = static_cast<int>(ee->ee_errno);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+Status EnableMsgZerocopy(int fd) {
+  int one = 1;
+  if (setsockopt(fd, SOL_SOCKET, SO_ZEROCOPY, &one, sizeof(one)) != 0) {
+    return FailErrno("MSG_ZEROCOPY unsupported: setsockopt(SO_ZEROCOPY)");
+  }
+  return Ok();
+}
+
+TcpSender::TcpSender(const FlowConfig& config, net::UniqueFd fd, FlowEnv env, std::vector<uint8_t> block,
+                     net::UniqueFd memfd, bool msg_zerocopy)
+    : SenderFlow(config, std::move(fd), env),
+      block_(std::move(block)),
+      memfd_(std::move(memfd)),
+      msg_zerocopy_(msg_zerocopy) {}
+
+net::SysResult TcpSender::WriteSome() {
+  if (memfd_) {
+    off_t file_offset = offset_;
+    return env_.sys->SendFile(fd(), memfd_.get(), &file_offset, left_);
+  }
+  const int flags = msg_zerocopy_ ? kSendFlags | MSG_ZEROCOPY : kSendFlags;
+  return env_.sys->Send(fd(), block_.data() + offset_, left_, flags);
+}
+
+Result<SenderFlow::SendOutcome> TcpSender::SendBlock() {
+  if (left_ == 0) {
+    left_ = ReserveBlock(/*exact=*/true);
+    if (left_ == 0) return SendOutcome::kBudgetSpent;
+    offset_ = 0;
+  }
+  for (;;) {
+    const net::SysResult r = WriteSome();
+    if (r.failed()) {
+      if (r.err == EINTR) continue;
+      if (r.err == EAGAIN) return SendOutcome::kWouldBlock;
+      if (r.err == ENOBUFS && msg_zerocopy_) {
+        // Pinned pages are charged to optmem until their completions are read.
+        auto drained = OnErrorQueue();
+        if (!drained) return tl::unexpected(drained.error());
+        if (*drained) continue;
+        return SendOutcome::kWaitCompletions;
+      }
+      auto state = Failure(memfd_ ? "sendfile" : "send", r.err);
+      if (!state) return tl::unexpected(state.error());
+      return SendOutcome::kBudgetSpent;  // the test is stopping: nothing more to send
+    }
+    const auto n = static_cast<uint32_t>(r.value);
+    local_bytes_ += n;
+    offset_ += n;
+    left_ -= n;
+    if (left_ == 0) {
+      ++local_blocks_;
+      PublishBytes();
+      return SendOutcome::kBlock;
+    }
+    PublishBytes();
+  }
+}
+
+Result<bool> TcpSender::OnErrorQueue() {
+  if (!msg_zerocopy_) return false;
+  bool drained = false;
+  for (;;) {
+    alignas(cmsghdr) char control[128];
+    msghdr msg{};
+    msg.msg_control = control;
+    msg.msg_controllen = sizeof(control);
+    const net::SysResult r = env_.sys->RecvMsg(fd(), &msg, MSG_ERRQUEUE | MSG_DONTWAIT);
+    if (r.failed()) {
+      if (r.err == EINTR) continue;
+      if (r.err == EAGAIN) return drained;
+      auto state = Failure("recvmsg(MSG_ERRQUEUE)", r.err);
+      if (!state) return tl::unexpected(state.error());
+      return drained;
+    }
+    const Completion c = ParseErrorQueueMessage(msg);
+    if (c.error != 0) {
+      auto state = Failure("send (error queue)", c.error);
+      if (!state) return tl::unexpected(state.error());
+    }
+    zerocopy_completions_ += c.sends;
+    if (c.copied) zerocopy_copied_ += c.sends;
+    drained = drained || c.sends > 0;
+  }
+}
+
+TcpReceiver::TcpReceiver(const FlowConfig& config, net::UniqueFd fd, FlowEnv env)
+    : Flow(config, std::move(fd), env),
+      buffer_(new uint8_t[std::max<uint32_t>(config.block_bytes, 1)]),
+      max_reads_per_wakeup_(std::max<uint32_t>(kWakeupBytes / std::max<uint32_t>(config.block_bytes, 1), 1)) {}
+
+void TcpReceiver::Begin(MonoTime) { interest_ = EPOLLIN; }
+
+Result<FlowState> TcpReceiver::OnEvents(uint32_t) {
+  // MSG_TRUNC on a TCP socket discards the bytes without copying them to user space
+  // (tcp_recvmsg_locked in net/ipv4/tcp.c); the return value still counts them.
+  const int flags = MSG_DONTWAIT | (config_.skip_rx_copy ? MSG_TRUNC : 0);
+  const size_t len = std::max<uint32_t>(config_.block_bytes, 1);
+  for (uint32_t i = 0; i < max_reads_per_wakeup_; ++i) {
+    const net::SysResult r = env_.sys->Recv(fd(), buffer_.get(), len, flags);
+    if (r.value > 0) {
+      local_bytes_ += static_cast<uint64_t>(r.value);
+      ++local_blocks_;
+      continue;
+    }
+    PublishBytes();
+    if (r.value == 0) {
+      interest_ = 0;
+      return FlowState::kClosed;
+    }
+    if (r.err == EINTR) continue;
+    if (r.err == EAGAIN) return FlowState::kActive;
+    return Failure("recv", r.err);
+  }
+  PublishBytes();
+  return FlowState::kActive;
+}
+
+}  // namespace nicbench::engine

@@ -1,0 +1,54 @@
+// TCP flows. The sender repeats one block filled at creation, by send(2), sendfile(2) from a
+// memfd (ZeroCopy::kSendfile, iperf3 -Z), or send(MSG_ZEROCOPY) with completions drained from
+// the error queue. The receiver counts what recv(2) returns, optionally with MSG_TRUNC so the
+// kernel discards the data instead of copying it (skip_rx_copy). No clock on this path.
+// Thread safety: as Flow.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "engine/flow_sender.h"
+
+namespace nicbench::engine {
+
+class TcpSender final : public SenderFlow {
+ public:
+  // Use MakeFlow; `memfd` is valid for ZeroCopy::kSendfile only.
+  TcpSender(const FlowConfig& config, net::UniqueFd fd, FlowEnv env, std::vector<uint8_t> block,
+            net::UniqueFd memfd, bool msg_zerocopy);
+
+  uint64_t zerocopy_completions() const { return zerocopy_completions_; }
+  uint64_t zerocopy_copied() const { return zerocopy_copied_; }
+
+ private:
+  Result<SendOutcome> SendBlock() override;
+  Result<bool> OnErrorQueue() override;
+  net::SysResult WriteSome();
+
+  const std::vector<uint8_t> block_;
+  const net::UniqueFd memfd_;
+  const bool msg_zerocopy_;
+  uint32_t offset_ = 0;  // into the block in progress
+  uint32_t left_ = 0;    // bytes of it still to send; 0 = no block in progress
+  uint64_t zerocopy_completions_ = 0;
+  uint64_t zerocopy_copied_ = 0;  // completions the kernel had to copy anyway (e.g. loopback)
+};
+
+class TcpReceiver final : public Flow {
+ public:
+  TcpReceiver(const FlowConfig& config, net::UniqueFd fd, FlowEnv env);
+
+  void Begin(MonoTime now) override;
+  Result<FlowState> OnEvents(uint32_t events) override;
+  Result<FlowState> OnPacingTick(MonoTime) override { return FlowState::kActive; }
+
+ private:
+  std::unique_ptr<uint8_t[]> buffer_;
+  const uint32_t max_reads_per_wakeup_;
+};
+
+// Turns SO_ZEROCOPY on (kernel >= 4.14). Fails on kernels or sockets without it.
+Status EnableMsgZerocopy(int fd);
+
+}  // namespace nicbench::engine

@@ -1,0 +1,95 @@
+// Worker: one thread running one epoll loop over the flows it was given (neper's thread.c /
+// loop.c shape). Level-triggered: a sender stays on EPOLLOUT and writes until EAGAIN, a
+// receiver on EPOLLIN. Paced senders sleep on one timerfd per worker instead of spinning.
+// Stop is an eventfd in the loop. The thread body catches everything, so a worker never dies
+// silently: its failure goes to RunContext and DataPath::Join returns it.
+//
+// Thread safety: Add/Start/Stop/Join are called by the controller; the flows are touched only
+// by the worker's thread between Start and Join.
+#pragma once
+
+#include <atomic>
+#include <mutex>
+#include <optional>
+#include <thread>
+#include <vector>
+
+#include "base/result.h"
+#include "engine/flow.h"
+#include "engine/flow_budget.h"
+#include "net/sys_calls.h"
+#include "net/unique_fd.h"
+
+namespace nicbench::engine {
+
+// State shared by the workers of one DataPath. No mutable globals: one of these per run.
+class RunContext {
+ public:
+  explicit RunContext(net::SysCalls* sys) : sys_(sys) {}
+
+  FlowEnv env() { return FlowEnv{sys_, &budget_, &stopping_}; }
+  SharedBudget& budget() { return budget_; }
+  bool stopping() const { return stopping_.load(std::memory_order_acquire); }
+  void MarkStopping() { stopping_.store(true, std::memory_order_release); }
+
+  // Arms the completion signal: `done_fd` (an eventfd) is written once `senders` flows have
+  // finished. With no senders it is never written.
+  void ArmDone(int done_fd, int senders) {
+    done_fd_ = done_fd;
+    senders_left_.store(senders, std::memory_order_relaxed);
+  }
+  // A sender met the budget, failed, or was closed.
+  void SenderFinished();
+
+  // Keeps the first failure (in time) of any worker; later ones are logged and dropped.
+  void ReportError(Error error);
+  std::optional<Error> first_error() const;
+
+ private:
+  net::SysCalls* const sys_;
+  SharedBudget budget_;
+  std::atomic<bool> stopping_{false};
+  std::atomic<int> senders_left_{0};
+  int done_fd_ = -1;
+  mutable std::mutex error_mu_;  // taken only when a worker fails, never on the data path
+  std::optional<Error> first_error_;
+};
+
+class Worker {
+ public:
+  Worker(int index, RunContext* run) : index_(index), run_(run) {}
+  ~Worker();  // REQUIRES: Join() was called if Start() was
+  Worker(const Worker&) = delete;
+  Worker& operator=(const Worker&) = delete;
+
+  void Add(Flow* flow);  // REQUIRES: before Start; the flow outlives the worker
+  Status Start();        // creates the epoll set, eventfd and timerfd, then the thread
+  void Stop();           // wakes the loop; idempotent; safe before Start
+  void Join();           // waits for the thread; idempotent
+
+ private:
+  struct Slot {
+    Flow* flow = nullptr;
+    uint32_t registered = 0;  // events currently in the epoll set
+    bool active = true;
+  };
+
+  void Run() noexcept;
+  Status Loop();
+  Status Register();
+  Status OnTimer();
+  // Applies a flow's outcome: keeps it, re-arms it, or retires it (and reports its error).
+  Status Settle(size_t index, const Result<FlowState>& outcome);
+  Status Retire(size_t index);
+
+  const int index_;
+  RunContext* const run_;
+  std::vector<Slot> slots_;
+  std::vector<size_t> paced_;  // indices of paced flows, ticked by the timerfd
+  net::UniqueFd epoll_;
+  net::UniqueFd stop_;
+  net::UniqueFd timer_;
+  std::thread thread_;
+};
+
+}  // namespace nicbench::engine
