@@ -81,7 +81,7 @@ Shaping ComputeShaping(uint64_t rate_bits_per_second, int mtu) {
   Shaping shaping;
   shaping.rate_bits_per_second = rate_bits_per_second;
   shaping.burst_bytes = std::max(bytes_per_ms, 2 * frame);
-  shaping.limit_bytes = std::max(10 * bytes_per_ms, 2 * shaping.burst_bytes);
+  shaping.limit_bytes = std::max(50 * bytes_per_ms, 2 * shaping.burst_bytes);
   return shaping;
 }
 

@@ -1,0 +1,198 @@
+// StandManager against FakeCommandRunner: the orchestration (order, fallbacks, cleanup on
+// failure, reuse, leftovers) without root. The real kernel side is in tests/integration/netns.
+#include "stand/stand.h"
+
+#include <stdlib.h>
+
+#include <filesystem>
+
+#include <gtest/gtest.h>
+
+#include "stand/fake_command_runner.h"
+
+namespace nicbench::stand {
+namespace {
+
+constexpr const char kUnknownKind[] = "Error: Specified qdisc kind is unknown.\n";
+
+class StandManagerTest : public ::testing::Test {
+ protected:
+  StandManagerTest() {
+    char pattern[] = "/tmp/nb-stand-mgr-XXXXXX";
+    dir_ = mkdtemp(pattern);
+    // This kernel's answer: tbf and htb exist, netem does not.
+    MissingQdisc("netem");
+  }
+  ~StandManagerTest() override { std::filesystem::remove_all(dir_); }
+
+  void MissingQdisc(const std::string& kind) {
+    runner_.Answer({"tc", "-n", "t-h1", "qdisc", "add", "dev", "lo", "root", "handle", "1:", kind},
+                   {2, "", kUnknownKind});
+  }
+  void Namespaces(const std::string& json) {
+    runner_.Answer({"ip", "-j", "netns", "list"}, {0, json, ""});
+  }
+  static StandSpec Spec() {
+    StandSpec spec;
+    spec.name = "t";
+    spec.profile = Profile::k100BaseTx;
+    return spec;
+  }
+
+  std::string dir_;
+  FakeCommandRunner runner_;
+  StandManager manager_{runner_, dir_};
+};
+
+TEST_F(StandManagerTest, UpShapesWithTbfAndRemembersTheStand) {
+  auto info = manager_.Up(Spec());
+  ASSERT_TRUE(info) << info.error().message;
+  EXPECT_EQ(info->shaper, Shaper::kTbf);
+  EXPECT_EQ(info->rate_bits_per_second, 100'000'000u);
+  ASSERT_EQ(info->hosts.size(), 2u);
+  EXPECT_EQ(info->hosts[1].netns, "t-h2");
+  EXPECT_EQ(info->hosts[1].interface, "t-h2-e0");
+  EXPECT_EQ(info->hosts[1].address, "198.18.0.2");
+  EXPECT_EQ(info->qdiscs, (QdiscSupport{true, true, false}));
+  EXPECT_EQ(runner_.CountWithPrefix({"tc", "-n", "t-h2", "qdisc", "add", "dev", "t-h2-e0", "root",
+                                     "handle", "1:", "tbf"}),
+            1u);
+  EXPECT_TRUE(std::filesystem::exists(dir_ + "/stand-t.json"));
+  auto listed = manager_.List();
+  ASSERT_TRUE(listed);
+  ASSERT_EQ(listed->size(), 1u);
+  EXPECT_EQ((*listed)[0].spec, Spec());
+  EXPECT_FALSE((*listed)[0].complete);  // the fake lists no namespaces
+}
+
+TEST_F(StandManagerTest, FallsBackToHtbWithoutTbf) {
+  MissingQdisc("tbf");
+  auto info = manager_.Up(Spec());
+  ASSERT_TRUE(info) << info.error().message;
+  EXPECT_EQ(info->shaper, Shaper::kHtb);
+  EXPECT_EQ(runner_.CountWithPrefix({"tc", "-n", "t-h1", "class", "add", "dev", "t-h1-e0"}), 1u);
+}
+
+TEST_F(StandManagerTest, NoShaperMeansAClearErrorAndNothingLeft) {
+  MissingQdisc("tbf");
+  MissingQdisc("htb");
+  Namespaces(R"([{"name":"t-h1"},{"name":"t-h2"},{"name":"t2-h1"},{"name":"other"}])");
+  auto info = manager_.Up(Spec());
+  ASSERT_FALSE(info);
+  EXPECT_NE(info.error().message.find("needs the tbf or htb qdisc"), std::string::npos);
+  EXPECT_TRUE(runner_.Ran({"ip", "netns", "del", "t-h1"}));
+  EXPECT_TRUE(runner_.Ran({"ip", "netns", "del", "t-h2"}));
+  EXPECT_FALSE(runner_.Ran({"ip", "netns", "del", "t2-h1"}));
+  EXPECT_FALSE(runner_.Ran({"ip", "netns", "del", "other"}));
+  EXPECT_FALSE(std::filesystem::exists(dir_ + "/stand-t.json"));
+}
+
+TEST_F(StandManagerTest, DelayNeedsNetem) {
+  StandSpec spec = Spec();
+  spec.delay_ms = 10;
+  auto info = manager_.Up(spec);
+  ASSERT_FALSE(info);
+  EXPECT_NE(info.error().message.find("--delay needs the netem qdisc"), std::string::npos);
+}
+
+TEST_F(StandManagerTest, AFailingCommandIsNamedWithItsStderr) {
+  runner_.Answer({"ip", "link", "add"}, {2, "", "RTNETLINK answers: File exists\n"});
+  auto info = manager_.Up(Spec());
+  ASSERT_FALSE(info);
+  EXPECT_NE(info.error().message.find("'ip link add t-h1-e0 netns t-h1 type veth"),
+            std::string::npos);
+  EXPECT_NE(info.error().message.find("File exists"), std::string::npos);
+}
+
+TEST_F(StandManagerTest, SecondIdenticalUpKeepsTheStand) {
+  ASSERT_TRUE(manager_.Up(Spec()));
+  Namespaces(R"([{"name":"t-h1"},{"name":"t-h2"}])");
+  runner_.ClearLog();
+  auto again = manager_.Up(Spec());
+  ASSERT_TRUE(again);
+  EXPECT_TRUE(again->reused);
+  EXPECT_EQ(runner_.CountWithPrefix({"ip", "netns", "add"}), 0u);
+  EXPECT_EQ(runner_.CountWithPrefix({"ip", "netns", "del"}), 0u);
+}
+
+TEST_F(StandManagerTest, UpWithAnotherSpecRebuilds) {
+  ASSERT_TRUE(manager_.Up(Spec()));
+  Namespaces(R"([{"name":"t-h1"},{"name":"t-h2"}])");
+  runner_.ClearLog();
+  StandSpec faster = Spec();
+  faster.profile = Profile::k1000BaseT;
+  auto again = manager_.Up(faster);
+  ASSERT_TRUE(again);
+  EXPECT_FALSE(again->reused);
+  EXPECT_TRUE(runner_.Ran({"ip", "netns", "del", "t-h1"}));
+  EXPECT_TRUE(runner_.Ran({"ip", "netns", "add", "t-h1"}));
+  EXPECT_EQ(again->rate_bits_per_second, 1'000'000'000u);
+}
+
+TEST_F(StandManagerTest, TwoStandsGetDistinctSubnets) {
+  ASSERT_TRUE(manager_.Up(Spec()));
+  StandSpec other = Spec();
+  other.name = "u";
+  auto info = manager_.Up(other);
+  ASSERT_TRUE(info);
+  EXPECT_EQ(info->subnet_index, 1);
+  EXPECT_EQ(info->hosts[0].address, "198.18.1.1");
+}
+
+TEST_F(StandManagerTest, DownRemovesLeftoversByPrefixOnly) {
+  Namespaces(R"([{"name":"t-h1"},{"name":"t-sw"},{"name":"t2-h1"},{"name":"t-x"}])");
+  runner_.Answer({"ip", "-j", "link", "show"},
+                 {0, R"([{"ifname":"lo"},{"ifname":"t-h3-e0"},{"ifname":"t-br"},)"
+                     R"({"ifname":"t2-h1-e0"},{"ifname":"t-other"}])",
+                  ""});
+  ASSERT_TRUE(manager_.Down("t"));
+  EXPECT_TRUE(runner_.Ran({"ip", "netns", "del", "t-h1"}));
+  EXPECT_TRUE(runner_.Ran({"ip", "netns", "del", "t-sw"}));
+  EXPECT_FALSE(runner_.Ran({"ip", "netns", "del", "t2-h1"}));
+  EXPECT_FALSE(runner_.Ran({"ip", "netns", "del", "t-x"}));
+  EXPECT_TRUE(runner_.Ran({"ip", "link", "del", "dev", "t-h3-e0"}));
+  EXPECT_TRUE(runner_.Ran({"ip", "link", "del", "dev", "t-br"}));
+  EXPECT_FALSE(runner_.Ran({"ip", "link", "del", "dev", "t2-h1-e0"}));
+  EXPECT_FALSE(runner_.Ran({"ip", "link", "del", "dev", "t-other"}));
+}
+
+TEST_F(StandManagerTest, DownOfNothingIsFine) {
+  EXPECT_TRUE(manager_.Down("t"));
+  EXPECT_FALSE(manager_.Down("Bad-Name"));
+}
+
+TEST_F(StandManagerTest, ListRediscoversAStandWithoutStateFile) {
+  Namespaces(R"([{"name":"w-h1"},{"name":"w-h2"}])");
+  runner_.Answer({"ip", "-n", "w-h1", "-j", "-4", "addr"},
+                 {0, R"([{"ifname":"w-h1-e0","addr_info":[{"local":"198.18.9.1"}]}])", ""});
+  runner_.Answer({"tc", "-n", "w-h1", "-j", "qdisc"},
+                 {0, R"([{"kind":"tbf","root":true,"options":{"rate":125000000}}])", ""});
+  auto listed = manager_.List();
+  ASSERT_TRUE(listed);
+  ASSERT_EQ(listed->size(), 1u);
+  const StandInfo& info = (*listed)[0];
+  EXPECT_FALSE(info.from_state);
+  EXPECT_EQ(info.spec.name, "w");
+  EXPECT_EQ(info.spec.hosts, 2);
+  EXPECT_EQ(info.spec.profile, Profile::k1000BaseT);
+  EXPECT_EQ(info.hosts[0].address, "198.18.9.1");
+  EXPECT_EQ(info.subnet_index, 9);
+  EXPECT_NE(FormatStandLine(info).find("rediscovered"), std::string::npos);
+}
+
+TEST(StandFormatTest, OneLinePerStandSaysEverything) {
+  StandState state;
+  state.spec.name = "nb";
+  state.spec.profile = Profile::k100BaseTx;
+  state.spec.offloads.tso = Toggle::kOff;
+  state.shaper = Shaper::kTbf;
+  std::string line = FormatStandLine(InfoFromState(state));
+  EXPECT_EQ(line.find('\n'), std::string::npos);
+  for (const char* part : {"nb ", "100baseTX", "100.00 Mbits/sec", "tbf", "h1=198.18.0.1/24",
+                           "h2=198.18.0.2/24", "tso=off", "gso=default"}) {
+    EXPECT_NE(line.find(part), std::string::npos) << part << " in " << line;
+  }
+}
+
+}  // namespace
+}  // namespace nicbench::stand
