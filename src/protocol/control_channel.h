@@ -38,7 +38,7 @@ inline constexpr int kMaxJsonDepth = 32;
 Status SendState(int fd, State state, milliseconds timeout = kDefaultSendTimeout);
 
 // Reads one state byte. Any byte value is returned (check IsKnownState if it matters); EOF and
-// timeout are errors. `what` names the step in errors ("waiting for PARAM_EXCHANGE").
+// timeout are errors. `what` names the step in errors: "reading <what>: timed out after 10 s".
 Result<State> ReadState(int fd, milliseconds timeout, std::string_view what = "state byte");
 
 // 4-byte big-endian length + compact JSON (dump() without spaces), written as one buffer.

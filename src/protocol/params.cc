@@ -204,7 +204,7 @@ nlohmann::ordered_json EncodeParams(const TestSpec& spec, const std::optional<Ex
   return j;
 }
 
-Result<DecodedParams> DecodeParams(const nlohmann::json& doc) {
+Result<DecodedParams> DecodeParamsJson(const nlohmann::json& doc) {
   if (!doc.is_object()) {
     return Fail(fmt::format("parameters: expected a JSON object, got {}", internal::TypeName(doc)));
   }
@@ -220,7 +220,7 @@ Result<DecodedParams> DecodeParams(const nlohmann::json& doc) {
 Result<DecodedParams> DecodeParams(std::string_view json_text) {
   auto doc = ParseJsonText(json_text);
   if (!doc) return Fail("parameters: " + doc.error().message);
-  return DecodeParams(*doc);
+  return DecodeParamsJson(*doc);
 }
 
 }  // namespace nicbench::protocol

@@ -69,7 +69,8 @@ struct DecodedParams {
 // refused; none means TCP. Where -1 means "none" an integer >= 2^63 is read as -1 (3.12
 // prints -1 as 18446744073709551615). A "nicbench" key that is not an object is an error.
 Result<DecodedParams> DecodeParams(std::string_view json_text);
-// The same on an already parsed document (ReadJson gives one).
-Result<DecodedParams> DecodeParams(const nlohmann::json& doc);
+// The same on an already parsed document (ReadJson gives one). A separate name, because a
+// json is constructible from a string and an overload would be ambiguous.
+Result<DecodedParams> DecodeParamsJson(const nlohmann::json& doc);
 
 }  // namespace nicbench::protocol

@@ -176,7 +176,7 @@ ordered_json EncodeResults(const PeerResults& results) {
   return j;
 }
 
-Result<PeerResults> DecodeResults(const json& doc) {
+Result<PeerResults> DecodeResultsJson(const json& doc) {
   if (!doc.is_object()) {
     return Fail(fmt::format("results: expected a JSON object, got {}", internal::TypeName(doc)));
   }
@@ -190,7 +190,7 @@ Result<PeerResults> DecodeResults(const json& doc) {
 Result<PeerResults> DecodeResults(std::string_view json_text) {
   auto doc = ParseJsonText(json_text);
   if (!doc) return Fail("results: " + doc.error().message);
-  return DecodeResults(*doc);
+  return DecodeResultsJson(*doc);
 }
 
 }  // namespace nicbench::protocol

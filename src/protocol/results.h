@@ -56,6 +56,6 @@ nlohmann::ordered_json EncodeResults(const PeerResults& results);
 // Unknown keys are ignored; wrong types, negative counts, an "id" outside 1..INT_MAX, a repeated
 // id and more than kMaxResultStreams streams are errors naming the field.
 Result<PeerResults> DecodeResults(std::string_view json_text);
-Result<PeerResults> DecodeResults(const nlohmann::json& doc);
+Result<PeerResults> DecodeResultsJson(const nlohmann::json& doc);
 
 }  // namespace nicbench::protocol
