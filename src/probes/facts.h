@@ -1,0 +1,40 @@
+// Host and NIC facts: what `uname`, `ethtool`, `lspci` and `tc` would say about this machine and
+// the interface that carries a test. Collected once per run (not per interval). Every field is
+// Measured: a fact that cannot be read says why (not supported by the driver, permission
+// denied, not present, not in a captured tree). Thread-safe as long as each call has its own
+// FileSource.
+#pragma once
+
+#include <string>
+
+#include "base/result.h"
+#include "probes/file_source.h"
+#include "record/facts.h"
+
+namespace nicbench::probes {
+
+// hostname and kernel (/proc/sys/kernel, so a captured tree reports its own machine), CPU model
+// (/proc/cpuinfo) and online CPU count (/sys/devices/system/cpu/online).
+record::HostFacts CollectHostFacts(FileSource& files);
+
+// The interface the kernel would use to reach `peer` (a numeric IPv4/IPv6 address or a host
+// name): a UDP socket is connected to it (no packet is sent) and its local address is looked
+// up with getifaddrs. Loopback addresses give "lo". Error when the name does not resolve or
+// there is no route.
+Result<std::string> InterfaceForPeer(const std::string& peer);
+
+// Facts of `iface`. From the files: MTU and counters (/sys/class/net/IF), the PCI identity
+// (vendor/device ids with names from pci.ids), IRQ mode (MSI-X / MSI / INTx) and vectors with
+// their affinity. On the live machine also: driver, versions, bus address, link settings,
+// offloads (ethtool -k names), rings, coalescing, channels, driver statistics (SIOCETHTOOL)
+// and the root qdisc (rtnetlink). For a captured tree those are unknown (kAbsent, "not in a
+// captured tree") except driver, speed and duplex, which sysfs also holds.
+// Loopback: loopback=true and every NIC field kAbsent ("loopback: no NIC"); MTU, counters and
+// qdisc are still reported since they belong to the interface, not to a NIC.
+// Error only when the interface does not exist.
+Result<record::NicFacts> CollectNicFacts(const std::string& iface, FileSource& files);
+
+// Where CollectNicFacts looks up PCI names (Debian's pci.ids package).
+inline constexpr const char kPciIdsPath[] = "/usr/share/misc/pci.ids";
+
+}  // namespace nicbench::probes

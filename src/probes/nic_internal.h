@@ -1,0 +1,37 @@
+// Internal pieces of CollectNicFacts (nic_facts.cc), one per kernel interface. Not part of the
+// layer's API. Each fills its members of NicFacts, leaving unknown members with their reason.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "probes/file_source.h"
+#include "probes/nic_device.h"
+#include "record/facts.h"
+
+namespace nicbench::probes::internal {
+
+// SIOCETHTOOL: driver info, link settings, features, rings, coalescing, channels, driver
+// statistics. Live machine only.
+void FillFromEthtool(const std::string& iface, record::NicFacts& facts);
+
+// rtnetlink RTM_GETQDISC (and RTM_GETTCLASS for htb): the root qdisc and its rate.
+// Live machine only.
+record::Measured<record::Qdisc> ReadRootQdisc(const std::string& iface);
+
+// ethtool -k names for the kernel's feature strings: the groups ethtool prints on top
+// ("tcp-segmentation-offload" is on when any "tx-tcp*-segmentation" is), then every kernel
+// feature that is not the only member of such a group, by its own name. `fixed` is
+// true when the feature cannot be changed (for a group: when none of its members can).
+struct KernelFeature {
+  std::string name;  // "tx-tcp-segmentation"
+  bool active = false;
+  bool changeable = false;
+};
+std::vector<record::OffloadState> EthtoolOffloadNames(const std::vector<KernelFeature>& features);
+
+// Vendor and device names from pci.ids text (ids lower-case hex without "0x").
+void LookupPciNames(std::string_view pci_ids, record::PciIdentity& identity);
+
+}  // namespace nicbench::probes::internal
