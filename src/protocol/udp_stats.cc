@@ -15,8 +15,8 @@ void UdpReceiveStats::OnPacket(uint64_t seq, double sent_seconds, double arrival
     ++out_of_order_;
     if (lost_ > 0) --lost_;
   }
-  // RFC 1889 section 6.3.1 and A.8. The first datagram only sets the reference transit time:
-  // 3.12 compares it with 0, which folds the clock offset between the two hosts into the jitter.
+  // RFC 1889 section 6.3.1 and A.8. The first datagram only sets the reference transit time
+  // (as iperf3 does), so the offset between the two hosts' clocks never enters the jitter.
   const double transit = arrival_seconds - sent_seconds;
   if (datagrams_ > 1) {
     const double d = std::fabs(transit - prev_transit_);
