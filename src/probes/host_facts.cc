@@ -103,6 +103,7 @@ record::HostFacts CollectHostFacts(FileSource& files) {
 Result<std::string> InterfaceForPeer(const std::string& peer) {
   struct addrinfo hints {};
   hints.ai_socktype = SOCK_DGRAM;
+  hints.ai_flags = AI_NUMERICHOST;  // no name lookups from a probe: callers resolve first
   struct addrinfo* found = nullptr;
   if (int rc = ::getaddrinfo(peer.c_str(), "9", &hints, &found); rc != 0) {
     return Fail("cannot resolve '" + peer + "': " + ::gai_strerror(rc));

@@ -1,0 +1,38 @@
+// Cost of one HostSampler::Sample() on the live machine (read and parse /proc/stat,
+// /proc/interrupts, /proc/softirqs, /proc/net/softnet_stat, snmp, netstat; getrusage; the
+// deltas). The session calls it at every interval boundary, down to every 100 ms.
+#include <benchmark/benchmark.h>
+
+#include "probes/host_sampler.h"
+#include "probes/proc_parsers.h"
+
+namespace {
+
+using nicbench::probes::DirFileSource;
+using nicbench::probes::HostSampler;
+using nicbench::probes::SamplerOptions;
+
+void BM_Sample(benchmark::State& state) {
+  DirFileSource files("/");
+  HostSampler sampler = HostSampler::Create(files, SamplerOptions{"eth0"});
+  sampler.Begin();
+  double t = 0;
+  for (auto _ : state) {
+    auto interval = sampler.Sample(t, t + 1);
+    benchmark::DoNotOptimize(interval);
+    t += 1;
+  }
+}
+BENCHMARK(BM_Sample);
+
+void BM_ParseInterrupts(benchmark::State& state) {
+  DirFileSource files("/");
+  std::string text;
+  (void)files.ReadInto("/proc/interrupts", text);
+  for (auto _ : state) benchmark::DoNotOptimize(nicbench::probes::ParseInterrupts(text));
+}
+BENCHMARK(BM_ParseInterrupts);
+
+}  // namespace
+
+BENCHMARK_MAIN();

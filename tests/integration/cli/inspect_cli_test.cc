@@ -1,0 +1,84 @@
+// `nicbench inspect` run as a user would: text and JSON, a captured tree, errors and exit codes.
+#include <string>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "support/run_binary.h"
+
+namespace nicbench {
+namespace {
+
+using testing::RunNicbench;
+
+const std::string kRoot = std::string(NICBENCH_TESTDATA) + "/roots/vm-6.18";
+
+TEST(InspectCliTest, LoopbackText) {
+  auto result = RunNicbench({"inspect", "--iface", "lo"});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_NE(result.out.find("host\n"), std::string::npos) << result.out;
+  EXPECT_NE(result.out.find("interface lo (loopback)"), std::string::npos) << result.out;
+  EXPECT_NE(result.out.find("unknown (not present: loopback: no NIC)"), std::string::npos) << result.out;
+  EXPECT_NE(result.out.find("  mtu:"), std::string::npos);
+}
+
+TEST(InspectCliTest, PeerJsonIsOnlyJson) {
+  auto result = RunNicbench({"inspect", "--peer", "127.0.0.1", "--json"});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  auto doc = nlohmann::json::parse(result.out);  // throws (fails the test) on anything else
+  EXPECT_EQ(doc["nic"]["interface"], "lo");
+  EXPECT_EQ(doc["nic"]["loopback"], true);
+  EXPECT_TRUE(doc["nic"]["driver"].is_null());
+  EXPECT_NE(doc["nic"]["unknown"]["driver"].get<std::string>().find("loopback"), std::string::npos);
+  EXPECT_TRUE(doc["host"]["kernel"].is_string());
+  EXPECT_GT(doc["host"]["cpu_count"].get<int>(), 0);
+}
+
+TEST(InspectCliTest, CapturedTreeText) {
+  auto result = RunNicbench({"inspect", "--root", kRoot, "--iface", "eth0"});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_NE(result.out.find("cpu model:"), std::string::npos);
+  EXPECT_NE(result.out.find("AMD EPYC"), std::string::npos);
+  EXPECT_NE(result.out.find("MSI-X"), std::string::npos) << result.out;
+  EXPECT_NE(result.out.find("virtio2-input.0"), std::string::npos) << result.out;
+  EXPECT_NE(result.out.find("unknown (not present: not in a captured tree)"), std::string::npos) << result.out;
+}
+
+TEST(InspectCliTest, CapturedTreeJson) {
+  auto result = RunNicbench({"inspect", "--root", kRoot, "--iface", "eth0", "--json"});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  auto doc = nlohmann::json::parse(result.out);
+  EXPECT_EQ(doc["host"]["cpu_model"], "AMD EPYC");
+  EXPECT_EQ(doc["host"]["cpu_count"], 2);
+  EXPECT_EQ(doc["nic"]["irq_mode"], "MSI-X");
+  EXPECT_EQ(doc["nic"]["driver"], "virtio_net");
+  EXPECT_EQ(doc["nic"]["mtu"], 1400);
+  EXPECT_EQ(doc["nic"]["pci"]["vendor_id"], "1af4");
+  EXPECT_TRUE(doc["nic"]["rings"].is_null());
+}
+
+TEST(InspectCliTest, NoInterfaceListsThem) {
+  auto result = RunNicbench({"inspect", "--root", kRoot, "--json"});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  auto doc = nlohmann::json::parse(result.out);
+  EXPECT_EQ(doc["interfaces"], nlohmann::json::array({"eth0"}));
+}
+
+TEST(InspectCliTest, BadInterfaceIsEnvironmentError) {
+  auto result = RunNicbench({"inspect", "--iface", "nbpr-none0"});
+  EXPECT_EQ(result.exit_code, 3);
+  EXPECT_NE(result.err.find("no interface 'nbpr-none0'"), std::string::npos) << result.err;
+  auto json = RunNicbench({"inspect", "--iface", "nbpr-none0", "--json"});
+  EXPECT_EQ(json.exit_code, 3);
+  EXPECT_TRUE(nlohmann::json::parse(json.out).contains("error"));
+}
+
+TEST(InspectCliTest, BadOptionsAreUsageErrors) {
+  EXPECT_EQ(RunNicbench({"inspect", "--bogus"}).exit_code, 2);
+  EXPECT_EQ(RunNicbench({"inspect", "--iface", "lo", "--peer", "127.0.0.1"}).exit_code, 2);
+  EXPECT_EQ(RunNicbench({"inspect", "--root", "/nonexistent-nicbench-dir"}).exit_code, 2);
+  EXPECT_EQ(RunNicbench({"inspect", "--peer", "not-an-address"}).exit_code, 3);
+}
+
+}  // namespace
+}  // namespace nicbench

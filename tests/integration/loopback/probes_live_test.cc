@@ -1,0 +1,89 @@
+// The probes on the live kernel: the sampler over a short busy loop, facts of "lo", the route
+// lookup for loopback peers.
+#include <chrono>
+
+#include <gtest/gtest.h>
+
+#include "probes/facts.h"
+#include "probes/host_sampler.h"
+
+namespace nicbench::probes {
+namespace {
+
+double SumOf(const record::CpuShare& s) {
+  return s.user + s.nice + s.system + s.idle + s.iowait + s.irq + s.softirq + s.steal;
+}
+
+void ExpectSane(const record::CpuShare& s) {
+  for (double v : {s.user, s.nice, s.system, s.idle, s.iowait, s.irq, s.softirq, s.steal}) {
+    EXPECT_GE(v, 0.0) << "cpu " << s.cpu;
+    EXPECT_LE(v, 100.0 + 1e-9) << "cpu " << s.cpu;
+  }
+  EXPECT_NEAR(SumOf(s), 100.0, 1e-6) << "cpu " << s.cpu;
+}
+
+TEST(HostSamplerLiveTest, BusyLoopGivesSaneShares) {
+  DirFileSource files("/");
+  HostSampler sampler = HostSampler::Create(files, SamplerOptions{"lo"});
+  sampler.Begin();
+  auto start = std::chrono::steady_clock::now();
+  volatile uint64_t spin = 0;
+  while (std::chrono::steady_clock::now() - start < std::chrono::milliseconds(300)) spin = spin + 1;
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  record::HostInterval out = sampler.Sample(0.0, seconds);
+
+  ASSERT_TRUE(out.cpu_total.known()) << out.cpu_total.detail();
+  ExpectSane(out.cpu_total.value());
+  EXPECT_GT(out.cpu_total.value().Busy(), 0.0);  // this process was spinning
+  ASSERT_TRUE(out.cpus.known());
+  EXPECT_FALSE(out.cpus.value().empty());
+  for (const record::CpuShare& cpu : out.cpus.value()) ExpectSane(cpu);
+  ASSERT_TRUE(out.irqs.known()) << out.irqs.detail();
+  for (const record::IrqRate& rate : out.irqs.value()) {
+    EXPECT_GT(rate.total, 0u);
+    EXPECT_FALSE(rate.nic);  // loopback has no NIC lines
+    EXPECT_GE(rate.per_second, 0.0);
+  }
+  EXPECT_TRUE(out.context_switches.known());
+  EXPECT_TRUE(out.net_rx_softirqs.known());
+  EXPECT_TRUE(out.softnet.known());
+  ASSERT_TRUE(out.net_counters.known());
+  EXPECT_EQ(out.net_counters.value().count("Tcp.RetransSegs"), 1u);
+  ASSERT_TRUE(out.process.known());
+  EXPECT_GT(out.process.value().user_seconds + out.process.value().system_seconds, 0.0);
+
+  // A second interval right away: still consistent (the previous snapshot moved forward).
+  record::HostInterval next = sampler.Sample(seconds, seconds + 0.001);
+  if (next.cpu_total.known()) ExpectSane(next.cpu_total.value());
+}
+
+TEST(FactsLiveTest, LoopbackHasNoNic) {
+  DirFileSource files("/");
+  auto nic = CollectNicFacts("lo", files);
+  ASSERT_TRUE(nic) << nic.error().ToString();
+  EXPECT_TRUE(nic->loopback);
+  EXPECT_FALSE(nic->driver.known());
+  EXPECT_EQ(nic->driver.why(), record::Missing::kAbsent);
+  EXPECT_EQ(nic->driver.detail(), "loopback: no NIC");
+  EXPECT_FALSE(nic->speed_mbps.known());
+  EXPECT_FALSE(nic->rings.known());
+  EXPECT_TRUE(nic->mtu.known());  // an interface fact, not a NIC fact
+  EXPECT_GT(nic->mtu.value(), 0u);
+  record::HostFacts host = CollectHostFacts(files);
+  EXPECT_TRUE(host.hostname.known());
+  EXPECT_TRUE(host.kernel.known());
+  ASSERT_TRUE(host.cpu_count.known());
+  EXPECT_GT(host.cpu_count.value(), 0);
+}
+
+TEST(FactsLiveTest, LoopbackPeersRouteThroughLo) {
+  EXPECT_EQ(InterfaceForPeer("127.0.0.1").value_or("?"), "lo");
+  EXPECT_EQ(InterfaceForPeer("127.3.2.1").value_or("?"), "lo");
+  EXPECT_EQ(InterfaceForPeer("::1").value_or("?"), "lo");
+  EXPECT_FALSE(InterfaceForPeer("not-an-address"));
+  DirFileSource files("/");
+  EXPECT_FALSE(CollectNicFacts("nbpr-none0", files));
+}
+
+}  // namespace
+}  // namespace nicbench::probes
