@@ -66,7 +66,8 @@ struct DecodedParams {
 // reverse, bidirectional, get_server_output, udp_counters_64bit, repeating_payload) count as on
 // when present, whatever their value, as 3.12 does; "zerocopy" and "dont_fragment" are read as
 // integers (nonzero = on), also as 3.12 does. More than one of tcp/udp/sctp, or sctp at all, is
-// refused; none means TCP. Where -1 means "none" an integer >= 2^63 is read as -1 (3.12
+// refused; none means TCP; "reverse" with "bidirectional" is refused. The 3.19 key
+// "skip_rx_copy" is read as a flag too. Where -1 means "none" an integer >= 2^63 is read as -1 (3.12
 // prints -1 as 18446744073709551615). A "nicbench" key that is not an object is an error.
 Result<DecodedParams> DecodeParams(std::string_view json_text);
 // The same on an already parsed document (ReadJson gives one). A separate name, because a
