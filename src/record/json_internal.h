@@ -65,8 +65,14 @@ void ReadUnsigned(const json& j, T& out) {
     out = static_cast<T>(v);
     return;
   }
-  if (j.is_number_integer()) throw ShapeError("", "expected a non-negative integer");
-  throw ShapeError("", "expected an unsigned integer");
+  if (!j.is_number_integer()) throw ShapeError("", "expected an unsigned integer");
+  // A document built in memory holds small non-negative values as signed integers.
+  const int64_t v = j.get<int64_t>();
+  if (v < 0) throw ShapeError("", "expected a non-negative integer");
+  if (static_cast<uint64_t>(v) > std::numeric_limits<T>::max()) {
+    throw ShapeError("", "number out of range");
+  }
+  out = static_cast<T>(v);
 }
 
 template <typename T>

@@ -1,0 +1,170 @@
+// The per-end sections of the summary: what the host spent, where its interrupts went, what it
+// dropped, and the NIC facts that matter. Unknowns print as "unknown (reason)".
+#include <fmt/format.h>
+
+#include "report/format.h"
+#include "report/host_view.h"
+#include "report/text_lines.h"
+
+namespace nicbench::report::text {
+namespace {
+
+constexpr const char kIndent[] = "               ";  // under the value column
+
+std::string Row(const char* label, const std::string& value) {
+  return fmt::format("  {:<13}{}\n", label, value);
+}
+
+// Bytes this end's CPU time paid for: what arrived, or what was sent when nothing arrived.
+uint64_t BytesMoved(const record::RunRecord& run) {
+  uint64_t received = 0, sent = 0;
+  for (const record::StreamTotals& s : run.streams) {
+    received += s.bytes_received;
+    sent += s.bytes_sent;
+  }
+  return received > 0 ? received : sent;
+}
+
+// netperf's service demand: CPU microseconds per KB (1024 bytes) moved, whole host.
+std::string CpuCost(const record::RunRecord& run, const record::EndpointRecord& end) {
+  const std::optional<CpuSeconds> cpu = HostCpuSeconds(end.samples);
+  if (!cpu) {
+    return end.samples.empty() ? "unknown (no host samples)"
+                               : UnknownText(end.samples.front().cpus);
+  }
+  const double kb = BytesMoved(run) / 1024.0;
+  if (!(kb > 0)) return "unknown (no bytes moved)";
+  std::string text = fmt::format("{:.3g} CPU-us/KB (", cpu->total * 1e6 / kb);
+  bool first = true;
+  for (const KindShare& k : cpu->kinds) {
+    if (k.percent <= 0) continue;
+    text += fmt::format("{}{} {:.3g}", first ? "" : ", ", k.name, k.percent * 1e6 / kb);
+    first = false;
+  }
+  return text + fmt::format(") over {} CPUs, {:.2f} s", cpu->cpus, cpu->wall_seconds);
+}
+
+std::string Busiest(const record::EndpointRecord& end) {
+  const std::vector<CoreLoad> cores = BusiestCores(end.samples, 3);
+  if (cores.empty()) return end.samples.empty() ? "unknown (no host samples)"
+                                                : UnknownText(end.samples.front().cpus);
+  std::string text;
+  for (const CoreLoad& core : cores) {
+    if (!text.empty()) text += ", ";
+    text += fmt::format("cpu{} {:.0f}%", core.cpu, core.busy_percent);
+    std::string kinds;
+    for (size_t i = 0; i < core.kinds.size() && i < 3; ++i) {
+      if (core.kinds[i].percent < 0.5) break;
+      kinds += fmt::format("{}{} {:.0f}", kinds.empty() ? "" : ", ", core.kinds[i].name,
+                           core.kinds[i].percent);
+    }
+    if (!kinds.empty()) text += " (" + kinds + ")";
+  }
+  return text;
+}
+
+std::string Interrupts(const record::EndpointRecord& end) {
+  const std::vector<IrqLineTotal> lines = TopIrqLines(end.samples, 4);
+  if (lines.empty()) return end.samples.empty() ? "unknown (no host samples)"
+                                                : UnknownText(end.samples.front().irqs);
+  std::string text;
+  for (const IrqLineTotal& line : lines) {
+    if (!text.empty()) text += std::string("\n") + kIndent;
+    text += fmt::format("{} {}{} {}/s", line.irq, line.name, line.nic ? " [NIC]" : "",
+                        CompactCount(line.per_second));
+    if (line.top_cpu >= 0) text += fmt::format(", mostly cpu{}", line.top_cpu);
+  }
+  return text;
+}
+
+std::string Drops(const record::EndpointRecord& end) {
+  std::string text;
+  bool softnet_known = false;
+  SoftnetTotals softnet;
+  for (const record::HostInterval& sample : end.samples) {
+    if (const auto s = Softnet(sample)) {
+      softnet_known = true;
+      softnet.dropped += s->dropped;
+      softnet.time_squeeze += s->time_squeeze;
+    }
+  }
+  text = softnet_known ? fmt::format("softnet {} dropped, {} squeezed", softnet.dropped,
+                                     softnet.time_squeeze)
+                       : std::string("softnet unknown");
+  for (const auto& [name, total] : DropCounters(end.samples)) {
+    text += fmt::format("; {} {}", name, total);
+  }
+  return text;
+}
+
+template <typename T>
+std::string Or(const record::Measured<T>& m, const std::string& known_text) {
+  return m.known() ? known_text : UnknownText(m);
+}
+
+std::string OffloadsOff(const record::NicFacts& nic) {
+  if (!nic.offloads.known()) return "offloads " + UnknownText(nic.offloads);
+  std::string off;
+  for (const record::OffloadState& o : nic.offloads.value()) {
+    if (!o.on) off += (off.empty() ? "" : ", ") + o.name + (o.fixed ? " [fixed]" : "");
+  }
+  return off.empty() ? "offloads all on" : "offloads off: " + off;
+}
+
+std::string LinkLine(const record::NicFacts& nic) {
+  return "link " + Or(nic.speed_mbps, fmt::format("{} Mbit/s", nic.speed_mbps.value_or(0))) +
+         ", " + Or(nic.duplex, nic.duplex.value_or("") + " duplex") + ", autoneg " +
+         Or(nic.autoneg, nic.autoneg.value_or(false) ? "on" : "off") + ", MTU " +
+         Or(nic.mtu, std::to_string(nic.mtu.value_or(0)));
+}
+
+std::string QueueLine(const record::NicFacts& nic) {
+  const record::RingSizes r = nic.rings.value_or({});
+  std::string rings = Or(nic.rings, fmt::format("rx {}/{} tx {}/{}", r.rx, r.rx_max, r.tx, r.tx_max));
+  std::string irq = Or(nic.irq_mode, nic.irq_mode.value_or(""));
+  if (nic.irq_vectors.known()) irq += fmt::format(", {} vectors", nic.irq_vectors.value().size());
+  const record::Qdisc q = nic.qdisc.value_or({});
+  std::string qdisc = Or(nic.qdisc, q.kind + (q.rate_bits_per_second != 0
+                                                  ? " rate " + IperfBitRate(q.rate_bits_per_second)
+                                                  : std::string()));
+  return "rings " + rings + "; IRQ " + irq + "; qdisc " + qdisc;
+}
+
+}  // namespace
+
+std::string NicSection(const record::NicFacts& nic) {
+  if (nic.loopback) {
+    return Row("NIC", nic.interface + ": loopback, no NIC; MTU " +
+                          Or(nic.mtu, std::to_string(nic.mtu.value_or(0))));
+  }
+  std::string ident = nic.interface + ": driver " + Or(nic.driver, nic.driver.value_or("")) +
+                      " " + Or(nic.driver_version, nic.driver_version.value_or("")) +
+                      ", firmware " + Or(nic.firmware_version, nic.firmware_version.value_or(""));
+  if (nic.pci.known()) {
+    const record::PciIdentity& p = nic.pci.value();
+    ident += fmt::format(", {}:{} {} {}", p.vendor_id, p.device_id, p.vendor_name, p.device_name);
+  }
+  std::string out = Row("NIC", ident);
+  out += std::string(kIndent) + LinkLine(nic) + "\n";
+  out += std::string(kIndent) + OffloadsOff(nic) + "\n";
+  out += std::string(kIndent) + QueueLine(nic) + "\n";
+  if (!nic.coalescing.known()) out += std::string(kIndent) + "coalescing " + UnknownText(nic.coalescing) + "\n";
+  return out;
+}
+
+std::string EndpointSection(const record::RunRecord& run, const record::EndpointRecord& end,
+                            const char* title) {
+  std::string head = fmt::format("{}: {}", title, end.role);
+  if (end.host.hostname.known()) head += " " + end.host.hostname.value();
+  if (!end.software.empty()) head += ", " + end.software;
+  if (end.host.kernel.known()) head += ", Linux " + end.host.kernel.value();
+  std::string out = head + "\n";
+  out += Row("CPU cost", CpuCost(run, end));
+  out += Row("Busiest", Busiest(end));
+  out += Row("Interrupts", Interrupts(end));
+  out += Row("Drops", Drops(end));
+  out += NicSection(end.nic);
+  return out;
+}
+
+}  // namespace nicbench::report::text

@@ -1,0 +1,28 @@
+// Internal to src/report: the iperf3-style stream lines shared by the interval and summary
+// renderers, and the per-end text sections.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "record/run_record.h"
+
+namespace nicbench::report::text {
+
+inline constexpr const char kSeparator[] = "- - - - - - - - - - - - - - - - - - - - - - - - -\n";
+
+// "[  1]" or, in a bidirectional test, "[  1][TX-C]". id < 0 prints "[SUM]".
+std::string Tag(const record::RunRecord& run, int id, bool local_sends);
+
+// "   0.00-1.00   sec  11.9 MBytes   100 Mbits/sec" (no newline).
+std::string Transfer(double start, double end, uint64_t bytes);
+
+// "  0.250 ms  5/12500 (0.04%)": UDP jitter and loss columns.
+std::string UdpLoss(double jitter_seconds, uint64_t lost, uint64_t packets);
+
+// The per-end sections of the summary.
+std::string EndpointSection(const record::RunRecord& run, const record::EndpointRecord& end,
+                            const char* title);
+std::string NicSection(const record::NicFacts& nic);
+
+}  // namespace nicbench::report::text

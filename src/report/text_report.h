@@ -1,0 +1,33 @@
+// The terminal report: iperf3-style interval and summary lines, plus what iperf3 does not show:
+// for each end the busiest core and the kind of work that filled it, interrupt rates, drops,
+// CPU cost per byte and the NIC facts that matter, then the findings. Explained line by line in
+// docs/output.md. Rendering is pure (record in, text out); thread-safe.
+#pragma once
+
+#include <string>
+
+#include "record/run_record.h"
+
+namespace nicbench::report {
+
+// The column header printed once before the first interval, e.g.
+// "[ ID] Interval           Transfer     Bitrate         Retr  Cwnd\n".
+std::string RenderIntervalHeader(const record::RunRecord& run);
+
+// One interval: a line per stream, a [SUM] line per direction when there are several streams,
+// then one compact line per end whose sample is given (nullptr: no line), e.g.
+//   "[  1]   0.00-1.00   sec  11.9 MBytes   100 Mbits/sec    2   14.1 KBytes\n"
+//   "       local  cpu1 97% si | nic irq 16.0k/s | irq 16.5k/s | retr 4 | drops 2\n"
+// Every line ends with '\n'. A separator line comes first when there are several streams and
+// this is not the first interval, as iperf3 prints it.
+std::string RenderIntervalLine(const record::RunRecord& run, const record::IntervalRecord& interval,
+                               const record::HostInterval* local,
+                               const record::HostInterval* remote);
+
+// The end of a test: iperf3's sender/receiver lines per stream and [SUM]; for each end the CPU
+// cost per KB by kind (netperf's service demand), busiest cores, top interrupt lines, drops and
+// NIC facts (unknowns as "unknown (reason)"); then the findings, most severe first, or
+// "No problems found.". Starts with "error: ..." when the record carries an error.
+std::string RenderSummary(const record::RunRecord& run);
+
+}  // namespace nicbench::report
