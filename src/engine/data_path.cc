@@ -32,6 +32,7 @@ class DataPathImpl final : public DataPath {
   Status Start() override;
   int DoneFd() const override { return done_.get(); }
   std::vector<FlowCounters> Snapshot() const override;
+  bool Failed() const override { return run_.failed(); }
   void Stop() override;
   Status Join() override;
   int FlowFd(int id) const override;

@@ -82,6 +82,9 @@ class DataPath {
   // never signals it (a receiving end learns the end from its peer, not from here).
   virtual int DoneFd() const = 0;
   virtual std::vector<FlowCounters> Snapshot() const = 0;
+  // True once any flow has failed (the error itself comes from Join). Lets a controller end a
+  // test early when, say, the peer reset a receiving stream. Any thread, any time.
+  virtual bool Failed() const = 0;
   virtual void Stop() = 0;   // wakes every loop through the eventfd; idempotent
   // Stops (if Stop was not called yet) and waits for the workers. Returns the first worker failure (a peer reset during the test is
   // reported here, never lost).

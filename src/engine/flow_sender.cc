@@ -17,11 +17,11 @@ constexpr uint32_t kWakeupBytes = 4u << 20;
 
 SenderFlow::SenderFlow(const FlowConfig& config, net::UniqueFd fd, FlowEnv env)
     : Flow(config, std::move(fd), env),
-      budgeted_(!env.budget->unlimited()),
       burst_(std::max<uint32_t>(config.burst, 1)),
       max_blocks_per_wakeup_(std::max<uint32_t>(kWakeupBytes / std::max<uint32_t>(config.block_bytes, 1), 1)) {}
 
 void SenderFlow::Begin(MonoTime now) {
+  budgeted_ = !env_.budget->unlimited();
   if (paced()) {
     pacer_.emplace(config_.rate_bits_per_second, now);
     interest_ = 0;  // the first pacing tick starts sending

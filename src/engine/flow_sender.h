@@ -41,7 +41,7 @@ class SenderFlow : public Flow {
   Result<FlowState> Pump(const MonoTime* now);
   Result<FlowState> CheckSocketError();
 
-  const bool budgeted_;
+  bool budgeted_ = false;  // read at Begin: SetBudget comes after AddFlow
   const uint32_t burst_;
   const uint32_t max_blocks_per_wakeup_;
   std::optional<Pacer> pacer_;

@@ -67,6 +67,7 @@ void RunContext::ReportError(Error error) {
     return;
   }
   first_error_ = std::move(error);
+  failed_.store(true, std::memory_order_release);
 }
 
 std::optional<Error> RunContext::first_error() const {

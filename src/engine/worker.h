@@ -44,6 +44,7 @@ class RunContext {
   // Keeps the first failure (in time) of any worker; later ones are logged and dropped.
   void ReportError(Error error);
   std::optional<Error> first_error() const;
+  bool failed() const { return failed_.load(std::memory_order_acquire); }
 
  private:
   net::SysCalls* const sys_;
@@ -53,6 +54,7 @@ class RunContext {
   int done_fd_ = -1;
   mutable std::mutex error_mu_;  // taken only when a worker fails, never on the data path
   std::optional<Error> first_error_;
+  std::atomic<bool> failed_{false};
 };
 
 class Worker {
