@@ -113,8 +113,8 @@ TEST(StandPlanTest, HtbFallbackHasClassAndQueue) {
   ASSERT_EQ(one.size(), 3u);
   EXPECT_EQ(one[0], (Argv{"tc", "-n", "nb-h1", "qdisc", "add", "dev", "nb-h1-e0", "root", "handle",
                           "1:", "htb", "default", "1"}));
-  EXPECT_EQ(one[1][10], "htb");
-  EXPECT_EQ(one[1][12], "1000000000bit");
+  EXPECT_EQ(one[1][11], "htb");
+  EXPECT_EQ(one[1][13], "1000000000bit");
   EXPECT_EQ(one[2], (Argv{"tc", "-n", "nb-h1", "qdisc", "add", "dev", "nb-h1-e0", "parent", "1:1",
                           "handle", "10:", "bfifo", "limit", "6250000"}));
 }
@@ -140,8 +140,11 @@ TEST(StandPlanTest, DelayHangsNetemUnderTheShaper) {
   EXPECT_EQ(one[1][8], "1:1");
   EXPECT_EQ(one[1][11], "netem");
   EXPECT_EQ(one[1][13], "20ms");
-  // 20 ms at 100 Mbit/s in flight plus the 625 KB queue, in 1514-byte frames.
-  EXPECT_EQ(one[1][15], std::to_string((250'000 + 625'000) / 1514 + 1));
+  EXPECT_EQ(one[1][15], "1000");  // netem's default is already enough at 100 Mbit/s
+  // 20 ms at 1 Gbit/s in flight plus the 6.25 MB queue, in 1514-byte frames.
+  spec.profile = Profile::k1000BaseT;
+  one = ShapeOneEnd({"nb-h1", "nb-h1-e0"}, spec, Shaper::kTbf);
+  EXPECT_EQ(one[1][15], std::to_string((2'500'000 + 6'250'000) / 1514 + 1));
 }
 
 TEST(StandPlanTest, DownRemovesNamespacesBeforeStrayDevices) {

@@ -238,7 +238,15 @@ Status StandManager::DownLocked(std::string_view name) {
   for (const auto& dev : *devices) {
     if (IsStandDevice(name, dev)) strays.push_back(dev);
   }
-  if (auto removed = RunAll(BuildDownPlan({}, strays)); !removed) return removed;
+  for (const auto& dev : strays) {
+    if (auto removed = RunAll(BuildDownPlan({}, {dev})); !removed) {
+      // Deleting one end of a veth pair deletes its peer too, so a later name in the list
+      // may already be gone; only a device that is still there is a failure.
+      auto now = RootDevices();
+      if (!now) return tl::unexpected(now.error());
+      if (std::count(now->begin(), now->end(), dev) != 0) return removed;
+    }
+  }
   return state_.Remove(name);
 }
 

@@ -18,8 +18,6 @@ constexpr const char kUnknownKind[] = "Error: Specified qdisc kind is unknown.\n
 class StandManagerTest : public ::testing::Test {
  protected:
   StandManagerTest() {
-    char pattern[] = "/tmp/nb-stand-mgr-XXXXXX";
-    dir_ = mkdtemp(pattern);
     // This kernel's answer: tbf and htb exist, netem does not.
     MissingQdisc("netem");
   }
@@ -39,7 +37,12 @@ class StandManagerTest : public ::testing::Test {
     return spec;
   }
 
-  std::string dir_;
+  static std::string MakeTempDir() {
+    char pattern[] = "/tmp/nb-stand-mgr-XXXXXX";
+    return mkdtemp(pattern);
+  }
+
+  std::string dir_ = MakeTempDir();  // declared before manager_, which keeps a copy
   FakeCommandRunner runner_;
   StandManager manager_{runner_, dir_};
 };

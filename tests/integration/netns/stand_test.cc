@@ -11,6 +11,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <string>
 #include <thread>
@@ -89,7 +91,7 @@ std::string TcpAcross(const HostInfo& from, const HostInfo& to) {
   return received;
 }
 
-std::string Run(const std::vector<std::string>& argv) {
+std::string RunOk(const std::vector<std::string>& argv) {
   auto result = nicbench::testing::RunProcess(argv);
   EXPECT_EQ(result.exit_code, 0) << result.err;
   return result.out;
@@ -107,10 +109,10 @@ TEST(StandNetnsTest, TwoHosts100BaseTx) {
   EXPECT_TRUE(info.switch_netns.empty());
   for (const auto& host : info.hosts) {
     EXPECT_TRUE(NamespaceExists(host.netns)) << host.netns;
-    std::string addrs = Run({"ip", "-n", host.netns, "-4", "-o", "addr", "show", "dev",
+    std::string addrs = RunOk({"ip", "-n", host.netns, "-4", "-o", "addr", "show", "dev",
                              host.interface});
     EXPECT_NE(addrs.find(host.address + "/24"), std::string::npos) << addrs;
-    EXPECT_NE(Run({"ip", "-n", host.netns, "-o", "link", "show", "lo"}).find("UP"),
+    EXPECT_NE(RunOk({"ip", "-n", host.netns, "-o", "link", "show", "lo"}).find("UP"),
               std::string::npos);
     auto qdisc = ReadQdisc(host.netns, host.interface);
     ASSERT_TRUE(qdisc) << qdisc.error().ToString();
@@ -138,7 +140,7 @@ TEST(StandNetnsTest, TsoOffIsSeenByEthtool) {
     ASSERT_TRUE(flags) << flags.error().ToString();
     EXPECT_EQ(flags->tso, false) << host.netns;
     EXPECT_EQ(flags->gro, true) << host.netns;
-    EXPECT_NE(Run({"ip", "-n", host.netns, "-o", "link", "show", host.interface}).find("mtu 9000"),
+    EXPECT_NE(RunOk({"ip", "-n", host.netns, "-o", "link", "show", host.interface}).find("mtu 9000"),
               std::string::npos);
     EXPECT_EQ(ReadQdisc(host.netns, host.interface).value().kind, "noqueue");  // unlimited
   }
@@ -190,12 +192,12 @@ TEST(StandNetnsTest, DownRemovesEverything) {
 TEST(StandNetnsTest, DownCleansUpACrashedRun) {
   SKIP_UNLESS_ROOT();
   // What a run killed half-way could leave: a namespace, and a veth pair in the root namespace.
-  Run({"ip", "netns", "add", "nbt5-h1"});
-  Run({"ip", "netns", "add", "nbt5-sw"});
-  Run({"ip", "link", "add", "nbt5-h2-e0", "type", "veth", "peer", "name", "nbt5-sw-p2"});
+  RunOk({"ip", "netns", "add", "nbt5-h1"});
+  RunOk({"ip", "netns", "add", "nbt5-sw"});
+  RunOk({"ip", "link", "add", "nbt5-h2-e0", "type", "veth", "peer", "name", "nbt5-sw-p2"});
   ASSERT_TRUE(Down("nbt5"));
   EXPECT_TRUE(OurNamespaces("nbt5").empty());
-  std::string links = Run({"ip", "-o", "link", "show"});
+  std::string links = RunOk({"ip", "-o", "link", "show"});
   EXPECT_EQ(links.find("nbt5-"), std::string::npos) << links;
 }
 
@@ -208,7 +210,7 @@ TEST(StandNetnsTest, ThreeHostsMeetOnASwitch) {
   auto stand = ScopedStand::Create(spec);
   ASSERT_TRUE(stand) << stand.error().ToString();
   EXPECT_EQ(stand->info().switch_netns, "nbt6-sw");
-  std::string bridge = Run({"ip", "-n", "nbt6-sw", "-o", "link", "show", "master", "nbt6-br"});
+  std::string bridge = RunOk({"ip", "-n", "nbt6-sw", "-o", "link", "show", "master", "nbt6-br"});
   for (int host = 1; host <= 3; ++host) {
     EXPECT_NE(bridge.find("nbt6-sw-p" + std::to_string(host)), std::string::npos) << bridge;
     auto port = ReadQdisc("nbt6-sw", SwitchPort("nbt6", host));
