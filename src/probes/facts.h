@@ -19,7 +19,7 @@ record::HostFacts CollectHostFacts(FileSource& files);
 
 // The interface the kernel would use to reach `peer` (a numeric IPv4/IPv6 address; names are
 // resolved by the caller, so a probe never sends a DNS query): a UDP socket is connected to it (no packet is sent) and its local address is looked
-// up with getifaddrs. Loopback addresses give "lo". Error when the name does not resolve or
+// up with getifaddrs. Loopback addresses, and addresses of this host itself, give "lo". Error when the name does not resolve or
 // there is no route.
 Result<std::string> InterfaceForPeer(const std::string& peer);
 

@@ -112,6 +112,8 @@ Result<std::string> InterfaceForPeer(const std::string& peer) {
   if (IsLoopback(found->ai_addr)) return std::string("lo");
   auto local = LocalAddressFor(*found);
   if (!local) return tl::unexpected(local.error());
+  // A peer that is one of our own addresses is reached over loopback, whatever device holds it.
+  if (SameAddress(found->ai_addr, *local)) return std::string("lo");
   struct ifaddrs* list = nullptr;
   if (::getifaddrs(&list) < 0) return FailErrno("getifaddrs");
   std::string name;
