@@ -10,24 +10,30 @@ namespace {
 
 double UserSystem(const record::CpuShare& c) { return c.user + c.nice + c.system; }
 
+struct HostProcesses {
+  double largest = 0;  // the busier of the nicbench processes sharing the host
+  double sum = 0;
+};
+
 // Both ends' process use in the same interval when they share the host's CPUs.
-std::optional<double> ProcessesOnHost(const RunView& view, const End& end, size_t index,
-                                      const record::HostInterval& sample) {
+std::optional<HostProcesses> ProcessesOnHost(const RunView& view, const End& end, size_t index,
+                                             const record::HostInterval& sample) {
   std::optional<double> own = ProcessPercent(sample);
-  if (!own || !view.SharedHost()) return own;
+  if (!own) return std::nullopt;
+  if (!view.SharedHost()) return HostProcesses{*own, *own};
   const End* other = end.local ? view.remote() : &view.local();
   auto other_samples = view.Samples(*other);
   if (index >= other_samples.size()) return std::nullopt;
   std::optional<double> theirs = ProcessPercent(*other_samples[index]);
   if (!theirs) return std::nullopt;
-  return *own + *theirs;
+  return HostProcesses{std::max(*own, *theirs), *own + *theirs};
 }
 
 }  // namespace
 
 double CoreSaturation::CompetitorPercent() const {
-  if (!others_percent) return 0;
-  return std::min(user + system, *others_percent);
+  if (!others_percent || !core_process_percent) return 0;
+  return std::max(0.0, std::min(user + system - *core_process_percent, *others_percent));
 }
 
 std::string CoreSaturation::DominantKind() const {
@@ -51,7 +57,7 @@ CoreSaturation AnalyzeCpu(const RunView& view, const End& end, const Thresholds&
   auto samples = view.Samples(end);
   std::map<int, int> saturated_count;
   std::vector<const record::CpuShare*> busiest;  // per counted sample
-  std::vector<double> process, others;
+  std::vector<double> process, others, core_process;
   for (size_t i = 0; i < samples.size(); ++i) {
     const auto* cpus = samples[i]->cpus.get();
     if (cpus == nullptr || cpus->empty()) continue;
@@ -70,12 +76,16 @@ CoreSaturation AnalyzeCpu(const RunView& view, const End& end, const Thresholds&
     if (auto all = ProcessesOnHost(view, end, i, *samples[i])) {
       double host_user_system = 0;
       for (const auto& c : *cpus) host_user_system += UserSystem(c);
-      others.push_back(std::max(0.0, host_user_system - *all));
+      others.push_back(std::max(0.0, host_user_system - all->sum));
+      core_process.push_back(all->largest);
     }
   }
   if (out.samples > 0) out.mean_top_busy /= out.samples;
   if (!process.empty()) out.process_percent = Mean(process);
-  if (!others.empty() && others.size() == process.size()) out.others_percent = Mean(others);
+  if (!others.empty() && others.size() == process.size()) {
+    out.others_percent = Mean(others);
+    out.core_process_percent = Mean(core_process);
+  }
   if (saturated_count.empty()) return out;
   out.core = std::max_element(saturated_count.begin(), saturated_count.end(),
                               [](const auto& a, const auto& b) { return a.second < b.second; })

@@ -24,11 +24,17 @@ struct CoreSaturation {
   // Mean user+nice+system time of the host's CPUs not accounted for by nicbench (both ends'
   // processes when they share the host), percent of one core; unknown without process usage.
   std::optional<double> others_percent;
+  // The nicbench process taken to run on the saturated core: this end's, or the busier of the
+  // two when both ends share the host (a saturated core hosts the busiest process). Percent of
+  // a core.
+  std::optional<double> core_process_percent;
 
   bool Saturated(const Thresholds& t) const {
     return samples > 0 && saturated >= t.saturated_interval_fraction * samples;
   }
-  // Of the saturated core, the share other processes plausibly took.
+  // Of the saturated core, the share other processes plausibly took: its user+system time
+  // beyond what nicbench could have used there, and no more than all the host's CPU time
+  // nicbench does not account for.
   double CompetitorPercent() const;
   // "softirq (packet processing)", "system (kernel work in nicbench's context)", ...
   std::string DominantKind() const;
