@@ -1,7 +1,8 @@
 // UDP flows. Each datagram is block_bytes long and starts with the iperf3 header (sender's
 // CLOCK_MONOTONIC sec/usec, then the sequence number from 1, 32 or 64 bits, big-endian;
 // protocol/wire.h). The receiver feeds protocol::UdpReceiveStats for loss, reordering and
-// RFC 1889 jitter exactly as iperf 3.12 counts them.
+// RFC 1889 jitter exactly as iperf 3.12 counts them. skip_rx_copy does not apply to UDP: the
+// receiver must read each header (and MSG_TRUNC on UDP only reports the real length).
 // Thread safety: as Flow.
 #pragma once
 
