@@ -1,0 +1,132 @@
+// Diagnosis scenarios on the test stand: plant one cause, run the real binary between two
+// namespaces, and check the finding it must produce (docs/diagnosis.md). Root only.
+#include <algorithm>
+#include <map>
+#include <string>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "accuracy_stand.h"
+#include "support/run_binary.h"
+
+namespace nicbench::accuracy {
+namespace {
+
+using stand::Profile;
+
+// id -> severity of every finding in a JSON report.
+using Findings = std::multimap<std::string, std::string>;
+
+struct Outcome {
+  bool run_missing = false;  // `nicbench run` is not built into this binary yet
+  Findings findings;
+  std::string titles;  // every title, one per line, for messages and phrase checks
+};
+
+Outcome RunPair(const stand::ScopedStand& st, std::vector<std::string> server_prefix,
+                std::vector<std::string> client_args) {
+  Outcome out;
+  const auto& h1 = st.host(1);
+  const auto& h2 = st.host(2);
+  std::vector<std::string> server = std::move(server_prefix);
+  for (std::string arg : {testing::NicbenchPath(), std::string("serve"), std::string("-B"),
+                          h2.address}) {
+    server.push_back(std::move(arg));
+  }
+  testing::BackgroundProcess serve(InHost(h2, server));
+  EXPECT_TRUE(WaitForListener(h2, 5201)) << "nicbench serve did not listen in " << h2.netns;
+  std::vector<std::string> args = {"run", h2.address, "--json"};
+  args.insert(args.end(), client_args.begin(), client_args.end());
+  testing::ProcessResult result = Run(NicbenchIn(h1, args));
+  if (result.err.find("not built yet") != std::string::npos) {
+    out.run_missing = true;
+    return out;
+  }
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  nlohmann::json doc = ParseJson(result);
+  if (!doc.is_object() || !doc.contains("findings")) {
+    ADD_FAILURE() << "no findings in the JSON report (is Diagnose() called in run_command.cc?)";
+    return out;
+  }
+  for (const auto& f : doc["findings"]) {
+    out.findings.emplace(f.value("id", ""), f.value("severity", ""));
+    out.titles += f.value("id", "") + ": " + f.value("title", "") + "\n";
+  }
+  return out;
+}
+
+bool AnyWarning(const Findings& findings) {
+  return std::any_of(findings.begin(), findings.end(), [](const auto& f) {
+    return f.second == "warning" || f.second == "critical";
+  });
+}
+
+bool Has(const Outcome& o, const std::string& id) { return o.findings.count(id) > 0; }
+
+#define SKIP_IF_RUN_MISSING(outcome) \
+  if ((outcome).run_missing) GTEST_SKIP() << "nicbench run is not built yet"
+
+TEST(DiagnosisStand, HundredBaseTxIsLinkRateLimitedAndNotCpuBound) {
+  ACCURACY_SKIP_UNLESS_ROOT();
+  auto st = UpStand("dgl", Profile::k100BaseTx);
+  ASSERT_TRUE(st.has_value()) << st.error().ToString();
+  Outcome o = RunPair(*st, {}, {"-t", "5", "-O", "1"});
+  SKIP_IF_RUN_MISSING(o);
+  EXPECT_TRUE(Has(o, "link-rate-limited")) << o.titles;
+  for (const char* id : {"sender-cpu-bound", "receiver-cpu-bound", "cpu-bound"}) {
+    EXPECT_FALSE(Has(o, id)) << o.titles;
+  }
+}
+
+TEST(DiagnosisStand, CleanUnshapedRunHasNoWarning) {
+  ACCURACY_SKIP_UNLESS_ROOT();
+  auto st = UpStand("dgc", Profile::kUnlimited);
+  ASSERT_TRUE(st.has_value()) << st.error().ToString();
+  Outcome o = RunPair(*st, {}, {"-t", "4"});
+  SKIP_IF_RUN_MISSING(o);
+  EXPECT_FALSE(AnyWarning(o.findings)) << o.titles;
+}
+
+TEST(DiagnosisStand, ReceiverStarvedByCompetitorOnItsCore) {
+  ACCURACY_SKIP_UNLESS_ROOT();
+  if (!testing::HaveProgram("taskset")) GTEST_SKIP() << "needs taskset (util-linux)";
+  auto st = UpStand("dgs", Profile::kUnlimited);
+  ASSERT_TRUE(st.has_value()) << st.error().ToString();
+  // A busy loop pinned to cpu0 inside the receiving host, and the server pinned there too.
+  testing::BackgroundProcess hog(
+      InHost(st->host(2), {"taskset", "-c", "0", "sh", "-c", "while :; do :; done"}));
+  Outcome o = RunPair(*st, {"taskset", "-c", "0"}, {"-t", "5", "-O", "1"});
+  SKIP_IF_RUN_MISSING(o);
+  EXPECT_TRUE(Has(o, "receiver-cpu-bound")) << o.titles;
+  EXPECT_NE(o.titles.find("other processes take"), std::string::npos) << o.titles;
+}
+
+TEST(DiagnosisStand, TsoOffIsReported) {
+  ACCURACY_SKIP_UNLESS_ROOT();
+  stand::Offloads off;
+  off.tso = stand::Toggle::kOff;
+  auto st = UpStand("dgt", Profile::k1000BaseT, off);
+  ASSERT_TRUE(st.has_value()) << st.error().ToString();
+  Outcome o = RunPair(*st, {}, {"-t", "4"});
+  SKIP_IF_RUN_MISSING(o);
+  EXPECT_TRUE(Has(o, "offloads-off")) << o.titles;
+  EXPECT_TRUE(Has(o, "cpu-cost")) << o.titles;
+}
+
+TEST(DiagnosisStand, DroppingShaperShowsRetransmissions) {
+  ACCURACY_SKIP_UNLESS_ROOT();
+  auto st = UpStand("dgd", Profile::k100BaseTx);
+  ASSERT_TRUE(st.has_value()) << st.error().ToString();
+  const auto& h1 = st->host(1);
+  // A queue of two frames in front of the bucket: TCP's bursts overflow it.
+  auto tc = accuracy::Run({"tc", "-n", h1.netns, "qdisc", "replace", "dev", h1.interface, "root", "handle",
+                 "1:", "tbf", "rate", "100mbit", "burst", "3100", "limit", "3100"});
+  ASSERT_EQ(tc.exit_code, 0) << tc.err;
+  Outcome o = RunPair(*st, {}, {"-t", "5"});
+  SKIP_IF_RUN_MISSING(o);
+  EXPECT_TRUE(Has(o, "retransmissions")) << o.titles;
+}
+
+}  // namespace
+}  // namespace nicbench::accuracy
