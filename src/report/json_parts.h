@@ -19,14 +19,9 @@ void PutNumber(Json& obj, const char* key, std::optional<double> value, const st
 
 // A Measured value under the unknown rule.
 template <typename T>
-void PutMeasured(Json& obj, const char* key, const record::Measured<T>& m,
-                 double scale = 1.0) {
+void PutMeasured(Json& obj, const char* key, const record::Measured<T>& m) {
   if (m.known()) {
-    if (scale == 1.0) {
-      obj[key] = m.value();
-    } else {
-      obj[key] = static_cast<double>(m.value()) * scale;
-    }
+    obj[key] = m.value();
     return;
   }
   obj[key] = nullptr;
