@@ -3,7 +3,9 @@
 // spelled out ("unknown (not supported: ...)"); --json writes one document with the record
 // types' JSON form (record/json.h) and nothing else on stdout. --root reads a captured tree
 // of /proc and /sys instead of the running machine.
+#include <algorithm>
 #include <cstdio>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -196,7 +198,9 @@ int Inspect(const InspectArgs& args) {
       std::printf("%s\n", doc.dump(2).c_str());
     } else {
       PrintHost(host);
-      std::printf("interfaces: %s\n", fmt::format("{}", fmt::join(names, " ")).c_str());
+      std::string list;
+      for (const std::string& name : names) list += (list.empty() ? "" : " ") + name;
+      std::printf("interfaces: %s\n", list.c_str());
     }
     return ToInt(ExitCode::kOk);
   }
