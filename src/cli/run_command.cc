@@ -1,13 +1,421 @@
+// `nicbench run [HOST]`: argv -> record::TestSpec (checked by record::Validate, the same check
+// the server applies to a peer's parameters), then the engine's client session, then report.
+// With no HOST (or --loopback) a server runs in this process on 127.0.0.1 and an ephemeral port
+// and the test runs forward then reverse; the JSON document is then {"runs":[fwd, rev]}.
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+#include <csignal>
 #include <cstdio>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "base/exit_code.h"
+#include "base/log.h"
+#include "base/units.h"
 #include "cli/commands.h"
+#include "engine/client.h"
+#include "engine/server.h"
+#include "record/test_spec.h"
+#include "report/json_report.h"
 
 namespace nicbench::cli {
+namespace {
 
-int RunRunCommand(int /*argc*/, char** /*argv*/) {
-  std::fputs("nicbench run: not built yet\n", stderr);
-  return ToInt(ExitCode::kEnvironment);
+// What argv asked for, before it is turned into values.
+struct RunArgs {
+  std::string host, port = "5201", time, bytes, blocks, interval, omit, rate, length, window,
+      mss, congestion, zerocopy, bind, cport, title, connect_timeout, threads, parallel, tos;
+  bool reverse = false, bidir = false, udp = false, nodelay = false, sendfile = false,
+       skip_rx_copy = false, ipv4 = false, ipv6 = false, server_output = false,
+       counters64 = false, repeating = false, json = false, loopback = false;
+};
+
+struct RunPlan {
+  engine::ClientConfig client;
+  bool json = false;
+  bool loopback = false;
+};
+
+void AddOptions(CLI::App& app, RunArgs& a) {
+  app.add_option("host", a.host, "server to test against (nicbench or iperf3); none = loopback");
+  app.add_option("-c,--client", a.host, "server host (iperf3 spelling)");
+  app.add_option("-p,--port", a.port, "server port (default 5201)");
+  app.add_option("-t,--time", a.time, "seconds to transmit (default 10)");
+  app.add_option("-n,--bytes", a.bytes, "bytes to transmit instead of -t (K/M/G suffix)");
+  app.add_option("-k,--blockcount", a.blocks, "blocks to transmit instead of -t");
+  app.add_option("-i,--interval", a.interval, "seconds between reports (default 1, 0 = none)");
+  app.add_option("-P,--parallel", a.parallel, "parallel streams per direction (1..128)");
+  app.add_flag("-R,--reverse", a.reverse, "server sends, client receives");
+  app.add_flag("--bidir", a.bidir, "both directions at once");
+  app.add_flag("-u,--udp", a.udp, "UDP instead of TCP");
+  app.add_option("-b,--bitrate", a.rate, "target bits/s per stream (k/m/g; UDP default 1M)");
+  app.add_option("-l,--length", a.length, "block length in bytes (K/M suffix)");
+  app.add_option("-w,--window", a.window, "socket buffer size (SO_SNDBUF/SO_RCVBUF)");
+  app.add_option("-M,--set-mss", a.mss, "TCP maximum segment size");
+  app.add_flag("-N,--no-delay", a.nodelay, "TCP_NODELAY on data sockets");
+  app.add_option("-C,--congestion", a.congestion, "TCP congestion control algorithm");
+  app.add_option("-S,--tos", a.tos, "IP type of service (0..255, 0x.. accepted)");
+  app.add_flag("-Z", a.sendfile, "zero-copy send with sendfile (as iperf3 -Z)");
+  app.add_option("--zerocopy", a.zerocopy, "zero-copy send method: sendfile or msg (MSG_ZEROCOPY)");
+  app.add_flag("--skip-rx-copy", a.skip_rx_copy, "receive with MSG_TRUNC (no copy to user space)");
+  app.add_option("-B,--bind", a.bind, "local address to bind");
+  app.add_option("--cport", a.cport, "local port for the data streams");
+  app.add_flag("-4,--version4", a.ipv4, "IPv4 only");
+  app.add_flag("-6,--version6", a.ipv6, "IPv6 only");
+  app.add_option("-T,--title", a.title, "prefix for every output line");
+  app.add_option("-O,--omit", a.omit, "seconds to omit at the start (warm-up)");
+  app.add_flag("--get-server-output", a.server_output, "fetch the server's results too");
+  app.add_flag("--udp-counters-64bit", a.counters64, "64-bit UDP sequence numbers");
+  app.add_flag("--repeating-payload", a.repeating, "payload 0123456789... instead of random");
+  app.add_flag("-J,--json", a.json, "one JSON document on stdout");
+  app.add_flag("--loopback", a.loopback, "test over loopback in both directions (the default "
+                                         "when no host is given)");
+  app.add_option("--connect-timeout", a.connect_timeout, "control connect timeout in ms");
+  app.add_option("--threads", a.threads, "worker threads (0 = one per CPU)");
+}
+
+Result<std::chrono::milliseconds> Millis(const std::string& text, const char* what) {
+  auto seconds = ParseSeconds(text);
+  if (!seconds) return Fail(fmt::format("{}: {}", what, seconds.error().message));
+  return std::chrono::milliseconds(static_cast<int64_t>(*seconds * 1000.0 + 0.5));
+}
+
+template <typename T>
+Result<T> Bounded(const std::string& text, const char* what, uint64_t max,
+                  Result<uint64_t> (*parse)(std::string_view) = ParseUnsigned) {
+  auto value = parse(text);
+  if (!value) return Fail(fmt::format("{}: {}", what, value.error().message));
+  if (*value > max) return Fail(fmt::format("{}: {} is too large (at most {})", what, text, max));
+  return static_cast<T>(*value);
+}
+
+Result<int> ParseTos(const std::string& text) {
+  uint64_t value = 0;
+  if (text.size() > 2 && (text[1] == 'x' || text[1] == 'X') && text[0] == '0') {
+    size_t used = 0;
+    try {
+      value = std::stoull(text.substr(2), &used, 16);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used != text.size() - 2) return Fail(fmt::format("-S: '{}' is not a number", text));
+  } else {
+    auto parsed = ParseUnsigned(text);
+    if (!parsed) return Fail(fmt::format("-S: {}", parsed.error().message));
+    value = *parsed;
+  }
+  if (value > 255) return Fail(fmt::format("-S: {} is out of range 0..255", text));
+  return static_cast<int>(value);
+}
+
+// Fills the end condition, timing and rate fields.
+Status FillTiming(const RunArgs& a, record::TestSpec& spec) {
+  if (!a.bytes.empty() && !a.blocks.empty()) return Fail("-n and -k cannot be used together");
+  if (!a.time.empty()) {
+    auto t = Millis(a.time, "-t");
+    if (!t) return tl::unexpected(t.error());
+    spec.duration = *t;
+  }
+  if (!a.bytes.empty()) {
+    auto n = Bounded<uint64_t>(a.bytes, "-n", UINT64_MAX, ParseByteSize);
+    if (!n) return tl::unexpected(n.error());
+    if (*n == 0) return Fail("-n: must be more than 0 bytes");
+    spec.bytes = *n;
+  }
+  if (!a.blocks.empty()) {
+    auto k = Bounded<uint64_t>(a.blocks, "-k", UINT64_MAX, ParseByteSize);
+    if (!k) return tl::unexpected(k.error());
+    if (*k == 0) return Fail("-k: must be more than 0 blocks");
+    spec.blocks = *k;
+  }
+  if (!a.interval.empty()) {
+    auto i = Millis(a.interval, "-i");
+    if (!i) return tl::unexpected(i.error());
+    spec.interval = *i;
+  }
+  if (!a.omit.empty()) {
+    auto o = Millis(a.omit, "-O");
+    if (!o) return tl::unexpected(o.error());
+    spec.omit = *o;
+  }
+  if (!a.rate.empty()) {
+    auto b = ParseBitRate(a.rate);
+    if (!b) return Fail(fmt::format("-b: {}", b.error().message));
+    spec.rate_bits_per_second = *b;
+  } else if (spec.transport == record::Transport::kUdp) {
+    spec.rate_bits_per_second = 1000000;  // iperf3's UDP default
+  }
+  return Ok();
+}
+
+// Fills the socket and payload options.
+Status FillSocketOptions(const RunArgs& a, record::TestSpec& spec) {
+  if (!a.length.empty()) {
+    auto l = Bounded<uint32_t>(a.length, "-l", UINT32_MAX, ParseByteSize);
+    if (!l) return tl::unexpected(l.error());
+    if (*l == 0) return Fail("-l: block length must be more than 0");
+    spec.block_bytes = *l;
+  }
+  if (!a.window.empty()) {
+    auto w = Bounded<uint32_t>(a.window, "-w", UINT32_MAX, ParseByteSize);
+    if (!w) return tl::unexpected(w.error());
+    spec.window_bytes = *w;
+  }
+  if (!a.mss.empty()) {
+    auto m = Bounded<uint32_t>(a.mss, "-M", UINT32_MAX);
+    if (!m) return tl::unexpected(m.error());
+    spec.mss_bytes = *m;
+  }
+  if (!a.tos.empty()) {
+    auto tos = ParseTos(a.tos);
+    if (!tos) return tl::unexpected(tos.error());
+    spec.tos = *tos;
+  }
+  spec.no_delay = a.nodelay;
+  spec.congestion = a.congestion;
+  if (a.sendfile && !a.zerocopy.empty()) return Fail("use either -Z or --zerocopy, not both");
+  if (a.sendfile || a.zerocopy == "sendfile") {
+    spec.zero_copy = record::ZeroCopy::kSendfile;
+  } else if (a.zerocopy == "msg") {
+    spec.zero_copy = record::ZeroCopy::kMsgZerocopy;
+  } else if (!a.zerocopy.empty()) {
+    return Fail(fmt::format("--zerocopy: '{}' is not one of sendfile, msg", a.zerocopy));
+  }
+  spec.skip_rx_copy = a.skip_rx_copy;
+  spec.udp_counters_64bit = a.counters64;
+  spec.repeating_payload = a.repeating;
+  spec.get_server_output = a.server_output;
+  spec.title = a.title;
+  return Ok();
+}
+
+Status FillAddressing(const RunArgs& a, RunPlan& plan) {
+  record::TestSpec& spec = plan.client.spec;
+  if (a.ipv4 && a.ipv6) return Fail("-4 and -6 cannot be used together");
+  spec.family = a.ipv4 ? record::AddressFamily::kIpv4
+                       : (a.ipv6 ? record::AddressFamily::kIpv6 : record::AddressFamily::kAny);
+  spec.bind_address = a.bind;
+  if (!a.cport.empty()) {
+    auto p = Bounded<uint16_t>(a.cport, "--cport", 65535);
+    if (!p) return tl::unexpected(p.error());
+    spec.client_port = *p;
+  }
+  auto port = Bounded<uint16_t>(a.port, "-p", 65535);
+  if (!port) return tl::unexpected(port.error());
+  if (*port == 0 && !plan.loopback) return Fail("-p: port 0 is not a server port");
+  plan.client.port = *port;
+  if (!a.connect_timeout.empty()) {
+    auto ms = Bounded<uint32_t>(a.connect_timeout, "--connect-timeout", 3600000);
+    if (!ms) return tl::unexpected(ms.error());
+    if (*ms == 0) return Fail("--connect-timeout: must be more than 0 ms");
+    plan.client.connect_timeout = std::chrono::milliseconds(*ms);
+  }
+  if (!a.threads.empty()) {
+    auto t = Bounded<int>(a.threads, "--threads", 256);
+    if (!t) return tl::unexpected(t.error());
+    plan.client.threads = *t;
+  }
+  return Ok();
+}
+
+Result<RunPlan> MakePlan(const RunArgs& a) {
+  RunPlan plan;
+  plan.json = a.json;
+  if (a.loopback && !a.host.empty()) return Fail("--loopback takes no host");
+  plan.loopback = a.loopback || a.host.empty();
+  plan.client.host = a.host;
+  record::TestSpec& spec = plan.client.spec;
+  spec.transport = a.udp ? record::Transport::kUdp : record::Transport::kTcp;
+  if (a.reverse && a.bidir) return Fail("-R and --bidir cannot be used together");
+  if (plan.loopback && (a.reverse || a.bidir)) {
+    return Fail("loopback mode runs both directions itself; -R/--bidir need a HOST");
+  }
+  spec.direction = a.bidir ? record::Direction::kBidirectional
+                           : (a.reverse ? record::Direction::kReverse : record::Direction::kForward);
+  if (!a.parallel.empty()) {
+    auto p = Bounded<int>(a.parallel, "-P", 100000);
+    if (!p) return tl::unexpected(p.error());
+    spec.parallel = *p;
+  }
+  if (auto s = FillTiming(a, spec); !s) return tl::unexpected(s.error());
+  if (auto s = FillSocketOptions(a, spec); !s) return tl::unexpected(s.error());
+  if (auto s = FillAddressing(a, plan); !s) return tl::unexpected(s.error());
+  if (spec.transport == record::Transport::kUdp &&
+      (spec.mss_bytes != 0 || spec.no_delay || !spec.congestion.empty())) {
+    return Fail("-M, -N and -C apply to TCP only");
+  }
+  if (auto problem = record::Validate(spec)) return Fail(problem->message);
+  return plan;
+}
+
+// Terminal lines in iperf3's layout. They live here until the report layer offers its own text
+// renderer; they only format values the record already holds.
+std::string IntervalText(const record::IntervalRecord& interval, const std::string& title,
+                         const char* label) {
+  std::string out;
+  const std::string prefix = title.empty() ? "" : title + ":  ";
+  uint64_t sum = 0;
+  for (const record::StreamInterval& s : interval.streams) {
+    sum += s.bytes;
+    out += fmt::format("{}[{:3d}]{} {:6.2f}-{:<6.2f} sec  {:>12}  {:>16}{}\n", prefix, s.id,
+                       s.sender ? " send" : " recv", s.start, s.end,
+                       FormatBytes(static_cast<double>(s.bytes)), FormatBitRate(s.BitsPerSecond()),
+                       s.omitted ? "  (omitted)" : "");
+  }
+  if (interval.streams.size() > 1) {
+    const double seconds = interval.end - interval.start;
+    out += fmt::format("{}[SUM]      {:6.2f}-{:<6.2f} sec  {:>12}  {:>16}\n", prefix,
+                       interval.start, interval.end, FormatBytes(static_cast<double>(sum)),
+                       seconds > 0 ? FormatBitRate(sum * 8.0 / seconds) : std::string("-"));
+  }
+  (void)label;
+  return out;
+}
+
+std::string SummaryText(const record::RunRecord& run) {
+  std::string out = "- - - - - - - - - - - - - - - - - - - - - - - - -\n";
+  const std::string prefix = run.spec.title.empty() ? "" : run.spec.title + ":  ";
+  for (const record::StreamTotals& s : run.streams) {
+    const double sent_rate = s.seconds_sent > 0 ? s.bytes_sent * 8.0 / s.seconds_sent : 0;
+    const double recv_rate =
+        s.seconds_received > 0 ? s.bytes_received * 8.0 / s.seconds_received : 0;
+    out += fmt::format("{}[{:3d}]   0.00-{:<6.2f} sec  {:>12}  {:>16}  sender\n", prefix, s.id,
+                       s.seconds_sent, FormatBytes(static_cast<double>(s.bytes_sent)),
+                       FormatBitRate(sent_rate));
+    out += fmt::format("{}[{:3d}]   0.00-{:<6.2f} sec  {:>12}  {:>16}  receiver\n", prefix, s.id,
+                       s.seconds_received, FormatBytes(static_cast<double>(s.bytes_received)),
+                       FormatBitRate(recv_rate));
+  }
+  return out;
+}
+
+// Prints a usage or run failure: a JSON `error` member in --json mode, a line on stderr always
+// for people when not in JSON mode.
+void PrintError(bool json, const std::string& message) {
+  if (json) {
+    record::RunRecord failed;
+    failed.error = message;
+    std::fputs(report::RenderJson(failed).c_str(), stdout);
+  } else {
+    LogError(message);
+  }
+}
+
+ExitCode ExitFor(engine::ClientFailure failure) {
+  switch (failure) {
+    case engine::ClientFailure::kNone: return ExitCode::kOk;
+    case engine::ClientFailure::kInterrupted: return ExitCode::kInterrupted;
+    default: return ExitCode::kTestFailed;
+  }
+}
+
+// A signalfd for SIGINT/SIGTERM so the client loop sees an interrupt as an fd event.
+int InterruptFd() {
+  sigset_t mask;
+  sigemptyset(&mask);
+  sigaddset(&mask, SIGINT);
+  sigaddset(&mask, SIGTERM);
+  if (pthread_sigmask(SIG_BLOCK, &mask, nullptr) != 0) return -1;
+  return signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+}
+
+engine::IntervalSink LiveSink(const RunPlan& plan, const char* label) {
+  if (plan.json) return {};
+  std::string title = plan.client.spec.title;
+  return [title, label](const record::IntervalRecord& interval) {
+    std::fputs(IntervalText(interval, title, label).c_str(), stdout);
+    std::fflush(stdout);
+  };
+}
+
+int RunAgainstHost(const RunPlan& plan) {
+  engine::ClientOutcome outcome = engine::RunClient(plan.client, LiveSink(plan, nullptr));
+  if (plan.json) {
+    std::fputs(report::RenderJson(outcome.record).c_str(), stdout);
+  } else if (outcome.failure == engine::ClientFailure::kNone) {
+    std::fputs(SummaryText(outcome.record).c_str(), stdout);
+  } else {
+    LogError(outcome.record.error.value_or("test failed"));
+  }
+  return ToInt(ExitFor(outcome.failure));
+}
+
+// The main job: an in-process server on 127.0.0.1:0, then forward and reverse tests.
+int RunLoopback(RunPlan plan) {
+  engine::ServerConfig server_config;
+  server_config.bind_address = "127.0.0.1";
+  server_config.port = 0;
+  server_config.log_tests = false;
+  auto server = engine::Server::Create(server_config);
+  if (!server) {
+    PrintError(plan.json, "cannot start the loopback server: " + server.error().ToString());
+    return ToInt(ExitCode::kEnvironment);
+  }
+  std::thread serving([&] { (void)(*server)->Run(); });
+  plan.client.host = "127.0.0.1";
+  plan.client.port = (*server)->port();
+  std::vector<engine::ClientOutcome> outcomes;
+  const record::Direction directions[] = {record::Direction::kForward,
+                                          record::Direction::kReverse};
+  const char* labels[] = {"forward", "reverse"};
+  ExitCode code = ExitCode::kOk;
+  for (int i = 0; i < 2 && code == ExitCode::kOk; ++i) {
+    plan.client.spec.direction = directions[i];
+    if (!plan.json) std::printf("%s(client -> server %s)\n", i ? "\n" : "",
+                                i ? "reverse: server sends" : "forward: client sends");
+    outcomes.push_back(engine::RunClient(plan.client, LiveSink(plan, labels[i])));
+    code = ExitFor(outcomes.back().failure);
+    if (!plan.json && code == ExitCode::kOk) {
+      std::fputs(SummaryText(outcomes.back().record).c_str(), stdout);
+    } else if (!plan.json) {
+      LogError(outcomes.back().record.error.value_or("test failed"));
+    }
+  }
+  (*server)->RequestStop();
+  serving.join();
+  if (plan.json) {
+    std::vector<record::RunRecord> records;
+    for (auto& o : outcomes) records.push_back(std::move(o.record));
+    std::fputs(report::RenderJsonMulti(records).c_str(), stdout);
+  }
+  return ToInt(code);
+}
+
+}  // namespace
+
+int RunRunCommand(int argc, char** argv) {
+  CLI::App app{"nicbench run: throughput test against a nicbench or iperf3 server", "run"};
+  RunArgs args;
+  AddOptions(app, args);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    bool json = false;
+    for (int i = 1; i < argc; ++i) {
+      std::string_view arg(argv[i]);
+      json = json || arg == "-J" || arg == "--json";
+    }
+    PrintError(json, std::string("nicbench run: ") + e.what() + " (see --help)");
+    return ToInt(ExitCode::kUsage);
+  }
+  auto plan = MakePlan(args);
+  if (!plan) {
+    PrintError(args.json, "nicbench run: " + plan.error().message);
+    return ToInt(ExitCode::kUsage);
+  }
+  plan->client.stop_fd = InterruptFd();
+  int code = plan->loopback ? RunLoopback(*plan) : RunAgainstHost(*plan);
+  if (plan->client.stop_fd >= 0) close(plan->client.stop_fd);
+  return code;
 }
 
 }  // namespace nicbench::cli

@@ -1,13 +1,195 @@
+// `nicbench serve`: argv -> engine::ServerConfig, then the server's accept loop until SIGINT or
+// SIGTERM (through a signalfd), --once, or --idle-timeout. --daemon forks and detaches before
+// serving; --pidfile records the serving process's pid.
+#include <fcntl.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <csignal>
 #include <cstdio>
+#include <mutex>
+#include <string>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
 
 #include "base/exit_code.h"
+#include "base/log.h"
+#include "base/units.h"
 #include "cli/commands.h"
+#include "engine/server.h"
+#include "report/json_report.h"
 
 namespace nicbench::cli {
+namespace {
 
-int RunServeCommand(int /*argc*/, char** /*argv*/) {
-  std::fputs("nicbench serve: not built yet\n", stderr);
-  return ToInt(ExitCode::kEnvironment);
+struct ServeArgs {
+  std::string port = "5201", bind, idle_timeout, max_tests, max_duration, max_rate, max_streams,
+      max_block, pidfile, threads;
+  bool once = false, daemon = false, json = false;
+};
+
+void AddOptions(CLI::App& app, ServeArgs& a) {
+  app.add_option("-p,--port", a.port, "TCP/UDP port to listen on (default 5201)");
+  app.add_flag("-1,--once", a.once, "exit after one test");
+  app.add_flag("-D,--daemon", a.daemon, "fork and detach from the terminal");
+  app.add_option("-I,--pidfile", a.pidfile, "write the server's pid to this file");
+  app.add_option("-B,--bind", a.bind, "listen on this address only (default: all, IPv4+IPv6)");
+  app.add_option("--idle-timeout", a.idle_timeout, "exit after this many seconds without a test");
+  app.add_option("--max-tests", a.max_tests, "tests running at once (default 4)");
+  app.add_option("--max-duration", a.max_duration, "longest test accepted, seconds (t + omit)");
+  app.add_option("--max-rate", a.max_rate, "highest per-stream rate accepted (k/m/g bit/s)");
+  app.add_option("--max-streams", a.max_streams, "most parallel streams accepted (1..128)");
+  app.add_option("--max-block", a.max_block, "largest block length accepted (K/M bytes)");
+  app.add_option("--threads", a.threads, "worker threads per test (0 = one per CPU)");
+  app.add_flag("-J,--json", a.json, "one JSON document per test on stdout");
+}
+
+Status FillLimits(const ServeArgs& a, engine::ServerConfig& config) {
+  record::SpecLimits& limits = config.limits;
+  if (!a.max_duration.empty()) {
+    auto s = ParseSeconds(a.max_duration);
+    if (!s || *s <= 0 || *s > 86400 * 365) return Fail("--max-duration: expected seconds > 0");
+    limits.max_duration = std::chrono::milliseconds(static_cast<int64_t>(*s * 1000));
+  }
+  if (!a.max_rate.empty()) {
+    auto r = ParseBitRate(a.max_rate);
+    if (!r || *r == 0) return Fail("--max-rate: expected a rate > 0 such as 100M");
+    limits.max_rate_bits_per_second = *r;
+  }
+  if (!a.max_streams.empty()) {
+    auto p = ParseUnsigned(a.max_streams);
+    if (!p || *p < 1 || *p > 128) return Fail("--max-streams: expected 1..128");
+    limits.max_parallel = static_cast<int>(*p);
+  }
+  if (!a.max_block.empty()) {
+    auto b = ParseByteSize(a.max_block);
+    if (!b || *b < 1 || *b > (16u << 20)) return Fail("--max-block: expected 1..16M bytes");
+    limits.max_block_bytes = static_cast<uint32_t>(*b);
+  }
+  return Ok();
+}
+
+Result<engine::ServerConfig> MakeConfig(const ServeArgs& a) {
+  engine::ServerConfig config;
+  auto port = ParseUnsigned(a.port);
+  if (!port || *port > 65535) return Fail(fmt::format("-p: '{}' is not a port", a.port));
+  config.port = static_cast<uint16_t>(*port);
+  config.bind_address = a.bind;
+  config.once = a.once;
+  if (!a.idle_timeout.empty()) {
+    auto s = ParseUnsigned(a.idle_timeout);
+    if (!s || *s == 0 || *s > 86400 * 365) return Fail("--idle-timeout: expected seconds > 0");
+    config.idle_timeout = std::chrono::seconds(*s);
+  }
+  if (!a.max_tests.empty()) {
+    auto n = ParseUnsigned(a.max_tests);
+    if (!n || *n < 1 || *n > 1024) return Fail("--max-tests: expected 1..1024");
+    config.max_tests = static_cast<int>(*n);
+  }
+  if (!a.threads.empty()) {
+    auto t = ParseUnsigned(a.threads);
+    if (!t || *t > 256) return Fail("--threads: expected 0..256");
+    config.threads = static_cast<int>(*t);
+  }
+  if (auto s = FillLimits(a, config); !s) return tl::unexpected(s.error());
+  if (a.daemon && a.json) return Fail("--daemon and -J cannot be used together (stdout is closed)");
+  return config;
+}
+
+// Classic double-fork-free detach: fork, the parent exits, the child starts a new session and
+// points stdio at /dev/null (logs are lost unless stderr was redirected by the caller).
+Status Daemonize() {
+  pid_t pid = fork();
+  if (pid < 0) return FailErrno("fork");
+  if (pid > 0) _exit(0);
+  if (setsid() < 0) return FailErrno("setsid");
+  int null_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+  if (null_fd >= 0) {
+    dup2(null_fd, STDIN_FILENO);
+    dup2(null_fd, STDOUT_FILENO);
+    if (isatty(STDERR_FILENO)) dup2(null_fd, STDERR_FILENO);
+    close(null_fd);
+  }
+  return Ok();
+}
+
+Status WritePidFile(const std::string& path) {
+  FILE* file = std::fopen(path.c_str(), "w");
+  if (!file) return FailErrno("cannot write pid file " + path);
+  std::fprintf(file, "%d\n", static_cast<int>(getpid()));
+  std::fclose(file);
+  return Ok();
+}
+
+int Serve(const ServeArgs& args, const engine::ServerConfig& config) {
+  sigset_t mask;
+  sigemptyset(&mask);
+  sigaddset(&mask, SIGINT);
+  sigaddset(&mask, SIGTERM);
+  sigaddset(&mask, SIGHUP);
+  pthread_sigmask(SIG_BLOCK, &mask, nullptr);
+  std::signal(SIGPIPE, SIG_IGN);
+  int stop_fd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+  if (stop_fd < 0) {
+    LogError("signalfd failed");
+    return ToInt(ExitCode::kEnvironment);
+  }
+  std::mutex out_mutex;
+  engine::TestSink sink;
+  if (args.json) {
+    sink = [&out_mutex](const record::RunRecord& record) {
+      std::string text = report::RenderJson(record);
+      std::lock_guard<std::mutex> lock(out_mutex);
+      std::fputs(text.c_str(), stdout);
+      std::fflush(stdout);
+    };
+  }
+  auto server = engine::Server::Create(config, sink);
+  if (!server) {
+    LogError("cannot listen: " + server.error().ToString());
+    close(stop_fd);
+    return ToInt(ExitCode::kEnvironment);
+  }
+  if (args.daemon) {
+    if (auto s = Daemonize(); !s) LogError(s.error().ToString());
+  }
+  if (!args.pidfile.empty()) {
+    if (auto s = WritePidFile(args.pidfile); !s) LogWarning(s.error().ToString());
+  }
+  std::fprintf(stderr, "nicbench: serving on port %u (max %d tests at once)\n",
+               (*server)->port(), config.max_tests);
+  auto interrupted = (*server)->Run(stop_fd);
+  close(stop_fd);
+  if (!args.pidfile.empty()) unlink(args.pidfile.c_str());
+  if (!interrupted) {
+    LogError(interrupted.error().ToString());
+    return ToInt(ExitCode::kTestFailed);
+  }
+  return ToInt(*interrupted ? ExitCode::kInterrupted : ExitCode::kOk);
+}
+
+}  // namespace
+
+int RunServeCommand(int argc, char** argv) {
+  CLI::App app{"nicbench serve: accept tests from nicbench and iperf3 clients", "serve"};
+  ServeArgs args;
+  AddOptions(app, args);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    LogError(std::string("nicbench serve: ") + e.what() + " (see --help)");
+    return ToInt(ExitCode::kUsage);
+  }
+  auto config = MakeConfig(args);
+  if (!config) {
+    LogError("nicbench serve: " + config.error().message);
+    return ToInt(ExitCode::kUsage);
+  }
+  return Serve(args, *config);
 }
 
 }  // namespace nicbench::cli

@@ -302,7 +302,7 @@ Status ExchangeResults(ClientRun& run) {
   auto doc = wire::ReadJson(run.control.get(), run.config.control_timeout,
                             wire::kMaxResultsBytes, "reading the server's results");
   if (!doc) return Failed(run, ClientFailure::kProtocol, doc.error());
-  auto theirs = protocol::DecodeResults(*doc);
+  auto theirs = protocol::DecodeResultsJson(*doc);
   if (!theirs) return Failed(run, ClientFailure::kProtocol, theirs.error());
   auto totals = CombineTotals(run.totals, *theirs, run.spec.transport);
   if (!totals) return Failed(run, ClientFailure::kProtocol, totals.error());

@@ -110,7 +110,7 @@ Status ServerTest::Handshake(State& st) {
   if (auto s = wire::SendState(control_.get(), wire::State::kParamExchange); !s) return s;
   auto doc = wire::ReadJson(control_.get(), timeout, wire::kMaxParamsBytes, "reading parameters");
   if (!doc) return tl::unexpected(doc.error());
-  auto params = wire::DecodeParams(*doc);
+  auto params = wire::DecodeParamsJson(*doc);
   if (!params) return Refuse(st, wire::iperf_errno::kRecvParams, params.error().ToString());
   st.spec = params->spec;
   // A nicbench peer's exact times and flags are already back in the spec (params.h).
@@ -292,7 +292,7 @@ Status ServerTest::ExchangeResults(State& st) {
   auto doc = wire::ReadJson(control_.get(), timeout, wire::kMaxParamsBytes * 16,
                             "reading the client's results");
   if (!doc) return tl::unexpected(doc.error());
-  auto theirs = protocol::DecodeResults(*doc);
+  auto theirs = protocol::DecodeResultsJson(*doc);
   if (!theirs) return tl::unexpected(theirs.error());
   const record::CpuUtilization cpu = st.cpu.Read();
   st.record.local.cpu = cpu;
