@@ -1,0 +1,45 @@
+// HostObserver: one end's view of its own host during a test. It finds the interface that
+// carries the test (the route to the peer), takes a host snapshot when the data starts, one at
+// every interval boundary (the same boundaries as the throughput intervals, so both ends' samples
+// line up), and collects the host and NIC facts. Both the client and the server session own one.
+//
+// Sampling is cheap (a few hundred microseconds of CPU per boundary, see docs/probes.md) and runs
+// on the session's controller thread, never on a data-path worker.
+// Thread safety: owned by one controller thread.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "probes/file_source.h"
+#include "probes/host_sampler.h"
+#include "record/run_record.h"
+
+namespace nicbench::engine {
+
+class HostObserver {
+ public:
+  // peer_address: the numeric address of the other end (for the route lookup). An empty or
+  // unroutable peer leaves the NIC facts unknown with the reason.
+  explicit HostObserver(const std::string& peer_address);
+  HostObserver(const HostObserver&) = delete;  // the sampler points into files_
+  HostObserver& operator=(const HostObserver&) = delete;
+
+  // Takes the first snapshot. Call when the data starts (TEST_RUNNING).
+  void Begin();
+  // Closes a sample interval [start, end] in seconds since the data started and appends it.
+  void OnBoundary(double start, double end);
+  // Fills host, nic and samples of `endpoint` (moves the samples out).
+  void Finish(record::EndpointRecord& endpoint);
+
+  const std::string& interface() const { return interface_; }
+
+ private:
+  probes::DirFileSource files_;
+  std::string interface_;
+  record::NicFacts nic_;
+  std::unique_ptr<probes::HostSampler> sampler_;
+  std::vector<record::HostInterval> samples_;
+};
+
+}  // namespace nicbench::engine
