@@ -13,7 +13,11 @@
 namespace nicbench::accuracy {
 namespace {
 
-constexpr double kByteAgreement = 0.005;
+// Sender's vs receiver's bytes of a short interop run: up to the tbf queue (625 000 B) plus
+// what the socket buffers hold can be in flight at either edge of the counted window, ~1.4 MB
+// of the ~45 MB a 4 s run moves at 100 Mbit/s; the 0.5% agreement is judged on the longer
+// runs of accuracy_tcp_test.cc.
+constexpr double kByteAgreement = 0.03;
 
 #define SKIP_UNLESS_IPERF3()                                                                   \
   if (!testing::HaveProgram("iperf3"))                                                         \
@@ -28,7 +32,7 @@ TEST(AccuracyInterop, NicbenchRunAgainstStockIperf3Server) {
   const stand::HostInfo& server = stand->host(2);
   testing::BackgroundProcess iperf3(InHost(server, {"iperf3", "-s", "-1"}));
   ASSERT_TRUE(WaitForListener(server, 5201)) << iperf3.Stop().err;
-  auto client = accuracy::Run(NicbenchIn(stand->host(1), {"run", server.address, "--json", "-t", "4"}));
+  auto client = accuracy::Run(NicbenchIn(stand->host(1), {"run", server.address, "--json", "-t", "4", "-O", "1"}));
   iperf3.Stop();
   EXPECT_EQ(client.exit_code, 0) << client.err;
   nlohmann::json doc = ParseJson(client);
@@ -52,7 +56,7 @@ TEST(AccuracyInterop, StockIperf3ClientAgainstNicbenchServe) {
   ASSERT_TRUE(WaitForListener(server, 5201)) << serve.Stop().err;
   for (const char* direction : {"forward", "reverse"}) {
     SCOPED_TRACE(direction);
-    std::vector<std::string> args = {"iperf3", "-c", server.address, "-J", "-t", "4"};
+    std::vector<std::string> args = {"iperf3", "-c", server.address, "-J", "-t", "4", "-O", "1"};
     if (std::string(direction) == "reverse") args.push_back("-R");
     auto client = accuracy::Run(InHost(stand->host(1), args));
     EXPECT_EQ(client.exit_code, 0) << client.err << client.out.substr(0, 1000);
