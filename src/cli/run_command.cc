@@ -5,8 +5,10 @@
 #include <sys/signalfd.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <csignal>
 #include <cstdio>
+#include <memory>
 #include <optional>
 #include <string>
 #include <thread>
@@ -20,10 +22,12 @@
 #include "base/log.h"
 #include "base/units.h"
 #include "cli/commands.h"
+#include "diagnosis/diagnose.h"
 #include "engine/client.h"
 #include "engine/server.h"
 #include "record/test_spec.h"
 #include "report/json_report.h"
+#include "report/text_report.h"
 
 namespace nicbench::cli {
 namespace {
@@ -255,45 +259,16 @@ Result<RunPlan> MakePlan(const RunArgs& a) {
   return plan;
 }
 
-// Terminal lines in iperf3's layout. They live here until the report layer offers its own text
-// renderer; they only format values the record already holds.
-std::string IntervalText(const record::IntervalRecord& interval, const std::string& title,
-                         const char* label) {
-  std::string out;
-  const std::string prefix = title.empty() ? "" : title + ":  ";
-  uint64_t sum = 0;
-  for (const record::StreamInterval& s : interval.streams) {
-    sum += s.bytes;
-    out += fmt::format("{}[{:3d}]{} {:6.2f}-{:<6.2f} sec  {:>12}  {:>16}{}\n", prefix, s.id,
-                       s.sender ? " send" : " recv", s.start, s.end,
-                       FormatBytes(static_cast<double>(s.bytes)), FormatBitRate(s.BitsPerSecond()),
-                       s.omitted ? "  (omitted)" : "");
-  }
-  if (interval.streams.size() > 1) {
-    const double seconds = interval.end - interval.start;
-    out += fmt::format("{}[SUM]      {:6.2f}-{:<6.2f} sec  {:>12}  {:>16}\n", prefix,
-                       interval.start, interval.end, FormatBytes(static_cast<double>(sum)),
-                       seconds > 0 ? FormatBitRate(sum * 8.0 / seconds) : std::string("-"));
-  }
-  (void)label;
-  return out;
-}
-
-std::string SummaryText(const record::RunRecord& run) {
-  std::string out = "- - - - - - - - - - - - - - - - - - - - - - - - -\n";
-  const std::string prefix = run.spec.title.empty() ? "" : run.spec.title + ":  ";
-  for (const record::StreamTotals& s : run.streams) {
-    const double sent_rate = s.seconds_sent > 0 ? s.bytes_sent * 8.0 / s.seconds_sent : 0;
-    const double recv_rate =
-        s.seconds_received > 0 ? s.bytes_received * 8.0 / s.seconds_received : 0;
-    out += fmt::format("{}[{:3d}]   0.00-{:<6.2f} sec  {:>12}  {:>16}  sender\n", prefix, s.id,
-                       s.seconds_sent, FormatBytes(static_cast<double>(s.bytes_sent)),
-                       FormatBitRate(sent_rate));
-    out += fmt::format("{}[{:3d}]   0.00-{:<6.2f} sec  {:>12}  {:>16}  receiver\n", prefix, s.id,
-                       s.seconds_received, FormatBytes(static_cast<double>(s.bytes_received)),
-                       FormatBitRate(recv_rate));
-  }
-  return out;
+// Adds pair findings to a run's own, keeping the most severe first; a "no problem" note goes
+// when the pair found one.
+void AddFindings(record::RunRecord& run, std::vector<record::Finding> more) {
+  if (more.empty()) return;
+  std::erase_if(run.findings, [](const record::Finding& f) { return f.id == "no-problem-found"; });
+  run.findings.insert(run.findings.end(), more.begin(), more.end());
+  std::stable_sort(run.findings.begin(), run.findings.end(),
+                   [](const record::Finding& a, const record::Finding& b) {
+                     return a.severity > b.severity;
+                   });
 }
 
 // Prints a usage or run failure: a JSON `error` member in --json mode, a line on stderr always
@@ -326,21 +301,29 @@ int InterruptFd() {
   return signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 }
 
-engine::IntervalSink LiveSink(const RunPlan& plan, const char* label) {
+// Live terminal lines: the column header before the first interval, then each interval with
+// this host's compact view (the peer's view arrives with the results, so it shows in the summary).
+engine::IntervalSink LiveSink(const RunPlan& plan) {
   if (plan.json) return {};
-  std::string title = plan.client.spec.title;
-  return [title, label](const record::IntervalRecord& interval) {
-    std::fputs(IntervalText(interval, title, label).c_str(), stdout);
+  auto first = std::make_shared<bool>(true);
+  return [first](const record::RunRecord& run, const record::IntervalRecord& interval,
+                 const record::HostInterval* local) {
+    if (*first) std::fputs(report::RenderIntervalHeader(run).c_str(), stdout);
+    *first = false;
+    std::fputs(report::RenderIntervalLine(run, interval, local, nullptr).c_str(), stdout);
     std::fflush(stdout);
   };
 }
 
 int RunAgainstHost(const RunPlan& plan) {
-  engine::ClientOutcome outcome = engine::RunClient(plan.client, LiveSink(plan, nullptr));
+  engine::ClientOutcome outcome = engine::RunClient(plan.client, LiveSink(plan));
+  if (outcome.failure == engine::ClientFailure::kNone) {
+    outcome.record.findings = diagnosis::Diagnose(outcome.record);
+  }
   if (plan.json) {
     std::fputs(report::RenderJson(outcome.record).c_str(), stdout);
   } else if (outcome.failure == engine::ClientFailure::kNone) {
-    std::fputs(SummaryText(outcome.record).c_str(), stdout);
+    std::fputs(report::RenderSummary(outcome.record).c_str(), stdout);
   } else {
     LogError(outcome.record.error.value_or("test failed"));
   }
@@ -364,16 +347,21 @@ int RunLoopback(RunPlan plan) {
   std::vector<engine::ClientOutcome> outcomes;
   const record::Direction directions[] = {record::Direction::kForward,
                                           record::Direction::kReverse};
-  const char* labels[] = {"forward", "reverse"};
   ExitCode code = ExitCode::kOk;
   for (int i = 0; i < 2 && code == ExitCode::kOk; ++i) {
     plan.client.spec.direction = directions[i];
     if (!plan.json) std::printf("%s(client -> server %s)\n", i ? "\n" : "",
                                 i ? "reverse: server sends" : "forward: client sends");
-    outcomes.push_back(engine::RunClient(plan.client, LiveSink(plan, labels[i])));
+    outcomes.push_back(engine::RunClient(plan.client, LiveSink(plan)));
     code = ExitFor(outcomes.back().failure);
+    record::RunRecord& run = outcomes.back().record;
+    if (code == ExitCode::kOk) {
+      run.findings = diagnosis::Diagnose(run);
+      // Asymmetry needs both directions: the pair's findings go with the second run.
+      if (i == 1) AddFindings(run, diagnosis::DiagnosePair(outcomes[0].record, run));
+    }
     if (!plan.json && code == ExitCode::kOk) {
-      std::fputs(SummaryText(outcomes.back().record).c_str(), stdout);
+      std::fputs(report::RenderSummary(run).c_str(), stdout);
     } else if (!plan.json) {
       LogError(outcomes.back().record.error.value_or("test failed"));
     }

@@ -34,7 +34,7 @@ record::Finding Healthy(const RunView& view, const Findings& findings) {
     f.evidence.push_back(FlowName(flow) + ": no warning from any rule");
   }
   f.meaning = "Both ends' measurements look as they should for this path.";
-  f.next_step = "Keep this run as a baseline (nicbench compare) for later changes.";
+  f.next_step = "Keep this run (--json) as a baseline to compare later changes against.";
   return f;
 }
 

@@ -173,7 +173,7 @@ Findings CostPerEnd(const RunView& view, const Thresholds&) {
   if (f.evidence.empty()) return {};
   f.meaning = "Compare these between runs (offloads on/off, MSI on/off, directions): a setting "
               "that frees CPU or halves interrupts at the same goodput shows here first.";
-  f.next_step = "Repeat with one setting changed and compare (nicbench compare A B).";
+  f.next_step = "Repeat with one setting changed and compare the two runs.";
   return {f};
 }
 

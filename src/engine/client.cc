@@ -10,10 +10,12 @@
 #include <unistd.h>
 
 #include <ctime>
+#include <optional>
 
 #include <fmt/format.h>
 
 #include "base/version.h"
+#include "engine/host_observer.h"
 #include "engine/session.h"
 #include "engine/session_udp.h"
 #include "net/socket.h"
@@ -46,6 +48,7 @@ struct ClientRun {
   std::vector<FlowTotals> totals;
   CpuMeter cpu;
   std::string congestion_used;
+  std::optional<HostObserver> host;  // created before the data starts
 };
 
 Status Failed(ClientRun& run, ClientFailure why, std::string message) {
@@ -239,6 +242,7 @@ bool HasReceivers(const std::vector<StreamRole>& streams) {
 // sampler's totals in run.totals.
 Status RunTest(ClientRun& run, const IntervalSink& sink) {
   const Clock& clock = SteadyClock::Instance();
+  run.host->Begin();
   const MonoTime start = clock.Now();
   IntervalSampler sampler(start, run.spec.omit, run.spec.transport);
   IntervalSchedule schedule(run.spec.interval, run.spec.omit);
@@ -275,7 +279,11 @@ Status RunTest(ClientRun& run, const IntervalSink& sink) {
                           (t - (boundary - run.spec.interval)) < run.spec.interval / 10;
       auto infos = ReadTcpInfos(*run.path, run.streams, run.spec.transport);
       const record::IntervalRecord* closed = sampler.Close(t, counters, infos, !sliver);
-      if (closed && sink && run.spec.interval.count() > 0) sink(*closed);
+      run.host->OnBoundary(closed);
+      if (closed && sink && run.spec.interval.count() > 0) {
+        run.record.spec = run.spec;
+        sink(run.record, *closed, run.host->last());
+      }
     }
     if (finished) break;
   }
@@ -353,6 +361,7 @@ ClientOutcome RunClient(const ClientConfig& config, const IntervalSink& sink) {
   if (status) status = ExchangeParams(run);
   if (status) status = CreateStreams(run);
   run.record.spec = run.spec;
+  if (status) run.host.emplace(run.server.HostString());
   if (status) status = StartData(run);
   if (status) status = RunTest(run, sink);
   if (status) status = ExchangeResults(run);
@@ -363,6 +372,7 @@ ClientOutcome RunClient(const ClientConfig& config, const IntervalSink& sink) {
     run.record.error = status.error().ToString();
   }
   run.record.local.intervals = run.record.intervals;
+  if (run.host) run.host->Finish(run.record.local);
   outcome.failure = run.failure;
   outcome.record = std::move(run.record);
   return outcome;

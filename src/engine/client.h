@@ -30,7 +30,11 @@ struct ClientConfig {
 
 // Called once per finished interval with this end's view, for live terminal lines. Never
 // called in JSON mode by the cli; the record holds the same intervals anyway.
-using IntervalSink = std::function<void(const record::IntervalRecord&)>;
+// `run` is the record so far (spec, connections); `local` is this host's sample of the same
+// interval (null when none was taken).
+using IntervalSink = std::function<void(const record::RunRecord& run,
+                                        const record::IntervalRecord& interval,
+                                        const record::HostInterval* local)>;
 
 // Why a client run failed, with enough detail for the cli to pick an exit code.
 enum class ClientFailure {

@@ -1,15 +1,30 @@
 #include "engine/host_observer.h"
 
+#include <string_view>
 #include <utility>
 
 #include "probes/facts.h"
 
 namespace nicbench::engine {
 
+namespace {
+
+// An IPv4 peer seen through a dual-stack socket reads "::ffff:a.b.c.d"; the route lookup wants
+// the plain IPv4 form.
+std::string PlainAddress(const std::string& address) {
+  constexpr std::string_view kMapped = "::ffff:";
+  if (address.rfind(kMapped, 0) == 0 && address.find('.') != std::string::npos) {
+    return address.substr(kMapped.size());
+  }
+  return address;
+}
+
+}  // namespace
+
 HostObserver::HostObserver(const std::string& peer_address) : files_("/") {
   Result<std::string> iface = peer_address.empty()
                                   ? Result<std::string>(Fail("no peer address"))
-                                  : probes::InterfaceForPeer(peer_address);
+                                  : probes::InterfaceForPeer(PlainAddress(peer_address));
   if (iface) {
     interface_ = *iface;
     Result<record::NicFacts> facts = probes::CollectNicFacts(interface_, files_);
@@ -30,8 +45,10 @@ HostObserver::HostObserver(const std::string& peer_address) : files_("/") {
 
 void HostObserver::Begin() { sampler_->Begin(); }
 
-void HostObserver::OnBoundary(double start, double end) {
-  samples_.push_back(sampler_->Sample(start, end));
+void HostObserver::OnBoundary(const record::IntervalRecord* closed) {
+  record::HostInterval sample =
+      sampler_->Sample(closed ? closed->start : 0.0, closed ? closed->end : 0.0);
+  if (closed) samples_.push_back(std::move(sample));
 }
 
 void HostObserver::Finish(record::EndpointRecord& endpoint) {

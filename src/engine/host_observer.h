@@ -27,12 +27,16 @@ class HostObserver {
 
   // Takes the first snapshot. Call when the data starts (TEST_RUNNING).
   void Begin();
-  // Closes a sample interval [start, end] in seconds since the data started and appends it.
-  void OnBoundary(double start, double end);
+  // Takes the sample of the interval the throughput sampler just closed, with the same start
+  // and end. `closed` null: the sampler dropped that interval (a final sliver), so the sample
+  // is taken (to keep the deltas aligned) and dropped too.
+  void OnBoundary(const record::IntervalRecord* closed);
   // Fills host, nic and samples of `endpoint` (moves the samples out).
   void Finish(record::EndpointRecord& endpoint);
 
   const std::string& interface() const { return interface_; }
+  // The newest kept sample, or null.
+  const record::HostInterval* last() const { return samples_.empty() ? nullptr : &samples_.back(); }
 
  private:
   probes::DirFileSource files_;

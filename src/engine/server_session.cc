@@ -7,12 +7,14 @@
 #include <unistd.h>
 
 #include <ctime>
+#include <optional>
 
 #include <fmt/format.h>
 
 #include "base/log.h"
 #include "base/units.h"
 #include "base/version.h"
+#include "engine/host_observer.h"
 #include "engine/session.h"
 #include "engine/session_udp.h"
 #include "net/socket.h"
@@ -66,6 +68,7 @@ struct ServerTest::State {
   record::RunRecord record;
   std::string congestion_used;
   bool params_read = false;
+  std::optional<HostObserver> host;  // created before the data starts
 };
 
 ServerTest::ServerTest(net::UniqueFd control, std::string cookie, std::string peer,
@@ -227,6 +230,8 @@ Status ServerTest::SetUpStreams(State& st) {
     }
   }
   st.path->SetBudget(MakeBudget(st.spec));
+  auto peer = net::SocketAddress::Peer(control_.get());
+  st.host.emplace(peer ? peer->HostString() : std::string());
   if (auto t = wire::SendState(control_.get(), wire::State::kTestStart); !t) return t;
   if (auto t = wire::SendState(control_.get(), wire::State::kTestRunning); !t) return t;
   st.cpu.Start();
@@ -235,6 +240,7 @@ Status ServerTest::SetUpStreams(State& st) {
 
 Status ServerTest::Measure(State& st) {
   const Clock& clock = SteadyClock::Instance();
+  st.host->Begin();
   const MonoTime start = clock.Now();
   IntervalSampler sampler(start, st.spec.omit, st.spec.transport);
   IntervalSchedule schedule(st.spec.interval, st.spec.omit);
@@ -270,14 +276,16 @@ Status ServerTest::Measure(State& st) {
       (void)st.path->Join();
       auto counters = st.path->Snapshot();
       AddQueuedBytes(*st.path, counters);
-      sampler.Close(t, counters, ReadTcpInfos(*st.path, st.streams, st.spec.transport),
-                    st.spec.interval.count() == 0 ||
-                        t - (boundary - st.spec.interval) >= st.spec.interval / 10);
+      st.host->OnBoundary(sampler.Close(
+          t, counters, ReadTcpInfos(*st.path, st.streams, st.spec.transport),
+          st.spec.interval.count() == 0 ||
+              t - (boundary - st.spec.interval) >= st.spec.interval / 10));
       break;
     }
     if (t >= deadline) return Fail("safety timer: the client never ended the test");
     if (t >= boundary) {
-      sampler.Close(t, st.path->Snapshot(), ReadTcpInfos(*st.path, st.streams, st.spec.transport));
+      st.host->OnBoundary(sampler.Close(t, st.path->Snapshot(),
+                                        ReadTcpInfos(*st.path, st.streams, st.spec.transport)));
     }
   }
   st.totals = sampler.Totals();
@@ -298,6 +306,7 @@ Status ServerTest::ExchangeResults(State& st) {
   st.record.local.cpu = cpu;
   st.record.local.congestion_used = st.congestion_used;
   st.record.local.intervals = st.record.intervals;
+  st.host->Finish(st.record.local);
   auto totals = CombineTotals(st.totals, *theirs, st.spec.transport);
   if (!totals) return tl::unexpected(totals.error());
   st.record.streams = std::move(*totals);
