@@ -28,6 +28,7 @@
 #include "record/test_spec.h"
 #include "report/json_report.h"
 #include "report/text_report.h"
+#include "stand/stand.h"
 
 namespace nicbench::cli {
 namespace {
@@ -259,6 +260,27 @@ Result<RunPlan> MakePlan(const RunArgs& a) {
   return plan;
 }
 
+// A test that runs across a `nicbench stand` link names the stand's profile in its record, so a
+// reader sees the link limit beside the shaping fact of the interface. Only interfaces a stand
+// made can match, so this never runs a command for an ordinary interface.
+void NameStandProfile(record::RunRecord& run) {
+  const std::string& iface = run.local.nic.interface;
+  // Stand host devices are named "<stand>-h<N>-e0" (stand::HostDevice).
+  const bool stand_like = iface.size() > 3 && iface.ends_with("-e0") &&
+                          iface.find("-h") != std::string::npos;
+  if (run.local.nic.loopback || !stand_like) return;
+  auto stands = stand::List();
+  if (!stands) return;
+  for (const stand::StandInfo& info : *stands) {
+    for (const stand::HostInfo& host : info.hosts) {
+      if (host.interface != iface) continue;
+      run.stand_profile = std::string(stand::ProfileName(info.spec.profile));
+      if (run.label.empty()) run.label = "stand " + info.spec.name + " host " + host.host;
+      return;
+    }
+  }
+}
+
 // Adds pair findings to a run's own, keeping the most severe first; a "no problem" note goes
 // when the pair found one.
 void AddFindings(record::RunRecord& run, std::vector<record::Finding> more) {
@@ -317,6 +339,7 @@ engine::IntervalSink LiveSink(const RunPlan& plan) {
 
 int RunAgainstHost(const RunPlan& plan) {
   engine::ClientOutcome outcome = engine::RunClient(plan.client, LiveSink(plan));
+  NameStandProfile(outcome.record);
   if (outcome.failure == engine::ClientFailure::kNone) {
     outcome.record.findings = diagnosis::Diagnose(outcome.record);
   }
