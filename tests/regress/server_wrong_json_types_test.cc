@@ -22,7 +22,9 @@ void SendParams(int port, const std::string& json, char cookie_first) {
   ASSERT_TRUE(SendAll(fd, json.data(), json.size()));
   unsigned char reply = 0;
   ssize_t n = recv(fd, &reply, 1, MSG_WAITALL);
-  if (n == 1) EXPECT_EQ(reply, 0xFE) << json;  // SERVER_ERROR (or a plain close)
+  if (n == 1) {
+    EXPECT_EQ(reply, 0xFE) << json;  // SERVER_ERROR (or a plain close)
+  }
   EXPECT_TRUE(ServerCloses(fd));
   close(fd);
 }
