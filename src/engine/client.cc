@@ -292,6 +292,9 @@ Status RunTest(ClientRun& run, const IntervalSink& sink) {
   run.record.test_seconds = sampler.MeasuredSeconds();
   // Without receivers nothing is left to drain; stopping first keeps our senders from writing
   // into sockets the server is about to close.
+  if (!by_time) {
+    WaitForSendQueues(*run.path, run.streams, run.spec.transport, std::chrono::seconds(3));
+  }
   if (!HasReceivers(run.streams)) run.path->Stop();
   auto sent = wire::SendState(run.control.get(), wire::State::kTestEnd);
   if (!sent) return Failed(run, ClientFailure::kProtocol, sent.error());

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <map>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -193,6 +194,21 @@ void AddQueuedBytes(const DataPath& path, std::vector<FlowCounters>& counters) {
     int fd = path.FlowFd(c.id);
     int queued = 0;
     if (fd >= 0 && ioctl(fd, SIOCINQ, &queued) == 0 && queued > 0) c.bytes += queued;
+  }
+}
+
+void WaitForSendQueues(const DataPath& path, const std::vector<StreamRole>& streams,
+                       record::Transport transport, std::chrono::milliseconds limit) {
+  if (transport != record::Transport::kTcp) return;
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  for (const StreamRole& role : streams) {
+    if (!role.sender) continue;
+    const int fd = path.FlowFd(role.id);
+    int queued = 0;
+    while (fd >= 0 && ioctl(fd, SIOCOUTQ, &queued) == 0 && queued > 0 &&
+           std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
   }
 }
 

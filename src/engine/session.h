@@ -78,6 +78,13 @@ TcpInfoByFlow ReadTcpInfos(const DataPath& path, const std::vector<StreamRole>& 
 // even if the worker had not read it yet. REQUIRES: the DataPath is stopped and joined.
 void AddQueuedBytes(const DataPath& path, std::vector<FlowCounters>& counters);
 
+// Waits (up to `limit`) until every TCP sender flow's send queue is empty (SIOCOUTQ 0: the
+// peer's kernel has acknowledged every byte). A test that ends by bytes or blocks calls this
+// before TEST_END, because a receiver (a stock iperf3 server among them) stops counting when
+// TEST_END arrives and would otherwise miss the bytes still in flight.
+void WaitForSendQueues(const DataPath& path, const std::vector<StreamRole>& streams,
+                       record::Transport transport, std::chrono::milliseconds limit);
+
 // The epoll set a controller waits in during a test: the control socket, the DataPath's done
 // fd, a stop fd and a timerfd for interval boundaries.
 class SessionLoop {
