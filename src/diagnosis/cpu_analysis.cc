@@ -1,6 +1,7 @@
 #include "diagnosis/cpu_analysis.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 
 #include <fmt/format.h>
@@ -55,8 +56,10 @@ std::string CoreSaturation::CoreText() const {
 CoreSaturation AnalyzeCpu(const RunView& view, const End& end, const Thresholds& t) {
   CoreSaturation out;
   auto samples = view.Samples(end);
-  std::map<int, int> saturated_count;
-  std::vector<const record::CpuShare*> busiest;  // per counted sample
+  // Every saturated core of every sample, not only the busiest: when both ends share the host
+  // (a test stand) or a competitor runs, several cores are saturated at once, and the one that
+  // tells the story is the one where processes' own time (user+system) is largest.
+  std::map<int, std::vector<const record::CpuShare*>> saturated_by_core;
   std::vector<double> process, others, core_process;
   for (size_t i = 0; i < samples.size(); ++i) {
     const auto* cpus = samples[i]->cpus.get();
@@ -67,10 +70,9 @@ CoreSaturation AnalyzeCpu(const RunView& view, const End& end, const Thresholds&
     const record::CpuShare* top = &*std::max_element(
         cpus->begin(), cpus->end(), [](const auto& a, const auto& b) { return a.Busy() < b.Busy(); });
     out.mean_top_busy += top->Busy();
-    busiest.push_back(top->Busy() >= t.core_busy_percent ? top : nullptr);
-    if (busiest.back()) {
-      ++out.saturated;
-      ++saturated_count[top->cpu];
+    if (top->Busy() >= t.core_busy_percent) ++out.saturated;
+    for (const record::CpuShare& c : *cpus) {
+      if (c.Busy() >= t.core_busy_percent) saturated_by_core[c.cpu].push_back(&c);
     }
     if (auto own = ProcessPercent(*samples[i])) process.push_back(*own);
     if (auto all = ProcessesOnHost(view, end, i, *samples[i])) {
@@ -86,14 +88,25 @@ CoreSaturation AnalyzeCpu(const RunView& view, const End& end, const Thresholds&
     out.others_percent = Mean(others);
     out.core_process_percent = Mean(core_process);
   }
-  if (saturated_count.empty()) return out;
-  out.core = std::max_element(saturated_count.begin(), saturated_count.end(),
-                              [](const auto& a, const auto& b) { return a.second < b.second; })
-                 ->first;
-  int n = 0;
-  for (const record::CpuShare* c : busiest) {
-    if (c == nullptr || c->cpu != out.core) continue;
-    ++n;
+  // The core: among those saturated in at least the required share of samples, the one with
+  // the most process (user+system) time; a core saturated by softirq alone comes after.
+  const size_t needed = static_cast<size_t>(
+      std::ceil(t.saturated_interval_fraction * static_cast<double>(out.samples)));
+  double best = -1;
+  for (const auto& [cpu, shares] : saturated_by_core) {
+    if (shares.size() < std::max<size_t>(needed, 1)) continue;
+    double user_system = 0;
+    for (const record::CpuShare* c : shares) user_system += UserSystem(*c);
+    user_system /= static_cast<double>(shares.size());
+    if (user_system > best) {
+      best = user_system;
+      out.core = cpu;
+    }
+  }
+  if (out.core < 0) return out;
+  const auto& chosen = saturated_by_core[out.core];
+  const int n = static_cast<int>(chosen.size());
+  for (const record::CpuShare* c : chosen) {
     out.busy += c->Busy();
     out.user += c->user + c->nice;
     out.system += c->system;

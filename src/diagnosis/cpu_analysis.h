@@ -14,7 +14,7 @@ namespace nicbench::diagnosis {
 struct CoreSaturation {
   int samples = 0;          // counted samples that carry per-CPU shares
   int saturated = 0;        // of those, samples where the busiest core is >= the threshold
-  int core = -1;            // the core most often saturated
+  int core = -1;            // of the cores saturated often enough, the one with most user+system
   double mean_top_busy = 0;  // mean over samples of the busiest core's busy share
   double start = 0, end = 0;  // span of the counted samples, seconds
   // Mean shares (percent) of `core` over the samples where it was saturated.
@@ -30,7 +30,7 @@ struct CoreSaturation {
   std::optional<double> core_process_percent;
 
   bool Saturated(const Thresholds& t) const {
-    return samples > 0 && saturated >= t.saturated_interval_fraction * samples;
+    return samples > 0 && core >= 0 && saturated >= t.saturated_interval_fraction * samples;
   }
   // Of the saturated core, the share other processes plausibly took: its user+system time
   // beyond what nicbench could have used there, and no more than all the host's CPU time

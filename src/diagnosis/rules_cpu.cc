@@ -1,4 +1,6 @@
 // CPU rules: an end whose core saturates (and with what), and nicbench itself at its limit.
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "diagnosis/cpu_analysis.h"
@@ -9,13 +11,55 @@ namespace {
 
 using record::Severity;
 
-// When both ends share one host, the same cores appear in both ends' samples; the sender's
-// TCP_INFO tells which end could not keep up: a sender held back by the receive window has a
-// receiver that does not read fast enough.
-const End* Attribute(const RunView& view, const End& analysed, const Thresholds& t,
+// The CPUs an end's process was allowed to run on (its last sample), empty when unknown.
+std::vector<int> AllowedCpus(const RunView& view, const End& end) {
+  auto samples = view.Samples(end);
+  for (auto it = samples.rbegin(); it != samples.rend(); ++it) {
+    if (const auto* usage = (*it)->process.get(); usage && !usage->allowed_cpus.empty()) {
+      return usage->allowed_cpus;
+    }
+  }
+  return {};
+}
+
+std::string CpuListText(const std::vector<int>& cpus) {
+  std::string out;
+  for (int c : cpus) out += (out.empty() ? "" : ",") + std::to_string(c);
+  return out;
+}
+
+// When both ends share one host, the same cores appear in both ends' samples. If one end is
+// confined to fewer CPUs than the other and the saturated core is among them (pinned with
+// taskset, say), that end owns the core. Otherwise the sender's TCP_INFO tells which end could
+// not keep up: a sender held back by the receive window has a receiver that does not read fast
+// enough.
+const End* Attribute(const RunView& view, const End& analysed, int core, const Thresholds& t,
                      std::vector<std::string>& evidence) {
   if (!view.SharedHost()) return &analysed;
   std::string host = view.run().local.host.hostname.value();
+  const End* owner = nullptr;
+  size_t owner_cpus = 0;
+  bool tie = false, known = true;
+  std::string pins;
+  for (const End* end : view.ends()) {
+    std::vector<int> allowed = AllowedCpus(view, *end);
+    known = known && !allowed.empty();
+    pins += fmt::format("{}{} may run on cpu {}", pins.empty() ? "" : "; ", end->name,
+                        CpuListText(allowed));
+    if (std::find(allowed.begin(), allowed.end(), core) == allowed.end()) continue;
+    if (owner == nullptr || allowed.size() < owner_cpus) {
+      tie = false;
+      owner = end;
+      owner_cpus = allowed.size();
+    } else if (allowed.size() == owner_cpus) {
+      tie = true;
+    }
+  }
+  if (known && owner != nullptr && !tie) {
+    evidence.push_back(fmt::format("both ends run on one host ({}); {}: cpu{} belongs to the {}",
+                                   host, pins, core, owner->name));
+    return owner;
+  }
   if (view.flows().size() != 1 || !view.flows()[0].tcp || view.flows()[0].tcp->busy_us == 0) {
     evidence.push_back(fmt::format(
         "both ends run on one host ({}), so their CPU samples are the same cores; no sender "
@@ -56,7 +100,7 @@ std::string NextStep(const CoreSaturation& cpu, bool competes) {
 record::Finding CpuFinding(const RunView& view, const End& analysed, const CoreSaturation& cpu,
                            bool competes, const Thresholds& t) {
   std::vector<std::string> evidence;
-  const End* end = Attribute(view, analysed, t, evidence);
+  const End* end = Attribute(view, analysed, cpu.core, t, evidence);
   std::string who = end ? end->name : "both ends (one host)";
   std::string title = fmt::format("{} CPU-bound: cpu{} saturated, mostly {}", who, cpu.core,
                                   cpu.DominantKind());

@@ -162,6 +162,7 @@ Status ExchangeParams(ClientRun& run) {
   if (auto s = Expect(run, wire::State::kParamExchange, run.config.control_timeout); !s) return s;
   FillUdpBlockSize(run);
   wire::Extension ext;  // the exact times and our flags ride in it (params.h)
+  ext.want_samples = run.config.sample_host;
   auto params = wire::SendJson(run.control.get(), wire::EncodeParams(run.spec, ext));
   if (!params) return Failed(run, ClientFailure::kProtocol, params.error());
   return Ok();
@@ -364,7 +365,7 @@ ClientOutcome RunClient(const ClientConfig& config, const IntervalSink& sink) {
   if (status) status = ExchangeParams(run);
   if (status) status = CreateStreams(run);
   run.record.spec = run.spec;
-  if (status) run.host.emplace(run.server.HostString());
+  if (status) run.host.emplace(run.server.HostString(), run.config.sample_host);
   if (status) status = StartData(run);
   if (status) status = RunTest(run, sink);
   if (status) status = ExchangeResults(run);

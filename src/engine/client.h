@@ -26,6 +26,9 @@ struct ClientConfig {
   std::chrono::milliseconds control_timeout{30000};
   int threads = 0;                                // DataPath workers; 0 = one per CPU (capped)
   int stop_fd = -1;  // optional: readable (eventfd/signalfd) = the user interrupted the test
+  // Sample CPU, interrupts and counters at every interval on this end and ask a nicbench
+  // server to do the same. Off only to measure what sampling itself costs.
+  bool sample_host = true;
 };
 
 // Called once per finished interval with this end's view, for live terminal lines. Never

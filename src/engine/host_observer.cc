@@ -21,7 +21,8 @@ std::string PlainAddress(const std::string& address) {
 
 }  // namespace
 
-HostObserver::HostObserver(const std::string& peer_address) : files_("/") {
+HostObserver::HostObserver(const std::string& peer_address, bool sample)
+    : files_("/"), sample_(sample) {
   Result<std::string> iface = peer_address.empty()
                                   ? Result<std::string>(Fail("no peer address"))
                                   : probes::InterfaceForPeer(PlainAddress(peer_address));
@@ -43,9 +44,12 @@ HostObserver::HostObserver(const std::string& peer_address) : files_("/") {
       probes::HostSampler::Create(files_, probes::SamplerOptions{interface_}));
 }
 
-void HostObserver::Begin() { sampler_->Begin(); }
+void HostObserver::Begin() {
+  if (sample_) sampler_->Begin();
+}
 
 void HostObserver::OnBoundary(const record::IntervalRecord* closed) {
+  if (!sample_) return;
   record::HostInterval sample =
       sampler_->Sample(closed ? closed->start : 0.0, closed ? closed->end : 0.0);
   if (closed) samples_.push_back(std::move(sample));

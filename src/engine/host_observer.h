@@ -21,7 +21,8 @@ class HostObserver {
  public:
   // peer_address: the numeric address of the other end (for the route lookup). An empty or
   // unroutable peer leaves the NIC facts unknown with the reason.
-  explicit HostObserver(const std::string& peer_address);
+  // sample: false makes Begin/OnBoundary do nothing (facts are still collected, once).
+  HostObserver(const std::string& peer_address, bool sample);
   HostObserver(const HostObserver&) = delete;  // the sampler points into files_
   HostObserver& operator=(const HostObserver&) = delete;
 
@@ -44,6 +45,7 @@ class HostObserver {
   record::NicFacts nic_;
   std::unique_ptr<probes::HostSampler> sampler_;
   std::vector<record::HostInterval> samples_;
+  bool sample_;
 };
 
 }  // namespace nicbench::engine

@@ -60,6 +60,7 @@ const char* DirectionWord(record::Direction d) {
 struct ServerTest::State {
   record::TestSpec spec;
   bool peer_is_nicbench = false;
+  bool want_samples = false;
   std::vector<StreamRole> streams;
   std::vector<net::UniqueFd> stream_fds;
   std::unique_ptr<DataPath> path;
@@ -118,6 +119,7 @@ Status ServerTest::Handshake(State& st) {
   st.spec = params->spec;
   // A nicbench peer's exact times and flags are already back in the spec (params.h).
   st.peer_is_nicbench = params->peer_is_nicbench();
+  st.want_samples = st.peer_is_nicbench && params->ext->want_samples;
   st.params_read = true;
   if (params->has_authtoken) {
     return Refuse(st, wire::iperf_errno::kAuthTest, "the client asked for authentication, "
@@ -231,7 +233,8 @@ Status ServerTest::SetUpStreams(State& st) {
   }
   st.path->SetBudget(MakeBudget(st.spec));
   auto peer = net::SocketAddress::Peer(control_.get());
-  st.host.emplace(peer ? peer->HostString() : std::string());
+  // Only a nicbench client gets the samples back, so only its tests are sampled.
+  st.host.emplace(peer ? peer->HostString() : std::string(), st.want_samples);
   if (auto t = wire::SendState(control_.get(), wire::State::kTestStart); !t) return t;
   if (auto t = wire::SendState(control_.get(), wire::State::kTestRunning); !t) return t;
   st.cpu.Start();

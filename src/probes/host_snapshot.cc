@@ -1,5 +1,7 @@
 #include "probes/host_snapshot.h"
 
+#include <sched.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <unordered_map>
@@ -216,6 +218,13 @@ HostSnapshot ReadHostSnapshot(FileSource& files, std::string& buffer) {
     auto extra = ReadParsed<CounterMap>(files, buffer, "/proc/net/netstat", ParseSnmp);
     if (extra) snap.net_counters->merge(*extra);
   }
+  cpu_set_t allowed;
+  CPU_ZERO(&allowed);
+  if (::sched_getaffinity(0, sizeof allowed, &allowed) == 0) {
+    for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
+      if (CPU_ISSET(cpu, &allowed)) snap.allowed_cpus.push_back(cpu);
+    }
+  }
   struct rusage usage {};
   if (::getrusage(RUSAGE_SELF, &usage) == 0) {
     snap.usage = usage;
@@ -246,6 +255,7 @@ record::HostInterval DiffSnapshots(const HostSnapshot& before, const HostSnapsho
   DiffNet(before, after, out);
   if (before.usage && after.usage) {
     out.process = DiffUsage(*before.usage, *after.usage);
+    out.process.value().allowed_cpus = after.allowed_cpus;
   } else {
     out.process = UnknownOf<record::ProcessUsage>(before.usage, after.usage);
   }

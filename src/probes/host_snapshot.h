@@ -26,6 +26,7 @@ struct HostSnapshot {
   // /proc/net/snmp and /proc/net/netstat together: "Tcp.RetransSegs", "TcpExt.ListenDrops".
   Result<std::map<std::string, int64_t>> net_counters = Fail("not read");
   Result<struct rusage> usage = Fail("not read");
+  std::vector<int> allowed_cpus;  // sched_getaffinity of this process; empty if unreadable
 };
 
 // Reads and parses every file of a snapshot from `files`, using `buffer` for the raw text

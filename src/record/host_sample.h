@@ -43,6 +43,10 @@ struct ProcessUsage {
   double user_seconds = 0, system_seconds = 0;
   uint64_t voluntary_switches = 0, involuntary_switches = 0;
   uint64_t minor_faults = 0, major_faults = 0;
+  // CPUs the process may run on (sched_getaffinity) at the end of the interval; empty when
+  // unknown. Tells which end owns a saturated core when both ends share a host and one is
+  // pinned (taskset).
+  std::vector<int> allowed_cpus;
 };
 
 struct HostInterval {

@@ -233,7 +233,8 @@ void to_json(json& j, const ProcessUsage& v) {
            {"voluntary_switches", v.voluntary_switches},
            {"involuntary_switches", v.involuntary_switches},
            {"minor_faults", v.minor_faults},
-           {"major_faults", v.major_faults}};
+           {"major_faults", v.major_faults},
+           {"allowed_cpus", v.allowed_cpus}};
 }
 
 void from_json(const json& j, ProcessUsage& v) {
@@ -244,6 +245,8 @@ void from_json(const json& j, ProcessUsage& v) {
   Field(j, "involuntary_switches", v.involuntary_switches);
   Field(j, "minor_faults", v.minor_faults);
   Field(j, "major_faults", v.major_faults);
+  // Added after schema 1 first shipped: optional, so older peers still read.
+  if (j.contains("allowed_cpus")) Field(j, "allowed_cpus", v.allowed_cpus);
 }
 
 void to_json(json& j, const HostInterval& v) {

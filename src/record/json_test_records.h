@@ -65,7 +65,7 @@ inline HostInterval MakeSample(double start, double end) {
   h.context_switches = uint64_t{4000};
   h.interrupts = uint64_t{16500};
   h.net_counters = std::map<std::string, int64_t>{{"Tcp.RetransSegs", 4}, {"Udp.RcvbufErrors", 0}};
-  h.process = ProcessUsage{0.01, 0.4, 10, 2, 0, 0};
+  h.process = ProcessUsage{0.01, 0.4, 10, 2, 0, 0, {0, 1}};
   return h;
 }
 
