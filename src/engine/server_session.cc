@@ -283,6 +283,9 @@ Status ServerTest::Measure(State& st) {
           t, counters, ReadTcpInfos(*st.path, st.streams, st.spec.transport),
           st.spec.interval.count() == 0 ||
               t - (boundary - st.spec.interval) >= st.spec.interval / 10));
+      // Close the data sockets now, as iperf3's server does at TEST_END: a stock client in
+      // reverse mode drains them until they close before it answers EXCHANGE_RESULTS.
+      st.path.reset();
       break;
     }
     if (t >= deadline) return Fail("safety timer: the client never ended the test");
