@@ -104,11 +104,26 @@ std::string Or(const record::Measured<T>& m, const std::string& known_text) {
 
 std::string OffloadsOff(const record::NicFacts& nic) {
   if (!nic.offloads.known()) return "offloads " + UnknownText(nic.offloads);
+  // A feature that is off and [fixed] is what the hardware is, not a setting anyone can
+  // change: counted, not listed, so the settings worth a look stand out.
   std::string off;
+  int fixed_off = 0;
   for (const record::OffloadState& o : nic.offloads.value()) {
-    if (!o.on) off += (off.empty() ? "" : ", ") + o.name + (o.fixed ? " [fixed]" : "");
+    if (o.on || o.name.empty()) continue;
+    if (o.fixed) {
+      ++fixed_off;
+    } else {
+      off += (off.empty() ? "" : ", ") + o.name;
+    }
   }
-  return off.empty() ? "offloads all on" : "offloads off: " + off;
+  std::string fixed = fixed_off ? fmt::format(" ({} more off and fixed)", fixed_off) : "";
+  return off.empty() ? "offloads: every changeable one on" + fixed : "offloads off: " + off + fixed;
+}
+
+// IperfBitRate pads to iperf3's column width; inside a sentence the padding goes.
+std::string Trimmed(std::string text) {
+  text.erase(0, text.find_first_not_of(' '));
+  return text;
 }
 
 std::string LinkLine(const record::NicFacts& nic) {
@@ -125,7 +140,7 @@ std::string QueueLine(const record::NicFacts& nic) {
   if (nic.irq_vectors.known()) irq += fmt::format(", {} vectors", nic.irq_vectors.value().size());
   const record::Qdisc q = nic.qdisc.value_or({});
   std::string qdisc = Or(nic.qdisc, q.kind + (q.rate_bits_per_second != 0
-                                                  ? " rate " + IperfBitRate(q.rate_bits_per_second)
+                                                  ? " rate " + Trimmed(IperfBitRate(q.rate_bits_per_second))
                                                   : std::string()));
   return "rings " + rings + "; IRQ " + irq + "; qdisc " + qdisc;
 }
