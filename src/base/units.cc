@@ -75,25 +75,23 @@ Result<double> ParseSeconds(std::string_view text) {
   return value;
 }
 
-std::string FormatBitRate(double bits_per_second) {
-  static constexpr const char* kUnits[] = {"bits/sec", "Kbits/sec", "Mbits/sec", "Gbits/sec",
-                                           "Tbits/sec"};
-  int unit = 0;
-  while (bits_per_second >= 1000.0 && unit < 4) {
-    bits_per_second /= 1000.0;
-    ++unit;
+Scaled ScaleBy(double value, double step) {
+  Scaled out{value, 0};
+  while (out.value >= step && out.unit < 4) {
+    out.value /= step;
+    ++out.unit;
   }
-  return fmt::format("{:.2f} {}", bits_per_second, kUnits[unit]);
+  return out;
+}
+
+std::string FormatBitRate(double bits_per_second) {
+  const Scaled s = ScaleBy(bits_per_second, 1000.0);
+  return fmt::format("{:.2f} {}", s.value, kBitRateUnits[s.unit]);
 }
 
 std::string FormatBytes(double bytes) {
-  static constexpr const char* kUnits[] = {"Bytes", "KBytes", "MBytes", "GBytes", "TBytes"};
-  int unit = 0;
-  while (bytes >= 1024.0 && unit < 4) {
-    bytes /= 1024.0;
-    ++unit;
-  }
-  return fmt::format("{:.2f} {}", bytes, kUnits[unit]);
+  const Scaled s = ScaleBy(bytes, 1024.0);
+  return fmt::format("{:.2f} {}", s.value, kByteUnits[s.unit]);
 }
 
 }  // namespace nicbench

@@ -23,6 +23,17 @@ Result<uint64_t> ParseUnsigned(std::string_view text);
 // Seconds as a decimal number ("0.5", "10"); rejects negatives and junk.
 Result<double> ParseSeconds(std::string_view text);
 
+// A value scaled down by `step` (1000 for rates, 1024 for bytes) until below it, at most four
+// times, and the index of its unit in kBitRateUnits / kByteUnits. Shared by every formatter.
+struct Scaled {
+  double value = 0;
+  int unit = 0;
+};
+Scaled ScaleBy(double value, double step);
+inline constexpr const char* kBitRateUnits[] = {"bits/sec", "Kbits/sec", "Mbits/sec", "Gbits/sec",
+                                                "Tbits/sec"};
+inline constexpr const char* kByteUnits[] = {"Bytes", "KBytes", "MBytes", "GBytes", "TBytes"};
+
 // 1.23 Gbits/sec style: value scaled by 1000s with 2 decimals and the unit name.
 std::string FormatBitRate(double bits_per_second);
 

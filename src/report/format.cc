@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "base/units.h"
+
 namespace nicbench::report {
 namespace {
 
@@ -24,24 +26,13 @@ std::optional<double> BitsPerSecond(double bytes, double seconds) {
 }
 
 std::string IperfBytes(double bytes) {
-  static constexpr const char* kUnits[] = {"Bytes", "KBytes", "MBytes", "GBytes", "TBytes"};
-  int unit = 0;
-  while (bytes >= 1024.0 && unit < 4) {
-    bytes /= 1024.0;
-    ++unit;
-  }
-  return ThreeFigures(bytes, kUnits[unit]);
+  const Scaled s = ScaleBy(bytes, 1024.0);
+  return ThreeFigures(s.value, kByteUnits[s.unit]);
 }
 
 std::string IperfBitRate(double bits_per_second) {
-  static constexpr const char* kUnits[] = {"bits/sec", "Kbits/sec", "Mbits/sec", "Gbits/sec",
-                                           "Tbits/sec"};
-  int unit = 0;
-  while (bits_per_second >= 1000.0 && unit < 4) {
-    bits_per_second /= 1000.0;
-    ++unit;
-  }
-  return ThreeFigures(bits_per_second, kUnits[unit]);
+  const Scaled s = ScaleBy(bits_per_second, 1000.0);
+  return ThreeFigures(s.value, kBitRateUnits[s.unit]);
 }
 
 std::string IperfBitRateOr(std::optional<double> bits_per_second) {
