@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <ostream>
 
 #include <gtest/gtest.h>
 
@@ -41,6 +42,9 @@ struct Case {
   // Optional: a phrase the finding's title or evidence must contain.
   const char* phrase = nullptr;
 };
+
+// gtest prints a parameter in ctest's listing; the name says it all (the default dumps bytes).
+void PrintTo(const Case& c, std::ostream* out) { *out << c.name; }
 
 void Loopback(RunRecord& run) {
   run.local.nic = LoopbackNic();
