@@ -63,9 +63,10 @@ class ServerImpl final : public Server {
   uint16_t port() const override { return shared_.listen_address.port(); }
   Result<bool> Run(int stop_fd) override;
   void RequestStop() override {
+    // The flag first: the loop reads it when the wake-up arrives, so it must already be set.
+    stop_requested_ = true;
     uint64_t one = 1;
     (void)!write(wake_fd_, &one, sizeof one);
-    stop_requested_ = true;
   }
   ServerStats stats() const override {
     ServerStats s;
