@@ -16,7 +16,6 @@
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include "base/exit_code.h"
 #include "base/log.h"
