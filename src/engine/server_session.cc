@@ -252,12 +252,25 @@ Status ServerTest::Measure(State& st) {
   const MonoTime deadline =
       start + (by_time ? st.spec.duration + st.spec.omit : shared_.config.limits.max_duration) +
       shared_.config.grace;
+  // A timed test's counted window closes on our own clock, as the client's does on its clock,
+  // so both ends count the same length of time. Waiting for TEST_END instead would count on
+  // for as long as the control message queues behind data at a bottleneck (50 ms of a shaped
+  // stand link, 0.6% of an 8 s test). The data keeps flowing (and is drained) until TEST_END.
+  const MonoTime counted_end = by_time ? start + st.spec.omit + st.spec.duration : MonoTime::max();
+  bool counting = true;
+  MonoTime last_close = start;
+  // A final interval shorter than a tenth of the interval goes into the totals but is not kept,
+  // as on the client.
+  auto keep = [&](MonoTime t) {
+    return st.spec.interval.count() == 0 || t - last_close >= st.spec.interval / 10;
+  };
   auto loop = SessionLoop::Create(control_.get(), st.path->DoneFd(), stop_fd_);
   if (!loop) return tl::unexpected(loop.error());
   for (;;) {
     const auto elapsed = std::chrono::duration_cast<milliseconds>(clock.Now() - start);
     auto next = schedule.NextAfter(elapsed);
-    const MonoTime boundary = next ? start + *next : MonoTime::max();
+    const MonoTime boundary =
+        !counting ? MonoTime::max() : std::min(next ? start + *next : MonoTime::max(), counted_end);
     auto woke = loop->Wait(std::min(boundary, deadline));
     if (!woke) return tl::unexpected(woke.error());
     const MonoTime t = clock.Now();
@@ -277,12 +290,12 @@ Status ServerTest::Measure(State& st) {
       }
       st.path->Stop();
       (void)st.path->Join();
-      auto counters = st.path->Snapshot();
-      AddQueuedBytes(*st.path, counters);
-      st.host->OnBoundary(sampler.Close(
-          t, counters, ReadTcpInfos(*st.path, st.streams, st.spec.transport),
-          st.spec.interval.count() == 0 ||
-              t - (boundary - st.spec.interval) >= st.spec.interval / 10));
+      if (counting) {
+        auto counters = st.path->Snapshot();
+        AddQueuedBytes(*st.path, counters);
+        st.host->OnBoundary(sampler.Close(
+            t, counters, ReadTcpInfos(*st.path, st.streams, st.spec.transport), keep(t)));
+      }
       // Close the data sockets now, as iperf3's server does at TEST_END: a stock client in
       // reverse mode drains them until they close before it answers EXCHANGE_RESULTS.
       st.path.reset();
@@ -290,8 +303,13 @@ Status ServerTest::Measure(State& st) {
     }
     if (t >= deadline) return Fail("safety timer: the client never ended the test");
     if (t >= boundary) {
-      st.host->OnBoundary(sampler.Close(t, st.path->Snapshot(),
-                                        ReadTcpInfos(*st.path, st.streams, st.spec.transport)));
+      auto counters = st.path->Snapshot();
+      const bool last = t >= counted_end;
+      if (last) AddQueuedBytes(*st.path, counters);
+      st.host->OnBoundary(sampler.Close(
+          t, counters, ReadTcpInfos(*st.path, st.streams, st.spec.transport), !last || keep(t)));
+      last_close = t;
+      counting = !last;
     }
   }
   st.totals = sampler.Totals();
