@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <csignal>
 #include <cstdio>
 #include <mutex>
@@ -98,22 +99,50 @@ Result<engine::ServerConfig> MakeConfig(const ServeArgs& a) {
   return config;
 }
 
-// Classic double-fork-free detach: fork, the parent exits, the child starts a new session and
-// points stdio at /dev/null (logs are lost unless stderr was redirected by the caller).
-Status Daemonize() {
-  pid_t pid = fork();
-  if (pid < 0) return FailErrno("fork");
-  if (pid > 0) _exit(0);
-  if (setsid() < 0) return FailErrno("setsid");
-  int null_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
-  if (null_fd >= 0) {
-    dup2(null_fd, STDIN_FILENO);
-    dup2(null_fd, STDOUT_FILENO);
-    if (isatty(STDERR_FILENO)) dup2(null_fd, STDERR_FILENO);
-    close(null_fd);
+// Detach: fork, the child starts a new session and points stdio at /dev/null (logs are lost
+// unless stderr was redirected by the caller). The parent exits only once the child is ready
+// (pid file written, `ready` called), so a script that reads the pid file right after
+// `serve --daemon` returns finds it; a child that fails before then makes the parent exit 1.
+class Detacher {
+ public:
+  Status Fork() {
+    int fds[2];
+    if (pipe2(fds, O_CLOEXEC) != 0) return FailErrno("pipe");
+    pid_t pid = fork();
+    if (pid < 0) return FailErrno("fork");
+    if (pid > 0) {
+      close(fds[1]);
+      char ok = 0;
+      ssize_t n;
+      do {
+        n = read(fds[0], &ok, 1);
+      } while (n < 0 && errno == EINTR);
+      _exit(n == 1 && ok == 1 ? 0 : 1);
+    }
+    close(fds[0]);
+    ready_fd_ = fds[1];
+    if (setsid() < 0) return FailErrno("setsid");
+    int null_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+    if (null_fd >= 0) {
+      dup2(null_fd, STDIN_FILENO);
+      dup2(null_fd, STDOUT_FILENO);
+      if (isatty(STDERR_FILENO)) dup2(null_fd, STDERR_FILENO);
+      close(null_fd);
+    }
+    return Ok();
   }
-  return Ok();
-}
+  // Lets the waiting parent exit 0. Without it (the child exits early), the parent reads EOF.
+  void Ready() {
+    if (ready_fd_ < 0) return;
+    const char ok = 1;
+    (void)!write(ready_fd_, &ok, 1);
+    close(ready_fd_);
+    ready_fd_ = -1;
+  }
+
+ private:
+  int ready_fd_ = -1;
+};
 
 Status WritePidFile(const std::string& path) {
   FILE* file = std::fopen(path.c_str(), "w");
@@ -152,14 +181,19 @@ int Serve(const ServeArgs& args, const engine::ServerConfig& config) {
     close(stop_fd);
     return ToInt(ExitCode::kEnvironment);
   }
+  Detacher detacher;
   if (args.daemon) {
-    if (auto s = Daemonize(); !s) LogError(s.error().ToString());
+    if (auto s = detacher.Fork(); !s) {
+      LogError(s.error().ToString());
+      return ToInt(ExitCode::kEnvironment);
+    }
   }
   if (!args.pidfile.empty()) {
     if (auto s = WritePidFile(args.pidfile); !s) LogWarning(s.error().ToString());
   }
   std::fprintf(stderr, "nicbench: serving on port %u (max %d tests at once)\n",
                (*server)->port(), config.max_tests);
+  detacher.Ready();
   auto interrupted = (*server)->Run(stop_fd);
   close(stop_fd);
   if (!args.pidfile.empty()) unlink(args.pidfile.c_str());

@@ -4,7 +4,9 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -117,6 +119,57 @@ TEST(EngineCli, ServeOncePidfileAndJson) {
   testing::ProcessResult s = server.Stop(0);  // already exiting: --once
   json doc = json::parse(s.out);
   EXPECT_EQ(doc["end"]["sum_received"]["bytes"].get<uint64_t>(), 1048576u);
+}
+
+// True while `pid` is a live process (not gone, not a zombie waiting for its reaper).
+bool Alive(int pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  if (!std::getline(stat, line)) return false;
+  const auto paren = line.rfind(')');
+  return paren != std::string::npos && paren + 2 < line.size() && line[paren + 2] != 'Z';
+}
+
+TEST(EngineCli, ServeDaemonDetachesWritesPidfileAndServes) {
+  const int port = testing::FreeTcpPort();
+  const std::string dir = ::testing::TempDir();
+  const std::string pidfile = dir + "/nicbench-daemon.pid";
+  const std::string log = dir + "/nicbench-daemon.log";
+  std::remove(pidfile.c_str());
+  // stderr goes to a file: the daemon keeps a redirected stderr for its logs, and a pipe would
+  // stay open as long as the daemon lives.
+  testing::ProcessResult started = testing::RunProcess(
+      {"sh", "-c",
+       "exec \"$0\" serve --daemon --pidfile \"$1\" -p \"$2\" --bind 127.0.0.1 2>\"$3\"",
+       testing::NicbenchPath(), pidfile, std::to_string(port), log});
+  ASSERT_EQ(started.exit_code, 0) << started.err;
+  // The parent returns only after the child wrote its pid file.
+  std::ifstream in(pidfile);
+  int pid = 0;
+  in >> pid;
+  ASSERT_GT(pid, 0) << "no pid in " << pidfile;
+  EXPECT_TRUE(Alive(pid));
+  testing::ProcessResult r =
+      testing::RunNicbench({"run", "127.0.0.1", "-p", std::to_string(port), "-n", "1M", "-J"});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  ASSERT_EQ(kill(pid, SIGTERM), 0);
+  for (int i = 0; i < 200 && Alive(pid); ++i) usleep(50'000);
+  EXPECT_FALSE(Alive(pid));
+  EXPECT_FALSE(std::ifstream(pidfile).good()) << "the pid file is removed on exit";
+  std::ifstream log_in(log);
+  const std::string text((std::istreambuf_iterator<char>(log_in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("serving on port " + std::to_string(port)), std::string::npos) << text;
+}
+
+TEST(EngineCli, ServeDaemonThatCannotListenExitsNonZero) {
+  const int port = testing::FreeTcpPort();
+  testing::BackgroundProcess holder({testing::NicbenchPath(), "serve", "-p", std::to_string(port),
+                                     "--bind", "127.0.0.1"});
+  ASSERT_TRUE(holder.WaitForOutput("serving on port")) << holder.StderrSoFar();
+  testing::ProcessResult r = testing::RunNicbench(
+      {"serve", "--daemon", "-p", std::to_string(port), "--bind", "127.0.0.1"});
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_NE(r.err.find("cannot listen"), std::string::npos) << r.err;
 }
 
 TEST(EngineCli, ServeIdleTimeoutExits) {
