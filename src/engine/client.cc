@@ -200,6 +200,13 @@ Status ConnectUdpStreams(ClientRun& run) {
 
 Status CreateStreams(ClientRun& run) {
   if (auto s = Expect(run, wire::State::kCreateStreams, run.config.control_timeout); !s) return s;
+  // The host's facts and baseline take milliseconds to read. They are read now, before the
+  // streams connect: once they have, the server sends TEST_START and TEST_RUNNING and starts
+  // its clock without waiting, so any time we spent after that would be missing from the
+  // server's counted window (a timed test's two ends then disagree by that much).
+  run.record.spec = run.spec;
+  run.host.emplace(run.server.HostString(), run.config.sample_host);
+  run.host->Begin();
   run.streams = PlanStreams(run.spec, /*is_client=*/true);
   Status connected = run.spec.transport == record::Transport::kTcp ? ConnectTcpStreams(run)
                                                                    : ConnectUdpStreams(run);
@@ -243,7 +250,6 @@ bool HasReceivers(const std::vector<StreamRole>& streams) {
 // sampler's totals in run.totals.
 Status RunTest(ClientRun& run, const IntervalSink& sink) {
   const Clock& clock = SteadyClock::Instance();
-  run.host->Begin();
   const MonoTime start = clock.Now();
   IntervalSampler sampler(start, run.spec.omit, run.spec.transport);
   IntervalSchedule schedule(run.spec.interval, run.spec.omit);
@@ -275,6 +281,7 @@ Status RunTest(ClientRun& run, const IntervalSink& sink) {
     auto counters = run.path->Snapshot();
     const bool finished = (by_time && t >= end) || *woke == SessionLoop::Wake::kDone ||
                           (poll_receive && ReceiveBudgetMet(run.spec, counters));
+    if (finished && by_time) AddQueuedBytes(*run.path, run.spec.transport, counters);
     if (t >= boundary || finished) {
       const bool sliver = finished && run.spec.interval.count() > 0 &&
                           (t - (boundary - run.spec.interval)) < run.spec.interval / 10;
@@ -365,7 +372,6 @@ ClientOutcome RunClient(const ClientConfig& config, const IntervalSink& sink) {
   if (status) status = ExchangeParams(run);
   if (status) status = CreateStreams(run);
   run.record.spec = run.spec;
-  if (status) run.host.emplace(run.server.HostString(), run.config.sample_host);
   if (status) status = StartData(run);
   if (status) status = RunTest(run, sink);
   if (status) status = ExchangeResults(run);

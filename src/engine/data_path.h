@@ -33,6 +33,7 @@ struct FlowConfig {
   uint32_t burst = 1;
   record::ZeroCopy zero_copy = record::ZeroCopy::kOff;
   bool skip_rx_copy = false;
+  uint32_t receive_low_water = 0;  // TCP receiver: SO_RCVLOWAT in bytes; 0 = the kernel's (1)
   bool udp_counters_64bit = false;
   bool repeating_payload = false;
   // TCP sender: SO_MAX_PACING_RATE, kernel pacing (fq qdisc, or TCP's own since 4.13) on top of

@@ -133,7 +133,15 @@ TcpReceiver::TcpReceiver(const FlowConfig& config, net::UniqueFd fd, FlowEnv env
       buffer_(new uint8_t[std::max<uint32_t>(config.block_bytes, 1)]),
       max_reads_per_wakeup_(std::max<uint32_t>(kWakeupBytes / std::max<uint32_t>(config.block_bytes, 1), 1)) {}
 
-void TcpReceiver::Begin(MonoTime) { interest_ = EPOLLIN; }
+void TcpReceiver::Begin(MonoTime) {
+  interest_ = EPOLLIN;
+  if (config_.receive_low_water > 1) {
+    // The kernel caps the value at half the receive buffer (tcp_set_rcvlowat), so a block
+    // larger than the buffer cannot stall the reader; a failure only costs wakeups.
+    const int low_water = static_cast<int>(config_.receive_low_water);
+    (void)setsockopt(fd(), SOL_SOCKET, SO_RCVLOWAT, &low_water, sizeof(low_water));
+  }
+}
 
 Result<FlowState> TcpReceiver::OnEvents(uint32_t) {
   // MSG_TRUNC on a TCP socket discards the bytes without copying them to user space

@@ -4,6 +4,8 @@
 // test that is setting up (a data stream), to a new test (a control connection), or refused.
 #include "engine/server.h"
 
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
@@ -226,6 +228,11 @@ void ServerImpl::StartTest(Pending& pending, const std::string& cookie) {
   // The control socket goes back to blocking mode: the protocol layer waits in poll with its
   // own deadlines either way.
   (void)net::SetNonBlocking(pending.fd.get(), false);
+  // Each control message is its own small write, and TEST_START is followed at once by
+  // TEST_RUNNING: with Nagle the second waits for the client's delayed ACK of the first (40 ms),
+  // while our clock has started, and a timed test's two ends then count different spans.
+  const int no_delay = 1;
+  (void)setsockopt(pending.fd.get(), IPPROTO_TCP, TCP_NODELAY, &no_delay, sizeof no_delay);
   served_once_ = true;
   ++started_;
   auto test = std::make_shared<ServerTest>(std::move(pending.fd), cookie, pending.peer, shared_,

@@ -236,6 +236,9 @@ Status ServerTest::SetUpStreams(State& st) {
   // Only a nicbench client gets the samples back, so only its tests are sampled.
   st.host.emplace(peer ? peer->HostString() : std::string(), st.want_samples);
   if (auto t = wire::SendState(control_.get(), wire::State::kTestStart); !t) return t;
+  // The host's baseline is read before the data starts, so the counted window (Measure takes
+  // its start right after this) starts with the data, as the client's does.
+  st.host->Begin();
   if (auto t = wire::SendState(control_.get(), wire::State::kTestRunning); !t) return t;
   st.cpu.Start();
   return st.path->Start();
@@ -243,7 +246,6 @@ Status ServerTest::SetUpStreams(State& st) {
 
 Status ServerTest::Measure(State& st) {
   const Clock& clock = SteadyClock::Instance();
-  st.host->Begin();
   const MonoTime start = clock.Now();
   IntervalSampler sampler(start, st.spec.omit, st.spec.transport);
   IntervalSchedule schedule(st.spec.interval, st.spec.omit);
@@ -292,7 +294,7 @@ Status ServerTest::Measure(State& st) {
       (void)st.path->Join();
       if (counting) {
         auto counters = st.path->Snapshot();
-        AddQueuedBytes(*st.path, counters);
+        AddQueuedBytes(*st.path, st.spec.transport, counters);
         st.host->OnBoundary(sampler.Close(
             t, counters, ReadTcpInfos(*st.path, st.streams, st.spec.transport), keep(t)));
       }
@@ -305,7 +307,7 @@ Status ServerTest::Measure(State& st) {
     if (t >= boundary) {
       auto counters = st.path->Snapshot();
       const bool last = t >= counted_end;
-      if (last) AddQueuedBytes(*st.path, counters);
+      if (last) AddQueuedBytes(*st.path, st.spec.transport, counters);
       st.host->OnBoundary(sampler.Close(
           t, counters, ReadTcpInfos(*st.path, st.streams, st.spec.transport), !last || keep(t)));
       last_close = t;

@@ -75,8 +75,12 @@ TcpInfoByFlow ReadTcpInfos(const DataPath& path, const std::vector<StreamRole>& 
 
 // For TCP receiver flows: adds the bytes already queued in the socket's receive buffer
 // (SIOCINQ) to the final counters, so "received by the end" counts what the kernel accepted
-// even if the worker had not read it yet. REQUIRES: the DataPath is stopped and joined.
-void AddQueuedBytes(const DataPath& path, std::vector<FlowCounters>& counters);
+// even if the worker had not read it yet (a receiver wakes once per block, SO_RCVLOWAT, so up
+// to a block can wait there). Exact once the DataPath is stopped and joined; on a running path
+// a read between the snapshot and the ioctl is missed (never counted twice). UDP: nothing (the
+// ioctl gives one datagram's size there, not a byte count of the queue).
+void AddQueuedBytes(const DataPath& path, record::Transport transport,
+                    std::vector<FlowCounters>& counters);
 
 // Waits (up to `limit`) until every TCP sender flow's send queue is empty (SIOCOUTQ 0: the
 // peer's kernel has acknowledged every byte). A test that ends by bytes or blocks calls this
