@@ -265,6 +265,19 @@ const Case kCases[] = {
        run.streams[0].seconds_received = run.streams[0].seconds_sent = 1;
      },
      "measurement-too-short", true},
+    {"a -n test that ended within -O counted nothing",
+     [](RunRecord& run) {
+       run.spec.omit = std::chrono::seconds(2);
+       run.test_seconds = 0;
+       run.streams[0].seconds_received = run.streams[0].seconds_sent = 0;
+     },
+     "measurement-empty", true, "omitted warm-up"},
+    {"nothing counted without omit is not called empty",
+     [](RunRecord& run) {
+       run.test_seconds = 0;
+       run.streams[0].seconds_received = run.streams[0].seconds_sent = 0;
+     },
+     "measurement-empty", false},
     {"intervals vary wildly",
      [](RunRecord& run) {
        for (size_t i = 0; i < run.intervals.size(); ++i) {

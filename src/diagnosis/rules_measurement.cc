@@ -1,6 +1,7 @@
 // Is the measurement itself to be trusted: long enough, steady enough, both ends reported.
 // (nicbench's own CPU use is in rules_cpu.cc.)
 #include <algorithm>
+#include <chrono>
 
 #include <fmt/format.h>
 
@@ -18,7 +19,20 @@ Findings TestTooShort(const RunView& view, const Thresholds& t) {
     seconds = std::max(seconds, flow.seconds);
     if (flow.tcp) rtt_us = std::max(rtt_us, flow.tcp->mean_rtt_us);
   }
-  if (seconds <= 0) return {};
+  if (seconds <= 0) {
+    // A byte- or block-limited test that ended within the omitted warm-up counted nothing.
+    const auto omit = view.run().spec.omit;
+    if (omit.count() <= 0) return {};
+    record::Finding f = MakeFinding(
+        "measurement-empty", Severity::kWarning,
+        "Measurement empty: the test ended during the omitted warm-up, nothing was counted");
+    f.evidence.push_back(fmt::format("omit {:.1f} s (-O); measured duration 0 s after it",
+                                     std::chrono::duration<double>(omit).count()));
+    f.meaning = "Bytes sent or received during the warm-up are excluded from every total, and "
+                "the test met its end condition (-n or -k) before the warm-up was over.";
+    f.next_step = "Ask for more data (-n, -k), use a shorter -O, or end the test by time (-t).";
+    return {f};
+  }
   double rtt_bound = t.min_test_rtts * rtt_us / 1e6;
   if (seconds >= t.min_test_seconds && seconds >= rtt_bound) return {};
   record::Finding f = MakeFinding(

@@ -172,6 +172,21 @@ TEST(EngineCli, ServeDaemonThatCannotListenExitsNonZero) {
   EXPECT_NE(r.err.find("cannot listen"), std::string::npos) << r.err;
 }
 
+TEST(EngineCli, ByteTestEndingWithinOmitSaysNothingWasCounted) {
+  const int port = testing::FreeTcpPort();
+  testing::BackgroundProcess server({testing::NicbenchPath(), "serve", "-p", std::to_string(port),
+                                     "--bind", "127.0.0.1"});
+  ASSERT_TRUE(server.WaitForOutput("serving on port")) << server.StderrSoFar();
+  testing::ProcessResult r = testing::RunNicbench(
+      {"run", "127.0.0.1", "-p", std::to_string(port), "-n", "1M", "-O", "2", "-J"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  json doc = json::parse(r.out);
+  EXPECT_EQ(doc["end"]["sum_received"]["bytes"].get<uint64_t>(), 0u);
+  bool empty = false;
+  for (const auto& f : doc["findings"]) empty = empty || f["id"] == "measurement-empty";
+  EXPECT_TRUE(empty) << doc["findings"].dump();
+}
+
 TEST(EngineCli, ServeIdleTimeoutExits) {
   const int port = testing::FreeTcpPort();
   testing::ProcessResult r = testing::RunNicbench(
