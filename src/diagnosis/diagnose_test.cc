@@ -23,6 +23,22 @@ const record::Finding* Find(const std::vector<record::Finding>& findings, const 
   return it == findings.end() ? nullptr : &*it;
 }
 
+// Spreads `total` DSACKed segments evenly over the sender's cumulative TCP_INFO samples.
+void SetDsackDups(RunRecord& run, uint64_t total) {
+  for (auto* intervals : {&run.intervals, &run.local.intervals}) {
+    const size_t n = intervals->size();
+    for (size_t i = 0; i < n; ++i) {
+      for (auto& stream : (*intervals)[i].streams) {
+        if (!stream.tcp_info.known() || !stream.sender) continue;
+        record::TcpInfoSample& info = stream.tcp_info.value();
+        info.dsack_dups = static_cast<uint32_t>(total * (i + 1) / n);
+        info.reord_seen = static_cast<uint32_t>(10 * (i + 1));
+        info.reordering = 300;
+      }
+    }
+  }
+}
+
 bool AnyWarning(const std::vector<record::Finding>& findings) {
   return std::any_of(findings.begin(), findings.end(),
                      [](const auto& f) { return f.severity >= Severity::kWarning; });
@@ -182,6 +198,34 @@ const Case kCases[] = {
        run.streams[0].retransmits = uint64_t{run.streams[0].bytes_sent / 1448 / 50};
      },
      "retransmissions", true, "2.00%"},
+    {"needless retransmissions (DSACK) are reordering, not loss",
+     [](RunRecord& run) {
+       const uint64_t retrans = run.streams[0].bytes_sent / 1448 / 50;
+       run.streams[0].retransmits = retrans;
+       SetDsackDups(run, retrans);
+     },
+     "reordering", true, "needlessly"},
+    {"needless retransmissions do not warn as loss",
+     [](RunRecord& run) {
+       const uint64_t retrans = run.streams[0].bytes_sent / 1448 / 50;
+       run.streams[0].retransmits = retrans;
+       SetDsackDups(run, retrans);
+     },
+     "retransmissions", false},
+    {"DSACKs during the omitted warm-up are not counted",
+     [](RunRecord& run) {
+       run.streams[0].retransmits = uint64_t{run.streams[0].bytes_sent / 1448 / 50};
+       SetDsackDups(run, run.streams[0].bytes_sent / 1448 / 50);
+       // Everything arrived in the first (omitted) interval: nothing after it.
+       for (auto* intervals : {&run.intervals, &run.local.intervals}) {
+         for (size_t i = 0; i < intervals->size(); ++i) {
+           (*intervals)[i].omitted = i == 0;
+           auto& info = (*intervals)[i].streams[0].tcp_info;
+           if (info.known()) info.value().dsack_dups = 100000;
+         }
+       }
+     },
+     "reordering", false},
     {"retransmissions from host counters when TCP_INFO totals are missing",
      [](RunRecord& run) {
        run.streams[0].retransmits = record::Measured<uint64_t>::Unknown(Missing::kNotReported);

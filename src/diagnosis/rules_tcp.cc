@@ -1,5 +1,7 @@
 // Transport rules: retransmissions, UDP loss, drops in the host (softnet backlog, socket
 // buffers) and a TCP sender held back by the receive window or its own send buffer.
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "base/units.h"
@@ -39,6 +41,28 @@ uint32_t SegmentPayload(const RunView& view, const Flow& flow) {
 
 }  // namespace
 
+// Retransmissions the receiver reported as duplicates (DSACK): the sender took reordering for
+// loss. Worth knowing, not a limit: TCP undoes the window cut when the DSACK arrives.
+record::Finding Reordering(const Flow& flow, uint64_t spurious, uint64_t retrans, double segments) {
+  record::Finding f = MakeFinding(
+      "reordering", Severity::kNotice,
+      fmt::format("Packets arrive out of order: {:.2f}% of segments were retransmitted needlessly",
+                  spurious / segments * 100));
+  f.evidence.push_back(fmt::format(
+      "{}: the receiver got {} of the {} retransmitted segments twice (sender's TCP_INFO "
+      "dsack_dups); {} reordering events seen (reord_seen), reordering degree {}",
+      FlowName(flow), spurious, retrans, flow.tcp->reord_seen, flow.tcp->reordering));
+  f.meaning = "A segment that arrives after later ones looks lost; the sender resent it, and the "
+              "receiver's duplicate report (DSACK) showed it was not. On one machine (veth, "
+              "loopback) the sending thread moving between CPUs queues packets on different "
+              "per-CPU backlogs; on a network, per-packet load balancing (LAG, ECMP) or one flow "
+              "spread over several NIC queues does it. TCP undoes the window cut once it sees "
+              "the DSACK, so the cost is the duplicate bytes.";
+  f.next_step = "On one machine, pin the sender to a CPU (taskset) and compare; on a network, "
+                "check that link aggregation and ECMP hash per flow, not per packet.";
+  return f;
+}
+
 Findings Retransmissions(const RunView& view, const Thresholds& t) {
   Findings out;
   if (!view.tcp()) return out;
@@ -54,15 +78,27 @@ Findings Retransmissions(const RunView& view, const Thresholds& t) {
     if (!retrans) continue;  // the sender's counts are not in the record: stay silent
     uint32_t mss = SegmentPayload(view, flow);
     double segments = static_cast<double>(flow.bytes_sent) / mss;
-    double fraction = segments > 0 ? *retrans / segments : 0;
+    if (segments <= 0) continue;
+    // Retransmissions the receiver got twice were not losses: they are judged apart.
+    const uint64_t spurious = flow.tcp ? std::min<uint64_t>(flow.tcp->dsack_dups, *retrans) : 0;
+    if (spurious / segments >= t.retransmit_notice_fraction) {
+      out.push_back(Reordering(flow, spurious, *retrans, segments));
+    }
+    const uint64_t lost = *retrans - spurious;
+    double fraction = lost / segments;
     if (fraction < t.retransmit_notice_fraction) continue;
     bool warn = fraction >= t.retransmit_warning_fraction;
     record::Finding f = MakeFinding(
         "retransmissions", warn ? Severity::kWarning : Severity::kNotice,
-        fmt::format("{:.2f}% of segments retransmitted ({} of ~{:.0f})", fraction * 100, *retrans,
+        fmt::format("{:.2f}% of segments retransmitted ({} of ~{:.0f})", fraction * 100, lost,
                     segments));
     f.evidence.push_back(fmt::format("{}: {} retransmitted segments, from the {}", FlowName(flow),
                                      *retrans, source));
+    if (spurious > 0) {
+      f.evidence.push_back(fmt::format("{} of them were needless (the receiver got them twice, "
+                                       "DSACK) and are not counted here",
+                                       spurious));
+    }
     f.evidence.push_back(fmt::format("{} sent in segments of {} bytes", FormatBytes(flow.bytes_sent),
                                      mss));
     if (flow.sender) {

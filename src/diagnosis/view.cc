@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <set>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -33,11 +34,31 @@ double Median(std::vector<double> values) {
   return values[values.size() / 2];
 }
 
-// The sender's TCP_INFO at the end of its last counted interval.
+// Sums of the sender streams' cumulative DSACK and reordering counts at the end of `interval`.
+std::pair<uint64_t, uint64_t> ReorderCounts(const record::IntervalRecord& interval) {
+  uint64_t dsack = 0, seen = 0;
+  for (const auto& stream : interval.streams) {
+    const record::TcpInfoSample* info = stream.tcp_info.get();
+    if (!stream.sender || info == nullptr) continue;
+    dsack += info->dsack_dups;
+    seen += info->reord_seen;
+  }
+  return {dsack, seen};
+}
+
+// The sender's TCP_INFO at the end of its last counted interval; the DSACK and reordering counts
+// are taken from the end of the omitted warm-up on.
 std::optional<SenderTcp> LastSenderTcp(const std::vector<record::IntervalRecord>& intervals) {
+  std::pair<uint64_t, uint64_t> base{0, 0};
+  for (const auto& interval : intervals) {
+    if (interval.omitted) base = ReorderCounts(interval);
+  }
   for (auto it = intervals.rbegin(); it != intervals.rend(); ++it) {
     if (it->omitted) continue;
     SenderTcp tcp;
+    const auto [dsack, seen] = ReorderCounts(*it);
+    tcp.dsack_dups = dsack > base.first ? dsack - base.first : 0;
+    tcp.reord_seen = seen > base.second ? seen - base.second : 0;
     int known = 0;
     double rtt_sum = 0;
     for (const auto& stream : it->streams) {
@@ -49,6 +70,7 @@ std::optional<SenderTcp> LastSenderTcp(const std::vector<record::IntervalRecord>
       tcp.sndbuf_limited_us += info->sndbuf_limited_us;
       tcp.snd_mss = std::max(tcp.snd_mss, info->snd_mss);
       rtt_sum += info->rtt_us;
+      tcp.reordering = std::max(tcp.reordering, info->reordering);
       if (info->snd_wnd > 0 && (tcp.snd_wnd == 0 || info->snd_wnd < tcp.snd_wnd)) {
         tcp.snd_wnd = info->snd_wnd;
       }

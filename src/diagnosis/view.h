@@ -31,6 +31,10 @@ struct SenderTcp {
   uint32_t snd_mss = 0;
   double mean_rtt_us = 0;
   uint32_t snd_wnd = 0;  // smallest advertised window seen among the streams, 0 = unknown
+  // Over the counted intervals (after omit), summed over the streams: segments the receiver got
+  // twice (DSACK), i.e. needless retransmissions, and reordering events the sender detected.
+  uint64_t dsack_dups = 0, reord_seen = 0;
+  uint32_t reordering = 0;  // largest current reordering degree among the streams
 };
 
 // One direction of data: from `sender` to `receiver`.

@@ -17,6 +17,7 @@ struct TcpInfoFields {
   bool delivery_rate = false;  // kernel >= 4.9
   bool busy_time = false;      // busy/rwnd_limited/sndbuf_limited, kernel >= 4.10
   bool snd_wnd = false;        // kernel >= 6.2
+  bool reordering = false;     // reord_seen and dsack_dups, kernel >= 4.19
 };
 
 // getsockopt(fd, IPPROTO_TCP, TCP_INFO). `present` may be null.

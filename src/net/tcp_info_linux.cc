@@ -43,6 +43,11 @@ record::TcpInfoSample DecodeTcpInfo(const void* data, size_t length, TcpInfoFiel
     s.sndbuf_limited_us = info.tcpi_sndbuf_limited;
   }
   if ((fields.snd_wnd = NB_HAS(tcpi_snd_wnd))) s.snd_wnd = info.tcpi_snd_wnd;
+  if (NB_HAS(tcpi_reordering)) s.reordering = info.tcpi_reordering;
+  if ((fields.reordering = NB_HAS(tcpi_dsack_dups))) {
+    s.reord_seen = info.tcpi_reord_seen;
+    s.dsack_dups = info.tcpi_dsack_dups;
+  }
   if (present != nullptr) *present = fields;
   return s;
 }

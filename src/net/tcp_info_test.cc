@@ -70,5 +70,24 @@ TEST(TcpInfoTest, ShortStructLeavesLaterFieldsAbsent) {
   EXPECT_EQ(s.busy_time_us, 9u);
 }
 
+TEST(TcpInfoTest, ReorderingAndDsackCountsFrom419On) {
+  tcp_info raw{};
+  raw.tcpi_reordering = 300;
+  raw.tcpi_reord_seen = 12;
+  raw.tcpi_dsack_dups = 345;
+  // 4.18 stopped before tcpi_delivered; 4.19 added tcpi_dsack_dups and tcpi_reord_seen.
+  const size_t v418 = offsetof(tcp_info, tcpi_dsack_dups);
+  TcpInfoFields present;
+  auto s = DecodeTcpInfo(&raw, v418, &present);
+  EXPECT_FALSE(present.reordering);
+  EXPECT_EQ(s.dsack_dups, 0u);
+  EXPECT_EQ(s.reordering, 300u);  // in every kernel
+  const size_t v419 = offsetof(tcp_info, tcpi_reord_seen) + sizeof(raw.tcpi_reord_seen);
+  s = DecodeTcpInfo(&raw, v419, &present);
+  EXPECT_TRUE(present.reordering);
+  EXPECT_EQ(s.dsack_dups, 345u);
+  EXPECT_EQ(s.reord_seen, 12u);
+}
+
 }  // namespace
 }  // namespace nicbench::net

@@ -12,6 +12,7 @@ namespace nicbench::record {
 using json_detail::EnumField;
 using json_detail::EnumName;
 using json_detail::Field;
+using json_detail::LaterField;
 using json_detail::MeasuredField;
 using json_detail::NameOf;
 using json_detail::Num;
@@ -92,7 +93,10 @@ void to_json(json& j, const TcpInfoSample& v) {
            {"busy_time_us", v.busy_time_us},
            {"rwnd_limited_us", v.rwnd_limited_us},
            {"sndbuf_limited_us", v.sndbuf_limited_us},
-           {"snd_wnd", v.snd_wnd}};
+           {"snd_wnd", v.snd_wnd},
+           {"reordering", v.reordering},
+           {"reord_seen", v.reord_seen},
+           {"dsack_dups", v.dsack_dups}};
 }
 
 void from_json(const json& j, TcpInfoSample& v) {
@@ -109,6 +113,9 @@ void from_json(const json& j, TcpInfoSample& v) {
   Field(j, "rwnd_limited_us", v.rwnd_limited_us);
   Field(j, "sndbuf_limited_us", v.sndbuf_limited_us);
   Field(j, "snd_wnd", v.snd_wnd);
+  LaterField(j, "reordering", v.reordering);
+  LaterField(j, "reord_seen", v.reord_seen);
+  LaterField(j, "dsack_dups", v.dsack_dups);
 }
 
 void to_json(json& j, const StreamInterval& v) {

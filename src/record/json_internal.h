@@ -167,6 +167,13 @@ void Field(const json& obj, const char* key, T& out) {
 std::pair<Missing, std::string> ReadUnknownReason(const json& obj, const char* key);
 
 // Reads a Measured member under the unknown rule (record/json.h). Absent -> kNotReported.
+// A field added to the record after a peer may have been built: absent there, it keeps its
+// default; present, it is checked like any other.
+template <typename T>
+void LaterField(const json& obj, const char* key, T& out) {
+  if (obj.contains(key)) Field(obj, key, out);
+}
+
 template <typename T>
 void MeasuredField(const json& obj, const char* key, Measured<T>& out) {
   const auto it = obj.find(key);

@@ -36,6 +36,20 @@ TEST(RecordJsonTest, EndpointRoundTripsUnchanged) {
   EXPECT_EQ(decoded->intervals[0].streams[0].tcp_info.why(), Missing::kAbsent);
 }
 
+TEST(RecordJsonTest, TcpInfoFromAnOlderPeerWithoutReorderingCountsReads) {
+  json doc = MakeTcpRun();
+  json& info = doc["local"]["intervals"][0]["streams"][0]["tcp_info"];
+  ASSERT_TRUE(info.is_object()) << doc["local"]["intervals"][0].dump();
+  EXPECT_EQ(info["dsack_dups"], 1);
+  info.erase("reordering");
+  info.erase("reord_seen");
+  info.erase("dsack_dups");
+  Result<RunRecord> decoded = RunRecordFromJson(doc);
+  ASSERT_TRUE(decoded.has_value()) << decoded.error().message;
+  EXPECT_EQ(decoded->local.intervals[0].streams[0].tcp_info.value().dsack_dups, 0u);
+  EXPECT_EQ(decoded->local.intervals[0].streams[0].tcp_info.value().snd_mss, 1448u);
+}
+
 TEST(RecordJsonTest, UnknownIsNullWithReasonBeside) {
   const json nic = MakeNic();
   EXPECT_TRUE(nic["coalescing"].is_null());

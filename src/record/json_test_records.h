@@ -86,6 +86,9 @@ inline StreamInterval MakeStream(int id, bool sender, double start, double end, 
     t.snd_mss = 1448;
     t.pmtu = 1500;
     t.snd_wnd = 65536;
+    t.reordering = 3;
+    t.reord_seen = 2;
+    t.dsack_dups = 1;
     s.tcp_info = t;
   } else if (tcp) {
     s.tcp_info = Measured<TcpInfoSample>::Unknown(Missing::kAbsent, "receiver");

@@ -27,6 +27,12 @@ struct TcpInfoSample {
   uint64_t delivery_rate_bytes_per_second = 0;
   uint64_t busy_time_us = 0, rwnd_limited_us = 0, sndbuf_limited_us = 0;  // cumulative
   uint32_t snd_wnd = 0;             // peer's advertised window, bytes (kernel >= 5.4? else 0)
+  // Reordering (kernel >= 4.19, else 0): the current reordering degree in segments, and the
+  // cumulative counts of reordering events seen and of segments the receiver reported getting
+  // twice (DSACK), i.e. retransmissions that were not needed.
+  uint32_t reordering = 0;
+  uint32_t reord_seen = 0;
+  uint32_t dsack_dups = 0;
 };
 
 // One stream over one interval, from one end's point of view.
