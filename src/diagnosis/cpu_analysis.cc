@@ -30,9 +30,41 @@ std::optional<HostProcesses> ProcessesOnHost(const RunView& view, const End& end
   return HostProcesses{std::max(*own, *theirs), *own + *theirs};
 }
 
+// The mean use of the nicbench process confined to `core` alone, if one is and no other
+// nicbench process of this run may run there.
+std::optional<double> PinnedProcessPercent(const RunView& view, const End& end, int core) {
+  std::vector<const End*> ends = view.SharedHost() ? view.ends() : std::vector<const End*>{&end};
+  const End* pinned = nullptr;
+  for (const End* e : ends) {
+    const std::vector<int> allowed = AllowedCpus(view, *e);
+    if (allowed.empty()) return std::nullopt;  // unknown: it may run anywhere
+    if (std::find(allowed.begin(), allowed.end(), core) == allowed.end()) continue;
+    if (allowed.size() != 1 || pinned != nullptr) return std::nullopt;
+    pinned = e;
+  }
+  if (pinned == nullptr) return std::nullopt;
+  std::vector<double> use;
+  for (const auto* s : view.Samples(*pinned)) {
+    if (auto p = ProcessPercent(*s)) use.push_back(*p);
+  }
+  if (use.empty()) return std::nullopt;
+  return Mean(use);
+}
+
 }  // namespace
 
+std::vector<int> AllowedCpus(const RunView& view, const End& end) {
+  auto samples = view.Samples(end);
+  for (auto it = samples.rbegin(); it != samples.rend(); ++it) {
+    if (const auto* usage = (*it)->process.get(); usage && !usage->allowed_cpus.empty()) {
+      return usage->allowed_cpus;
+    }
+  }
+  return {};
+}
+
 double CoreSaturation::CompetitorPercent() const {
+  if (pinned_process_percent) return std::max(0.0, user + system - *pinned_process_percent);
   if (!others_percent || !core_process_percent) return 0;
   return std::max(0.0, std::min(user + system - *core_process_percent, *others_percent));
 }
@@ -115,6 +147,7 @@ CoreSaturation AnalyzeCpu(const RunView& view, const End& end, const Thresholds&
     out.steal += c->steal;
   }
   for (double* v : {&out.busy, &out.user, &out.system, &out.irq, &out.softirq, &out.steal}) *v /= n;
+  out.pinned_process_percent = PinnedProcessPercent(view, end, out.core);
   return out;
 }
 

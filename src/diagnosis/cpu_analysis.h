@@ -5,6 +5,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "diagnosis/diagnose.h"
 #include "diagnosis/view.h"
@@ -28,13 +29,19 @@ struct CoreSaturation {
   // two when both ends share the host (a saturated core hosts the busiest process). Percent of
   // a core.
   std::optional<double> core_process_percent;
+  // When nicbench is confined to exactly this core (taskset) and, on a shared host, the other
+  // end may not run there: that process's mean use, percent of a core. The core's user+system
+  // time beyond it is then certainly other processes'.
+  std::optional<double> pinned_process_percent;
 
   bool Saturated(const Thresholds& t) const {
     return samples > 0 && core >= 0 && saturated >= t.saturated_interval_fraction * samples;
   }
   // Of the saturated core, the share other processes plausibly took: its user+system time
   // beyond what nicbench could have used there, and no more than all the host's CPU time
-  // nicbench does not account for.
+  // nicbench does not account for. With nicbench pinned to the core, exactly its user+system
+  // time beyond nicbench's (the host-wide cap would understate it: a process's rusage also
+  // holds softirq work that /proc/stat books as softirq, not user+system).
   double CompetitorPercent() const;
   // "softirq (packet processing)", "system (kernel work in nicbench's context)", ...
   std::string DominantKind() const;
@@ -43,5 +50,8 @@ struct CoreSaturation {
 };
 
 CoreSaturation AnalyzeCpu(const RunView& view, const End& end, const Thresholds& t);
+
+// The CPUs an end's process was allowed to run on (its last sample), empty when unknown.
+std::vector<int> AllowedCpus(const RunView& view, const End& end);
 
 }  // namespace nicbench::diagnosis

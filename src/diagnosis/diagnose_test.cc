@@ -83,6 +83,26 @@ void ReceiverStarvedOnSharedStand(RunRecord& run) {
   run.intervals = run.local.intervals;
 }
 
+// The stand scenario as measured: server and a busy loop pinned to cpu0, client on cpu1. The
+// client's rusage holds softirq work /proc/stat books as softirq, so the host-wide estimate of
+// other processes (128% user+system - 110% nicbench = 18%) would miss the busy loop.
+void ReceiverPinnedWithBusyLoop(RunRecord& run) {
+  run.local.nic = VethNic();
+  Remote(run).nic = VethNic();
+  Remote(run).host.hostname = std::string("alpha");
+  for (auto* end : {&run.local, &Remote(run)}) {
+    SetCpu(*end, 0, 81, 16, 0, 3);
+    SetCpu(*end, 1, 1, 30, 0, 25);
+    SetCpu(*end, 2, 0, 0, 0, 0);  // a two-CPU machine: the others idle
+    SetCpu(*end, 3, 0, 0, 0, 0);
+  }
+  SetProcessPercent(run.local, 70);
+  SetProcessPercent(Remote(run), 40);
+  SetAllowedCpus(run.local, {1});
+  SetAllowedCpus(Remote(run), {0});
+  run.intervals = run.local.intervals;
+}
+
 const Case kCases[] = {
     {"healthy run says so", [](RunRecord&) {}, "no-problem-found", true},
     {"healthy run is not link-limited at 70%", [](RunRecord&) {}, "link-rate-limited", false},
@@ -180,6 +200,14 @@ const Case kCases[] = {
     {"loopback has no link-rate finding", Loopback, "link-rate-limited", false},
     {"starved receiver on a shared-host stand is blamed on the receiver",
      ReceiverStarvedOnSharedStand, "receiver-cpu-bound", true, "other processes take"},
+    {"receiver pinned beside a busy loop: the core's time beyond nicbench's is the competitor",
+     ReceiverPinnedWithBusyLoop, "receiver-cpu-bound", true, "other processes take ~57%"},
+    {"competition on a core nicbench is not pinned to needs the host-wide figure too",
+     [](RunRecord& run) {
+       ReceiverPinnedWithBusyLoop(run);
+       SetAllowedCpus(Remote(run), {0, 1});
+     },
+     "receiver-cpu-bound", false},
     {"starved receiver on a stand is a warning, not the software-path note",
      ReceiverStarvedOnSharedStand, "cpu-bound-software-path", false},
     {"NIC interrupts all on one saturated core while others idle",

@@ -11,17 +11,6 @@ namespace {
 
 using record::Severity;
 
-// The CPUs an end's process was allowed to run on (its last sample), empty when unknown.
-std::vector<int> AllowedCpus(const RunView& view, const End& end) {
-  auto samples = view.Samples(end);
-  for (auto it = samples.rbegin(); it != samples.rend(); ++it) {
-    if (const auto* usage = (*it)->process.get(); usage && !usage->allowed_cpus.empty()) {
-      return usage->allowed_cpus;
-    }
-  }
-  return {};
-}
-
 std::string CpuListText(const std::vector<int>& cpus) {
   std::string out;
   for (int c : cpus) out += (out.empty() ? "" : ",") + std::to_string(c);

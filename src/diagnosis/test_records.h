@@ -170,4 +170,10 @@ inline void SetProcessPercent(record::EndpointRecord& end, double percent) {
   });
 }
 
+inline void SetAllowedCpus(record::EndpointRecord& end, const std::vector<int>& cpus) {
+  EachSample(end, [&](record::HostInterval& s) {
+    if (s.process.known()) s.process.value().allowed_cpus = cpus;
+  });
+}
+
 }  // namespace nicbench::diagnosis::testing
