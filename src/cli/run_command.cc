@@ -236,6 +236,7 @@ Result<RunPlan> MakePlan(const RunArgs& a) {
   RunPlan plan;
   plan.json = a.json;
   plan.client.sample_host = !a.no_samples;
+  plan.client.live_samples = !a.json;  // both ends on the live lines; JSON has them at the end
   if (a.loopback && !a.host.empty()) return Fail("--loopback takes no host");
   plan.loopback = a.loopback || a.host.empty();
   plan.client.host = a.host;
@@ -327,15 +328,20 @@ int InterruptFd() {
 }
 
 // Live terminal lines: the column header before the first interval, then each interval with
-// this host's compact view (the peer's view arrives with the results, so it shows in the summary).
+// this host's compact view and, from a nicbench server, the server's (live samples); a server
+// sample that arrives after its interval was printed gets a line of its own.
 engine::IntervalSink LiveSink(const RunPlan& plan) {
   if (plan.json) return {};
   auto first = std::make_shared<bool>(true);
-  return [first](const record::RunRecord& run, const record::IntervalRecord& interval,
-                 const record::HostInterval* local) {
-    if (*first) std::fputs(report::RenderIntervalHeader(run).c_str(), stdout);
-    *first = false;
-    std::fputs(report::RenderIntervalLine(run, interval, local, nullptr).c_str(), stdout);
+  return [first](const record::RunRecord& run, const record::IntervalRecord* interval,
+                 const record::HostInterval* local, const record::HostInterval* remote) {
+    if (interval == nullptr) {
+      if (remote != nullptr) std::fputs(report::RenderHostLine("remote", *remote).c_str(), stdout);
+    } else {
+      if (*first) std::fputs(report::RenderIntervalHeader(run).c_str(), stdout);
+      *first = false;
+      std::fputs(report::RenderIntervalLine(run, *interval, local, remote).c_str(), stdout);
+    }
     std::fflush(stdout);
   };
 }

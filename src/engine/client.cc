@@ -49,6 +49,11 @@ struct ClientRun {
   CpuMeter cpu;
   std::string congestion_used;
   std::optional<HostObserver> host;  // created before the data starts
+  // Live samples (ClientConfig::live_samples): the server's samples by interval index that
+  // arrived before our own interval closed, and how many of ours have closed.
+  const IntervalSink* sink = nullptr;
+  std::map<int, record::HostInterval> remote_live;
+  int closed_intervals = 0;
 };
 
 Status Failed(ClientRun& run, ClientFailure why, std::string message) {
@@ -111,28 +116,70 @@ Status ConnectControl(ClientRun& run) {
   return Failed(run, ClientFailure::kConnect, "unable to connect to server: " + last.ToString());
 }
 
-// Reads the next state byte; ACCESS_DENIED and SERVER_ERROR become failures with iperf3's text.
-Result<wire::State> ReadServerState(ClientRun& run, milliseconds timeout, std::string_view what) {
+// A live sample from the server, after its state byte: kept until our interval of the same
+// index closes, or shown at once if that has happened already.
+Status ReadLiveSample(ClientRun& run) {
+  // The same cap as the results, which carry every one of these samples and more.
+  auto doc = wire::ReadJson(run.control.get(), run.config.control_timeout, wire::kMaxResultsBytes,
+                            "a live sample");
+  if (!doc) return Failed(run, ClientFailure::kProtocol, doc.error());
+  const auto index = doc->find("index");
+  const auto sample = doc->find("sample");
+  if (index == doc->end() || !index->is_number_unsigned() || sample == doc->end()) {
+    return Failed(run, ClientFailure::kProtocol, "live sample: expected {index, sample}");
+  }
+  auto decoded = record::HostIntervalFromJson(*sample);
+  if (!decoded) return Failed(run, ClientFailure::kProtocol, "live sample: " + decoded.error().message);
+  const int k = static_cast<int>(std::min<uint64_t>(index->get<uint64_t>(), 1u << 30));
+  if (k < run.closed_intervals) {
+    if (run.sink != nullptr && *run.sink) (*run.sink)(run.record, nullptr, nullptr, &*decoded);
+  } else {
+    run.remote_live[k] = std::move(*decoded);
+  }
+  return Ok();
+}
+
+// Reads one state byte; a live sample is taken in and reported as nullopt.
+Result<std::optional<wire::State>> ReadServerMessage(ClientRun& run, milliseconds timeout,
+                                                     std::string_view what) {
   auto state = wire::ReadState(run.control.get(), timeout, what);
   if (!state) {
     run.failure = ClientFailure::kProtocol;
     return tl::unexpected(state.error());
   }
-  if (*state == wire::State::kAccessDenied) {
+  if (*state == wire::State::kNicbenchSample && run.config.live_samples) {
+    if (auto s = ReadLiveSample(run); !s) return tl::unexpected(s.error());
+    return std::optional<wire::State>{};
+  }
+  return std::optional<wire::State>{*state};
+}
+
+// ACCESS_DENIED, SERVER_ERROR (its tail read) and SERVER_TERMINATE become failures with
+// iperf3's text; any other state is returned.
+Result<wire::State> CheckServerState(ClientRun& run, wire::State state) {
+  if (state == wire::State::kAccessDenied) {
     run.failure = ClientFailure::kBusy;
     return Fail("the server is busy running a test. try again later");
   }
-  if (*state == wire::State::kServerError) {
+  if (state == wire::State::kServerError) {
     run.failure = ClientFailure::kServerError;
     auto info = wire::ReadServerErrorTail(run.control.get(), run.config.control_timeout);
     if (!info) return Fail("the server reported an error: " + info.error().ToString());
     return Fail("the server reported an error: " + info->Text());
   }
-  if (*state == wire::State::kServerTerminate) {
+  if (state == wire::State::kServerTerminate) {
     run.failure = ClientFailure::kProtocol;
     return Fail("the server has terminated");
   }
-  return *state;
+  return state;
+}
+
+// Reads the next state byte, taking in any live samples before it, and checks it.
+Result<wire::State> ReadServerState(ClientRun& run, milliseconds timeout, std::string_view what) {
+  Result<std::optional<wire::State>> message = std::optional<wire::State>{};
+  while (message && !message->has_value()) message = ReadServerMessage(run, timeout, what);
+  if (!message) return tl::unexpected(message.error());
+  return CheckServerState(run, **message);
 }
 
 Status Expect(ClientRun& run, wire::State want, milliseconds timeout) {
@@ -163,6 +210,7 @@ Status ExchangeParams(ClientRun& run) {
   FillUdpBlockSize(run);
   wire::Extension ext;  // the exact times and our flags ride in it (params.h)
   ext.want_samples = run.config.sample_host;
+  ext.live_samples = run.config.sample_host && run.config.live_samples;
   auto params = wire::SendJson(run.control.get(), wire::EncodeParams(run.spec, ext));
   if (!params) return Failed(run, ClientFailure::kProtocol, params.error());
   return Ok();
@@ -258,11 +306,15 @@ Status RunTest(ClientRun& run, const IntervalSink& sink) {
   const bool poll_receive = !by_time && HasReceivers(run.streams);
   auto loop = SessionLoop::Create(run.control.get(), run.path->DoneFd(), run.config.stop_fd);
   if (!loop) return Failed(run, ClientFailure::kData, loop.error());
+  // The next boundary is kept across wake-ups and moves on only when an interval closes: a
+  // wake-up just before it (a live sample, the receive poll) must not let it slip by.
+  auto boundary_after = [&](MonoTime t) {
+    auto next = schedule.NextAfter(std::chrono::duration_cast<milliseconds>(t - start));
+    return next ? start + *next : MonoTime::max();
+  };
+  MonoTime boundary = boundary_after(start);
   for (;;) {
     const MonoTime now = clock.Now();
-    const auto elapsed = std::chrono::duration_cast<milliseconds>(now - start);
-    auto next = schedule.NextAfter(elapsed);
-    MonoTime boundary = next ? start + *next : MonoTime::max();
     MonoTime wake = by_time ? std::min(boundary, end) : boundary;
     if (poll_receive) wake = std::min(wake, now + kReceiveBudgetPoll);
     auto woke = loop->Wait(wake);
@@ -273,10 +325,17 @@ Status RunTest(ClientRun& run, const IntervalSink& sink) {
       return Failed(run, ClientFailure::kInterrupted, "interrupted");
     }
     if (*woke == SessionLoop::Wake::kControl) {
-      auto state = ReadServerState(run, run.config.control_timeout, "reading during the test");
-      if (!state) return tl::unexpected(state.error());
-      return Failed(run, ClientFailure::kProtocol,
-                    "unexpected " + wire::StateName(*state) + " from the server during the test");
+      auto message = ReadServerMessage(run, run.config.control_timeout, "reading during the test");
+      if (!message) return tl::unexpected(message.error());
+      // A live sample was taken in: go on to the boundary check below, which may be due (the
+      // server's clock leads ours by the control path's delay, so its samples come just
+      // before our boundaries).
+      if (message->has_value()) {
+        auto state = CheckServerState(run, **message);
+        if (!state) return tl::unexpected(state.error());
+        return Failed(run, ClientFailure::kProtocol,
+                      "unexpected " + wire::StateName(*state) + " from the server during the test");
+      }
     }
     auto counters = run.path->Snapshot();
     const bool finished = (by_time && t >= end) || *woke == SessionLoop::Wake::kDone ||
@@ -290,8 +349,12 @@ Status RunTest(ClientRun& run, const IntervalSink& sink) {
       run.host->OnBoundary(closed);
       if (closed && sink && run.spec.interval.count() > 0) {
         run.record.spec = run.spec;
-        sink(run.record, *closed, run.host->last());
+        auto remote = run.remote_live.find(run.closed_intervals);
+        sink(run.record, closed, run.host->last(),
+             remote == run.remote_live.end() ? nullptr : &remote->second);
       }
+      if (closed) run.remote_live.erase(run.closed_intervals++);
+      boundary = boundary_after(t);
     }
     if (finished) break;
   }
@@ -360,6 +423,7 @@ void FinishData(ClientRun& run) {
 
 ClientOutcome RunClient(const ClientConfig& config, const IntervalSink& sink) {
   ClientRun run(config);
+  run.sink = &sink;
   run.record.version = std::string("nicbench ") + kVersion;
   run.record.timestamp = NowRfc3339(&run.record.timestamp_secs);
   run.record.server_host = config.host;

@@ -29,15 +29,21 @@ struct ClientConfig {
   // Sample CPU, interrupts and counters at every interval on this end and ask a nicbench
   // server to do the same. Off only to measure what sampling itself costs.
   bool sample_host = true;
+  // Ask a nicbench server to send each interval's host sample as it closes, so the sink can
+  // show both ends while the test runs (only for a live terminal; the results carry them all).
+  bool live_samples = false;
 };
 
 // Called once per finished interval with this end's view, for live terminal lines. Never
 // called in JSON mode by the cli; the record holds the same intervals anyway.
 // `run` is the record so far (spec, connections); `local` is this host's sample of the same
-// interval (null when none was taken).
+// interval (null when none was taken); `remote` the server's, when it came in time (live
+// samples). A server sample that comes after its interval was shown is passed alone, with
+// `interval` and `local` null.
 using IntervalSink = std::function<void(const record::RunRecord& run,
-                                        const record::IntervalRecord& interval,
-                                        const record::HostInterval* local)>;
+                                        const record::IntervalRecord* interval,
+                                        const record::HostInterval* local,
+                                        const record::HostInterval* remote)>;
 
 // Why a client run failed, with enough detail for the cli to pick an exit code.
 enum class ClientFailure {

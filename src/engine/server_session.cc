@@ -61,6 +61,8 @@ struct ServerTest::State {
   record::TestSpec spec;
   bool peer_is_nicbench = false;
   bool want_samples = false;
+  bool live_samples = false;  // send each interval's host sample as it closes
+  int samples_sent = 0;
   std::vector<StreamRole> streams;
   std::vector<net::UniqueFd> stream_fds;
   std::unique_ptr<DataPath> path;
@@ -120,6 +122,7 @@ Status ServerTest::Handshake(State& st) {
   // A nicbench peer's exact times and flags are already back in the spec (params.h).
   st.peer_is_nicbench = params->peer_is_nicbench();
   st.want_samples = st.peer_is_nicbench && params->ext->want_samples;
+  st.live_samples = st.want_samples && params->ext->live_samples;
   st.params_read = true;
   if (params->has_authtoken) {
     return Refuse(st, wire::iperf_errno::kAuthTest, "the client asked for authentication, "
@@ -244,6 +247,15 @@ Status ServerTest::SetUpStreams(State& st) {
   return st.path->Start();
 }
 
+void ServerTest::SendLiveSample(State& st) {
+  if (!st.live_samples || !st.host->last()) return;
+  nlohmann::json message = {{"index", st.samples_sent++}, {"sample", *st.host->last()}};
+  // A failure here is the client gone; the test loop finds out on its own.
+  if (wire::SendState(control_.get(), wire::State::kNicbenchSample)) {
+    (void)wire::SendJson(control_.get(), message);
+  }
+}
+
 Status ServerTest::Measure(State& st) {
   const Clock& clock = SteadyClock::Instance();
   const MonoTime start = clock.Now();
@@ -308,8 +320,11 @@ Status ServerTest::Measure(State& st) {
       auto counters = st.path->Snapshot();
       const bool last = t >= counted_end;
       if (last) AddQueuedBytes(*st.path, st.spec.transport, counters);
-      st.host->OnBoundary(sampler.Close(
-          t, counters, ReadTcpInfos(*st.path, st.streams, st.spec.transport), !last || keep(t)));
+      const record::IntervalRecord* closed = sampler.Close(
+          t, counters, ReadTcpInfos(*st.path, st.streams, st.spec.transport), !last || keep(t));
+      st.host->OnBoundary(closed);
+      // The last one travels with the results: the client may have stopped reading by then.
+      if (closed != nullptr && !last) SendLiveSample(st);
       last_close = t;
       counting = !last;
     }

@@ -56,6 +56,8 @@ class ServerTest {
   Status SetUpTcpStreams(State& st);
   Status SetUpUdpStreams(State& st);
   Status Measure(State& st);
+  // With live samples asked for: the host sample of the interval that just closed, to the client.
+  void SendLiveSample(State& st);
   Status ExchangeResults(State& st);
   void Finish(State& st, const Status& status);
   Status Refuse(State& st, int i_errno, const std::string& why);

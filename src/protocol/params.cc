@@ -140,6 +140,9 @@ Status DecodeExtension(const json& doc, DecodedParams* out) {
   auto want = internal::ReadBool(ext, "want_samples", kExtWhere);
   if (!want) return tl::unexpected(want.error());
   decoded.want_samples = want->value_or(false);
+  auto live = internal::ReadBool(ext, "live_samples", kExtWhere);
+  if (!live) return tl::unexpected(live.error());
+  decoded.live_samples = live->value_or(false);
   TestSpec* spec = &out->spec;
   NB_PROTO_TRY(SetMillis(ext, "interval_ms", 1, &spec->interval, kExtWhere));
   NB_PROTO_TRY(SetMillis(ext, "time_ms", 1, &spec->duration, kExtWhere));
@@ -158,6 +161,7 @@ nlohmann::ordered_json EncodeExtension(const TestSpec& spec, const Extension& ex
   nlohmann::ordered_json j;
   j["version"] = ext.version;
   j["want_samples"] = ext.want_samples;
+  if (ext.live_samples) j["live_samples"] = true;
   j["interval_ms"] = spec.interval.count();
   j["time_ms"] = spec.duration.count();
   j["omit_ms"] = spec.omit.count();

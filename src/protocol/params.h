@@ -34,6 +34,9 @@ inline constexpr int kExtensionVersion = 1;
 struct Extension {
   int version = kExtensionVersion;  // the peer's extension version (we speak 1)
   bool want_samples = true;         // the server returns its EndpointRecord in the results
+  // The server also sends each interval's host sample as the interval closes
+  // (State::kNicbenchSample), so the client can show both ends live.
+  bool live_samples = false;
 };
 
 // Encodes `spec` as a 3.12 client would: one of "tcp"/"udp", then omit, time, num,

@@ -144,6 +144,16 @@ TEST(DecodeParamsTest, ObservedDocumentsDecode) {
   EXPECT_EQ(bidir->spec.duration, 0ms);
 }
 
+TEST(DecodeParamsTest, LiveSamplesTravelInTheExtensionAndAreTypeChecked) {
+  Extension ext;
+  ext.live_samples = true;
+  auto back = DecodeParams(EncodeParams(TestSpec{}, ext).dump());
+  ASSERT_TRUE(back) << back.error().message;
+  EXPECT_TRUE(back->ext->live_samples);
+  EXPECT_FALSE(
+      DecodeParams(R"({"tcp":true,"time":1,"nicbench":{"version":1,"live_samples":"yes"}})"));
+}
+
 TEST(DecodeParamsTest, RoundTripWithExtension) {
   TestSpec spec = ManySpec();
   spec.duration = 2500ms;
@@ -155,6 +165,7 @@ TEST(DecodeParamsTest, RoundTripWithExtension) {
   ASSERT_TRUE(back->peer_is_nicbench());
   EXPECT_EQ(back->ext->version, 1);
   EXPECT_TRUE(back->ext->want_samples);
+  EXPECT_FALSE(back->ext->live_samples);
   EXPECT_EQ(back->spec.duration, 2500ms);
   EXPECT_EQ(back->spec.interval, 500ms);
   EXPECT_EQ(back->spec.zero_copy, ZeroCopy::kMsgZerocopy);

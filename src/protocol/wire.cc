@@ -52,11 +52,15 @@ std::string StateName(State state) {
     case State::kIperfDone: return "IPERF_DONE";
     case State::kAccessDenied: return "ACCESS_DENIED";
     case State::kServerError: return "SERVER_ERROR";
+    case State::kNicbenchSample: return "NICBENCH_SAMPLE";
   }
   return fmt::format("UNKNOWN({})", static_cast<int>(state));
 }
 
-bool IsKnownState(int8_t byte) { return (byte >= 1 && byte <= 16) || byte == -1 || byte == -2; }
+bool IsKnownState(int8_t byte) {
+  return (byte >= 1 && byte <= 16) || byte == -1 || byte == -2 ||
+         byte == static_cast<int8_t>(State::kNicbenchSample);
+}
 
 std::string MakeCookie() {
   // 36 bytes of kernel randomness; 256 is a multiple of 32, so byte % 32 is unbiased.

@@ -33,12 +33,16 @@ enum class State : int8_t {
   kIperfDone = 16,
   kAccessDenied = -1,  // 0xFF: busy server, or a bad cookie on a data stream
   kServerError = -2,   // 0xFE: followed by i_errno and errno (see control_channel.h)
+  // Ours, never iperf3's: a nicbench server sends it during the test, to a nicbench client that
+  // asked for live samples (Extension::live_samples), followed by one JSON message
+  // {"index": k, "sample": HostInterval}: its host sample of its k-th interval.
+  kNicbenchSample = 100,
 };
 
 // "TEST_START", "ACCESS_DENIED", ...; "UNKNOWN(<n>)" for a byte that is no state.
 std::string StateName(State state);
 
-// True for the byte values listed in State (1..16, -1, -2).
+// True for the byte values listed in State (1..16, -1, -2, and our 100).
 bool IsKnownState(int8_t byte);
 
 // The cookie: 36 characters of the base32 alphabet and a NUL, 37 bytes on the wire.

@@ -26,6 +26,7 @@ TEST(WireTest, StateNames) {
   EXPECT_TRUE(IsKnownState(-2));
   EXPECT_FALSE(IsKnownState(0));
   EXPECT_FALSE(IsKnownState(17));
+  EXPECT_TRUE(IsKnownState(100));  // kNicbenchSample
   EXPECT_FALSE(IsKnownState(-3));
 }
 

@@ -138,4 +138,8 @@ std::string RenderIntervalLine(const record::RunRecord& run, const record::Inter
   return out;
 }
 
+std::string RenderHostLine(const char* who, const record::HostInterval& sample) {
+  return HostLine(who, sample);
+}
+
 }  // namespace nicbench::report

@@ -24,6 +24,10 @@ std::string RenderIntervalLine(const record::RunRecord& run, const record::Inter
                                const record::HostInterval* local,
                                const record::HostInterval* remote);
 
+// One end's compact line alone ("      remote  cpu1 97% si | ..."), for a live sample that
+// arrives after its interval was printed.
+std::string RenderHostLine(const char* who, const record::HostInterval& sample);
+
 // The end of a test: iperf3's sender/receiver lines per stream and [SUM]; for each end the CPU
 // cost per KB by kind (netperf's service demand), busiest cores, top interrupt lines, drops and
 // NIC facts (unknowns as "unknown (reason)"); then the findings, most severe first, or

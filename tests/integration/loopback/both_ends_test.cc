@@ -77,5 +77,37 @@ TEST(BothEnds, NoSamplesTurnsSamplingOffOnBothEnds) {
   }
 }
 
+// Lines of `text` that start (after the indent) with `who` followed by two spaces.
+int HostLines(const std::string& text, const std::string& who) {
+  int n = 0;
+  size_t pos = 0;
+  while ((pos = text.find(who + "  cpu", pos)) != std::string::npos) {
+    ++n;
+    pos += who.size();
+  }
+  return n;
+}
+
+TEST(BothEnds, LiveLinesShowTheServerToo) {
+  // The loopback main job: its in-process server is a nicbench server, so each interval line
+  // but the last gets the server's compact line while the test runs (the last one travels with
+  // the results). Only the live part, before the summary's separator, is counted.
+  testing::ProcessResult r = testing::RunNicbench({"run", "-t", "3"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string live = r.out.substr(0, r.out.find("- - - -"));
+  EXPECT_EQ(HostLines(live, "local"), 3) << live;
+  EXPECT_GE(HostLines(live, "remote"), 2) << live;
+  EXPECT_LE(HostLines(live, "remote"), 3) << live;
+}
+
+TEST(BothEnds, JsonModeAsksForNoLiveSamples) {
+  // In JSON mode the samples come with the results only: nothing else on the control socket,
+  // and the document is whole.
+  json doc = RunLoopbackJson({});
+  for (const json& run : doc.at("runs")) {
+    EXPECT_EQ(run.at("remote").at("samples").size(), run.at("intervals").size());
+  }
+}
+
 }  // namespace
 }  // namespace nicbench
