@@ -280,11 +280,14 @@ Status ServerTest::Measure(State& st) {
   };
   auto loop = SessionLoop::Create(control_.get(), st.path->DoneFd(), stop_fd_);
   if (!loop) return tl::unexpected(loop.error());
+  // The next boundary is kept across wake-ups and moves on only when an interval closes, so a
+  // wake-up just before it cannot let it slip by (as on the client).
+  auto boundary_after = [&](MonoTime t) {
+    auto next = schedule.NextAfter(std::chrono::duration_cast<milliseconds>(t - start));
+    return std::min(next ? start + *next : MonoTime::max(), counted_end);
+  };
+  MonoTime boundary = boundary_after(start);
   for (;;) {
-    const auto elapsed = std::chrono::duration_cast<milliseconds>(clock.Now() - start);
-    auto next = schedule.NextAfter(elapsed);
-    const MonoTime boundary =
-        !counting ? MonoTime::max() : std::min(next ? start + *next : MonoTime::max(), counted_end);
     auto woke = loop->Wait(std::min(boundary, deadline));
     if (!woke) return tl::unexpected(woke.error());
     const MonoTime t = clock.Now();
@@ -292,7 +295,7 @@ Status ServerTest::Measure(State& st) {
       (void)wire::SendState(control_.get(), wire::State::kServerTerminate);
       return Fail("server stopping: test terminated");
     }
-    if (*woke == SessionLoop::Wake::kDone) continue;  // our senders met the budget
+    // kDone (our senders met the budget) needs nothing but the boundary check below.
     if (*woke == SessionLoop::Wake::kControl) {
       auto state = wire::ReadState(control_.get(), shared_.config.control_timeout,
                                    "reading during the test");
@@ -327,6 +330,7 @@ Status ServerTest::Measure(State& st) {
       if (closed != nullptr && !last) SendLiveSample(st);
       last_close = t;
       counting = !last;
+      boundary = counting ? boundary_after(t) : MonoTime::max();
     }
   }
   st.totals = sampler.Totals();
