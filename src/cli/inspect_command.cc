@@ -18,6 +18,7 @@
 #include "base/log.h"
 #include "base/units.h"
 #include "cli/commands.h"
+#include "cli/parse_args.h"
 #include "probes/facts.h"
 #include "probes/file_source.h"
 #include "record/json.h"
@@ -230,13 +231,10 @@ int RunInspectCommand(int argc, char** argv) {
   app.add_flag("-J,--json", args.json, "one JSON document on stdout");
   app.add_option("--root", args.root, "read /proc and /sys under this directory (a captured tree)")
       ->check(CLI::ExistingDirectory);
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    std::fprintf(stderr, "nicbench inspect: %s (see --help)\n", e.what());
-    return ToInt(ExitCode::kUsage);
+  if (auto code = ParseArgs(app, argc, argv, [](const std::string& m) {
+        std::fprintf(stderr, "%s\n", m.c_str());
+      })) {
+    return *code;
   }
   return Inspect(args);
 }

@@ -21,6 +21,7 @@
 #include "base/log.h"
 #include "base/units.h"
 #include "cli/commands.h"
+#include "cli/parse_args.h"
 #include "diagnosis/diagnose.h"
 #include "engine/client.h"
 #include "engine/server.h"
@@ -414,18 +415,14 @@ int RunRunCommand(int argc, char** argv) {
   CLI::App app{"nicbench run: throughput test against a nicbench or iperf3 server", "run"};
   RunArgs args;
   AddOptions(app, args);
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    bool json = false;
-    for (int i = 1; i < argc; ++i) {
-      std::string_view arg(argv[i]);
-      json = json || arg == "-J" || arg == "--json";
-    }
-    PrintError(json, std::string("nicbench run: ") + e.what() + " (see --help)");
-    return ToInt(ExitCode::kUsage);
+  // A parse error has no parsed -J yet: look for it in argv, so -J still gets a JSON error.
+  bool json = false;
+  for (int i = 1; i < argc; ++i) {
+    std::string_view arg(argv[i]);
+    json = json || arg == "-J" || arg == "--json";
+  }
+  if (auto code = ParseArgs(app, argc, argv, [json](const std::string& m) { PrintError(json, m); })) {
+    return *code;
   }
   auto plan = MakePlan(args);
   if (!plan) {

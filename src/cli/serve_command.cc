@@ -19,6 +19,7 @@
 #include "base/log.h"
 #include "base/units.h"
 #include "cli/commands.h"
+#include "cli/parse_args.h"
 #include "engine/server.h"
 #include "report/json_report.h"
 
@@ -210,13 +211,8 @@ int RunServeCommand(int argc, char** argv) {
   CLI::App app{"nicbench serve: accept tests from nicbench and iperf3 clients", "serve"};
   ServeArgs args;
   AddOptions(app, args);
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    LogError(std::string("nicbench serve: ") + e.what() + " (see --help)");
-    return ToInt(ExitCode::kUsage);
+  if (auto code = ParseArgs(app, argc, argv, [](const std::string& m) { LogError(m); })) {
+    return *code;
   }
   auto config = MakeConfig(args);
   if (!config) {

@@ -39,6 +39,13 @@ void SetDsackDups(RunRecord& run, uint64_t total) {
   }
 }
 
+// 2% of the segments retransmitted, every one of them reported back as a duplicate.
+void AllRetransmissionsNeedless(RunRecord& run) {
+  const uint64_t retrans = run.streams[0].bytes_sent / 1448 / 50;
+  run.streams[0].retransmits = retrans;
+  SetDsackDups(run, retrans);
+}
+
 bool AnyWarning(const std::vector<record::Finding>& findings) {
   return std::any_of(findings.begin(), findings.end(),
                      [](const auto& f) { return f.severity >= Severity::kWarning; });
@@ -226,24 +233,13 @@ const Case kCases[] = {
        run.streams[0].retransmits = uint64_t{run.streams[0].bytes_sent / 1448 / 50};
      },
      "retransmissions", true, "2.00%"},
-    {"needless retransmissions (DSACK) are reordering, not loss",
-     [](RunRecord& run) {
-       const uint64_t retrans = run.streams[0].bytes_sent / 1448 / 50;
-       run.streams[0].retransmits = retrans;
-       SetDsackDups(run, retrans);
-     },
+    {"needless retransmissions (DSACK) are reordering, not loss", AllRetransmissionsNeedless,
      "reordering", true, "needlessly"},
-    {"needless retransmissions do not warn as loss",
-     [](RunRecord& run) {
-       const uint64_t retrans = run.streams[0].bytes_sent / 1448 / 50;
-       run.streams[0].retransmits = retrans;
-       SetDsackDups(run, retrans);
-     },
+    {"needless retransmissions do not warn as loss", AllRetransmissionsNeedless,
      "retransmissions", false},
     {"DSACKs during the omitted warm-up are not counted",
      [](RunRecord& run) {
-       run.streams[0].retransmits = uint64_t{run.streams[0].bytes_sent / 1448 / 50};
-       SetDsackDups(run, run.streams[0].bytes_sent / 1448 / 50);
+       AllRetransmissionsNeedless(run);
        // Everything arrived in the first (omitted) interval: nothing after it.
        for (auto* intervals : {&run.intervals, &run.local.intervals}) {
          for (size_t i = 0; i < intervals->size(); ++i) {

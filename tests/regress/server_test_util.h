@@ -19,21 +19,8 @@
 
 namespace nicbench::regress {
 
-struct ServeChild {
-  int port = 0;
-  std::unique_ptr<testing::BackgroundProcess> process;
-};
-
-inline ServeChild StartServe(const std::vector<std::string>& extra = {}) {
-  ServeChild child;
-  child.port = testing::FreeTcpPort();
-  std::vector<std::string> argv = {testing::NicbenchPath(), "serve", "-p",
-                                   std::to_string(child.port), "--bind", "127.0.0.1"};
-  argv.insert(argv.end(), extra.begin(), extra.end());
-  child.process = std::make_unique<testing::BackgroundProcess>(argv);
-  EXPECT_TRUE(child.process->WaitForOutput("serving on port")) << child.process->StderrSoFar();
-  return child;
-}
+using testing::ServeChild;
+using testing::StartServe;
 
 // A TCP connection to 127.0.0.1:port; -1 on failure.
 inline int ConnectRaw(int port) {

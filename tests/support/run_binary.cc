@@ -1,5 +1,7 @@
 #include "support/run_binary.h"
 
+#include <gtest/gtest.h>
+
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/socket.h>
@@ -160,6 +162,17 @@ bool HaveProgram(const std::string& name) {
     if (access((dir + "/" + name).c_str(), X_OK) == 0) return true;
   }
   return false;
+}
+
+ServeChild StartServe(const std::vector<std::string>& extra) {
+  ServeChild child;
+  child.port = FreeTcpPort();
+  std::vector<std::string> argv = {NicbenchPath(), "serve", "-p", std::to_string(child.port),
+                                   "--bind", "127.0.0.1"};
+  argv.insert(argv.end(), extra.begin(), extra.end());
+  child.process = std::make_unique<BackgroundProcess>(argv);
+  EXPECT_TRUE(child.process->WaitForOutput("serving on port")) << child.process->StderrSoFar();
+  return child;
 }
 
 int FreeTcpPort() {

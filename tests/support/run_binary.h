@@ -3,6 +3,7 @@
 #pragma once
 
 #include <chrono>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -53,6 +54,14 @@ class BackgroundProcess {
   bool stopped_ = false;
   ProcessResult result_;
 };
+
+// `nicbench serve` on a free port of 127.0.0.1 with `extra` options, started and listening
+// (a failure to listen is a test failure, with the server's stderr).
+struct ServeChild {
+  int port = 0;
+  std::unique_ptr<BackgroundProcess> process;
+};
+ServeChild StartServe(const std::vector<std::string>& extra = {});
 
 // True when the tests run as root (the netns tier needs it).
 bool IsRoot();

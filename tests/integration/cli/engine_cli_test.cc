@@ -103,11 +103,10 @@ TEST(EngineCli, ServeRefusesBadValuesWithExitCode2) {
 }
 
 TEST(EngineCli, ServeOncePidfileAndJson) {
-  const int port = testing::FreeTcpPort();
   const std::string pidfile = ::testing::TempDir() + "/nicbench-serve.pid";
-  testing::BackgroundProcess server({testing::NicbenchPath(), "serve", "-p", std::to_string(port),
-                                     "--once", "-J", "--pidfile", pidfile, "--bind", "127.0.0.1"});
-  ASSERT_TRUE(server.WaitForOutput("serving on port")) << server.StderrSoFar();
+  testing::ServeChild child = testing::StartServe({"--once", "-J", "--pidfile", pidfile});
+  const int port = child.port;
+  testing::BackgroundProcess& server = *child.process;
   std::ifstream in(pidfile);
   int pid = 0;
   in >> pid;
@@ -162,23 +161,17 @@ TEST(EngineCli, ServeDaemonDetachesWritesPidfileAndServes) {
 }
 
 TEST(EngineCli, ServeDaemonThatCannotListenExitsNonZero) {
-  const int port = testing::FreeTcpPort();
-  testing::BackgroundProcess holder({testing::NicbenchPath(), "serve", "-p", std::to_string(port),
-                                     "--bind", "127.0.0.1"});
-  ASSERT_TRUE(holder.WaitForOutput("serving on port")) << holder.StderrSoFar();
+  testing::ServeChild holder = testing::StartServe();
   testing::ProcessResult r = testing::RunNicbench(
-      {"serve", "--daemon", "-p", std::to_string(port), "--bind", "127.0.0.1"});
+      {"serve", "--daemon", "-p", std::to_string(holder.port), "--bind", "127.0.0.1"});
   EXPECT_EQ(r.exit_code, 3) << r.err;
   EXPECT_NE(r.err.find("cannot listen"), std::string::npos) << r.err;
 }
 
 TEST(EngineCli, ByteTestEndingWithinOmitSaysNothingWasCounted) {
-  const int port = testing::FreeTcpPort();
-  testing::BackgroundProcess server({testing::NicbenchPath(), "serve", "-p", std::to_string(port),
-                                     "--bind", "127.0.0.1"});
-  ASSERT_TRUE(server.WaitForOutput("serving on port")) << server.StderrSoFar();
+  testing::ServeChild server = testing::StartServe();
   testing::ProcessResult r = testing::RunNicbench(
-      {"run", "127.0.0.1", "-p", std::to_string(port), "-n", "1M", "-O", "2", "-J"});
+      {"run", "127.0.0.1", "-p", std::to_string(server.port), "-n", "1M", "-O", "2", "-J"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   json doc = json::parse(r.out);
   EXPECT_EQ(doc["end"]["sum_received"]["bytes"].get<uint64_t>(), 0u);
@@ -196,11 +189,9 @@ TEST(EngineCli, ServeIdleTimeoutExits) {
 }
 
 TEST(EngineCli, ServeLimitsRefuseWithServerError) {
-  const int port = testing::FreeTcpPort();
-  testing::BackgroundProcess server({testing::NicbenchPath(), "serve", "-p", std::to_string(port),
-                                     "--bind", "127.0.0.1", "--max-streams", "2",
-                                     "--max-duration", "5"});
-  ASSERT_TRUE(server.WaitForOutput("serving on port"));
+  testing::ServeChild child = testing::StartServe({"--max-streams", "2", "--max-duration", "5"});
+  const int port = child.port;
+  testing::BackgroundProcess& server = *child.process;
   testing::ProcessResult r =
       testing::RunNicbench({"run", "127.0.0.1", "-p", std::to_string(port), "-P", "4", "-t", "1"});
   EXPECT_EQ(r.exit_code, 1);

@@ -32,17 +32,15 @@ json Parse(const std::string& text) {
 
 // The stock iperf3 client with `args` against a nicbench server; returns iperf3's -J document.
 json IperfClientAgainstNicbench(const std::vector<std::string>& args) {
-  const int port = testing::FreeTcpPort();
-  testing::BackgroundProcess server({testing::NicbenchPath(), "serve", "-p", std::to_string(port),
-                                     "--bind", "127.0.0.1"});
-  EXPECT_TRUE(server.WaitForOutput("serving on port")) << server.StderrSoFar();
-  std::vector<std::string> argv = {"iperf3", "-c", "127.0.0.1", "-p", std::to_string(port), "-J"};
+  testing::ServeChild server = testing::StartServe();
+  std::vector<std::string> argv = {"iperf3", "-c", "127.0.0.1", "-p", std::to_string(server.port),
+                                   "-J"};
   argv.insert(argv.end(), args.begin(), args.end());
   testing::ProcessResult r = testing::RunProcess(argv);
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   json doc = Parse(r.out);
   EXPECT_FALSE(doc.contains("error")) << doc.dump();
-  testing::ProcessResult s = server.Stop(SIGTERM);
+  testing::ProcessResult s = server.process->Stop(SIGTERM);
   EXPECT_NE(s.err.find(": ok,"), std::string::npos) << s.err;
   return doc;
 }
