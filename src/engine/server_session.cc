@@ -6,6 +6,8 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cerrno>
 #include <ctime>
 #include <optional>
 
@@ -71,6 +73,7 @@ struct ServerTest::State {
   record::RunRecord record;
   std::string congestion_used;
   bool params_read = false;
+  uint64_t memory_reserved = 0;  // from shared_.memory, given back when the test ends
   std::optional<HostObserver> host;  // created before the data starts
 };
 
@@ -131,7 +134,24 @@ Status ServerTest::Handshake(State& st) {
   if (auto problem = record::Validate(st.spec, shared_.config.limits)) {
     return Refuse(st, IperfErrnoFor(problem->violation), "refused: " + problem->message);
   }
-  return Ok();
+  return ReserveMemory(st);
+}
+
+Status ServerTest::ReserveMemory(State& st) {
+  const uint64_t need = TestBufferBytes(st.spec);
+  if (shared_.memory.TryReserve(need)) {
+    st.memory_reserved = need;
+    return Ok();
+  }
+  // A stock client prints "unable to create a new test: Cannot allocate memory".
+  (void)wire::SendServerError(control_.get(), wire::iperf_errno::kNewTest, ENOMEM);
+  return Fail(fmt::format("refused: its buffers need {}, more than the {} left of the {} "
+                          "memory budget (--max-memory)",
+                          FormatBytes(static_cast<double>(need)),
+                          FormatBytes(static_cast<double>(shared_.memory.limit() -
+                                                          std::min(shared_.memory.limit(),
+                                                                   shared_.memory.in_use()))),
+                          FormatBytes(static_cast<double>(shared_.memory.limit()))));
 }
 
 Status ServerTest::SetUpTcpStreams(State& st) {
@@ -417,6 +437,8 @@ void ServerTest::Run() {
     status = Fail(std::string("internal error: ") + e.what());
   }
   Finish(st, status);
+  st.path.reset();  // frees the buffers the reservation stood for
+  shared_.memory.Release(st.memory_reserved);
   control_.Reset();
   finished_ = true;
   if (on_finished_) on_finished_();

@@ -15,6 +15,7 @@
 #include <string>
 
 #include "engine/server.h"
+#include "engine/server_budget.h"
 #include "net/socket_address.h"
 #include "net/unique_fd.h"
 #include "record/run_record.h"
@@ -28,6 +29,7 @@ struct ServerShared {
   ServerConfig config;
   net::SocketAddress listen_address;  // port filled in
   std::timed_mutex udp_setup;
+  ResourceBudget memory;  // bytes of the tests' buffers (ServerConfig::memory_budget_bytes)
   TestSink sink;
   std::atomic<int> tests_ok{0}, tests_failed{0};
 };
@@ -52,6 +54,7 @@ class ServerTest {
  private:
   struct State;  // the test's working values (server_session.cc)
   Status Handshake(State& st);
+  Status ReserveMemory(State& st);
   Status SetUpStreams(State& st);
   Status SetUpTcpStreams(State& st);
   Status SetUpUdpStreams(State& st);
