@@ -4,6 +4,7 @@
 #include "engine/server_session.h"
 
 #include <sys/eventfd.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -103,6 +104,10 @@ void ServerTest::Terminate() {
     std::lock_guard<std::mutex> lock(mutex_);
     terminating_ = true;
     streams_arrived_.notify_all();
+    // Wakes a read that waits on the control socket (a client stalled in the parameter or
+    // results exchange) at once instead of after its timeout: the read sees EOF. Writes still
+    // work, so the test thread can send SERVER_TERMINATE.
+    if (control_) shutdown(control_.get(), SHUT_RD);
   }
   uint64_t one = 1;
   (void)!write(stop_fd_, &one, sizeof one);
@@ -311,10 +316,7 @@ Status ServerTest::Measure(State& st) {
     auto woke = loop->Wait(std::min(boundary, deadline));
     if (!woke) return tl::unexpected(woke.error());
     const MonoTime t = clock.Now();
-    if (*woke == SessionLoop::Wake::kStop) {
-      (void)wire::SendState(control_.get(), wire::State::kServerTerminate);
-      return Fail("server stopping: test terminated");
-    }
+    if (*woke == SessionLoop::Wake::kStop) return Fail("server stopping: test terminated");
     // kDone (our senders met the budget) needs nothing but the boundary check below.
     if (*woke == SessionLoop::Wake::kControl) {
       auto state = wire::ReadState(control_.get(), shared_.config.control_timeout,
@@ -338,7 +340,12 @@ Status ServerTest::Measure(State& st) {
       st.path.reset();
       break;
     }
-    if (t >= deadline) return Fail("safety timer: the client never ended the test");
+    if (t >= deadline) {
+      // iperf3 has no error for it; the nearest a stock client prints is "the server has
+      // terminated" (IESERVERTERM), with ETIMEDOUT for a nicbench client's message.
+      (void)wire::SendServerError(control_.get(), wire::iperf_errno::kServerTerm, ETIMEDOUT);
+      return Fail("safety timer: the client never ended the test");
+    }
     if (t >= boundary) {
       auto counters = st.path->Snapshot();
       const bool last = t >= counted_end;
@@ -436,10 +443,17 @@ void ServerTest::Run() {
   } catch (const std::exception& e) {
     status = Fail(std::string("internal error: ") + e.what());
   }
+  if (!status && stopping()) {
+    // The server is stopping (Terminate): the client hears it whatever step it was in.
+    (void)wire::SendState(control_.get(), wire::State::kServerTerminate, milliseconds(200));
+  }
   Finish(st, status);
   st.path.reset();  // frees the buffers the reservation stood for
   shared_.memory.Release(st.memory_reserved);
-  control_.Reset();
+  {
+    std::lock_guard<std::mutex> lock(mutex_);  // Terminate may be using the fd
+    control_.Reset();
+  }
   finished_ = true;
   if (on_finished_) on_finished_();
 }

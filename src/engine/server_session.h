@@ -64,6 +64,10 @@ class ServerTest {
   Status ExchangeResults(State& st);
   void Finish(State& st, const Status& status);
   Status Refuse(State& st, int i_errno, const std::string& why);
+  bool stopping() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return terminating_;
+  }
 
   net::UniqueFd control_;
   std::string cookie_;
