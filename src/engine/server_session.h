@@ -18,6 +18,7 @@
 #include "engine/server_budget.h"
 #include "net/socket_address.h"
 #include "net/unique_fd.h"
+#include "protocol/results.h"
 #include "record/run_record.h"
 
 namespace nicbench::engine {
@@ -62,6 +63,9 @@ class ServerTest {
   // With live samples asked for: the host sample of the interval that just closed, to the client.
   void SendLiveSample(State& st);
   Status ExchangeResults(State& st);
+  void TakeTotals(State& st);
+  // Counts what a client's streams sent before TEST_END and had not arrived yet.
+  void CountInFlight(State& st, const protocol::PeerResults& theirs);
   void Finish(State& st, const Status& status);
   Status Refuse(State& st, int i_errno, const std::string& why);
   bool stopping() {
