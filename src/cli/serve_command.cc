@@ -28,7 +28,7 @@ namespace {
 
 struct ServeArgs {
   std::string port = "5201", bind, idle_timeout, max_tests, max_duration, max_rate, max_streams,
-      max_block, pidfile, threads;
+      max_block, pidfile, threads, max_memory;
   bool once = false, daemon = false, json = false;
 };
 
@@ -45,6 +45,8 @@ void AddOptions(CLI::App& app, ServeArgs& a) {
   app.add_option("--max-streams", a.max_streams, "most parallel streams accepted (1..128)");
   app.add_option("--max-block", a.max_block, "largest block length accepted (K/M bytes)");
   app.add_option("--threads", a.threads, "worker threads per test (0 = one per CPU)");
+  app.add_option("--max-memory", a.max_memory,
+                 "buffers of all tests together (K/M/G bytes, default 256M); more is refused");
   app.add_flag("-J,--json", a.json, "one JSON document per test on stdout");
 }
 
@@ -94,6 +96,11 @@ Result<engine::ServerConfig> MakeConfig(const ServeArgs& a) {
     auto t = ParseUnsigned(a.threads);
     if (!t || *t > 256) return Fail("--threads: expected 0..256");
     config.threads = static_cast<int>(*t);
+  }
+  if (!a.max_memory.empty()) {
+    auto m = ParseByteSize(a.max_memory);
+    if (!m || *m < (1u << 20)) return Fail("--max-memory: expected a size of at least 1M");
+    config.memory_budget_bytes = *m;
   }
   if (auto s = FillLimits(a, config); !s) return tl::unexpected(s.error());
   if (a.daemon && a.json) return Fail("--daemon and -J cannot be used together (stdout is closed)");

@@ -36,15 +36,15 @@ Result<FlowState> Flow::Failure(const char* call, int err) const {
 
 namespace {
 
-Result<std::unique_ptr<Flow>> MakeTcpSender(const FlowConfig& config, net::UniqueFd fd, FlowEnv env,
-                                            std::vector<uint8_t> block) {
-  net::UniqueFd memfd;
+Result<std::unique_ptr<Flow>> MakeTcpSender(const FlowConfig& config, net::UniqueFd fd,
+                                            FlowEnv env) {
+  const bool sendfile = config.zero_copy == record::ZeroCopy::kSendfile;
+  PayloadCache own;  // a flow made outside a DataPath (unit tests) gets its own payload
+  PayloadCache& cache = env.payloads != nullptr ? *env.payloads : own;
+  auto payload = cache.Get(config.block_bytes, config.repeating_payload, sendfile);
+  if (!payload) return tl::unexpected(payload.error());
   bool msg_zerocopy = false;
-  if (config.zero_copy == record::ZeroCopy::kSendfile) {
-    auto made = MakeBlockMemfd(block);
-    if (!made) return tl::unexpected(made.error());
-    memfd = std::move(*made);
-  } else if (config.zero_copy == record::ZeroCopy::kMsgZerocopy) {
+  if (config.zero_copy == record::ZeroCopy::kMsgZerocopy) {
     if (auto s = EnableMsgZerocopy(fd.get()); s) {
       msg_zerocopy = true;
     } else {
@@ -52,7 +52,7 @@ Result<std::unique_ptr<Flow>> MakeTcpSender(const FlowConfig& config, net::Uniqu
                  "; sending with ordinary copies");
     }
   }
-  return std::make_unique<TcpSender>(config, std::move(fd), env, std::move(block), std::move(memfd),
+  return std::make_unique<TcpSender>(config, std::move(fd), env, std::move(*payload),
                                      msg_zerocopy);
 }
 
@@ -70,10 +70,13 @@ Result<std::unique_ptr<Flow>> MakeFlow(const FlowConfig& config, net::UniqueFd f
     if (udp) return std::make_unique<UdpReceiver>(config, std::move(fd), env);
     return std::make_unique<TcpReceiver>(config, std::move(fd), env);
   }
-  std::vector<uint8_t> block(config.block_bytes);
-  if (auto s = FillPayload(block, config.repeating_payload); !s) return tl::unexpected(s.error());
-  if (udp) return std::make_unique<UdpSender>(config, std::move(fd), env, std::move(block));
-  return MakeTcpSender(config, std::move(fd), env, std::move(block));
+  if (udp) {
+    // Each UDP sender rewrites its datagram's header, so it keeps its own (at most 64 KiB).
+    std::vector<uint8_t> block(config.block_bytes);
+    if (auto s = FillPayload(block, config.repeating_payload); !s) return tl::unexpected(s.error());
+    return std::make_unique<UdpSender>(config, std::move(fd), env, std::move(block));
+  }
+  return MakeTcpSender(config, std::move(fd), env);
 }
 
 }  // namespace nicbench::engine

@@ -21,10 +21,13 @@
 namespace nicbench::engine {
 
 // What a flow needs from its surroundings; all pointers outlive the flow.
+class PayloadCache;
+
 struct FlowEnv {
   net::SysCalls* sys = nullptr;
   SharedBudget* budget = nullptr;
   const std::atomic<bool>* stopping = nullptr;  // set by DataPath::Stop before the loops wake
+  PayloadCache* payloads = nullptr;  // the test's shared sender payloads; null = one per flow
 };
 
 enum class FlowState {

@@ -41,4 +41,22 @@ Result<net::UniqueFd> MakeBlockMemfd(std::span<const uint8_t> block) {
   return fd;
 }
 
+Result<std::shared_ptr<const Payload>> PayloadCache::Get(uint32_t bytes, bool repeating,
+                                                        bool with_memfd) {
+  auto key = std::make_tuple(bytes, repeating, with_memfd);
+  auto it = payloads_.find(key);
+  if (it != payloads_.end()) return it->second;
+  auto payload = std::make_shared<Payload>();
+  payload->block.resize(bytes);
+  if (auto s = FillPayload(payload->block, repeating); !s) return tl::unexpected(s.error());
+  if (with_memfd) {
+    auto made = MakeBlockMemfd(payload->block);
+    if (!made) return tl::unexpected(made.error());
+    payload->memfd = std::move(*made);
+  }
+  std::shared_ptr<const Payload> shared = std::move(payload);
+  payloads_.emplace(key, shared);
+  return shared;
+}
+
 }  // namespace nicbench::engine

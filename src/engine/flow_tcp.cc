@@ -50,20 +50,21 @@ Status EnableMsgZerocopy(int fd) {
   return Ok();
 }
 
-TcpSender::TcpSender(const FlowConfig& config, net::UniqueFd fd, FlowEnv env, std::vector<uint8_t> block,
-                     net::UniqueFd memfd, bool msg_zerocopy)
+TcpSender::TcpSender(const FlowConfig& config, net::UniqueFd fd, FlowEnv env,
+                     std::shared_ptr<const Payload> payload, bool msg_zerocopy)
     : SenderFlow(config, std::move(fd), env),
-      block_(std::move(block)),
-      memfd_(std::move(memfd)),
+      payload_(std::move(payload)),
+      block_(payload_->block.data()),
+      memfd_(payload_->memfd ? payload_->memfd.get() : -1),
       msg_zerocopy_(msg_zerocopy) {}
 
 net::SysResult TcpSender::WriteSome() {
-  if (memfd_) {
+  if (memfd_ >= 0) {
     off_t file_offset = offset_;
-    return env_.sys->SendFile(fd(), memfd_.get(), &file_offset, left_);
+    return env_.sys->SendFile(fd(), memfd_, &file_offset, left_);
   }
   const int flags = msg_zerocopy_ ? kSendFlags | MSG_ZEROCOPY : kSendFlags;
-  return env_.sys->Send(fd(), block_.data() + offset_, left_, flags);
+  return env_.sys->Send(fd(), block_ + offset_, left_, flags);
 }
 
 Result<SenderFlow::SendOutcome> TcpSender::SendBlock() {
@@ -84,7 +85,7 @@ Result<SenderFlow::SendOutcome> TcpSender::SendBlock() {
         if (*drained) continue;
         return SendOutcome::kWaitCompletions;
       }
-      auto state = Failure(memfd_ ? "sendfile" : "send", r.err);
+      auto state = Failure(memfd_ >= 0 ? "sendfile" : "send", r.err);
       if (!state) return tl::unexpected(state.error());
       return SendOutcome::kBudgetSpent;  // the test is stopping: nothing more to send
     }

@@ -8,15 +8,17 @@
 #include <memory>
 #include <vector>
 
+#include "engine/flow_payload.h"
 #include "engine/flow_sender.h"
 
 namespace nicbench::engine {
 
 class TcpSender final : public SenderFlow {
  public:
-  // Use MakeFlow; `memfd` is valid for ZeroCopy::kSendfile only.
-  TcpSender(const FlowConfig& config, net::UniqueFd fd, FlowEnv env, std::vector<uint8_t> block,
-            net::UniqueFd memfd, bool msg_zerocopy);
+  // Use MakeFlow; `payload` (shared with the test's other senders) has a memfd for
+  // ZeroCopy::kSendfile only.
+  TcpSender(const FlowConfig& config, net::UniqueFd fd, FlowEnv env,
+            std::shared_ptr<const Payload> payload, bool msg_zerocopy);
 
   uint64_t zerocopy_completions() const { return zerocopy_completions_; }
   uint64_t zerocopy_copied() const { return zerocopy_copied_; }
@@ -26,8 +28,9 @@ class TcpSender final : public SenderFlow {
   Result<bool> OnErrorQueue() override;
   net::SysResult WriteSome();
 
-  const std::vector<uint8_t> block_;
-  const net::UniqueFd memfd_;
+  const std::shared_ptr<const Payload> payload_;
+  const uint8_t* const block_;  // payload_->block.data(), read-only
+  const int memfd_;             // payload_->memfd, or -1
   const bool msg_zerocopy_;
   uint32_t offset_ = 0;  // into the block in progress
   uint32_t left_ = 0;    // bytes of it still to send; 0 = no block in progress

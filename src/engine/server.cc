@@ -58,6 +58,7 @@ class ServerImpl final : public Server {
     shared_.config = config;
     shared_.sink = std::move(sink);
     if (shared_.config.once) shared_.config.max_tests = 1;
+    shared_.memory.set_limit(shared_.config.memory_budget_bytes);
   }
   ~ServerImpl() override;
 

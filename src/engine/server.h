@@ -33,6 +33,10 @@ struct ServerConfig {
   // A test is ended by the server once duration + omit + grace has passed (iperf3: 40 s).
   std::chrono::milliseconds grace{10000};
   int threads = 0;            // DataPath workers per test; 0 = one per CPU (capped)
+  // What every test's buffers together may take (server_budget.h); a test whose buffers would
+  // not fit is refused with SERVER_ERROR before anything is allocated. 256 MiB fits a small NAS
+  // and any ordinary test (-P 8 with 128 KiB blocks needs 1 MiB).
+  uint64_t memory_budget_bytes = 256ull << 20;
   bool log_tests = true;      // one line per test to stderr
   // Renders a finished test for a client that asked --get-server-output (the cli passes the
   // report layer's text renderer; empty = the server sends no output text).

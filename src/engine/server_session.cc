@@ -4,10 +4,15 @@
 #include "engine/server_session.h"
 
 #include <sys/eventfd.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cerrno>
 #include <ctime>
+#include <map>
 #include <optional>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -27,6 +32,10 @@ namespace {
 
 using std::chrono::milliseconds;
 namespace wire = protocol;
+
+// How long the data still on its way at TEST_END may take to arrive (CountInFlight); on a
+// link where it takes longer the count is short by what had not arrived.
+constexpr milliseconds kInFlightLimit{2000};
 
 // iperf3 3.12 i_errno values for parameter problems (src/iperf_api.h), which a stock client
 // prints as text: "test duration too long", "number of parallel streams too large", ...
@@ -71,7 +80,15 @@ struct ServerTest::State {
   record::RunRecord record;
   std::string congestion_used;
   bool params_read = false;
+  uint64_t memory_reserved = 0;  // from shared_.memory, given back when the test ends
   std::optional<HostObserver> host;  // created before the data starts
+  std::optional<IntervalSampler> sampler;
+  // A forward TCP test ended by bytes or blocks keeps receiving after TEST_END until the
+  // client's results say what it sent (CountInFlight): the final interval closes then.
+  bool count_in_flight = false;
+  MonoTime end_time{};
+  bool end_pending = false;  // the final interval is still to be closed at end_time
+  bool end_keep = true;
 };
 
 ServerTest::ServerTest(net::UniqueFd control, std::string cookie, std::string peer,
@@ -100,6 +117,10 @@ void ServerTest::Terminate() {
     std::lock_guard<std::mutex> lock(mutex_);
     terminating_ = true;
     streams_arrived_.notify_all();
+    // Wakes a read that waits on the control socket (a client stalled in the parameter or
+    // results exchange) at once instead of after its timeout: the read sees EOF. Writes still
+    // work, so the test thread can send SERVER_TERMINATE.
+    if (control_) shutdown(control_.get(), SHUT_RD);
   }
   uint64_t one = 1;
   (void)!write(stop_fd_, &one, sizeof one);
@@ -131,7 +152,24 @@ Status ServerTest::Handshake(State& st) {
   if (auto problem = record::Validate(st.spec, shared_.config.limits)) {
     return Refuse(st, IperfErrnoFor(problem->violation), "refused: " + problem->message);
   }
-  return Ok();
+  return ReserveMemory(st);
+}
+
+Status ServerTest::ReserveMemory(State& st) {
+  const uint64_t need = TestBufferBytes(st.spec);
+  if (shared_.memory.TryReserve(need)) {
+    st.memory_reserved = need;
+    return Ok();
+  }
+  // A stock client prints "unable to create a new test: Cannot allocate memory".
+  (void)wire::SendServerError(control_.get(), wire::iperf_errno::kNewTest, ENOMEM);
+  return Fail(fmt::format("refused: its buffers need {}, more than the {} left of the {} "
+                          "memory budget (--max-memory)",
+                          FormatBytes(static_cast<double>(need)),
+                          FormatBytes(static_cast<double>(shared_.memory.limit() -
+                                                          std::min(shared_.memory.limit(),
+                                                                   shared_.memory.in_use()))),
+                          FormatBytes(static_cast<double>(shared_.memory.limit()))));
 }
 
 Status ServerTest::SetUpTcpStreams(State& st) {
@@ -259,9 +297,12 @@ void ServerTest::SendLiveSample(State& st) {
 Status ServerTest::Measure(State& st) {
   const Clock& clock = SteadyClock::Instance();
   const MonoTime start = clock.Now();
-  IntervalSampler sampler(start, st.spec.omit, st.spec.transport);
+  IntervalSampler& sampler = st.sampler.emplace(start, st.spec.omit, st.spec.transport);
   IntervalSchedule schedule(st.spec.interval, st.spec.omit);
   const bool by_time = st.spec.bytes == 0 && st.spec.blocks == 0;
+  st.count_in_flight = !by_time && st.spec.transport == record::Transport::kTcp &&
+                       std::none_of(st.streams.begin(), st.streams.end(),
+                                    [](const StreamRole& r) { return r.sender; });
   // The safety timer: a client that never sends TEST_END cannot hold the slot.
   const MonoTime deadline =
       start + (by_time ? st.spec.duration + st.spec.omit : shared_.config.limits.max_duration) +
@@ -291,10 +332,7 @@ Status ServerTest::Measure(State& st) {
     auto woke = loop->Wait(std::min(boundary, deadline));
     if (!woke) return tl::unexpected(woke.error());
     const MonoTime t = clock.Now();
-    if (*woke == SessionLoop::Wake::kStop) {
-      (void)wire::SendState(control_.get(), wire::State::kServerTerminate);
-      return Fail("server stopping: test terminated");
-    }
+    if (*woke == SessionLoop::Wake::kStop) return Fail("server stopping: test terminated");
     // kDone (our senders met the budget) needs nothing but the boundary check below.
     if (*woke == SessionLoop::Wake::kControl) {
       auto state = wire::ReadState(control_.get(), shared_.config.control_timeout,
@@ -304,6 +342,12 @@ Status ServerTest::Measure(State& st) {
         return Fail(*state == wire::State::kClientTerminate
                         ? "the client has terminated"
                         : "unexpected " + wire::StateName(*state) + " during the test");
+      }
+      if (st.count_in_flight) {
+        st.end_time = t;
+        st.end_pending = counting;
+        st.end_keep = keep(t);
+        return Ok();
       }
       st.path->Stop();
       (void)st.path->Join();
@@ -318,7 +362,12 @@ Status ServerTest::Measure(State& st) {
       st.path.reset();
       break;
     }
-    if (t >= deadline) return Fail("safety timer: the client never ended the test");
+    if (t >= deadline) {
+      // iperf3 has no error for it; the nearest a stock client prints is "the server has
+      // terminated" (IESERVERTERM), with ETIMEDOUT for a nicbench client's message.
+      (void)wire::SendServerError(control_.get(), wire::iperf_errno::kServerTerm, ETIMEDOUT);
+      return Fail("safety timer: the client never ended the test");
+    }
     if (t >= boundary) {
       auto counters = st.path->Snapshot();
       const bool last = t >= counted_end;
@@ -333,10 +382,43 @@ Status ServerTest::Measure(State& st) {
       boundary = counting ? boundary_after(t) : MonoTime::max();
     }
   }
-  st.totals = sampler.Totals();
-  st.record.intervals = sampler.TakeIntervals();
-  st.record.test_seconds = sampler.MeasuredSeconds();
+  TakeTotals(st);
   return Ok();
+}
+
+void ServerTest::TakeTotals(State& st) {
+  st.totals = st.sampler->Totals();
+  st.record.intervals = st.sampler->TakeIntervals();
+  st.record.test_seconds = st.sampler->MeasuredSeconds();
+}
+
+void ServerTest::CountInFlight(State& st, const protocol::PeerResults& theirs) {
+  // A stock client sends TEST_END as soon as its last write returns, with up to a send buffer
+  // of data still on the way (a nicbench client waits for its send queues to empty first).
+  // Its results come before ours, so we wait for what each stream sent, briefly.
+  std::map<int, uint64_t> sent;
+  for (const protocol::PeerStream& s : theirs.streams) sent[s.id] = s.bytes;
+  const auto limit = std::chrono::steady_clock::now() + kInFlightLimit;
+  for (;;) {
+    auto counters = st.path->Snapshot();
+    AddQueuedBytes(*st.path, st.spec.transport, counters);
+    const bool all = std::all_of(counters.begin(), counters.end(), [&](const FlowCounters& c) {
+      return c.bytes >= sent[c.id];
+    });
+    if (all || st.path->Failed() || std::chrono::steady_clock::now() >= limit) break;
+    std::this_thread::sleep_for(milliseconds(1));
+  }
+  st.path->Stop();
+  (void)st.path->Join();
+  auto counters = st.path->Snapshot();
+  AddQueuedBytes(*st.path, st.spec.transport, counters);
+  if (st.end_pending) {
+    st.host->OnBoundary(st.sampler->Close(
+        st.end_time, counters, ReadTcpInfos(*st.path, st.streams, st.spec.transport),
+        st.end_keep));
+  }
+  st.path.reset();
+  TakeTotals(st);
 }
 
 Status ServerTest::ExchangeResults(State& st) {
@@ -347,6 +429,7 @@ Status ServerTest::ExchangeResults(State& st) {
   if (!doc) return tl::unexpected(doc.error());
   auto theirs = protocol::DecodeResultsJson(*doc);
   if (!theirs) return tl::unexpected(theirs.error());
+  if (st.count_in_flight) CountInFlight(st, *theirs);
   const record::CpuUtilization cpu = st.cpu.Read();
   st.record.local.cpu = cpu;
   st.record.local.congestion_used = st.congestion_used;
@@ -416,8 +499,17 @@ void ServerTest::Run() {
   } catch (const std::exception& e) {
     status = Fail(std::string("internal error: ") + e.what());
   }
+  if (!status && stopping()) {
+    // The server is stopping (Terminate): the client hears it whatever step it was in.
+    (void)wire::SendState(control_.get(), wire::State::kServerTerminate, milliseconds(200));
+  }
   Finish(st, status);
-  control_.Reset();
+  st.path.reset();  // frees the buffers the reservation stood for
+  shared_.memory.Release(st.memory_reserved);
+  {
+    std::lock_guard<std::mutex> lock(mutex_);  // Terminate may be using the fd
+    control_.Reset();
+  }
   finished_ = true;
   if (on_finished_) on_finished_();
 }

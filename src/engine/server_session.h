@@ -15,8 +15,10 @@
 #include <string>
 
 #include "engine/server.h"
+#include "engine/server_budget.h"
 #include "net/socket_address.h"
 #include "net/unique_fd.h"
+#include "protocol/results.h"
 #include "record/run_record.h"
 
 namespace nicbench::engine {
@@ -28,6 +30,7 @@ struct ServerShared {
   ServerConfig config;
   net::SocketAddress listen_address;  // port filled in
   std::timed_mutex udp_setup;
+  ResourceBudget memory;  // bytes of the tests' buffers (ServerConfig::memory_budget_bytes)
   TestSink sink;
   std::atomic<int> tests_ok{0}, tests_failed{0};
 };
@@ -52,6 +55,7 @@ class ServerTest {
  private:
   struct State;  // the test's working values (server_session.cc)
   Status Handshake(State& st);
+  Status ReserveMemory(State& st);
   Status SetUpStreams(State& st);
   Status SetUpTcpStreams(State& st);
   Status SetUpUdpStreams(State& st);
@@ -59,8 +63,15 @@ class ServerTest {
   // With live samples asked for: the host sample of the interval that just closed, to the client.
   void SendLiveSample(State& st);
   Status ExchangeResults(State& st);
+  void TakeTotals(State& st);
+  // Counts what a client's streams sent before TEST_END and had not arrived yet.
+  void CountInFlight(State& st, const protocol::PeerResults& theirs);
   void Finish(State& st, const Status& status);
   Status Refuse(State& st, int i_errno, const std::string& why);
+  bool stopping() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return terminating_;
+  }
 
   net::UniqueFd control_;
   std::string cookie_;

@@ -17,6 +17,7 @@
 #include "base/result.h"
 #include "engine/flow.h"
 #include "engine/flow_budget.h"
+#include "engine/flow_payload.h"
 #include "net/sys_calls.h"
 #include "net/unique_fd.h"
 
@@ -27,7 +28,7 @@ class RunContext {
  public:
   explicit RunContext(net::SysCalls* sys) : sys_(sys) {}
 
-  FlowEnv env() { return FlowEnv{sys_, &budget_, &stopping_}; }
+  FlowEnv env() { return FlowEnv{sys_, &budget_, &stopping_, &payloads_}; }
   SharedBudget& budget() { return budget_; }
   bool stopping() const { return stopping_.load(std::memory_order_acquire); }
   void MarkStopping() { stopping_.store(true, std::memory_order_release); }
@@ -49,6 +50,7 @@ class RunContext {
  private:
   net::SysCalls* const sys_;
   SharedBudget budget_;
+  PayloadCache payloads_;  // touched by AddFlow on the controller thread only
   std::atomic<bool> stopping_{false};
   std::atomic<int> senders_left_{0};
   int done_fd_ = -1;
