@@ -302,9 +302,7 @@ void AddFindings(record::RunRecord& run, std::vector<record::Finding> more) {
 // for people when not in JSON mode.
 void PrintError(bool json, const std::string& message) {
   if (json) {
-    record::RunRecord failed;
-    failed.error = message;
-    std::fputs(report::RenderJson(failed).c_str(), stdout);
+    std::fputs(report::RenderJsonError(message).c_str(), stdout);
   } else {
     LogError(message);
   }
@@ -355,9 +353,10 @@ int RunAgainstHost(const RunPlan& plan) {
   }
   if (plan.json) {
     std::fputs(report::RenderJson(outcome.record).c_str(), stdout);
-  } else if (outcome.failure == engine::ClientFailure::kNone) {
+  } else if (outcome.failure == engine::ClientFailure::kNone || outcome.record.incomplete) {
     std::fputs(report::RenderSummary(outcome.record).c_str(), stdout);
-  } else {
+  }
+  if (!plan.json && outcome.failure != engine::ClientFailure::kNone) {
     LogError(outcome.record.error.value_or("test failed"));
   }
   return ToInt(ExitFor(outcome.failure));
@@ -393,9 +392,10 @@ int RunLoopback(RunPlan plan) {
       // Asymmetry needs both directions: the pair's findings go with the second run.
       if (i == 1) AddFindings(run, diagnosis::DiagnosePair(outcomes[0].record, run));
     }
-    if (!plan.json && code == ExitCode::kOk) {
+    if (!plan.json && (code == ExitCode::kOk || run.incomplete)) {
       std::fputs(report::RenderSummary(run).c_str(), stdout);
-    } else if (!plan.json) {
+    }
+    if (!plan.json && code != ExitCode::kOk) {
       LogError(outcomes.back().record.error.value_or("test failed"));
     }
   }

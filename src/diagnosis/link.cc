@@ -19,9 +19,12 @@ std::optional<Packet> FullPacket(const RunView& view, const Flow& flow, uint32_t
     uint32_t header = view.ipv6() ? kTcp6HeaderBytes : kTcp4HeaderBytes;
     if (mtu <= header) return std::nullopt;
     uint32_t payload = mtu - header;
-    // TCP_INFO's snd_mss is the payload per segment after options, the better figure.
-    if (flow.tcp && flow.tcp->snd_mss > 0 && flow.tcp->snd_mss < mtu) payload = flow.tcp->snd_mss;
-    return Packet{mtu, payload};
+    // TCP_INFO's snd_mss is the payload per segment after options, the better figure; the
+    // packet is that payload plus headers (a peer's smaller MSS makes packets below the MTU).
+    if (flow.tcp && flow.tcp->snd_mss > 0 && flow.tcp->snd_mss < payload) {
+      payload = flow.tcp->snd_mss;
+    }
+    return Packet{payload + header, payload};
   }
   uint32_t header = view.ipv6() ? kUdp6HeaderBytes : kUdp4HeaderBytes;
   uint32_t block = record::EffectiveBlockBytes(view.run().spec);
@@ -44,9 +47,13 @@ double GoodputBitsPerSecond(uint64_t rate_bits_per_second, uint32_t payload_byte
 
 std::optional<LinkLimit> FlowLinkLimit(const RunView& view, const Flow& flow, std::string* missing) {
   const End* ends[] = {flow.sender, flow.receiver};
+  // The path carries packets no larger than its smallest MTU (h2 at 9000 talking to h1 at
+  // 1500 sends 1500-byte packets: h1's SYN announces the smaller MSS).
   std::optional<uint32_t> mtu;
   for (const End* end : ends) {
-    if (end && !mtu && end->record->nic.mtu.known()) mtu = end->record->nic.mtu.value();
+    if (end == nullptr || end->record->nic.loopback || !end->record->nic.mtu.known()) continue;
+    const uint32_t m = end->record->nic.mtu.value();
+    if (!mtu || m < *mtu) mtu = m;
   }
   std::optional<LinkLimit> best;
   std::string why;
@@ -75,6 +82,7 @@ std::optional<LinkLimit> FlowLinkLimit(const RunView& view, const Flow& flow, st
       limit.rate_bits_per_second = qdisc_rate;
       limit.accounting = LinkAccounting::kQdiscSkb;
       limit.mtu = *mtu;
+      limit.packet_bytes = packet->ip_bytes;
       limit.payload_bytes = packet->payload_bytes;
       limit.frame_bytes = packet->ip_bytes + kEthernetHeaderBytes + q.overhead_bytes;
       limit.goodput_bits_per_second =
@@ -96,6 +104,7 @@ std::optional<LinkLimit> FlowLinkLimit(const RunView& view, const Flow& flow, st
     limit.rate_bits_per_second = nic.speed_mbps.value() * 1000000ull;
     limit.accounting = LinkAccounting::kEthernetWire;
     limit.mtu = *mtu;
+    limit.packet_bytes = packet->ip_bytes;
     limit.payload_bytes = packet->payload_bytes;
     limit.frame_bytes = packet->ip_bytes + kEthernetWireOverheadBytes;
     limit.goodput_bits_per_second =

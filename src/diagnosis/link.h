@@ -27,13 +27,18 @@ enum class LinkAccounting { kEthernetWire, kQdiscSkb };
 struct LinkLimit {
   uint64_t rate_bits_per_second = 0;
   LinkAccounting accounting = LinkAccounting::kEthernetWire;
-  uint32_t mtu = 0;
+  uint32_t mtu = 0;            // the path's: the smaller of the two ends' MTUs
+  uint32_t packet_bytes = 0;   // IP packet per frame (<= mtu: a peer's MSS may make it smaller)
   uint32_t payload_bytes = 0;  // application bytes per frame
   uint32_t frame_bytes = 0;    // bytes charged per frame at that rate
   double goodput_bits_per_second = 0;
   std::string source;  // "negotiated speed of eth0 at remote server (receiver)"
 };
 
+// The MTU is the smallest either end reports; a shaping qdisc counts only on the sender's
+// egress, with that end's own tc overhead (carried in its record, so a reverse test, where the
+// remote end sends, charges the remote qdisc's overhead).
+//
 // rate x payload / frame: the application bytes a link of that rate carries when every frame
 // is full. REQUIRES: frame_bytes > 0.
 double GoodputBitsPerSecond(uint64_t rate_bits_per_second, uint32_t payload_bytes,

@@ -24,9 +24,10 @@ std::string FormulaEvidence(const LinkLimit& limit) {
                         limit.frame_bytes)
           : fmt::format("{} bytes as the qdisc counts them (skb length: IP packet + 14-byte "
                         "header, plus {} bytes of configured overhead)",
-                        limit.frame_bytes, limit.frame_bytes - limit.mtu - kEthernetHeaderBytes);
-  return fmt::format("{}: {}; at MTU {} each frame carries {} payload bytes in {}: {} x {}/{} "
-                     "= {} of goodput at most",
+                        limit.frame_bytes,
+                        limit.frame_bytes - limit.packet_bytes - kEthernetHeaderBytes);
+  return fmt::format("{}: {}; at the path's MTU {} each frame carries {} payload bytes in {}: "
+                     "{} x {}/{} = {} of goodput at most",
                      limit.source, FormatBitRate(static_cast<double>(limit.rate_bits_per_second)),
                      limit.mtu, limit.payload_bytes, counted,
                      FormatBitRate(static_cast<double>(limit.rate_bits_per_second)),

@@ -313,28 +313,41 @@ Status RunTest(ClientRun& run, const IntervalSink& sink) {
     return next ? start + *next : MonoTime::max();
   };
   MonoTime boundary = boundary_after(start);
+  // A failure or an interrupt mid-test keeps what was measured: the interval in progress is
+  // closed at the moment of the failure and the totals so far go into the record.
+  auto keep_measured = [&](Status failure) {
+    const MonoTime t = clock.Now();
+    auto counters = run.path->Snapshot();
+    run.host->OnBoundary(
+        sampler.Close(t, counters, ReadTcpInfos(*run.path, run.streams, run.spec.transport)));
+    run.totals = sampler.Totals();
+    run.record.intervals = sampler.TakeIntervals();
+    run.record.test_seconds = sampler.MeasuredSeconds();
+    return failure;
+  };
   for (;;) {
     const MonoTime now = clock.Now();
     MonoTime wake = by_time ? std::min(boundary, end) : boundary;
     if (poll_receive) wake = std::min(wake, now + kReceiveBudgetPoll);
     auto woke = loop->Wait(wake);
-    if (!woke) return Failed(run, ClientFailure::kData, woke.error());
+    if (!woke) return keep_measured(Failed(run, ClientFailure::kData, woke.error()));
     const MonoTime t = clock.Now();
     if (*woke == SessionLoop::Wake::kStop) {
       (void)wire::SendState(run.control.get(), wire::State::kClientTerminate);
-      return Failed(run, ClientFailure::kInterrupted, "interrupted");
+      return keep_measured(Failed(run, ClientFailure::kInterrupted, "interrupted"));
     }
     if (*woke == SessionLoop::Wake::kControl) {
       auto message = ReadServerMessage(run, run.config.control_timeout, "reading during the test");
-      if (!message) return tl::unexpected(message.error());
+      if (!message) return keep_measured(tl::unexpected(message.error()));
       // A live sample was taken in: go on to the boundary check below, which may be due (the
       // server's clock leads ours by the control path's delay, so its samples come just
       // before our boundaries).
       if (message->has_value()) {
         auto state = CheckServerState(run, **message);
-        if (!state) return tl::unexpected(state.error());
-        return Failed(run, ClientFailure::kProtocol,
-                      "unexpected " + wire::StateName(*state) + " from the server during the test");
+        if (!state) return keep_measured(tl::unexpected(state.error()));
+        return keep_measured(Failed(
+            run, ClientFailure::kProtocol,
+            "unexpected " + wire::StateName(*state) + " from the server during the test"));
       }
     }
     auto counters = run.path->Snapshot();
@@ -419,6 +432,18 @@ void FinishData(ClientRun& run) {
   (void)run.path->Join();
 }
 
+// A run that failed after data moved keeps this end's totals (the peer's side unknown) and its
+// process CPU time so far, marked incomplete.
+void KeepIncomplete(ClientRun& run) {
+  if (run.totals.empty() || !run.record.streams.empty()) return;
+  auto totals = CombineTotals(run.totals, protocol::PeerResults{}, run.spec.transport);
+  if (!totals) return;
+  for (record::StreamTotals& s : *totals) s.peer_reported = false;
+  run.record.streams = std::move(*totals);
+  run.record.incomplete = true;
+  if (!run.record.local.cpu.known()) run.record.local.cpu = run.cpu.Read();
+}
+
 }  // namespace
 
 ClientOutcome RunClient(const ClientConfig& config, const IntervalSink& sink) {
@@ -444,6 +469,7 @@ ClientOutcome RunClient(const ClientConfig& config, const IntervalSink& sink) {
   if (!status) {
     if (run.failure == ClientFailure::kNone) run.failure = ClientFailure::kProtocol;
     run.record.error = status.error().ToString();
+    KeepIncomplete(run);
   }
   run.record.local.intervals = run.record.intervals;
   if (run.host) run.host->Finish(run.record.local);

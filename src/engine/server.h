@@ -41,6 +41,9 @@ struct ServerConfig {
   // Renders a finished test for a client that asked --get-server-output (the cli passes the
   // report layer's text renderer; empty = the server sends no output text).
   std::function<std::string(const record::RunRecord&)> render_output;
+  // Tests: called on the test's controller thread with each data socket once the test's socket
+  // options are set on it, so a test can read them back with getsockopt.
+  std::function<void(int fd)> on_data_socket;
 };
 
 // Called on the test's controller thread when a test ends, with the server's record of it

@@ -81,6 +81,7 @@ struct ServerTest::State {
   std::string congestion_used;
   bool params_read = false;
   uint64_t memory_reserved = 0;  // from shared_.memory, given back when the test ends
+  bool dont_fragment = false;  // iperf3 --dont-fragment (UDP)
   std::optional<HostObserver> host;  // created before the data starts
   std::optional<IntervalSampler> sampler;
   // A forward TCP test ended by bytes or blocks keeps receiving after TEST_END until the
@@ -145,6 +146,7 @@ Status ServerTest::Handshake(State& st) {
   st.want_samples = st.peer_is_nicbench && params->ext->want_samples;
   st.live_samples = st.want_samples && params->ext->live_samples;
   st.params_read = true;
+  st.dont_fragment = params->dont_fragment;
   if (params->has_authtoken) {
     return Refuse(st, wire::iperf_errno::kAuthTest, "the client asked for authentication, "
                                                     "which this server does not offer");
@@ -191,23 +193,15 @@ Status ServerTest::SetUpTcpStreams(State& st) {
                             streams_wanted_));
   }
   const net::SocketOptions options = DataSocketOptions(st.spec);
-  net::SocketOptions without_cc = options;
-  without_cc.congestion.clear();
   for (auto& fd : streams_) {
     // The window is set right after accept: the listener is shared by every test, so it cannot
     // carry one test's buffer sizes (docs/engine.md: the window-scaling caveat).
     int family = AF_INET6;
     if (auto local = net::SocketAddress::Local(fd.get())) family = local->family();
-    if (auto s = net::ApplySocketOptions(fd.get(), family, SOCK_STREAM, without_cc); !s) {
+    if (auto s = net::ApplySocketOptions(fd.get(), family, SOCK_STREAM, options); !s) {
       LogWarning("data stream options: " + s.error().ToString());
     }
-    if (!options.congestion.empty()) {
-      net::SocketOptions cc;
-      cc.congestion = options.congestion;
-      if (auto s = net::ApplySocketOptions(fd.get(), family, SOCK_STREAM, cc); !s) {
-        LogWarning("congestion control " + options.congestion + ": " + s.error().ToString());
-      }
-    }
+    if (shared_.config.on_data_socket) shared_.config.on_data_socket(fd.get());
     st.stream_fds.push_back(std::move(fd));
   }
   streams_.clear();
@@ -223,7 +217,8 @@ Status ServerTest::SetUpUdpStreams(State& st) {
     (void)wire::SendServerError(control_.get(), wire::iperf_errno::kStreamListen, EBUSY);
     return Fail("another test kept the UDP port busy");
   }
-  const net::SocketOptions options = DataSocketOptions(st.spec);
+  net::SocketOptions options = DataSocketOptions(st.spec);
+  options.dont_fragment = st.dont_fragment;
   auto listening = net::BindUdp(shared_.listen_address, options);
   if (!listening) {
     (void)wire::SendServerError(control_.get(), wire::iperf_errno::kStreamListen,
@@ -242,6 +237,7 @@ Status ServerTest::SetUpUdpStreams(State& st) {
       if (!listening) return tl::unexpected(listening.error());
     }
     if (auto s = UdpServerReply(connected.get()); !s) return s;
+    if (shared_.config.on_data_socket) shared_.config.on_data_socket(connected.get());
     st.stream_fds.push_back(std::move(connected));
   }
   return Ok();

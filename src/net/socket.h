@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "base/result.h"
@@ -22,11 +23,15 @@ struct SocketOptions {
   std::string congestion;     // TCP_CONGESTION ("cubic", "bbr", ...)
   int tos = 0;                // IP_TOS, or IPV6_TCLASS on IPv6 sockets
   bool reuse_addr = false;    // SO_REUSEADDR before bind
-  bool v6only = false;        // IPV6_V6ONLY on IPv6 sockets (false: a "::" listener takes v4 too)
+  // IPV6_V6ONLY on IPv6 sockets, before bind only (false: a "::" listener takes v4 too); unset =
+  // leave it alone, as an accepted or connected socket must (Linux answers EINVAL there).
+  std::optional<bool> v6only;
+  bool dont_fragment = false; // IP_MTU_DISCOVER / IPV6_MTU_DISCOVER = "do" (no fragmentation)
 };
 
 // Applies `options` to a socket of `family` (AF_INET/AF_INET6) and `socket_type`
-// (SOCK_STREAM/SOCK_DGRAM); TCP-only options are skipped on UDP sockets.
+// (SOCK_STREAM/SOCK_DGRAM); TCP-only options are skipped on UDP sockets. Every option is tried;
+// the error, if any, names each one that failed.
 Status ApplySocketOptions(int fd, int family, int socket_type, const SocketOptions& options);
 
 // A listening TCP socket bound to `addr` (port 0 = ephemeral; read it with

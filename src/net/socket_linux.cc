@@ -8,6 +8,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <vector>
 
 namespace nicbench::net {
 namespace {
@@ -51,41 +52,63 @@ Status WaitConnected(int fd, const SocketAddress& addr, std::chrono::millisecond
   return Ok();
 }
 
-}  // namespace
-
-Status ApplySocketOptions(int fd, int family, int socket_type, const SocketOptions& o) {
-  if (o.reuse_addr) {
-    if (auto s = SetInt(fd, SOL_SOCKET, SO_REUSEADDR, 1, "SO_REUSEADDR"); !s) return s;
-  }
+// Sets "don't fragment" (path MTU discovery "do") for the socket's traffic of either family.
+Status SetDontFragment(int fd, int family) {
+  const int mode = IP_PMTUDISC_DO;
   if (family == AF_INET6) {
-    if (auto s = SetInt(fd, IPPROTO_IPV6, IPV6_V6ONLY, o.v6only ? 1 : 0, "IPV6_V6ONLY"); !s) return s;
-  }
-  if (o.window_bytes != 0) {
-    const int w = static_cast<int>(o.window_bytes);
-    if (auto s = SetInt(fd, SOL_SOCKET, SO_SNDBUF, w, "SO_SNDBUF"); !s) return s;
-    if (auto s = SetInt(fd, SOL_SOCKET, SO_RCVBUF, w, "SO_RCVBUF"); !s) return s;
-  }
-  if (o.tos != 0) {
-    if (family == AF_INET6) {
-      if (auto s = SetInt(fd, IPPROTO_IPV6, IPV6_TCLASS, o.tos, "IPV6_TCLASS"); !s) return s;
-    } else {
-      if (auto s = SetInt(fd, IPPROTO_IP, IP_TOS, o.tos, "IP_TOS"); !s) return s;
+    if (auto s = SetInt(fd, IPPROTO_IPV6, IPV6_MTU_DISCOVER, IPV6_PMTUDISC_DO, "IPV6_MTU_DISCOVER");
+        !s) {
+      return s;
     }
   }
-  if (socket_type != SOCK_STREAM) return Ok();
-  if (o.mss != 0) {
-    if (auto s = SetInt(fd, IPPROTO_TCP, TCP_MAXSEG, static_cast<int>(o.mss), "TCP_MAXSEG"); !s) return s;
-  }
-  if (o.no_delay) {
-    if (auto s = SetInt(fd, IPPROTO_TCP, TCP_NODELAY, 1, "TCP_NODELAY"); !s) return s;
-  }
+  return SetInt(fd, IPPROTO_IP, IP_MTU_DISCOVER, mode, "IP_MTU_DISCOVER");
+}
+
+template <typename Keep>
+void ApplyTcpOptions(int fd, const SocketOptions& o, Keep& keep) {
+  if (o.mss != 0) keep(SetInt(fd, IPPROTO_TCP, TCP_MAXSEG, static_cast<int>(o.mss), "TCP_MAXSEG"));
+  if (o.no_delay) keep(SetInt(fd, IPPROTO_TCP, TCP_NODELAY, 1, "TCP_NODELAY"));
   if (!o.congestion.empty()) {
     if (setsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, o.congestion.data(),
                    static_cast<socklen_t>(o.congestion.size())) != 0) {
-      return FailErrno("setsockopt(TCP_CONGESTION=" + o.congestion + ")");
+      keep(FailErrno("setsockopt(TCP_CONGESTION=" + o.congestion + ")"));
     }
   }
-  return Ok();
+}
+
+}  // namespace
+
+// Every option is tried even when an earlier one fails, so one refused setting (say an unknown
+// congestion control) cannot leave the window, TOS or MSS at the kernel default; the error names
+// each option that failed.
+Status ApplySocketOptions(int fd, int family, int socket_type, const SocketOptions& o) {
+  std::vector<Error> failed;
+  auto keep = [&](Status s) {
+    if (!s) failed.push_back(s.error());
+  };
+  if (o.reuse_addr) keep(SetInt(fd, SOL_SOCKET, SO_REUSEADDR, 1, "SO_REUSEADDR"));
+  // IPV6_V6ONLY only before bind/connect: on an accepted or connected socket Linux answers
+  // EINVAL (net/ipv6/ipv6_sockglue.c, do_ipv6_setsockopt), so it is set only when asked for.
+  if (family == AF_INET6 && o.v6only.has_value()) {
+    keep(SetInt(fd, IPPROTO_IPV6, IPV6_V6ONLY, *o.v6only ? 1 : 0, "IPV6_V6ONLY"));
+  }
+  if (o.window_bytes != 0) {
+    const int w = static_cast<int>(o.window_bytes);
+    keep(SetInt(fd, SOL_SOCKET, SO_SNDBUF, w, "SO_SNDBUF"));
+    keep(SetInt(fd, SOL_SOCKET, SO_RCVBUF, w, "SO_RCVBUF"));
+  }
+  if (o.tos != 0) {
+    // An IPv6 socket may carry IPv4 traffic (a v4-mapped peer on a "::" listener); IPv4 packets
+    // take their TOS from IP_TOS, IPv6 packets from IPV6_TCLASS, so such a socket gets both.
+    if (family == AF_INET6) keep(SetInt(fd, IPPROTO_IPV6, IPV6_TCLASS, o.tos, "IPV6_TCLASS"));
+    keep(SetInt(fd, IPPROTO_IP, IP_TOS, o.tos, "IP_TOS"));
+  }
+  if (o.dont_fragment) keep(SetDontFragment(fd, family));
+  if (socket_type == SOCK_STREAM) ApplyTcpOptions(fd, o, keep);
+  if (failed.empty()) return Ok();
+  std::string message = failed.front().ToString();
+  for (size_t i = 1; i < failed.size(); ++i) message += "; " + failed[i].ToString();
+  return Fail(message, failed.front().sys_errno);
 }
 
 Result<UniqueFd> Listen(const SocketAddress& addr, int backlog, const SocketOptions& options) {
@@ -145,6 +168,8 @@ Result<UniqueFd> OpenUdp(int family, const SocketOptions& options) {
 Result<UniqueFd> BindUdp(const SocketAddress& addr, const SocketOptions& options) {
   SocketOptions with_reuse = options;
   with_reuse.reuse_addr = true;
+  // A "::" socket takes IPv4 peers too unless the caller asked otherwise.
+  if (!with_reuse.v6only.has_value()) with_reuse.v6only = false;
   auto fd = OpenUdp(addr.family(), with_reuse);
   if (!fd) return fd;
   if (::bind(fd->get(), addr.addr(), addr.length()) != 0) return FailErrno("bind " + addr.ToString());

@@ -103,13 +103,16 @@ void from_json(const json& j, IrqVector& v) {
 }
 
 void to_json(json& j, const Qdisc& v) {
-  j = json{{"kind", v.kind}, {"rate_bits_per_second", v.rate_bits_per_second}};
+  j = json{{"kind", v.kind},
+           {"rate_bits_per_second", v.rate_bits_per_second},
+           {"overhead_bytes", v.overhead_bytes}};
 }
 
 void from_json(const json& j, Qdisc& v) {
   RequireObject(j);
   Field(j, "kind", v.kind);
   Field(j, "rate_bits_per_second", v.rate_bits_per_second);
+  json_detail::LaterField(j, "overhead_bytes", v.overhead_bytes);  // absent from older peers
 }
 
 void to_json(json& j, const PciIdentity& v) {

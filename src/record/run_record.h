@@ -61,6 +61,9 @@ struct StreamTotals {
   int id = 0;
   bool sender = false;  // from the local end's point of view
   uint64_t bytes_sent = 0, bytes_received = 0;  // sender's and receiver's counts
+  // False when the test ended before the results exchange: only this end's side (what it sent
+  // or received) was measured, and the peer's side is unknown, never 0.
+  bool peer_reported = true;
   double seconds_sent = 0, seconds_received = 0;
   Measured<uint64_t> retransmits;     // TCP sender only
   // UDP:
@@ -124,6 +127,9 @@ struct RunRecord {
   double test_seconds = 0;             // measured duration after omit
   std::vector<Finding> findings;
   std::optional<std::string> error;    // set when the test failed
+  // The test failed or was interrupted after data had moved: intervals and streams hold what
+  // was measured up to the failure (streams with peer_reported false).
+  bool incomplete = false;
 };
 
 }  // namespace nicbench::record

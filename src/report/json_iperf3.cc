@@ -110,14 +110,40 @@ Json SideJson(const record::StreamTotals& s, bool sent) {
   return j;
 }
 
-Json EndStreamJson(const record::RunRecord& run, const record::StreamTotals& s) {
-  Json sender = SideJson(s, true);
-  if (!IsTcp(run)) {
-    PutUdpReceived(sender, s.packets, s.lost, s.jitter_seconds);
-    sender["out_of_order"] = s.out_of_order;
-    sender["sender"] = s.sender;
-    return Json{{"udp", std::move(sender)}};
+constexpr const char kNotExchanged[] =
+    "not present: the test ended before the results exchange";
+
+// A UDP sender's counts alone: how many it sent; loss and jitter are the receiver's to know.
+void PutUdpUnreported(Json& j, uint64_t packets) {
+  j["packets"] = packets;
+  for (const char* key : {"jitter_ms", "lost_packets", "lost_percent"}) {
+    j[key] = nullptr;
+    j["unknown"][key] = kNotExchanged;
   }
+}
+
+Json EndStreamJson(const record::RunRecord& run, const record::StreamTotals& s) {
+  if (!IsTcp(run)) {
+    Json udp = SideJson(s, s.sender || s.peer_reported);
+    if (!s.peer_reported && s.sender) {
+      PutUdpUnreported(udp, s.packets);
+    } else {
+      PutUdpReceived(udp, s.packets, s.lost, s.jitter_seconds);
+    }
+    udp["out_of_order"] = s.out_of_order;
+    udp["sender"] = s.sender;
+    return Json{{"udp", std::move(udp)}};
+  }
+  if (!s.peer_reported) {
+    // Only this end's side was measured; the other is left out rather than shown as 0.
+    Json side = SideJson(s, s.sender);
+    if (s.sender) PutMeasured(side, "retransmits", s.retransmits);
+    side["sender"] = s.sender;
+    Json j{{s.sender ? "sender" : "receiver", std::move(side)}};
+    j["unknown"][s.sender ? "receiver" : "sender"] = kNotExchanged;
+    return j;
+  }
+  Json sender = SideJson(s, true);
   PutMeasured(sender, "retransmits", s.retransmits);
   PutMeasured(sender, "max_snd_cwnd", s.max_snd_cwnd);
   PutMeasured(sender, "max_snd_wnd", MaxSndWnd(run, s.id));
@@ -146,6 +172,23 @@ void PutEndSums(Json& end, const record::RunRecord& run, StreamSet set, const ch
   const bool tcp = IsTcp(run);
   const EndSum sent = SumSent(run.streams, set);
   const EndSum received = SumReceived(run.streams, set);
+  if (sent.streams == 0 || received.streams == 0) {
+    // An incomplete run: only the side this end measured is summed.
+    const std::string sent_key = std::string("sum_sent") + suffix;
+    const std::string received_key = std::string("sum_received") + suffix;
+    if (sent.streams > 0) {
+      end[sent_key] = EndSumJson(sent, tcp, true);
+      if (!tcp) PutUdpUnreported(end[sent_key], sent.packets);
+    } else {
+      end["unknown"][sent_key] = kNotExchanged;
+    }
+    if (received.streams > 0) {
+      end[received_key] = EndSumJson(received, tcp, false);
+    } else {
+      end["unknown"][received_key] = kNotExchanged;
+    }
+    return;
+  }
   if (!tcp) {
     // UDP's "sum": bytes as sent, loss and jitter as received (iperf3 3.12).
     Json sum = EndSumJson(received, false, false);
@@ -235,6 +278,7 @@ Json EndJson(const record::RunRecord& run) {
     PutEndSums(end, run, StreamSet::kAll, "");
   }
   end["cpu_utilization_percent"] = CpuJson(run);
+  if (run.incomplete) end["incomplete"] = true;
   if (IsTcp(run)) PutCongestion(end, run);
   return end;
 }

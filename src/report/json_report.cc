@@ -167,6 +167,16 @@ std::string Dump(const Json& doc) {
 
 std::string RenderJson(const record::RunRecord& run) { return Dump(BuildJson(run)); }
 
+std::string RenderJsonError(const std::string& message) {
+  Json doc;
+  doc["start"] = Json::object();
+  doc["intervals"] = Json::array();
+  doc["end"] = Json::object();
+  doc["nicbench"] = Json{{"version", kVersion}, {"schema_version", record::kJsonSchemaVersion}};
+  doc["error"] = message;
+  return Dump(doc);
+}
+
 std::string RenderJsonMulti(const std::vector<record::RunRecord>& runs) {
   Json doc;
   doc["nicbench"] = Json{{"version", kVersion}, {"schema_version", record::kJsonSchemaVersion}};

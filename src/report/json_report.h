@@ -22,6 +22,11 @@ nlohmann::ordered_json BuildJson(const record::RunRecord& run);
 // name, a peer's hostname) is replaced, never an exception.
 std::string RenderJson(const record::RunRecord& run);
 
+// The document for an invocation that never started a test (a usage error, a server that could
+// not listen): iperf3's empty "start", "intervals" and "end", the error, and this binary's
+// version; no timestamp, spec or host facts, since none were taken.
+std::string RenderJsonError(const std::string& message);
+
 // Several tests of one invocation (e.g. forward then reverse):
 // {"nicbench": {version, schema_version}, "runs": [<RenderJson document>, ...]}.
 std::string RenderJsonMulti(const std::vector<record::RunRecord>& runs);

@@ -41,6 +41,10 @@ IntervalSum SumInterval(const record::IntervalRecord& interval, StreamSet set) {
   return sum;
 }
 
+bool SideKnown(const record::StreamTotals& s, bool sent) {
+  return s.peer_reported || s.sender == sent;
+}
+
 namespace {
 
 // Shared part of SumSent/SumReceived; `sent` picks the side.
@@ -49,7 +53,7 @@ EndSum SumSide(const std::vector<record::StreamTotals>& streams, StreamSet set, 
   uint64_t retransmits = 0;
   const record::StreamTotals* unknown_retransmits = nullptr;
   for (const record::StreamTotals& s : streams) {
-    if (!InSet(set, s.sender)) continue;
+    if (!InSet(set, s.sender) || !SideKnown(s, sent)) continue;
     if (sum.streams++ == 0) sum.sender = s.sender;
     sum.bytes += sent ? s.bytes_sent : s.bytes_received;
     sum.seconds = std::max(sum.seconds, sent ? s.seconds_sent : s.seconds_received);

@@ -45,6 +45,11 @@ struct EndSum {
   std::optional<double> lost_percent;      // lost / packets * 100, when packets > 0
 };
 
+// Whether a stream's sent (`sent`) or received side was measured: both after a results
+// exchange, only this end's own side in an incomplete run.
+bool SideKnown(const record::StreamTotals& s, bool sent);
+
+// Only the streams whose side is known (SideKnown) are summed; `streams` is 0 when none is.
 EndSum SumSent(const std::vector<record::StreamTotals>& streams, StreamSet set);
 EndSum SumReceived(const std::vector<record::StreamTotals>& streams, StreamSet set);
 

@@ -22,6 +22,13 @@ constexpr const char kTcpReceiverPad[] = "                  receiver\n";
 
 std::string TcpStreamLines(const record::RunRecord& run, const record::StreamTotals& s) {
   const std::string tag = text::Tag(run, s.id, s.sender);
+  if (!s.peer_reported) {  // an incomplete run: this end's own side only
+    if (s.sender) {
+      return tag + text::Transfer(0, s.seconds_sent, s.bytes_sent) + Retransmits(s.retransmits) +
+             "             sender\n";
+    }
+    return tag + text::Transfer(0, s.seconds_received, s.bytes_received) + kTcpReceiverPad;
+  }
   return tag + text::Transfer(0, s.seconds_sent, s.bytes_sent) + Retransmits(s.retransmits) +
          "             sender\n" + tag + text::Transfer(0, s.seconds_received, s.bytes_received) +
          kTcpReceiverPad;
@@ -29,6 +36,10 @@ std::string TcpStreamLines(const record::RunRecord& run, const record::StreamTot
 
 std::string UdpStreamLines(const record::RunRecord& run, const record::StreamTotals& s) {
   const std::string tag = text::Tag(run, s.id, s.sender);
+  if (!s.peer_reported && s.sender) {
+    return tag + text::Transfer(0, s.seconds_sent, s.bytes_sent) +
+           fmt::format("  {} datagrams sent", s.packets) + "  sender\n";
+  }
   // The sender cannot measure jitter; iperf3 prints 0 there.
   return tag + text::Transfer(0, s.seconds_sent, s.bytes_sent) +
          text::UdpLoss(0, s.lost, s.packets) + "  sender\n" + tag +
@@ -39,7 +50,16 @@ std::string UdpStreamLines(const record::RunRecord& run, const record::StreamTot
 std::string SumLines(const record::RunRecord& run, StreamSet set) {
   const EndSum sent = SumSent(run.streams, set);
   const EndSum received = SumReceived(run.streams, set);
-  if (sent.streams < 2) return {};
+  if (sent.streams < 2 && received.streams < 2) return {};
+  if (sent.streams == 0 || received.streams == 0) {  // an incomplete run: one side only
+    const bool local_sent = sent.streams > 0;
+    const EndSum& side = local_sent ? sent : received;
+    const std::string tag = text::Tag(run, -1, side.sender);
+    return tag + text::Transfer(0, side.seconds, side.bytes) +
+           (local_sent ? (IsTcp(run) ? Retransmits(sent.retransmits) : std::string()) +
+                             "             sender\n"
+                       : std::string(kTcpReceiverPad));
+  }
   const std::string tag = text::Tag(run, -1, sent.sender);
   if (IsTcp(run)) {
     return tag + text::Transfer(0, sent.seconds, sent.bytes) + Retransmits(sent.retransmits) +
@@ -102,13 +122,21 @@ std::string RenderSummary(const record::RunRecord& run) {
   std::string out;
   if (run.error) out += "error: " + *run.error + "\n";
   if (!run.streams.empty()) out += StreamSummary(run);
+  if (run.incomplete) {
+    out += "(incomplete: the test ended early; these are this end's counts up to then, the other "
+           "end's were not exchanged)\n";
+  }
   out += "\n" + text::EndpointSection(run, run.local, "Local end");
   if (run.remote.known()) {
     out += text::EndpointSection(run, run.remote.value(), "Remote end");
   } else {
     out += "Remote end: " + UnknownText(run.remote) + "\n";
   }
-  out += "\n" + Findings(run.findings);
+  if (run.error) {
+    out += "\nNot diagnosed: the test did not complete.\n";
+  } else {
+    out += "\n" + Findings(run.findings);
+  }
   return out;
 }
 
