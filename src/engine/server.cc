@@ -14,12 +14,14 @@
 #include <cstring>
 #include <list>
 #include <map>
+#include <optional>
 #include <mutex>
 #include <thread>
 
 #include <fmt/format.h>
 
 #include "base/log.h"
+#include "engine/accept_gate.h"
 #include "engine/server_session.h"
 #include "engine/udp_hellos.h"
 #include "net/socket.h"
@@ -88,6 +90,11 @@ class ServerImpl final : public Server {
 
  private:
   void AcceptAll();
+  // Takes the listening socket out of the epoll set while accepting is paused, back after.
+  void UpdateListening();
+  // False when no descriptor is left for one more connection (after dropping the oldest
+  // pending one of the busiest address, if any).
+  bool RoomForOneMore();
   void ReadCookie(int fd);
   void Route(Pending& pending);
   void StartTest(Pending& pending, const std::string& cookie);
@@ -102,6 +109,8 @@ class ServerImpl final : public Server {
 
   ServerShared shared_;
   net::UniqueFd listen_;
+  std::optional<AcceptGate> gate_;
+  bool listening_ = true;  // listen_ is in the epoll set
   int epoll_fd_ = -1;
   int wake_fd_ = -1;
   std::atomic<bool> stop_requested_{false};
@@ -159,16 +168,46 @@ Status ServerImpl::Init() {
     ev.data.fd = fd;
     if (epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, fd, &ev) != 0) return FailErrno("epoll_ctl");
   }
+  // +1: the signalfd a caller passes to Run.
+  gate_.emplace(OpenDescriptors() + 1);
+  shared_.fds.set_limit(gate_->Budget());
   return Ok();
+}
+
+void ServerImpl::UpdateListening() {
+  shared_.fds.set_limit(gate_->Budget());
+  const bool want = !gate_->paused(Clock::now());
+  if (want == listening_) return;
+  epoll_event ev{};
+  ev.events = EPOLLIN;
+  ev.data.fd = listen_.get();
+  (void)epoll_ctl(epoll_fd_, want ? EPOLL_CTL_ADD : EPOLL_CTL_DEL, listen_.get(), &ev);
+  listening_ = want;
+}
+
+bool ServerImpl::RoomForOneMore() {
+  const uint64_t budget = shared_.fds.limit();
+  if (shared_.fds.in_use() + pending_.size() < budget) return true;
+  if (pending_.empty()) return false;
+  DropOldestPending(nullptr);
+  return shared_.fds.in_use() + pending_.size() < budget;
 }
 
 void ServerImpl::AcceptAll() {
   for (;;) {
+    if (!RoomForOneMore()) {
+      gate_->OnBudgetFull(Clock::now());
+      UpdateListening();
+      return;
+    }
     net::SocketAddress peer;
     auto fd = net::Accept(listen_.get(), &peer);
     if (!fd) {
-      // EAGAIN: drained. EMFILE and friends: drop this round; the loop comes back to it.
-      if (fd.error().sys_errno != EAGAIN && fd.error().sys_errno != EWOULDBLOCK) {
+      const int err = fd.error().sys_errno;
+      if (err == EMFILE || err == ENFILE) {
+        gate_->OnExhausted(listen_.get(), err, Clock::now());
+        UpdateListening();
+      } else if (err != EAGAIN && err != EWOULDBLOCK && err != ECONNABORTED && err != EINTR) {
         LogWarning("accept: " + fd.error().ToString());
       }
       return;
@@ -337,6 +376,7 @@ void ServerImpl::ExpirePending() {
 
 int ServerImpl::EpollTimeoutMs(Clock::time_point idle_deadline) const {
   auto next = idle_deadline;
+  if (!listening_) next = std::min(next, gate_->resume_at());
   if (!pending_order_.empty()) {
     auto it = pending_.find(pending_order_.front());
     if (it != pending_.end()) next = std::min(next, it->second.deadline);
@@ -356,6 +396,7 @@ Result<bool> ServerImpl::Run(int stop_fd) {
   bool interrupted = false;
   for (;;) {
     Reap(false);
+    UpdateListening();
     if (shared_.config.once && served_once_ && tests_.empty()) break;
     const bool idle_limit = shared_.config.idle_timeout.count() > 0 && tests_.empty();
     const auto idle_deadline =

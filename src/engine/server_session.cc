@@ -80,6 +80,7 @@ struct ServerTest::State {
   std::string congestion_used;
   bool params_read = false;
   uint64_t memory_reserved = 0;  // from shared_.memory, given back when the test ends
+  uint64_t fds_reserved = 0;     // from shared_.fds, likewise
   std::optional<HostObserver> host;  // created before the data starts
   std::optional<IntervalSampler> sampler;
   // A forward TCP test ended by bytes or blocks keeps receiving after TEST_END until the
@@ -154,10 +155,23 @@ Status ServerTest::Handshake(State& st) {
   if (auto problem = record::Validate(st.spec, shared_.config.limits)) {
     return Refuse(st, IperfErrnoFor(problem->violation), "refused: " + problem->message);
   }
-  return ReserveMemory(st);
+  return ReserveBudgets(st);
 }
 
-Status ServerTest::ReserveMemory(State& st) {
+Status ServerTest::ReserveBudgets(State& st) {
+  const size_t streams = PlanStreams(st.spec, /*is_client=*/false).size();
+  const int cpus = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const int workers = std::min<int>(shared_.config.threads > 0 ? shared_.config.threads : cpus,
+                                    static_cast<int>(streams));
+  const uint64_t fds = TestDescriptors(st.spec, workers);
+  if (!shared_.fds.TryReserve(fds)) {
+    // "unable to create a new test: Too many open files"
+    (void)wire::SendServerError(control_.get(), wire::iperf_errno::kNewTest, EMFILE);
+    return Fail(fmt::format("refused: it needs {} descriptors, {} of the budget of {} are in "
+                            "use (the descriptor limit less a reserve)",
+                            fds, shared_.fds.in_use(), shared_.fds.limit()));
+  }
+  st.fds_reserved = fds;
   const uint64_t need = TestBufferBytes(st.spec);
   if (shared_.memory.TryReserve(need)) {
     st.memory_reserved = need;
@@ -516,6 +530,7 @@ void ServerTest::Run() {
   Finish(st, status);
   st.path.reset();  // frees the buffers the reservation stood for
   shared_.memory.Release(st.memory_reserved);
+  shared_.fds.Release(st.fds_reserved);
   {
     std::lock_guard<std::mutex> lock(mutex_);  // Terminate may be using the fd
     control_.Reset();

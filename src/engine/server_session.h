@@ -31,6 +31,7 @@ struct ServerShared {
   net::SocketAddress listen_address;  // port filled in
   std::unique_ptr<UdpHellos> udp_hellos;  // null when the UDP port could not be bound
   ResourceBudget memory;  // bytes of the tests' buffers (ServerConfig::memory_budget_bytes)
+  ResourceBudget fds;     // descriptors for tests and pending connections (accept_gate.h)
   TestSink sink;
   std::atomic<int> tests_ok{0}, tests_failed{0};
 };
@@ -58,7 +59,7 @@ class ServerTest {
  private:
   struct State;  // the test's working values (server_session.cc)
   Status Handshake(State& st);
-  Status ReserveMemory(State& st);
+  Status ReserveBudgets(State& st);
   Status SetUpStreams(State& st);
   Status SetUpTcpStreams(State& st);
   Status SetUpUdpStreams(State& st);
