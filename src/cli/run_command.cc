@@ -36,7 +36,8 @@ namespace {
 // What argv asked for, before it is turned into values.
 struct RunArgs {
   std::string host, port = "5201", time, bytes, blocks, interval, omit, rate, length, window,
-      mss, congestion, zerocopy, bind, cport, title, connect_timeout, threads, parallel, tos;
+      mss, congestion, zerocopy, bind, cport, title, connect_timeout, threads, parallel, tos,
+      rcv_timeout;
   bool reverse = false, bidir = false, udp = false, nodelay = false, sendfile = false,
        skip_rx_copy = false, ipv4 = false, ipv6 = false, server_output = false,
        counters64 = false, repeating = false, json = false, loopback = false, no_samples = false;
@@ -83,6 +84,8 @@ void AddOptions(CLI::App& app, RunArgs& a) {
   app.add_flag("--loopback", a.loopback, "test over loopback in both directions (the default "
                                          "when no host is given)");
   app.add_option("--connect-timeout", a.connect_timeout, "control connect timeout in ms");
+  app.add_option("--rcv-timeout", a.rcv_timeout,
+                 "end the test if its data stops this long, ms (default 120000; 0 = never)");
   app.add_option("--threads", a.threads, "worker threads (0 = one per CPU)");
   app.add_flag("--no-samples", a.no_samples,
                "do not sample CPU, interrupts and counters on either end (to measure what\n"
@@ -225,6 +228,11 @@ Status FillAddressing(const RunArgs& a, RunPlan& plan) {
     if (*ms == 0) return Fail("--connect-timeout: must be more than 0 ms");
     plan.client.connect_timeout = std::chrono::milliseconds(*ms);
   }
+  if (!a.rcv_timeout.empty()) {
+    auto ms = Bounded<uint32_t>(a.rcv_timeout, "--rcv-timeout", 86400000);
+    if (!ms) return tl::unexpected(ms.error());
+    plan.client.receive_timeout = std::chrono::milliseconds(*ms);
+  }
   if (!a.threads.empty()) {
     auto t = Bounded<int>(a.threads, "--threads", 256);
     if (!t) return tl::unexpected(t.error());
@@ -316,12 +324,18 @@ ExitCode ExitFor(engine::ClientFailure failure) {
   }
 }
 
-// A signalfd for SIGINT/SIGTERM so the client loop sees an interrupt as an fd event.
+// A signalfd for SIGINT/SIGTERM so the client loop sees an interrupt as an fd event. SIGHUP
+// (the terminal went away) and SIGPIPE (stdout's reader went away: `nicbench run HOST | head`)
+// end the test the same way: the server is told (CLIENT_TERMINATE) and the exit code is 130,
+// instead of dying by the signal. With SIGPIPE blocked, the write that raised it fails with
+// EPIPE and the signal waits in the signalfd.
 int InterruptFd() {
   sigset_t mask;
   sigemptyset(&mask);
   sigaddset(&mask, SIGINT);
   sigaddset(&mask, SIGTERM);
+  sigaddset(&mask, SIGHUP);
+  sigaddset(&mask, SIGPIPE);
   if (pthread_sigmask(SIG_BLOCK, &mask, nullptr) != 0) return -1;
   return signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 }

@@ -28,7 +28,7 @@ namespace {
 
 struct ServeArgs {
   std::string port = "5201", bind, idle_timeout, max_tests, max_duration, max_rate, max_streams,
-      max_block, pidfile, threads, max_memory;
+      max_block, pidfile, threads, max_memory, rcv_timeout, max_per_address;
   bool once = false, daemon = false, json = false;
 };
 
@@ -45,6 +45,10 @@ void AddOptions(CLI::App& app, ServeArgs& a) {
   app.add_option("--max-streams", a.max_streams, "most parallel streams accepted (1..128)");
   app.add_option("--max-block", a.max_block, "largest block length accepted (K/M bytes)");
   app.add_option("--threads", a.threads, "worker threads per test (0 = one per CPU)");
+  app.add_option("--rcv-timeout", a.rcv_timeout,
+                 "end a test whose data stops this long, ms (default 120000, as iperf3; 0 = never)");
+  app.add_option("--max-tests-per-address", a.max_per_address,
+                 "tests from one client address at once (default: --max-tests minus 1)");
   app.add_option("--max-memory", a.max_memory,
                  "buffers of all tests together (K/M/G bytes, default 256M); more is refused");
   app.add_flag("-J,--json", a.json, "one JSON document per test on stdout");
@@ -96,6 +100,16 @@ Result<engine::ServerConfig> MakeConfig(const ServeArgs& a) {
     auto t = ParseUnsigned(a.threads);
     if (!t || *t > 256) return Fail("--threads: expected 0..256");
     config.threads = static_cast<int>(*t);
+  }
+  if (!a.rcv_timeout.empty()) {
+    auto ms = ParseUnsigned(a.rcv_timeout);
+    if (!ms || *ms > 86400000ull) return Fail("--rcv-timeout: expected milliseconds 0..86400000");
+    config.receive_timeout = std::chrono::milliseconds(*ms);
+  }
+  if (!a.max_per_address.empty()) {
+    auto n = ParseUnsigned(a.max_per_address);
+    if (!n || *n < 1 || *n > 1024) return Fail("--max-tests-per-address: expected 1..1024");
+    config.max_tests_per_address = static_cast<int>(*n);
   }
   if (!a.max_memory.empty()) {
     auto m = ParseByteSize(a.max_memory);

@@ -9,11 +9,14 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <ctime>
+#include <map>
 #include <optional>
 
 #include <fmt/format.h>
 
+#include "base/log.h"
 #include "base/version.h"
 #include "engine/host_observer.h"
 #include "engine/session.h"
@@ -31,6 +34,13 @@ namespace wire = protocol;
 
 // How often a receive-only end checks the byte/block end condition (it has no DoneFd for it).
 constexpr milliseconds kReceiveBudgetPoll{5};
+// The ending (TEST_END to DISPLAY_RESULTS) gets this plus a tenth of the test's duration.
+constexpr milliseconds kEndingTimeout{10000};
+// A live sample is a few KiB; the server is at most an interval or two ahead of us. Beyond
+// these a sample is dropped (with one warning), so a server cannot make us grow.
+constexpr size_t kMaxLiveSampleBytes = 1 << 20;
+constexpr size_t kMaxLiveSamplesAhead = 16;
+constexpr int kLiveSamplesSlack = 8;
 
 // Everything one client run holds; lives on RunClient's stack.
 struct ClientRun {
@@ -54,7 +64,27 @@ struct ClientRun {
   const IntervalSink* sink = nullptr;
   std::map<int, record::HostInterval> remote_live;
   int closed_intervals = 0;
+  int live_taken = 0;        // live samples read so far
+  bool live_warned = false;  // the one warning about dropped samples was given
+  MonoTime data_start{};     // when TEST_RUNNING came
+  MonoTime setup_deadline{};   // every step before the data (ClientConfig::control_timeout)
+  MonoTime ending_deadline{};  // TEST_END to DISPLAY_RESULTS
 };
+
+milliseconds Left(MonoTime deadline) {
+  return std::max(milliseconds(0), std::chrono::duration_cast<milliseconds>(
+                                       deadline - std::chrono::steady_clock::now()));
+}
+
+// More live samples than intervals could have closed by now (plus slack), or too many waiting
+// for ours: the server is flooding; drop.
+bool TooManyLiveSamples(const ClientRun& run, int k) {
+  if (run.remote_live.size() >= kMaxLiveSamplesAhead && k >= run.closed_intervals) return true;
+  if (run.spec.interval.count() <= 0) return true;
+  const auto elapsed = std::chrono::steady_clock::now() - run.data_start;
+  const auto possible = elapsed / run.spec.interval + kLiveSamplesSlack;
+  return run.live_taken > possible;
+}
 
 Status Failed(ClientRun& run, ClientFailure why, std::string message) {
   run.failure = why;
@@ -108,6 +138,7 @@ Status ConnectControl(ClientRun& run) {
     if (fd) {
       run.control = std::move(*fd);
       run.server = addr;
+      run.setup_deadline = std::chrono::steady_clock::now() + run.config.control_timeout;
       AddConnection(run, run.control.get());
       return Ok();
     }
@@ -118,10 +149,8 @@ Status ConnectControl(ClientRun& run) {
 
 // A live sample from the server, after its state byte: kept until our interval of the same
 // index closes, or shown at once if that has happened already.
-Status ReadLiveSample(ClientRun& run) {
-  // The same cap as the results, which carry every one of these samples and more.
-  auto doc = wire::ReadJson(run.control.get(), run.config.control_timeout, wire::kMaxResultsBytes,
-                            "a live sample");
+Status ReadLiveSample(ClientRun& run, milliseconds timeout) {
+  auto doc = wire::ReadJson(run.control.get(), timeout, kMaxLiveSampleBytes, "a live sample");
   if (!doc) return Failed(run, ClientFailure::kProtocol, doc.error());
   const auto index = doc->find("index");
   const auto sample = doc->find("sample");
@@ -131,6 +160,15 @@ Status ReadLiveSample(ClientRun& run) {
   auto decoded = record::HostIntervalFromJson(*sample);
   if (!decoded) return Failed(run, ClientFailure::kProtocol, "live sample: " + decoded.error().message);
   const int k = static_cast<int>(std::min<uint64_t>(index->get<uint64_t>(), 1u << 30));
+  ++run.live_taken;
+  if (TooManyLiveSamples(run, k)) {
+    if (!run.live_warned) {
+      LogWarning("the server sends more live samples than the test has intervals; dropping "
+                 "the excess");
+      run.live_warned = true;
+    }
+    return Ok();
+  }
   if (k < run.closed_intervals) {
     if (run.sink != nullptr && *run.sink) (*run.sink)(run.record, nullptr, nullptr, &*decoded);
   } else {
@@ -148,7 +186,7 @@ Result<std::optional<wire::State>> ReadServerMessage(ClientRun& run, millisecond
     return tl::unexpected(state.error());
   }
   if (*state == wire::State::kNicbenchSample && run.config.live_samples) {
-    if (auto s = ReadLiveSample(run); !s) return tl::unexpected(s.error());
+    if (auto s = ReadLiveSample(run, timeout); !s) return tl::unexpected(s.error());
     return std::optional<wire::State>{};
   }
   return std::optional<wire::State>{*state};
@@ -175,9 +213,11 @@ Result<wire::State> CheckServerState(ClientRun& run, wire::State state) {
 }
 
 // Reads the next state byte, taking in any live samples before it, and checks it.
+// `timeout` bounds the whole step, live samples included.
 Result<wire::State> ReadServerState(ClientRun& run, milliseconds timeout, std::string_view what) {
+  const MonoTime deadline = std::chrono::steady_clock::now() + timeout;
   Result<std::optional<wire::State>> message = std::optional<wire::State>{};
-  while (message && !message->has_value()) message = ReadServerMessage(run, timeout, what);
+  while (message && !message->has_value()) message = ReadServerMessage(run, Left(deadline), what);
   if (!message) return tl::unexpected(message.error());
   return CheckServerState(run, **message);
 }
@@ -206,7 +246,7 @@ Status ExchangeParams(ClientRun& run) {
   run.record.cookie = run.cookie;
   auto sent = wire::SendCookie(run.control.get(), run.cookie);
   if (!sent) return Failed(run, ClientFailure::kProtocol, sent.error());
-  if (auto s = Expect(run, wire::State::kParamExchange, run.config.control_timeout); !s) return s;
+  if (auto s = Expect(run, wire::State::kParamExchange, Left(run.setup_deadline)); !s) return s;
   FillUdpBlockSize(run);
   wire::Extension ext;  // the exact times and our flags ride in it (params.h)
   ext.want_samples = run.config.sample_host;
@@ -238,7 +278,7 @@ Status ConnectTcpStreams(ClientRun& run) {
 Status ConnectUdpStreams(ClientRun& run) {
   for (size_t i = 0; i < run.streams.size(); ++i) {
     uint16_t port = run.spec.client_port ? static_cast<uint16_t>(run.spec.client_port + i) : 0;
-    auto fd = UdpClientHandshake(run.server, run.spec, port, run.config.control_timeout);
+    auto fd = UdpClientHandshake(run.server, run.spec, port, Left(run.setup_deadline));
     if (!fd) return Failed(run, ClientFailure::kConnect, fd.error());
     AddConnection(run, fd->get());
     run.stream_fds.push_back(std::move(*fd));
@@ -247,7 +287,7 @@ Status ConnectUdpStreams(ClientRun& run) {
 }
 
 Status CreateStreams(ClientRun& run) {
-  if (auto s = Expect(run, wire::State::kCreateStreams, run.config.control_timeout); !s) return s;
+  if (auto s = Expect(run, wire::State::kCreateStreams, Left(run.setup_deadline)); !s) return s;
   // The host's facts and baseline take milliseconds to read. They are read now, before the
   // streams connect: once they have, the server sends TEST_START and TEST_RUNNING and starts
   // its clock without waiting, so any time we spent after that would be missing from the
@@ -259,8 +299,10 @@ Status CreateStreams(ClientRun& run) {
   Status connected = run.spec.transport == record::Transport::kTcp ? ConnectTcpStreams(run)
                                                                    : ConnectUdpStreams(run);
   if (!connected) return connected;
-  if (auto s = Expect(run, wire::State::kTestStart, run.config.control_timeout); !s) return s;
-  return Expect(run, wire::State::kTestRunning, run.config.control_timeout);
+  if (auto s = Expect(run, wire::State::kTestStart, Left(run.setup_deadline)); !s) return s;
+  Status running = Expect(run, wire::State::kTestRunning, Left(run.setup_deadline));
+  run.data_start = std::chrono::steady_clock::now();
+  return running;
 }
 
 Status StartData(ClientRun& run) {
@@ -325,9 +367,10 @@ Status RunTest(ClientRun& run, const IntervalSink& sink) {
     run.record.test_seconds = sampler.MeasuredSeconds();
     return failure;
   };
+  StallWatch stall(start, run.config.receive_timeout);
   for (;;) {
     const MonoTime now = clock.Now();
-    MonoTime wake = by_time ? std::min(boundary, end) : boundary;
+    MonoTime wake = std::min(by_time ? std::min(boundary, end) : boundary, stall.deadline());
     if (poll_receive) wake = std::min(wake, now + kReceiveBudgetPoll);
     auto woke = loop->Wait(wake);
     if (!woke) return keep_measured(Failed(run, ClientFailure::kData, woke.error()));
@@ -351,6 +394,12 @@ Status RunTest(ClientRun& run, const IntervalSink& sink) {
       }
     }
     auto counters = run.path->Snapshot();
+    if (stall.Stalled(t, counters)) {
+      (void)wire::SendState(run.control.get(), wire::State::kClientTerminate);
+      return keep_measured(Failed(
+          run, ClientFailure::kData,
+          fmt::format("no data moved for {} ms (--rcv-timeout)", stall.limit().count())));
+    }
     const bool finished = (by_time && t >= end) || *woke == SessionLoop::Wake::kDone ||
                           (poll_receive && ReceiveBudgetMet(run.spec, counters));
     if (finished && by_time) AddQueuedBytes(*run.path, run.spec.transport, counters);
@@ -382,11 +431,14 @@ Status RunTest(ClientRun& run, const IntervalSink& sink) {
   if (!HasReceivers(run.streams)) run.path->Stop();
   auto sent = wire::SendState(run.control.get(), wire::State::kTestEnd);
   if (!sent) return Failed(run, ClientFailure::kProtocol, sent.error());
+  const milliseconds ending = kEndingTimeout + std::chrono::duration_cast<milliseconds>(
+                                                   (run.spec.omit + run.spec.duration) / 10);
+  run.ending_deadline = clock.Now() + std::min(ending, run.config.control_timeout);
   return Ok();
 }
 
 Status ExchangeResults(ClientRun& run) {
-  if (auto s = Expect(run, wire::State::kExchangeResults, run.config.control_timeout); !s) return s;
+  if (auto s = Expect(run, wire::State::kExchangeResults, Left(run.ending_deadline)); !s) return s;
   const record::CpuUtilization cpu = run.cpu.Read();
   run.record.local.cpu = cpu;
   protocol::PeerResults ours =
@@ -394,7 +446,7 @@ Status ExchangeResults(ClientRun& run) {
   if (auto s = wire::SendJson(run.control.get(), protocol::EncodeResults(ours)); !s) {
     return Failed(run, ClientFailure::kProtocol, s.error());
   }
-  auto doc = wire::ReadJson(run.control.get(), run.config.control_timeout,
+  auto doc = wire::ReadJson(run.control.get(), Left(run.ending_deadline),
                             wire::kMaxResultsBytes, "reading the server's results");
   if (!doc) return Failed(run, ClientFailure::kProtocol, doc.error());
   auto theirs = protocol::DecodeResultsJson(*doc);
@@ -419,7 +471,7 @@ Status ExchangeResults(ClientRun& run) {
     run.congestion_used = theirs->congestion_used;
   }
   run.record.local.congestion_used = run.congestion_used;
-  if (auto s = Expect(run, wire::State::kDisplayResults, run.config.control_timeout); !s) return s;
+  if (auto s = Expect(run, wire::State::kDisplayResults, Left(run.ending_deadline)); !s) return s;
   (void)wire::SendState(run.control.get(), wire::State::kIperfDone);
   return Ok();
 }

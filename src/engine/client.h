@@ -21,10 +21,15 @@ struct ClientConfig {
   uint16_t port = 5201;
   record::TestSpec spec;                          // REQUIRES: record::Validate(spec) passed
   std::chrono::milliseconds connect_timeout{10000};
-  // Every control read waits at most this long past the point where the server should have
-  // answered (the end of the test for TEST_END's answer).
+  // Every step before the data (parameters, streams, TEST_START) must be done this long after
+  // the control connection is up; after TEST_END, the whole ending (results, DISPLAY_RESULTS)
+  // gets 10 s plus a tenth of the test's duration, at most this long. A server that keeps
+  // sending (live samples, say) cannot stretch a step.
   std::chrono::milliseconds control_timeout{30000};
   int threads = 0;                                // DataPath workers; 0 = one per CPU (capped)
+  // A running test whose data stops moving this long ends (iperf3's --rcv-timeout and its
+  // default; here for both directions). 0 = never.
+  std::chrono::milliseconds receive_timeout{120000};
   int stop_fd = -1;  // optional: readable (eventfd/signalfd) = the user interrupted the test
   // Sample CPU, interrupts and counters at every interval on this end and ask a nicbench
   // server to do the same. Off only to measure what sampling itself costs.

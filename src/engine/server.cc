@@ -14,13 +14,16 @@
 #include <cstring>
 #include <list>
 #include <map>
+#include <optional>
 #include <mutex>
 #include <thread>
 
 #include <fmt/format.h>
 
 #include "base/log.h"
+#include "engine/accept_gate.h"
 #include "engine/server_session.h"
+#include "engine/udp_hellos.h"
 #include "net/socket.h"
 #include "protocol/wire.h"
 
@@ -29,14 +32,18 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// Connections still sending their cookie; beyond this the oldest is dropped, so a flood of idle
-// connections cannot exhaust our fds (each also has its own deadline).
+// Connections still sending their cookie; beyond this the oldest of the address with the most
+// is dropped, so a flood of idle connections cannot exhaust our fds nor crowd out other
+// clients (each also has its own deadline).
 constexpr size_t kMaxPending = 512;
+// A client with -P 128 connects 128 streams at once; twice that from one address is a flood.
+constexpr int kMaxPendingPerAddress = 256;
 constexpr int kBacklog = 128;
 
 struct Pending {
   net::UniqueFd fd;
   std::string peer;
+  std::string host;  // the peer's address without the port (UdpHellos::PlainHost)
   char cookie[protocol::kCookieBytes];
   size_t have = 0;
   Clock::time_point deadline;
@@ -45,6 +52,7 @@ struct Pending {
 struct RunningTest {
   std::shared_ptr<ServerTest> test;
   std::thread thread;
+  std::string host;  // the client's address
 };
 
 void Refuse(int fd) {
@@ -82,20 +90,33 @@ class ServerImpl final : public Server {
 
  private:
   void AcceptAll();
+  // Takes the listening socket out of the epoll set while accepting is paused, back after.
+  void UpdateListening();
+  // False when no descriptor is left for one more connection (after dropping the oldest
+  // pending one of the busiest address, if any).
+  bool RoomForOneMore();
   void ReadCookie(int fd);
   void Route(Pending& pending);
   void StartTest(Pending& pending, const std::string& cookie);
   void Reap(bool all);
   void ExpirePending();
+  void DropPending(int fd);
+  // Drops the oldest pending connection of the address with the most (or of `host` if given).
+  void DropOldestPending(const std::string* host);
+  int TestsFrom(const std::string& host) const;
+  int MaxTestsPerAddress() const;
   int EpollTimeoutMs(Clock::time_point idle_deadline) const;
 
   ServerShared shared_;
   net::UniqueFd listen_;
+  std::optional<AcceptGate> gate_;
+  bool listening_ = true;  // listen_ is in the epoll set
   int epoll_fd_ = -1;
   int wake_fd_ = -1;
   std::atomic<bool> stop_requested_{false};
   std::map<int, Pending> pending_;        // by fd
   std::list<int> pending_order_;          // oldest first
+  std::map<std::string, int> pending_per_host_;
   std::map<std::string, RunningTest> tests_;
   std::atomic<int> started_{0}, refused_{0};
   bool served_once_ = false;
@@ -134,45 +155,123 @@ Status ServerImpl::Init() {
   epoll_fd_ = epoll_create1(EPOLL_CLOEXEC);
   wake_fd_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
   if (epoll_fd_ < 0 || wake_fd_ < 0) return FailErrno("epoll/eventfd");
-  for (int fd : {listen_.get(), wake_fd_}) {
+  auto hellos = UdpHellos::Create(shared_.listen_address);
+  if (hellos) {
+    shared_.udp_hellos = std::move(*hellos);
+  } else {
+    LogWarning("UDP tests will be refused: " + hellos.error().ToString());
+  }
+  for (int fd : {listen_.get(), wake_fd_, shared_.udp_hellos ? shared_.udp_hellos->fd() : -1}) {
+    if (fd < 0) continue;
     epoll_event ev{};
     ev.events = EPOLLIN;
     ev.data.fd = fd;
     if (epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, fd, &ev) != 0) return FailErrno("epoll_ctl");
   }
+  // +1: the signalfd a caller passes to Run.
+  gate_.emplace(OpenDescriptors() + 1);
+  shared_.fds.set_limit(gate_->Budget());
   return Ok();
+}
+
+void ServerImpl::UpdateListening() {
+  shared_.fds.set_limit(gate_->Budget());
+  const bool want = !gate_->paused(Clock::now());
+  if (want == listening_) return;
+  epoll_event ev{};
+  ev.events = EPOLLIN;
+  ev.data.fd = listen_.get();
+  (void)epoll_ctl(epoll_fd_, want ? EPOLL_CTL_ADD : EPOLL_CTL_DEL, listen_.get(), &ev);
+  listening_ = want;
+}
+
+bool ServerImpl::RoomForOneMore() {
+  const uint64_t budget = shared_.fds.limit();
+  if (shared_.fds.in_use() + pending_.size() < budget) return true;
+  if (pending_.empty()) return false;
+  DropOldestPending(nullptr);
+  return shared_.fds.in_use() + pending_.size() < budget;
 }
 
 void ServerImpl::AcceptAll() {
   for (;;) {
+    if (!RoomForOneMore()) {
+      gate_->OnBudgetFull(Clock::now());
+      UpdateListening();
+      return;
+    }
     net::SocketAddress peer;
     auto fd = net::Accept(listen_.get(), &peer);
     if (!fd) {
-      // EAGAIN: drained. EMFILE and friends: drop this round; the loop comes back to it.
-      if (fd.error().sys_errno != EAGAIN && fd.error().sys_errno != EWOULDBLOCK) {
+      const int err = fd.error().sys_errno;
+      if (err == EMFILE || err == ENFILE) {
+        gate_->OnExhausted(listen_.get(), err, Clock::now());
+        UpdateListening();
+      } else if (err != EAGAIN && err != EWOULDBLOCK && err != ECONNABORTED && err != EINTR) {
         LogWarning("accept: " + fd.error().ToString());
       }
       return;
     }
-    if (pending_.size() >= kMaxPending) {
-      int oldest = pending_order_.front();
-      pending_order_.pop_front();
-      epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, oldest, nullptr);
-      pending_.erase(oldest);
-    }
+    const std::string host = UdpHellos::PlainHost(peer);
+    if (pending_per_host_[host] >= kMaxPendingPerAddress) DropOldestPending(&host);
+    if (pending_.size() >= kMaxPending) DropOldestPending(nullptr);
     (void)net::SetNonBlocking(fd->get());
     int raw = fd->get();
     Pending p;
     p.fd = std::move(*fd);
     p.peer = peer.ToString();
-    p.deadline = Clock::now() + shared_.config.control_timeout;
+    p.host = host;
+    p.deadline = Clock::now() + shared_.config.setup_timeout;
     epoll_event ev{};
     ev.events = EPOLLIN | EPOLLRDHUP;
     ev.data.fd = raw;
     if (epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, raw, &ev) != 0) continue;
     pending_.emplace(raw, std::move(p));
     pending_order_.push_back(raw);
+    ++pending_per_host_[host];
   }
+}
+
+void ServerImpl::DropPending(int fd) {
+  auto it = pending_.find(fd);
+  if (it == pending_.end()) return;
+  epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, fd, nullptr);
+  pending_order_.remove(fd);
+  if (--pending_per_host_[it->second.host] <= 0) pending_per_host_.erase(it->second.host);
+  pending_.erase(it);
+}
+
+void ServerImpl::DropOldestPending(const std::string* host) {
+  std::string busiest;
+  if (host != nullptr) {
+    busiest = *host;
+  } else {
+    int most = 0;
+    for (const auto& [h, n] : pending_per_host_) {
+      if (n > most) {
+        most = n;
+        busiest = h;
+      }
+    }
+  }
+  for (int fd : pending_order_) {
+    if (pending_[fd].host == busiest) {
+      DropPending(fd);
+      return;
+    }
+  }
+}
+
+int ServerImpl::TestsFrom(const std::string& host) const {
+  int n = 0;
+  for (const auto& [cookie, running] : tests_) n += running.host == host ? 1 : 0;
+  return n;
+}
+
+int ServerImpl::MaxTestsPerAddress() const {
+  const ServerConfig& c = shared_.config;
+  if (c.max_tests_per_address > 0) return c.max_tests_per_address;
+  return std::max(1, c.max_tests - 1);
 }
 
 void ServerImpl::ReadCookie(int fd) {
@@ -191,10 +290,8 @@ void ServerImpl::ReadCookie(int fd) {
     if (p.have == protocol::kCookieBytes && p.cookie[protocol::kCookieChars] != '\0') drop = true;
   }
   if (!drop && p.have < protocol::kCookieBytes) return;
-  epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, fd, nullptr);
-  pending_order_.remove(fd);
   Pending done = std::move(p);
-  pending_.erase(it);
+  DropPending(fd);
   if (drop) {
     if (n > 0) Refuse(done.fd.get());
     return;
@@ -216,6 +313,7 @@ void ServerImpl::Route(Pending& pending) {
     return;
   }
   const bool busy = static_cast<int>(tests_.size()) >= shared_.config.max_tests ||
+                    TestsFrom(pending.host) >= MaxTestsPerAddress() ||
                     (shared_.config.once && served_once_) || stop_requested_;
   if (busy) {
     Refuse(pending.fd.get());
@@ -236,13 +334,16 @@ void ServerImpl::StartTest(Pending& pending, const std::string& cookie) {
   (void)setsockopt(pending.fd.get(), IPPROTO_TCP, TCP_NODELAY, &no_delay, sizeof no_delay);
   served_once_ = true;
   ++started_;
+  // The cookie's deadline was the accept plus the set-up timeout: the rest of the set-up
+  // shares it.
   auto test = std::make_shared<ServerTest>(std::move(pending.fd), cookie, pending.peer, shared_,
-                                           [wake = wake_fd_] {
+                                           pending.deadline, [wake = wake_fd_] {
                                              uint64_t one = 1;
                                              (void)!write(wake, &one, sizeof one);
                                            });
   RunningTest running;
   running.test = test;
+  running.host = pending.host;
   running.thread = std::thread([test] { test->Run(); });
   tests_.emplace(cookie, std::move(running));
 }
@@ -265,16 +366,17 @@ void ServerImpl::ExpirePending() {
     int fd = pending_order_.front();
     auto it = pending_.find(fd);
     if (it != pending_.end() && it->second.deadline > now) break;
-    pending_order_.pop_front();
-    if (it != pending_.end()) {
-      epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, fd, nullptr);
-      pending_.erase(it);
+    if (it == pending_.end()) {
+      pending_order_.pop_front();
+    } else {
+      DropPending(fd);
     }
   }
 }
 
 int ServerImpl::EpollTimeoutMs(Clock::time_point idle_deadline) const {
   auto next = idle_deadline;
+  if (!listening_) next = std::min(next, gate_->resume_at());
   if (!pending_order_.empty()) {
     auto it = pending_.find(pending_order_.front());
     if (it != pending_.end()) next = std::min(next, it->second.deadline);
@@ -294,6 +396,7 @@ Result<bool> ServerImpl::Run(int stop_fd) {
   bool interrupted = false;
   for (;;) {
     Reap(false);
+    UpdateListening();
     if (shared_.config.once && served_once_ && tests_.empty()) break;
     const bool idle_limit = shared_.config.idle_timeout.count() > 0 && tests_.empty();
     const auto idle_deadline =
@@ -319,6 +422,8 @@ Result<bool> ServerImpl::Run(int stop_fd) {
         stop = stop || stop_requested_;
       } else if (fd == stop_fd) {
         stop = true;
+      } else if (shared_.udp_hellos && fd == shared_.udp_hellos->fd()) {
+        shared_.udp_hellos->OnReadable();
       } else {
         ReadCookie(fd);
       }

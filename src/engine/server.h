@@ -28,8 +28,18 @@ struct ServerConfig {
   std::chrono::seconds idle_timeout{0};
   int max_tests = 4;          // tests running at once; more get ACCESS_DENIED
   record::SpecLimits limits;  // --max-duration, --max-rate, --max-streams, --max-block
-  // Every read on a control connection (and the cookie read) waits at most this long.
+  // Every read on a control connection after the data has flowed waits at most this long.
   std::chrono::milliseconds control_timeout{10000};
+  // Everything before the data flows (cookie, parameters, streams) must be done this long
+  // after the connection was accepted: a stock client needs milliseconds, a silent one holds
+  // a slot no longer than this.
+  std::chrono::milliseconds setup_timeout{5000};
+  // A running test whose data stops moving (nothing received, nothing sent) this long ends
+  // with SERVER_ERROR IENOMSG; iperf3's --rcv-timeout and its default. 0 = never.
+  std::chrono::milliseconds receive_timeout{120000};
+  // Tests from one client address at once; 0 = max_tests - 1 (at least 1), so one address
+  // cannot take every slot.
+  int max_tests_per_address = 0;
   // A test is ended by the server once duration + omit + grace has passed (iperf3: 40 s).
   std::chrono::milliseconds grace{10000};
   int threads = 0;            // DataPath workers per test; 0 = one per CPU (capped)

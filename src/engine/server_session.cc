@@ -21,7 +21,6 @@
 #include "base/version.h"
 #include "engine/host_observer.h"
 #include "engine/session.h"
-#include "engine/session_udp.h"
 #include "net/socket.h"
 #include "protocol/control_channel.h"
 #include "protocol/params.h"
@@ -81,6 +80,7 @@ struct ServerTest::State {
   std::string congestion_used;
   bool params_read = false;
   uint64_t memory_reserved = 0;  // from shared_.memory, given back when the test ends
+  uint64_t fds_reserved = 0;     // from shared_.fds, likewise
   bool dont_fragment = false;  // iperf3 --dont-fragment (UDP)
   std::optional<HostObserver> host;  // created before the data starts
   std::optional<IntervalSampler> sampler;
@@ -93,11 +93,13 @@ struct ServerTest::State {
 };
 
 ServerTest::ServerTest(net::UniqueFd control, std::string cookie, std::string peer,
-                       ServerShared& shared, std::function<void()> on_finished)
+                       ServerShared& shared, std::chrono::steady_clock::time_point setup_deadline,
+                       std::function<void()> on_finished)
     : control_(std::move(control)),
       cookie_(std::move(cookie)),
       peer_(std::move(peer)),
       shared_(shared),
+      setup_deadline_(setup_deadline),
       on_finished_(std::move(on_finished)),
       stop_fd_(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) {}
 
@@ -105,9 +107,9 @@ ServerTest::~ServerTest() {
   if (stop_fd_ >= 0) close(stop_fd_);
 }
 
-net::UniqueFd ServerTest::OfferStream(net::UniqueFd fd) {
+net::UniqueFd ServerTest::OfferStream(net::UniqueFd fd, bool udp) {
   std::lock_guard<std::mutex> lock(mutex_);
-  if (!accepting_streams_ || streams_.size() >= streams_wanted_) return fd;
+  if (!accepting_streams_ || streams_udp_ != udp || streams_.size() >= streams_wanted_) return fd;
   streams_.push_back(std::move(fd));
   streams_arrived_.notify_all();
   return net::UniqueFd();
@@ -134,7 +136,8 @@ Status ServerTest::Refuse(State& st, int i_errno, const std::string& why) {
 }
 
 Status ServerTest::Handshake(State& st) {
-  const milliseconds timeout = shared_.config.control_timeout;
+  const milliseconds timeout = std::max(milliseconds(0),
+      std::chrono::duration_cast<milliseconds>(setup_deadline_ - std::chrono::steady_clock::now()));
   if (auto s = wire::SendState(control_.get(), wire::State::kParamExchange); !s) return s;
   auto doc = wire::ReadJson(control_.get(), timeout, wire::kMaxParamsBytes, "reading parameters");
   if (!doc) return tl::unexpected(doc.error());
@@ -154,10 +157,23 @@ Status ServerTest::Handshake(State& st) {
   if (auto problem = record::Validate(st.spec, shared_.config.limits)) {
     return Refuse(st, IperfErrnoFor(problem->violation), "refused: " + problem->message);
   }
-  return ReserveMemory(st);
+  return ReserveBudgets(st);
 }
 
-Status ServerTest::ReserveMemory(State& st) {
+Status ServerTest::ReserveBudgets(State& st) {
+  const size_t streams = PlanStreams(st.spec, /*is_client=*/false).size();
+  const int cpus = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const int workers = std::min<int>(shared_.config.threads > 0 ? shared_.config.threads : cpus,
+                                    static_cast<int>(streams));
+  const uint64_t fds = TestDescriptors(st.spec, workers);
+  if (!shared_.fds.TryReserve(fds)) {
+    // "unable to create a new test: Too many open files"
+    (void)wire::SendServerError(control_.get(), wire::iperf_errno::kNewTest, EMFILE);
+    return Fail(fmt::format("refused: it needs {} descriptors, {} of the budget of {} are in "
+                            "use (the descriptor limit less a reserve)",
+                            fds, shared_.fds.in_use(), shared_.fds.limit()));
+  }
+  st.fds_reserved = fds;
   const uint64_t need = TestBufferBytes(st.spec);
   if (shared_.memory.TryReserve(need)) {
     st.memory_reserved = need;
@@ -174,16 +190,9 @@ Status ServerTest::ReserveMemory(State& st) {
                           FormatBytes(static_cast<double>(shared_.memory.limit()))));
 }
 
-Status ServerTest::SetUpTcpStreams(State& st) {
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    streams_wanted_ = st.streams.size();
-    accepting_streams_ = true;
-  }
-  if (auto s = wire::SendState(control_.get(), wire::State::kCreateStreams); !s) return s;
-  const auto deadline = std::chrono::steady_clock::now() + shared_.config.control_timeout;
+Status ServerTest::AwaitStreams() {
   std::unique_lock<std::mutex> lock(mutex_);
-  streams_arrived_.wait_until(lock, deadline, [&] {
+  streams_arrived_.wait_until(lock, setup_deadline_, [&] {
     return terminating_ || streams_.size() >= streams_wanted_;
   });
   accepting_streams_ = false;
@@ -192,6 +201,18 @@ Status ServerTest::SetUpTcpStreams(State& st) {
     return Fail(fmt::format("only {} of {} data streams connected in time", streams_.size(),
                             streams_wanted_));
   }
+  return Ok();
+}
+
+Status ServerTest::SetUpTcpStreams(State& st) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    streams_wanted_ = st.streams.size();
+    streams_udp_ = false;
+    accepting_streams_ = true;
+  }
+  if (auto s = wire::SendState(control_.get(), wire::State::kCreateStreams); !s) return s;
+  if (auto s = AwaitStreams(); !s) return s;
   const net::SocketOptions options = DataSocketOptions(st.spec);
   for (auto& fd : streams_) {
     // The window is set right after accept: the listener is shared by every test, so it cannot
@@ -210,36 +231,36 @@ Status ServerTest::SetUpTcpStreams(State& st) {
 }
 
 Status ServerTest::SetUpUdpStreams(State& st) {
-  // One test at a time owns the unconnected UDP socket on the port; a second UDP test waits
-  // here (at most the control timeout) until the first has connected all its streams.
-  std::unique_lock<std::timed_mutex> gate(shared_.udp_setup, std::defer_lock);
-  if (!gate.try_lock_for(shared_.config.control_timeout)) {
-    (void)wire::SendServerError(control_.get(), wire::iperf_errno::kStreamListen, EBUSY);
-    return Fail("another test kept the UDP port busy");
+  auto peer = net::SocketAddress::Peer(control_.get());
+  if (!shared_.udp_hellos || !peer) {
+    (void)wire::SendServerError(control_.get(), wire::iperf_errno::kStreamListen, EADDRINUSE);
+    return Fail("the server's UDP port is not open (it could not be bound at start)");
+  }
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    streams_wanted_ = st.streams.size();
+    streams_udp_ = true;
+    accepting_streams_ = true;
   }
   net::SocketOptions options = DataSocketOptions(st.spec);
   options.dont_fragment = st.dont_fragment;
-  auto listening = net::BindUdp(shared_.listen_address, options);
-  if (!listening) {
-    (void)wire::SendServerError(control_.get(), wire::iperf_errno::kStreamListen,
-                                listening.error().sys_errno);
-    return tl::unexpected(listening.error());
+  UdpHellos& hellos = *shared_.udp_hellos;
+  hellos.Expect(this, UdpHellos::PlainHost(*peer), st.streams.size(), options,
+                [this](net::UniqueFd fd) { return !OfferStream(std::move(fd), /*udp=*/true); });
+  // Another test of the same host may be taking its hellos: CREATE_STREAMS only once it is done.
+  Status s = hellos.WaitTurn(this, setup_deadline_, [this] { return stopping(); })
+                 ? Ok()
+                 : Fail("another test from the same address kept setting up its UDP streams");
+  if (s) s = wire::SendState(control_.get(), wire::State::kCreateStreams);
+  if (s) s = AwaitStreams();
+  hellos.Forget(this);
+  if (!s) return s;
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (auto& fd : streams_) {
+    if (shared_.config.on_data_socket) shared_.config.on_data_socket(fd.get());
+    st.stream_fds.push_back(std::move(fd));
   }
-  if (auto s = wire::SendState(control_.get(), wire::State::kCreateStreams); !s) return s;
-  for (size_t i = 0; i < st.streams.size(); ++i) {
-    if (auto s = UdpServerAwaitHello(listening->get(), shared_.config.control_timeout, stop_fd_);
-        !s) {
-      return s;
-    }
-    net::UniqueFd connected = std::move(*listening);
-    if (i + 1 < st.streams.size()) {
-      listening = net::BindUdp(shared_.listen_address, options);
-      if (!listening) return tl::unexpected(listening.error());
-    }
-    if (auto s = UdpServerReply(connected.get()); !s) return s;
-    if (shared_.config.on_data_socket) shared_.config.on_data_socket(connected.get());
-    st.stream_fds.push_back(std::move(connected));
-  }
+  streams_.clear();
   return Ok();
 }
 
@@ -324,8 +345,9 @@ Status ServerTest::Measure(State& st) {
     return std::min(next ? start + *next : MonoTime::max(), counted_end);
   };
   MonoTime boundary = boundary_after(start);
+  StallWatch stall(start, shared_.config.receive_timeout);
   for (;;) {
-    auto woke = loop->Wait(std::min(boundary, deadline));
+    auto woke = loop->Wait(std::min({boundary, deadline, stall.deadline()}));
     if (!woke) return tl::unexpected(woke.error());
     const MonoTime t = clock.Now();
     if (*woke == SessionLoop::Wake::kStop) return Fail("server stopping: test terminated");
@@ -357,6 +379,11 @@ Status ServerTest::Measure(State& st) {
       // reverse mode drains them until they close before it answers EXCHANGE_RESULTS.
       st.path.reset();
       break;
+    }
+    if (stall.Stalled(t, st.path->Snapshot())) {
+      // What iperf3 sends when its --rcv-timeout fires: "idle timeout for receiving data".
+      (void)wire::SendServerError(control_.get(), wire::iperf_errno::kNoMsg, 0);
+      return Fail(fmt::format("no data moved for {} ms (--rcv-timeout)", stall.limit().count()));
     }
     if (t >= deadline) {
       // iperf3 has no error for it; the nearest a stock client prints is "the server has
@@ -502,6 +529,7 @@ void ServerTest::Run() {
   Finish(st, status);
   st.path.reset();  // frees the buffers the reservation stood for
   shared_.memory.Release(st.memory_reserved);
+  shared_.fds.Release(st.fds_reserved);
   {
     std::lock_guard<std::mutex> lock(mutex_);  // Terminate may be using the fd
     control_.Reset();

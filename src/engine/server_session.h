@@ -16,6 +16,7 @@
 
 #include "engine/server.h"
 #include "engine/server_budget.h"
+#include "engine/udp_hellos.h"
 #include "net/socket_address.h"
 #include "net/unique_fd.h"
 #include "protocol/results.h"
@@ -23,30 +24,33 @@
 
 namespace nicbench::engine {
 
-// Shared by the tests of one server: the UDP set-up lock (one test at a time binds the
-// unconnected UDP socket on the port, so hellos never go to the wrong test), the listening
-// address, the config, and the sink.
+// Shared by the tests of one server: the UDP port's hello router, the listening address, the
+// config, the budgets and the sink.
 struct ServerShared {
   ServerConfig config;
   net::SocketAddress listen_address;  // port filled in
-  std::timed_mutex udp_setup;
+  std::unique_ptr<UdpHellos> udp_hellos;  // null when the UDP port could not be bound
   ResourceBudget memory;  // bytes of the tests' buffers (ServerConfig::memory_budget_bytes)
+  ResourceBudget fds;     // descriptors for tests and pending connections (accept_gate.h)
   TestSink sink;
   std::atomic<int> tests_ok{0}, tests_failed{0};
 };
 
 class ServerTest {
  public:
+  // `setup_deadline`: when everything before the data must be done (ServerConfig::setup_timeout
+  // after the accept).
   ServerTest(net::UniqueFd control, std::string cookie, std::string peer, ServerShared& shared,
-             std::function<void()> on_finished);
+             std::chrono::steady_clock::time_point setup_deadline, std::function<void()> on_finished);
   ~ServerTest();
   ServerTest(const ServerTest&) = delete;
   ServerTest& operator=(const ServerTest&) = delete;
 
   void Run();
-  // A data connection that sent this test's cookie. Returns it back (not taken) when the test
-  // is not waiting for TCP streams; the acceptor then refuses it.
-  net::UniqueFd OfferStream(net::UniqueFd fd);
+  // A data connection that sent this test's cookie (or, `udp`, a UDP stream's connected
+  // socket). Returns it back (not taken) when the test is not waiting for streams of that
+  // kind; the acceptor then refuses it.
+  net::UniqueFd OfferStream(net::UniqueFd fd, bool udp = false);
   // The server is stopping: SERVER_TERMINATE to the client, end the test.
   void Terminate();
   bool finished() const { return finished_.load(); }
@@ -55,10 +59,12 @@ class ServerTest {
  private:
   struct State;  // the test's working values (server_session.cc)
   Status Handshake(State& st);
-  Status ReserveMemory(State& st);
+  Status ReserveBudgets(State& st);
   Status SetUpStreams(State& st);
   Status SetUpTcpStreams(State& st);
   Status SetUpUdpStreams(State& st);
+  // Waits until every stream asked for has come (or the set-up deadline, or a stop).
+  Status AwaitStreams();
   Status Measure(State& st);
   // With live samples asked for: the host sample of the interval that just closed, to the client.
   void SendLiveSample(State& st);
@@ -77,12 +83,14 @@ class ServerTest {
   std::string cookie_;
   std::string peer_;
   ServerShared& shared_;
+  std::chrono::steady_clock::time_point setup_deadline_;
   std::function<void()> on_finished_;
   int stop_fd_ = -1;  // eventfd: Terminate writes it
 
   std::mutex mutex_;
   std::condition_variable streams_arrived_;
   bool accepting_streams_ = false;
+  bool streams_udp_ = false;
   bool terminating_ = false;
   size_t streams_wanted_ = 0;
   std::deque<net::UniqueFd> streams_;

@@ -289,4 +289,19 @@ Result<SessionLoop::Wake> SessionLoop::Wait(MonoTime until) {
   }
 }
 
+MonoTime StallWatch::deadline() const {
+  return limit_.count() > 0 ? last_move_ + limit_ : MonoTime::max();
+}
+
+bool StallWatch::Stalled(MonoTime now, const std::vector<FlowCounters>& counters) {
+  uint64_t moved = 0;
+  for (const FlowCounters& c : counters) moved += c.bytes;
+  if (moved != moved_) {
+    moved_ = moved;
+    last_move_ = now;
+    return false;
+  }
+  return limit_.count() > 0 && now >= deadline();
+}
+
 }  // namespace nicbench::engine

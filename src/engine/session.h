@@ -89,6 +89,22 @@ void AddQueuedBytes(const DataPath& path, record::Transport transport,
 void WaitForSendQueues(const DataPath& path, const std::vector<StreamRole>& streams,
                        record::Transport transport, std::chrono::milliseconds limit);
 
+// Watches a running test's data for a stall (iperf3's --rcv-timeout, here on both directions):
+// Stalled once no flow's byte count has moved for `limit` (0 = never).
+class StallWatch {
+ public:
+  StallWatch(MonoTime start, std::chrono::milliseconds limit) : limit_(limit), last_move_(start) {}
+  // When the test counts as stalled if nothing moves before then (MonoTime::max() = never).
+  MonoTime deadline() const;
+  bool Stalled(MonoTime now, const std::vector<FlowCounters>& counters);
+  std::chrono::milliseconds limit() const { return limit_; }
+
+ private:
+  std::chrono::milliseconds limit_;
+  MonoTime last_move_;
+  uint64_t moved_ = 0;
+};
+
 // The epoll set a controller waits in during a test: the control socket, the DataPath's done
 // fd, a stop fd and a timerfd for interval boundaries.
 class SessionLoop {

@@ -61,36 +61,4 @@ Result<net::UniqueFd> UdpClientHandshake(const net::SocketAddress& server,
   return Fail("no UDP reply among the first data datagrams");
 }
 
-Status UdpServerAwaitHello(int listening, std::chrono::milliseconds timeout, int stop_fd) {
-  uint8_t buf[2048];
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  for (;;) {
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-        deadline - std::chrono::steady_clock::now());
-    if (left.count() <= 0) return Fail("timed out waiting for a UDP stream hello");
-    auto ready = WaitReadable(listening, left, stop_fd);
-    if (!ready) return tl::unexpected(ready.error());
-    if (!*ready) return Fail("no UDP stream hello (timeout or server stopping)");
-    sockaddr_storage from{};
-    socklen_t from_len = sizeof from;
-    ssize_t n = recvfrom(listening, buf, sizeof buf, MSG_DONTWAIT,
-                         reinterpret_cast<sockaddr*>(&from), &from_len);
-    if (n < 0) {
-      if (errno == EAGAIN || errno == EINTR) continue;
-      return FailErrno("recvfrom UDP hello");
-    }
-    // A longer datagram is stray data (a late packet of a finished stream): not a hello.
-    if (!protocol::IsAcceptedUdpHello(static_cast<size_t>(n))) continue;
-    net::SocketAddress peer(reinterpret_cast<sockaddr*>(&from), from_len);
-    return net::ConnectUdp(listening, peer);
-  }
-}
-
-Status UdpServerReply(int connected) {
-  if (send(connected, protocol::kUdpReply, sizeof protocol::kUdpReply, MSG_NOSIGNAL) < 0) {
-    return FailErrno("sending the UDP reply");
-  }
-  return Ok();
-}
-
 }  // namespace nicbench::engine

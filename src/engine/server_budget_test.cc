@@ -1,0 +1,77 @@
+#include "engine/server_budget.h"
+
+#include <gtest/gtest.h>
+
+#include "engine/flow_payload.h"
+#include "engine/session.h"
+
+namespace nicbench::engine {
+namespace {
+
+TEST(ResourceBudget, ReservesOnlyWhatFitsAndGivesBack) {
+  ResourceBudget budget;
+  budget.set_limit(100);
+  EXPECT_TRUE(budget.TryReserve(60));
+  EXPECT_FALSE(budget.TryReserve(41));
+  EXPECT_EQ(budget.in_use(), 60u);
+  EXPECT_TRUE(budget.TryReserve(40));
+  budget.Release(60);
+  EXPECT_TRUE(budget.TryReserve(60));
+  EXPECT_FALSE(budget.TryReserve(UINT64_MAX));  // no overflow past the limit
+}
+
+TEST(TestBufferBytes, SendersShareOnePayloadReceiversHaveTheirOwn) {
+  record::TestSpec spec;
+  spec.parallel = 128;
+  spec.block_bytes = 16u << 20;
+  spec.direction = record::Direction::kReverse;  // the server sends on every stream
+  EXPECT_EQ(TestBufferBytes(spec), 16u << 20);
+  spec.zero_copy = record::ZeroCopy::kSendfile;
+  EXPECT_EQ(TestBufferBytes(spec), 32u << 20);
+  spec.zero_copy = record::ZeroCopy::kOff;
+  spec.direction = record::Direction::kForward;  // the server receives on every stream
+  EXPECT_EQ(TestBufferBytes(spec), 128ull * (16u << 20));
+  spec.transport = record::Transport::kUdp;
+  spec.block_bytes = 1400;
+  spec.parallel = 2;
+  EXPECT_EQ(TestBufferBytes(spec), 2u * 65535);
+}
+
+TEST(TestDescriptors, StreamsPlusFixedPlusWorkers) {
+  record::TestSpec spec;
+  spec.parallel = 4;
+  EXPECT_EQ(TestDescriptors(spec, 2), 4u + 9 + 6);
+  spec.direction = record::Direction::kBidirectional;
+  EXPECT_EQ(TestDescriptors(spec, 2), 8u + 9 + 6);
+}
+
+TEST(PayloadCache, OneBufferPerLengthAndFill) {
+  PayloadCache cache;
+  auto a = cache.Get(4096, false, false);
+  auto b = cache.Get(4096, false, false);
+  auto c = cache.Get(4096, true, false);
+  ASSERT_TRUE(a && b && c);
+  EXPECT_EQ(a->get(), b->get());
+  EXPECT_NE(a->get(), c->get());
+  EXPECT_EQ((*c)->block[11], '1');
+  auto with_memfd = cache.Get(4096, false, true);
+  ASSERT_TRUE(with_memfd);
+  EXPECT_TRUE((*with_memfd)->memfd);
+}
+
+TEST(StallWatch, StalledOnlyAfterTheLimitWithoutMovement) {
+  const MonoTime start{};
+  StallWatch watch(start, std::chrono::milliseconds(1000));
+  std::vector<FlowCounters> counters(1);
+  EXPECT_FALSE(watch.Stalled(start + std::chrono::milliseconds(999), counters));
+  counters[0].bytes = 10;
+  EXPECT_FALSE(watch.Stalled(start + std::chrono::milliseconds(1500), counters));
+  EXPECT_EQ(watch.deadline(), start + std::chrono::milliseconds(2500));
+  EXPECT_TRUE(watch.Stalled(start + std::chrono::milliseconds(2500), counters));
+  StallWatch never(start, std::chrono::milliseconds(0));
+  EXPECT_FALSE(never.Stalled(start + std::chrono::hours(48), {}));
+  EXPECT_EQ(never.deadline(), MonoTime::max());
+}
+
+}  // namespace
+}  // namespace nicbench::engine
