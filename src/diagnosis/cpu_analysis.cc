@@ -53,6 +53,24 @@ std::optional<double> PinnedProcessPercent(const RunView& view, const End& end, 
 
 }  // namespace
 
+std::optional<double> MeanRunQueueWait(const RunView& view, const End& end) {
+  std::vector<double> waits;
+  for (const auto* s : view.Samples(end)) {
+    if (auto w = RunQueueWaitShare(*s)) waits.push_back(*w);
+  }
+  if (waits.empty()) return std::nullopt;
+  return Mean(waits);
+}
+
+std::optional<double> MeanProcessPercent(const RunView& view, const End& end) {
+  std::vector<double> use;
+  for (const auto* s : view.Samples(end)) {
+    if (auto p = ProcessPercent(*s)) use.push_back(*p);
+  }
+  if (use.empty()) return std::nullopt;
+  return Mean(use);
+}
+
 std::vector<int> AllowedCpus(const RunView& view, const End& end) {
   auto samples = view.Samples(end);
   for (auto it = samples.rbegin(); it != samples.rend(); ++it) {
@@ -148,6 +166,7 @@ CoreSaturation AnalyzeCpu(const RunView& view, const End& end, const Thresholds&
   }
   for (double* v : {&out.busy, &out.user, &out.system, &out.irq, &out.softirq, &out.steal}) *v /= n;
   out.pinned_process_percent = PinnedProcessPercent(view, end, out.core);
+  out.run_queue_wait = MeanRunQueueWait(view, end);
   return out;
 }
 

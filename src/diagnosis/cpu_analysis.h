@@ -33,6 +33,8 @@ struct CoreSaturation {
   // end may not run there: that process's mean use, percent of a core. The core's user+system
   // time beyond it is then certainly other processes'.
   std::optional<double> pinned_process_percent;
+  // Mean run-queue wait of nicbench's threads at this end (RunQueueWaitShare), when sampled.
+  std::optional<double> run_queue_wait;
 
   bool Saturated(const Thresholds& t) const {
     return samples > 0 && core >= 0 && saturated >= t.saturated_interval_fraction * samples;
@@ -50,6 +52,11 @@ struct CoreSaturation {
 };
 
 CoreSaturation AnalyzeCpu(const RunView& view, const End& end, const Thresholds& t);
+
+// Mean RunQueueWaitShare over an end's samples; nullopt when none carries it.
+std::optional<double> MeanRunQueueWait(const RunView& view, const End& end);
+// Mean ProcessPercent over an end's samples; nullopt when none carries it.
+std::optional<double> MeanProcessPercent(const RunView& view, const End& end);
 
 // The CPUs an end's process was allowed to run on (its last sample), empty when unknown.
 std::vector<int> AllowedCpus(const RunView& view, const End& end);

@@ -30,6 +30,10 @@ struct Thresholds {
   // CPU time (percent of one core) used by processes other than nicbench that counts as
   // competition for a saturated core.
   double competitor_percent = 20.0;
+  // ...and it counts only when nicbench's own threads waited for a CPU (run-queue delay,
+  // summed over its threads) at least this share of the time: the evidence that the
+  // competition held this transfer back, not just that the host was busy.
+  double run_queue_wait_fraction = 0.10;
   // Share of the NIC's interrupts taken by one CPU that counts as concentration.
   double irq_concentration_fraction = 0.9;
   // Mean idle of the other CPUs for "while others idle".
