@@ -3,6 +3,7 @@
 // and how much went to other processes. Pure.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -50,6 +51,20 @@ struct CoreSaturation {
   // "cpu1 97% busy: user 10%, system 30%, irq 2%, softirq 55%"
   std::string CoreText() const;
 };
+
+// The NIC's interrupt lines of an end over its counted samples, with each CPU's busy and idle
+// shares summed over the samples that carry them.
+struct NicIrqs {
+  int samples = 0;
+  double seconds = 0;
+  uint64_t total = 0;
+  std::vector<uint64_t> per_cpu;
+  std::map<std::string, uint64_t> per_line;  // "eth0-TxRx-0 (irq 45)" -> count
+  std::vector<double> busy_sum, idle_sum;    // per CPU, summed over samples
+  int cpu_samples = 0;
+};
+
+NicIrqs CollectIrqs(const RunView& view, const End& end);
 
 CoreSaturation AnalyzeCpu(const RunView& view, const End& end, const Thresholds& t);
 
