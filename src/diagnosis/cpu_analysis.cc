@@ -53,6 +53,53 @@ std::optional<double> PinnedProcessPercent(const RunView& view, const End& end, 
 
 }  // namespace
 
+NicIrqs CollectIrqs(const RunView& view, const End& end) {
+  NicIrqs out;
+  for (const auto* s : view.Samples(end)) {
+    const auto* irqs = s->irqs.get();
+    if (irqs == nullptr) continue;
+    ++out.samples;
+    out.seconds += Seconds(*s);
+    for (const auto& line : *irqs) {
+      if (!line.nic) continue;
+      out.total += line.total;
+      out.per_line[fmt::format("{} (irq {})", line.name, line.irq)] += line.total;
+      if (out.per_cpu.size() < line.per_cpu.size()) out.per_cpu.resize(line.per_cpu.size());
+      for (size_t c = 0; c < line.per_cpu.size(); ++c) out.per_cpu[c] += line.per_cpu[c];
+    }
+    if (const auto* cpus = s->cpus.get()) {
+      ++out.cpu_samples;
+      if (out.busy_sum.size() < cpus->size()) {
+        out.busy_sum.resize(cpus->size());
+        out.idle_sum.resize(cpus->size());
+      }
+      for (size_t c = 0; c < cpus->size(); ++c) {
+        out.busy_sum[c] += (*cpus)[c].Busy();
+        out.idle_sum[c] += (*cpus)[c].idle;
+      }
+    }
+  }
+  return out;
+}
+
+std::optional<double> MeanRunQueueWait(const RunView& view, const End& end) {
+  std::vector<double> waits;
+  for (const auto* s : view.Samples(end)) {
+    if (auto w = RunQueueWaitShare(*s)) waits.push_back(*w);
+  }
+  if (waits.empty()) return std::nullopt;
+  return Mean(waits);
+}
+
+std::optional<double> MeanProcessPercent(const RunView& view, const End& end) {
+  std::vector<double> use;
+  for (const auto* s : view.Samples(end)) {
+    if (auto p = ProcessPercent(*s)) use.push_back(*p);
+  }
+  if (use.empty()) return std::nullopt;
+  return Mean(use);
+}
+
 std::vector<int> AllowedCpus(const RunView& view, const End& end) {
   auto samples = view.Samples(end);
   for (auto it = samples.rbegin(); it != samples.rend(); ++it) {
@@ -148,6 +195,7 @@ CoreSaturation AnalyzeCpu(const RunView& view, const End& end, const Thresholds&
   }
   for (double* v : {&out.busy, &out.user, &out.system, &out.irq, &out.softirq, &out.steal}) *v /= n;
   out.pinned_process_percent = PinnedProcessPercent(view, end, out.core);
+  out.run_queue_wait = MeanRunQueueWait(view, end);
   return out;
 }
 

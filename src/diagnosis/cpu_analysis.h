@@ -3,6 +3,7 @@
 // and how much went to other processes. Pure.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -33,6 +34,8 @@ struct CoreSaturation {
   // end may not run there: that process's mean use, percent of a core. The core's user+system
   // time beyond it is then certainly other processes'.
   std::optional<double> pinned_process_percent;
+  // Mean run-queue wait of nicbench's threads at this end (RunQueueWaitShare), when sampled.
+  std::optional<double> run_queue_wait;
 
   bool Saturated(const Thresholds& t) const {
     return samples > 0 && core >= 0 && saturated >= t.saturated_interval_fraction * samples;
@@ -49,7 +52,26 @@ struct CoreSaturation {
   std::string CoreText() const;
 };
 
+// The NIC's interrupt lines of an end over its counted samples, with each CPU's busy and idle
+// shares summed over the samples that carry them.
+struct NicIrqs {
+  int samples = 0;
+  double seconds = 0;
+  uint64_t total = 0;
+  std::vector<uint64_t> per_cpu;
+  std::map<std::string, uint64_t> per_line;  // "eth0-TxRx-0 (irq 45)" -> count
+  std::vector<double> busy_sum, idle_sum;    // per CPU, summed over samples
+  int cpu_samples = 0;
+};
+
+NicIrqs CollectIrqs(const RunView& view, const End& end);
+
 CoreSaturation AnalyzeCpu(const RunView& view, const End& end, const Thresholds& t);
+
+// Mean RunQueueWaitShare over an end's samples; nullopt when none carries it.
+std::optional<double> MeanRunQueueWait(const RunView& view, const End& end);
+// Mean ProcessPercent over an end's samples; nullopt when none carries it.
+std::optional<double> MeanProcessPercent(const RunView& view, const End& end);
 
 // The CPUs an end's process was allowed to run on (its last sample), empty when unknown.
 std::vector<int> AllowedCpus(const RunView& view, const End& end);

@@ -84,6 +84,7 @@ void ReceiverStarvedOnSharedStand(RunRecord& run) {
   for (auto* end : {&run.local, &Remote(run)}) SetCpu(*end, 0, 80, 18, 0, 1);
   SetProcessPercent(run.local, 30);
   SetProcessPercent(Remote(run), 45);
+  SetRunQueueWait(Remote(run), 0.4);
   for (auto& iv : run.local.intervals) iv.streams[0].tcp_info.value().rwnd_limited_us = 0;
   auto& last = run.local.intervals.back().streams[0].tcp_info.value();
   last.rwnd_limited_us = last.busy_time_us * 8 / 10;
@@ -107,6 +108,7 @@ void ReceiverPinnedWithBusyLoop(RunRecord& run) {
   SetProcessPercent(Remote(run), 40);
   SetAllowedCpus(run.local, {1});
   SetAllowedCpus(Remote(run), {0});
+  SetRunQueueWait(Remote(run), 0.5);
   run.intervals = run.local.intervals;
 }
 
@@ -165,14 +167,46 @@ const Case kCases[] = {
     {"receiver softirq saturation is not competition", ReceiverSoftirqSaturated,
      "receiver-cpu-bound", true, "mostly"},
     {"sender core saturated by system time",
-     [](RunRecord& run) { SetCpu(run.local, 2, 10, 85, 0, 3); }, "sender-cpu-bound", true,
-     "system"},
+     [](RunRecord& run) {
+       SetCpu(run.local, 2, 10, 85, 0, 3);
+       SetProcessPercent(run.local, 95);  // nicbench's own work fills the core
+     },
+     "sender-cpu-bound", true, "system"},
     {"receiver core shared with a competing process",
      [](RunRecord& run) {
        SetCpu(Remote(run), 0, 60, 38, 0, 1);
        SetProcessPercent(Remote(run), 45);
+       SetRunQueueWait(Remote(run), 0.5);
      },
      "receiver-cpu-bound", true, "other processes take ~53%"},
+    {"a busy core whose other work never delays nicbench is no CPU finding",
+     [](RunRecord& run) {
+       SetCpu(Remote(run), 0, 60, 38, 0, 1);
+       SetProcessPercent(Remote(run), 45);
+       SetRunQueueWait(Remote(run), 0.01);
+     },
+     "receiver-cpu-bound", false},
+    {"without run-queue samples competition is not claimed",
+     [](RunRecord& run) {
+       SetCpu(Remote(run), 0, 60, 38, 0, 1);
+       SetProcessPercent(Remote(run), 45);
+     },
+     "receiver-cpu-bound", false},
+    {"a transfer at its link's ceiling is not CPU-bound, even beside a competitor",
+     [](RunRecord& run) {
+       run = MakeRun(941e6);
+       SetCpu(Remote(run), 0, 60, 38, 0, 1);
+       SetProcessPercent(Remote(run), 45);
+       SetRunQueueWait(Remote(run), 0.5);
+     },
+     "receiver-cpu-bound", false},
+    {"competition names the waiting end in title and evidence",
+     [](RunRecord& run) {
+       SetCpu(Remote(run), 0, 60, 38, 0, 1);
+       SetProcessPercent(Remote(run), 45);
+       SetRunQueueWait(Remote(run), 0.5);
+     },
+     "receiver-cpu-bound", true, "threads at the remote server (receiver) waited for a CPU 500 ms"},
     {"saturation in only 3 of 10 intervals is not CPU-bound",
      [](RunRecord& run) {
        for (int i = 0; i < 3; ++i) {
@@ -444,10 +478,17 @@ TEST(Diagnose, ReverseTestNamesTheServerAsSender) {
   Remote(run).intervals = MakeIntervals(700e6, true);
   run.intervals = run.local.intervals;
   SetCpu(Remote(run), 3, 10, 85, 0, 3);
+  SetProcessPercent(Remote(run), 95);
   auto findings = Diagnose(run);
   const record::Finding* f = Find(findings, "sender-cpu-bound");
   ASSERT_NE(f, nullptr) << Ids(findings);
   EXPECT_NE(f->title.find("remote server (sender)"), std::string::npos) << f->title;
+  // The evidence describes the same end as the title.
+  ASSERT_FALSE(f->evidence.empty());
+  EXPECT_EQ(f->evidence[0].rfind("remote server (sender)", 0), 0u) << f->evidence[0];
+  for (const std::string& e : f->evidence) {
+    EXPECT_EQ(e.find("local client"), std::string::npos) << e;
+  }
 }
 
 TEST(Diagnose, BidirectionalHasTwoFlows) {

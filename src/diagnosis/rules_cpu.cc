@@ -1,9 +1,11 @@
 // CPU rules: an end whose core saturates (and with what), and nicbench itself at its limit.
 #include <algorithm>
+#include <optional>
 
 #include <fmt/format.h>
 
 #include "diagnosis/cpu_analysis.h"
+#include "diagnosis/link.h"
 #include "diagnosis/rules.h"
 
 namespace nicbench::diagnosis {
@@ -86,11 +88,61 @@ std::string NextStep(const CoreSaturation& cpu, bool competes) {
          "on the sender or --skip-rx-copy on the receiver, or -P 2..4 streams.";
 }
 
-record::Finding CpuFinding(const RunView& view, const End& analysed, const CoreSaturation& cpu,
-                           bool competes, const Thresholds& t) {
+// The run-queue wait of the end that owns the core (or the longer of both ends' when it is
+// not known which), the evidence that competition held this transfer back.
+std::optional<double> OwnerWait(const RunView& view, const End* owner, const End& analysed) {
+  if (owner != nullptr) return MeanRunQueueWait(view, *owner);
+  std::optional<double> longest;
+  for (const End* e : view.ends()) {
+    auto w = MeanRunQueueWait(view, *e);
+    if (w && (!longest || *w > *longest)) longest = w;
+  }
+  return longest ? longest : MeanRunQueueWait(view, analysed);
+}
+
+// What the saturated core's other work means for this transfer.
+enum class Contention {
+  kNone,       // the core is busy with nicbench's own work (and the kernel's for it)
+  kHeldBack,   // other processes took part of it AND nicbench's threads waited for a CPU,
+               // or the hypervisor stole it
+  kNotHeldBack,  // other processes took part of it, but nicbench never waited: their work
+                 // did not delay this transfer, so the saturation is not its limit
+};
+
+// Busy time alone is no evidence: a host may be busy with work that never delays this
+// transfer; the run-queue delay of nicbench's own threads is.
+Contention Judge(const CoreSaturation& cpu, std::optional<double> wait, const Thresholds& t) {
+  if (cpu.steal >= t.competitor_percent) return Contention::kHeldBack;
+  if (cpu.CompetitorPercent() < t.competitor_percent) return Contention::kNone;
+  if (wait && *wait >= t.run_queue_wait_fraction) return Contention::kHeldBack;
+  return Contention::kNotHeldBack;
+}
+
+std::string WaitEvidence(const std::string& who, std::optional<double> wait) {
+  if (!wait) {
+    return "nicbench's run-queue delay was not sampled (/proc/self/task/*/schedstat): whether "
+           "other processes held it back cannot be judged";
+  }
+  return fmt::format("nicbench's threads at the {} waited for a CPU {:.0f} ms per second "
+                     "(run-queue delay, /proc/self/task/*/schedstat)",
+                     who, *wait * 1000);
+}
+
+// `competes` is set to whether the finding blames a competing process; nullopt when other
+// processes filled the core without holding this transfer back.
+std::optional<record::Finding> CpuFinding(const RunView& view, const End& analysed,
+                                          const CoreSaturation& cpu, const Thresholds& t,
+                                          bool& competes) {
   std::vector<std::string> evidence;
   const End* end = Attribute(view, analysed, cpu.core, t, evidence);
-  std::string who = end ? end->name : "both ends (one host)";
+  // Title and evidence name the same end: the one that owns the core (on a shared host the
+  // samples are the same cores whichever end took them).
+  const End& named = end ? *end : analysed;
+  const std::string who = end ? end->name : "both ends (one host)";
+  const std::optional<double> wait = OwnerWait(view, end, analysed);
+  const Contention contention = Judge(cpu, wait, t);
+  if (contention == Contention::kNotHeldBack) return std::nullopt;
+  competes = contention == Contention::kHeldBack;
   std::string title = fmt::format("{} CPU-bound: cpu{} saturated, mostly {}", who, cpu.core,
                                   cpu.DominantKind());
   if (competes) {
@@ -98,16 +150,17 @@ record::Finding CpuFinding(const RunView& view, const End& analysed, const CoreS
                         who, cpu.core, cpu.CompetitorPercent());
   }
   record::Finding f = MakeFinding(CpuId(end), Severity::kWarning, title);
-  f.evidence.push_back(fmt::format("{}, {}: {} in {} of {} intervals", analysed.name,
+  f.evidence.push_back(fmt::format("{}, {}: {} in {} of {} intervals", named.name,
                                    IntervalText(cpu.start, cpu.end), cpu.CoreText(), cpu.saturated,
                                    cpu.samples));
   f.evidence.insert(f.evidence.end(), evidence.begin(), evidence.end());
-  if (cpu.process_percent) {
+  if (auto own = MeanProcessPercent(view, named)) {
     f.evidence.push_back(fmt::format("nicbench at the {} used {:.0f}% of one core on average",
-                                     analysed.name, *cpu.process_percent));
+                                     named.name, *own));
   } else {
     f.evidence.push_back("nicbench's own CPU use was not sampled: competition cannot be judged");
   }
+  f.evidence.push_back(WaitEvidence(named.name, wait));
   if (cpu.others_percent) {
     f.evidence.push_back(fmt::format(
         "other processes on that host used ~{:.0f}% of one core (user+system time not "
@@ -115,8 +168,9 @@ record::Finding CpuFinding(const RunView& view, const End& analysed, const CoreS
         *cpu.others_percent));
   }
   f.meaning = competes
-                  ? "The core that runs the stream is shared: nicbench gets only part of it, so "
-                    "the transfer is limited by a competing process, not by the path."
+                  ? "The core that runs the stream is shared: nicbench gets only part of it and "
+                    "its threads wait for a CPU, so the transfer is limited by a competing "
+                    "process, not by the path."
                   : fmt::format("One core does all the work of this stream and has no time left: "
                                 "the end cannot move bytes faster, whatever the link could carry. "
                                 "The work is mostly {}.",
@@ -144,20 +198,38 @@ record::Finding SoftwarePathNote(const End& end, const CoreSaturation& cpu) {
 
 }  // namespace
 
+// True when every flow whose ceiling is known runs at it (at least one does): such a transfer
+// is held back by nothing, whatever else the host is doing.
+bool AtCeiling(const RunView& view, const Thresholds& t) {
+  bool any = false;
+  for (const Flow& flow : view.flows()) {
+    if (flow.bits_per_second <= 0) continue;
+    auto limit = FlowLinkLimit(view, flow, nullptr);
+    if (!limit) continue;
+    if (flow.bits_per_second < t.link_limited_fraction * limit->goodput_bits_per_second) {
+      return false;
+    }
+    any = true;
+  }
+  return any;
+}
+
 Findings CpuBound(const RunView& view, const Thresholds& t) {
   Findings out;
+  if (AtCeiling(view, t)) return out;
   bool software = view.UnshapedSoftwarePath();
   for (const End* end : view.ends()) {
     if (view.SharedHost() && !end->local) continue;  // the same cores, analysed once
     CoreSaturation cpu = AnalyzeCpu(view, *end, t);
     if (!cpu.Saturated(t)) continue;
-    bool competes = cpu.CompetitorPercent() >= t.competitor_percent ||
-                    cpu.steal >= t.competitor_percent;
+    bool competes = false;
+    std::optional<record::Finding> f = CpuFinding(view, *end, cpu, t, competes);
+    if (!f) continue;
     if (software && !competes) {
       if (out.empty()) out.push_back(SoftwarePathNote(*end, cpu));
       continue;
     }
-    out.push_back(CpuFinding(view, *end, cpu, competes, t));
+    out.push_back(std::move(*f));
   }
   return out;
 }

@@ -1,5 +1,5 @@
-// Interrupt rules: one core taking the NIC's interrupts until it saturates (the seed-2 case),
-// and what moving a gigabyte cost each end in CPU time and interrupts (the seed-3 case).
+// Interrupt rules: one core taking the NIC's interrupts until it saturates (the seed-2 case).
+// What moving a gigabyte cost each end (the seed-3 case) is in cost.cc.
 #include <algorithm>
 #include <map>
 
@@ -12,68 +12,6 @@ namespace nicbench::diagnosis {
 namespace {
 
 using record::Severity;
-
-struct NicIrqs {
-  int samples = 0;
-  double seconds = 0;
-  uint64_t total = 0;
-  std::vector<uint64_t> per_cpu;
-  std::map<std::string, uint64_t> per_line;  // "eth0-TxRx-0 (irq 45)" -> count
-  std::vector<double> busy_sum, idle_sum;    // per CPU, summed over samples
-  int cpu_samples = 0;
-};
-
-NicIrqs CollectIrqs(const RunView& view, const End& end) {
-  NicIrqs out;
-  for (const auto* s : view.Samples(end)) {
-    const auto* irqs = s->irqs.get();
-    if (irqs == nullptr) continue;
-    ++out.samples;
-    out.seconds += Seconds(*s);
-    for (const auto& line : *irqs) {
-      if (!line.nic) continue;
-      out.total += line.total;
-      out.per_line[fmt::format("{} (irq {})", line.name, line.irq)] += line.total;
-      if (out.per_cpu.size() < line.per_cpu.size()) out.per_cpu.resize(line.per_cpu.size());
-      for (size_t c = 0; c < line.per_cpu.size(); ++c) out.per_cpu[c] += line.per_cpu[c];
-    }
-    if (const auto* cpus = s->cpus.get()) {
-      ++out.cpu_samples;
-      if (out.busy_sum.size() < cpus->size()) {
-        out.busy_sum.resize(cpus->size());
-        out.idle_sum.resize(cpus->size());
-      }
-      for (size_t c = 0; c < cpus->size(); ++c) {
-        out.busy_sum[c] += (*cpus)[c].Busy();
-        out.idle_sum[c] += (*cpus)[c].idle;
-      }
-    }
-  }
-  return out;
-}
-
-double EndBitsPerSecond(const RunView& view, const End& end) {
-  double bits = 0;
-  for (const Flow& flow : view.flows()) {
-    if (flow.sender == &end || flow.receiver == &end) bits += flow.bits_per_second;
-  }
-  return bits;
-}
-
-// Mean number of busy cores (sum of busy shares / 100) over the counted samples.
-std::optional<double> BusyCores(const RunView& view, const End& end) {
-  double sum = 0, seconds = 0;
-  for (const auto* s : view.Samples(end)) {
-    const auto* cpus = s->cpus.get();
-    if (cpus == nullptr) continue;
-    double busy = 0;
-    for (const auto& c : *cpus) busy += c.Busy() / 100.0;
-    sum += busy * Seconds(*s);
-    seconds += Seconds(*s);
-  }
-  if (seconds <= 0) return std::nullopt;
-  return sum / seconds;
-}
 
 }  // namespace
 
@@ -118,63 +56,6 @@ Findings IrqConcentration(const RunView& view, const Thresholds& t) {
     out.push_back(std::move(f));
   }
   return out;
-}
-
-std::vector<EndCost> Costs(const record::RunRecord& run) {
-  RunView view(run);
-  std::vector<EndCost> out;
-  for (const End* end : view.ends()) {
-    EndCost cost;
-    cost.end = end->name;
-    double bits = EndBitsPerSecond(view, *end);
-    auto cores = BusyCores(view, *end);
-    using record::Missing;
-    if (bits <= 0) {
-      cost.cpu_seconds_per_gigabyte = record::Measured<double>::Unknown(Missing::kAbsent, "no data moved");
-      cost.nic_interrupts_per_gbit = cost.cpu_seconds_per_gigabyte;
-      out.push_back(cost);
-      continue;
-    }
-    if (cores) {
-      cost.cpu_seconds_per_gigabyte = *cores / (bits / 8 / 1e9);
-    } else {
-      cost.cpu_seconds_per_gigabyte =
-          record::Measured<double>::Unknown(Missing::kNotReported, "no CPU samples");
-    }
-    NicIrqs irqs = CollectIrqs(view, *end);
-    if (irqs.total > 0 && irqs.seconds > 0) {
-      cost.nic_interrupts_per_gbit = (irqs.total / irqs.seconds) / (bits / 1e9);
-    } else {
-      cost.nic_interrupts_per_gbit = record::Measured<double>::Unknown(
-          Missing::kAbsent, IsSoftwareNic(end->record->nic) ? "no NIC interrupt lines"
-                                                              : "no NIC interrupts sampled");
-    }
-    out.push_back(cost);
-  }
-  return out;
-}
-
-Findings CostPerEnd(const RunView& view, const Thresholds&) {
-  record::Finding f = MakeFinding("cpu-cost", Severity::kInfo,
-                                  "What the transfer cost each end in CPU time and interrupts");
-  for (const EndCost& cost : Costs(view.run())) {
-    std::string cpu = cost.cpu_seconds_per_gigabyte.known()
-                          ? fmt::format("{:.2f} CPU-seconds per GB",
-                                        cost.cpu_seconds_per_gigabyte.value())
-                          : fmt::format("CPU per GB unknown ({})",
-                                        cost.cpu_seconds_per_gigabyte.detail());
-    std::string irq = cost.nic_interrupts_per_gbit.known()
-                          ? fmt::format("{:.0f} NIC interrupts/s per Gbit/s",
-                                        cost.nic_interrupts_per_gbit.value())
-                          : fmt::format("NIC interrupts unknown ({})",
-                                        cost.nic_interrupts_per_gbit.detail());
-    f.evidence.push_back(fmt::format("{}: {}; {}", cost.end, cpu, irq));
-  }
-  if (f.evidence.empty()) return {};
-  f.meaning = "Compare these between runs (offloads on/off, MSI on/off, directions): a setting "
-              "that frees CPU or halves interrupts at the same goodput shows here first.";
-  f.next_step = "Repeat with one setting changed and compare the two runs.";
-  return {f};
 }
 
 }  // namespace nicbench::diagnosis

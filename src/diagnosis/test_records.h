@@ -170,6 +170,13 @@ inline void SetProcessPercent(record::EndpointRecord& end, double percent) {
   });
 }
 
+// nicbench's threads at `end` waited `share` seconds per second for a CPU (run-queue delay).
+inline void SetRunQueueWait(record::EndpointRecord& end, double share) {
+  EachSample(end, [&](record::HostInterval& s) {
+    s.run_queue = record::RunQueueDelay{0.5 * (s.end - s.start), share * (s.end - s.start), 3};
+  });
+}
+
 inline void SetAllowedCpus(record::EndpointRecord& end, const std::vector<int>& cpus) {
   EachSample(end, [&](record::HostInterval& s) {
     if (s.process.known()) s.process.value().allowed_cpus = cpus;

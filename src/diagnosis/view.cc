@@ -215,6 +215,13 @@ std::optional<double> ProcessPercent(const record::HostInterval& sample) {
   return (p->user_seconds + p->system_seconds) / dt * 100.0;
 }
 
+std::optional<double> RunQueueWaitShare(const record::HostInterval& sample) {
+  const record::RunQueueDelay* q = sample.run_queue.get();
+  double dt = Seconds(sample);
+  if (q == nullptr || dt <= 0) return std::nullopt;
+  return q->waiting_seconds / dt;
+}
+
 std::string FlowName(const Flow& flow) {
   auto name = [](const End* end, const char* unreported) {
     return end ? end->name : std::string(unreported);

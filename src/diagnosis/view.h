@@ -93,6 +93,9 @@ bool IsSoftwareNic(const record::NicFacts& nic);
 uint64_t QdiscRate(const record::NicFacts& nic);
 // Percent of one core used by the process in the sample, unknown when not sampled.
 std::optional<double> ProcessPercent(const record::HostInterval& sample);
+// Seconds nicbench's threads waited on a run queue per second of the interval (summed over
+// the threads: 0.5 = half a core's worth of waiting), when sampled.
+std::optional<double> RunQueueWaitShare(const record::HostInterval& sample);
 double Seconds(const record::HostInterval& sample);
 // "local client (sender) to remote server (receiver)".
 std::string FlowName(const Flow& flow);

@@ -225,6 +225,7 @@ HostSnapshot ReadHostSnapshot(FileSource& files, std::string& buffer) {
       if (CPU_ISSET(cpu, &allowed)) snap.allowed_cpus.push_back(cpu);
     }
   }
+  snap.tasks = ReadTaskSchedstats(files, buffer);
   struct rusage usage {};
   if (::getrusage(RUSAGE_SELF, &usage) == 0) {
     snap.usage = usage;
@@ -258,6 +259,11 @@ record::HostInterval DiffSnapshots(const HostSnapshot& before, const HostSnapsho
     out.process.value().allowed_cpus = after.allowed_cpus;
   } else {
     out.process = UnknownOf<record::ProcessUsage>(before.usage, after.usage);
+  }
+  if (before.tasks && after.tasks) {
+    out.run_queue = DiffTaskSchedstats(*before.tasks, *after.tasks);
+  } else {
+    out.run_queue = UnknownOf<record::RunQueueDelay>(before.tasks, after.tasks);
   }
   return out;
 }

@@ -27,7 +27,18 @@ struct HostSnapshot {
   Result<std::map<std::string, int64_t>> net_counters = Fail("not read");
   Result<struct rusage> usage = Fail("not read");
   std::vector<int> allowed_cpus;  // sched_getaffinity of this process; empty if unreadable
+  // Each thread of this process (by tid): /proc/self/task/TID/schedstat.
+  Result<std::map<int, SchedStat>> tasks = Fail("not read");
 };
+
+// Every thread's schedstat of this process, through `files` (/proc/self/task/*/schedstat). A
+// thread that exits between the listing and its read is skipped.
+Result<std::map<int, SchedStat>> ReadTaskSchedstats(FileSource& files, std::string& buffer);
+
+// The threads' time on a CPU and waiting for one between two readings: threads in both count
+// their difference, threads that started in between count from zero, threads gone are left out.
+record::RunQueueDelay DiffTaskSchedstats(const std::map<int, SchedStat>& before,
+                                         const std::map<int, SchedStat>& after);
 
 // Reads and parses every file of a snapshot from `files`, using `buffer` for the raw text
 // (kept by the caller so its capacity is reused). A file that cannot be read or parsed leaves

@@ -98,6 +98,16 @@ Result<std::map<std::string, int64_t>> ParseSnmp(std::string_view text);
 // none is present.
 Result<std::string> ParseCpuModel(std::string_view text);
 
+// ---- /proc/PID/task/TID/schedstat ---------------------------------------------------------
+
+// "RUN_NS WAIT_NS TIMESLICES": time on a CPU, time runnable on a run queue (both ns, since the
+// thread started), timeslices run (kernel/sched/stats.c, proc_schedstat; CONFIG_SCHED_INFO).
+struct SchedStat {
+  uint64_t run_ns = 0, wait_ns = 0, timeslices = 0;
+};
+
+Result<SchedStat> ParseSchedstat(std::string_view text);
+
 // ---- CPU lists ("0-3,8,10-11" as in /sys/devices/system/cpu/online, smp_affinity_list) --
 
 Result<std::vector<int>> ParseCpuList(std::string_view text);

@@ -49,6 +49,16 @@ struct ProcessUsage {
   std::vector<int> allowed_cpus;
 };
 
+// nicbench's own threads over the interval, from /proc/self/task/*/schedstat (the kernel's
+// sched_info): time on a CPU, and time runnable but waiting on a run queue for one. The wait
+// is what tells that another process held this transfer back: a busy host whose other work
+// never delays nicbench's threads is not competing with it.
+struct RunQueueDelay {
+  double on_cpu_seconds = 0;   // summed over the threads
+  double waiting_seconds = 0;  // summed over the threads (run-queue delay)
+  int threads = 0;             // threads seen in both snapshots or started in between
+};
+
 struct HostInterval {
   double start = 0, end = 0;  // seconds since the test started (same clock as throughput)
   Measured<std::vector<CpuShare>> cpus;         // per CPU, index order; cpu=-1 not included
@@ -63,6 +73,7 @@ struct HostInterval {
   // "TcpExt.ListenDrops", "Udp.RcvbufErrors"...; only counters that exist on this kernel.
   Measured<std::map<std::string, int64_t>> net_counters;
   Measured<ProcessUsage> process;
+  Measured<RunQueueDelay> run_queue;  // absent from older peers: "not reported by peer"
 };
 
 }  // namespace nicbench::record

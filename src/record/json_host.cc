@@ -252,6 +252,19 @@ void from_json(const json& j, ProcessUsage& v) {
   if (j.contains("allowed_cpus")) Field(j, "allowed_cpus", v.allowed_cpus);
 }
 
+void to_json(json& j, const RunQueueDelay& v) {
+  j = json{{"on_cpu_seconds", Num(v.on_cpu_seconds)},
+           {"waiting_seconds", Num(v.waiting_seconds)},
+           {"threads", v.threads}};
+}
+
+void from_json(const json& j, RunQueueDelay& v) {
+  RequireObject(j);
+  Field(j, "on_cpu_seconds", v.on_cpu_seconds);
+  Field(j, "waiting_seconds", v.waiting_seconds);
+  Field(j, "threads", v.threads);
+}
+
 void to_json(json& j, const HostInterval& v) {
   j = json{{"start", Num(v.start)}, {"end", Num(v.end)}};
   PutMeasured(j, "cpus", v.cpus);
@@ -264,6 +277,7 @@ void to_json(json& j, const HostInterval& v) {
   PutMeasured(j, "interrupts", v.interrupts);
   PutMeasured(j, "net_counters", v.net_counters);
   PutMeasured(j, "process", v.process);
+  PutMeasured(j, "run_queue", v.run_queue);
 }
 
 void from_json(const json& j, HostInterval& v) {
@@ -280,6 +294,7 @@ void from_json(const json& j, HostInterval& v) {
   MeasuredField(j, "interrupts", v.interrupts);
   MeasuredField(j, "net_counters", v.net_counters);
   MeasuredField(j, "process", v.process);
+  MeasuredField(j, "run_queue", v.run_queue);
 }
 
 // ---- test_spec.h

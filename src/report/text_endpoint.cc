@@ -25,7 +25,9 @@ uint64_t BytesMoved(const record::RunRecord& run) {
   return received > 0 ? received : sent;
 }
 
-// netperf's service demand: CPU microseconds per KB (1024 bytes) moved, whole host.
+// netperf's service demand: CPU microseconds per KB (1024 bytes) moved, whole host, every
+// process. Labelled as the host's: the transfer's own cost, part by part, is the cpu-cost
+// finding's (diagnosis/cost.cc).
 std::string CpuCost(const record::RunRecord& run, const record::EndpointRecord& end) {
   const std::optional<CpuSeconds> cpu = HostCpuSeconds(end.samples);
   if (!cpu) {
@@ -41,7 +43,8 @@ std::string CpuCost(const record::RunRecord& run, const record::EndpointRecord& 
     text += fmt::format("{}{} {:.3g}", first ? "" : ", ", k.name, k.percent * 1e6 / kb);
     first = false;
   }
-  return text + fmt::format(") over {} CPUs, {:.2f} s", cpu->cpus, cpu->wall_seconds);
+  return text + fmt::format(") over {} CPUs, {:.2f} s; all processes, not only this transfer",
+                            cpu->cpus, cpu->wall_seconds);
 }
 
 std::string Busiest(const record::EndpointRecord& end) {
@@ -174,7 +177,7 @@ std::string EndpointSection(const record::RunRecord& run, const record::Endpoint
   if (!end.software.empty()) head += ", " + end.software;
   if (end.host.kernel.known()) head += ", Linux " + end.host.kernel.value();
   std::string out = head + "\n";
-  out += Row("CPU cost", CpuCost(run, end));
+  out += Row("Host busy", CpuCost(run, end));
   out += Row("Busiest", Busiest(end));
   out += Row("Interrupts", Interrupts(end));
   out += Row("Drops", Drops(end));

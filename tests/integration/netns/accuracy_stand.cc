@@ -1,6 +1,7 @@
 #include "accuracy_stand.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -15,7 +16,10 @@ namespace nicbench::accuracy {
 Result<stand::ScopedStand> UpStand(const std::string& name, stand::Profile profile,
                                    stand::Offloads offloads) {
   stand::StandSpec spec;
-  spec.name = name;
+  // NICBENCH_STAND_PREFIX (lower-case letters) keeps the stands of test runs made side by side
+  // on one machine apart.
+  const char* prefix = std::getenv("NICBENCH_STAND_PREFIX");
+  spec.name = (prefix != nullptr ? std::string(prefix) : std::string()) + name;
   spec.profile = profile;
   spec.offloads = offloads;
   return stand::ScopedStand::Create(spec);

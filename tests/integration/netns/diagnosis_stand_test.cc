@@ -2,6 +2,8 @@
 // namespaces, and check the finding it must produce (docs/diagnosis.md). Root only.
 #include <algorithm>
 #include <map>
+#include <memory>
+#include <vector>
 #include <string>
 #include <thread>
 
@@ -80,6 +82,39 @@ TEST(DiagnosisStand, HundredBaseTxIsLinkRateLimitedAndNotCpuBound) {
   EXPECT_TRUE(Has(o, "link-rate-limited")) << o.titles;
   for (const char* id : {"sender-cpu-bound", "receiver-cpu-bound", "cpu-bound"}) {
     EXPECT_FALSE(Has(o, id)) << o.titles;
+  }
+}
+
+// A busy loop on every CPU of the machine, as a host busy with other work would have; stopped
+// (SIGTERM, then SIGKILL) when the value goes.
+struct CpuHogs {
+  CpuHogs() {
+    const unsigned cpus = std::max(1u, std::thread::hardware_concurrency());
+    for (unsigned i = 0; i < cpus; ++i) {
+      hogs.push_back(std::make_unique<testing::BackgroundProcess>(
+          std::vector<std::string>{"sh", "-c", "while :; do :; done"}));
+    }
+  }
+  std::vector<std::unique_ptr<testing::BackgroundProcess>> hogs;
+};
+
+// The stand's 100baseTX runs, forward and reverse, beside a CPU hog on every core: the link is
+// the limit, nicbench is not held back, so no CPU or competition finding and no warning.
+TEST(DiagnosisStand, HundredBaseTxBesideCpuHogsStaysQuiet) {
+  ACCURACY_SKIP_UNLESS_ROOT();
+  auto st = UpStand("dgh", Profile::k100BaseTx);
+  ASSERT_TRUE(st.has_value()) << st.error().ToString();
+  CpuHogs hogs;
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"-t", "5", "-O", "1"},
+        std::vector<std::string>{"-t", "5", "-O", "1", "-R"}}) {
+    Outcome o = RunPair(*st, {}, args);
+    SKIP_IF_RUN_MISSING(o);
+    EXPECT_TRUE(Has(o, "link-rate-limited")) << o.titles;
+    EXPECT_FALSE(AnyWarning(o.findings)) << o.titles;
+    for (const char* id : {"sender-cpu-bound", "receiver-cpu-bound", "cpu-bound"}) {
+      EXPECT_FALSE(Has(o, id)) << o.titles;
+    }
   }
 }
 
