@@ -16,10 +16,10 @@ Measured<double> ServerIrq(const RunFigures& f) { return f.server.nic_interrupts
 Measured<double> Retransmits(const RunFigures& f) { return f.retransmits; }
 Measured<double> Rtt(const RunFigures& f) { return f.mean_rtt_us; }
 
-MetricValues Collect(const Metric& m, const std::vector<RunFigures>& figures) {
+MetricValues Collect(const Metric& m, const std::vector<const RunInput*>& runs) {
   MetricValues out;
-  for (const RunFigures& f : figures) {
-    const Measured<double> v = m.get(f);
+  for (const RunInput* run : runs) {
+    const Measured<double> v = m.get(run->figures);
     if (v.known()) {
       out.values.push_back(v.value());
     } else {
@@ -29,23 +29,22 @@ MetricValues Collect(const Metric& m, const std::vector<RunFigures>& figures) {
   return out;
 }
 
-std::optional<record::Direction> CommonDirection(
-    const std::vector<const record::RunRecord*>& a,
-    const std::vector<const record::RunRecord*>& b) {
+std::optional<record::Direction> CommonDirection(const std::vector<const RunInput*>& a,
+                                                 const std::vector<const RunInput*>& b) {
   std::optional<record::Direction> common;
   for (const auto* set : {&a, &b}) {
-    for (const record::RunRecord* run : *set) {
-      if (common && *common != run->spec.direction) return std::nullopt;
-      common = run->spec.direction;
+    for (const RunInput* run : *set) {
+      if (common && *common != run->direction) return std::nullopt;
+      common = run->direction;
     }
   }
   return common;
 }
 
-std::vector<RunFigures> FiguresOf(const std::vector<const record::RunRecord*>& runs) {
-  std::vector<RunFigures> out;
+std::vector<const std::vector<Fact>*> FactsOfSet(const std::vector<const RunInput*>& runs) {
+  std::vector<const std::vector<Fact>*> out;
   out.reserve(runs.size());
-  for (const record::RunRecord* run : runs) out.push_back(ComputeFigures(*run));
+  for (const RunInput* run : runs) out.push_back(&run->facts);
   return out;
 }
 
@@ -74,13 +73,16 @@ const std::vector<Metric>& Metrics() {
   return kMetrics;
 }
 
-SetComparison CompareFigures(const std::vector<RunFigures>& a, const std::vector<RunFigures>& b,
-                             const std::vector<const record::RunRecord*>& a_runs,
-                             const std::vector<const record::RunRecord*>& b_runs) {
+RunInput RunInputOf(const record::RunRecord& run, int64_t id) {
+  return RunInput{id, ComputeFigures(run), FactsOf(run), run.spec.direction};
+}
+
+SetComparison CompareInputs(const std::vector<const RunInput*>& a,
+                            const std::vector<const RunInput*>& b) {
   SetComparison out;
   out.runs_a = static_cast<int>(a.size());
   out.runs_b = static_cast<int>(b.size());
-  out.direction = CommonDirection(a_runs, b_runs);
+  out.direction = CommonDirection(a, b);
   for (const Metric& m : Metrics()) {
     MetricComparison c;
     c.metric = &m;
@@ -90,13 +92,19 @@ SetComparison CompareFigures(const std::vector<RunFigures>& a, const std::vector
     c.comparison = Compare(c.a.values, c.b.values);
     out.metrics.push_back(std::move(c));
   }
-  out.differs = WhatDiffers(a_runs, b_runs);
+  out.differs = WhatDiffers(FactsOfSet(a), FactsOfSet(b));
   return out;
 }
 
 SetComparison CompareSets(const std::vector<const record::RunRecord*>& a,
                           const std::vector<const record::RunRecord*>& b) {
-  return CompareFigures(FiguresOf(a), FiguresOf(b), a, b);
+  std::vector<RunInput> ia, ib;
+  for (const record::RunRecord* run : a) ia.push_back(RunInputOf(*run));
+  for (const record::RunRecord* run : b) ib.push_back(RunInputOf(*run));
+  std::vector<const RunInput*> pa, pb;
+  for (const RunInput& r : ia) pa.push_back(&r);
+  for (const RunInput& r : ib) pb.push_back(&r);
+  return CompareInputs(pa, pb);
 }
 
 std::string EndLabel(Role role, std::optional<record::Direction> direction) {

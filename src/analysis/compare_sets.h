@@ -3,6 +3,7 @@
 // differs. Built once here, rendered by report. Pure; thread-safe.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -47,14 +48,21 @@ struct SetComparison {
   std::vector<FactDifference> differs;
 };
 
+// What compare needs of one run: its figures, its facts and its direction. Built from a whole
+// record (RunInputOf) or, for thousands of stored runs, from the store's summary columns and
+// facts without parsing whole records.
+struct RunInput {
+  int64_t id = 0;  // the store's id; 0 when not stored
+  RunFigures figures;
+  std::vector<Fact> facts;
+  record::Direction direction = record::Direction::kForward;
+};
+RunInput RunInputOf(const record::RunRecord& run, int64_t id = 0);
+
 SetComparison CompareSets(const std::vector<const record::RunRecord*>& a,
                           const std::vector<const record::RunRecord*>& b);
-
-// The same from figures computed beforehand (a matrix computes each run's figures once and
-// compares every variant with the first). `a_runs`/`b_runs` feed the direction and what differs.
-SetComparison CompareFigures(const std::vector<RunFigures>& a, const std::vector<RunFigures>& b,
-                             const std::vector<const record::RunRecord*>& a_runs,
-                             const std::vector<const record::RunRecord*>& b_runs);
+SetComparison CompareInputs(const std::vector<const RunInput*>& a,
+                            const std::vector<const RunInput*>& b);
 
 // "server (receiver)" for a metric name's end when the direction says which end receives.
 std::string EndLabel(Role role, std::optional<record::Direction> direction);

@@ -147,14 +147,24 @@ std::vector<Fact> FactsOf(const record::RunRecord& run) {
 
 std::vector<FactDifference> WhatDiffers(const std::vector<const record::RunRecord*>& a,
                                         const std::vector<const record::RunRecord*>& b) {
+  std::vector<std::vector<Fact>> facts_a, facts_b;
+  for (const record::RunRecord* run : a) facts_a.push_back(FactsOf(*run));
+  for (const record::RunRecord* run : b) facts_b.push_back(FactsOf(*run));
+  std::vector<const std::vector<Fact>*> pa, pb;
+  for (const auto& f : facts_a) pa.push_back(&f);
+  for (const auto& f : facts_b) pb.push_back(&f);
+  return WhatDiffers(pa, pb);
+}
+
+std::vector<FactDifference> WhatDiffers(const std::vector<const std::vector<Fact>*>& a,
+                                        const std::vector<const std::vector<Fact>*>& b) {
   Tally ta, tb;
   std::vector<std::string> order;  // fact names in first-seen order
   std::unordered_map<std::string, bool> seen;
   for (const auto* set : {&a, &b}) {
-    for (const record::RunRecord* run : *set) {
-      const std::vector<Fact> facts = FactsOf(*run);
-      (set == &a ? ta : tb).Add(facts);
-      for (const auto& fact : facts) {
+    for (const std::vector<Fact>* facts : *set) {
+      (set == &a ? ta : tb).Add(*facts);
+      for (const auto& fact : *facts) {
         if (!seen[fact.first]) order.push_back(fact.first);
         seen[fact.first] = true;
       }

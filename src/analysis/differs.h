@@ -35,5 +35,8 @@ struct FactDifference {
 // The facts that differ between the sets or inside one of them, in FactsOf order.
 std::vector<FactDifference> WhatDiffers(const std::vector<const record::RunRecord*>& a,
                                         const std::vector<const record::RunRecord*>& b);
+// The same from each run's facts computed beforehand.
+std::vector<FactDifference> WhatDiffers(const std::vector<const std::vector<Fact>*>& a,
+                                        const std::vector<const std::vector<Fact>*>& b);
 
 }  // namespace nicbench::analysis
