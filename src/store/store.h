@@ -19,6 +19,7 @@
 // (not measured, peer did not report, no data moved), never zero.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -37,7 +38,7 @@ namespace nicbench::store {
 
 // Version of the store's schema (tables and columns, docs/store.md). A database of an older
 // version is upgraded when opened; a newer one is refused.
-inline constexpr int kSchemaVersion = 1;
+inline constexpr int kSchemaVersion = 2;
 
 // Labels of a run: KEY=VALUE tags, ordered by key. The run's free-text RunRecord::label is stored
 // as the label "label"; an experiment's runs carry "experiment"=ID and one label per variant name.
@@ -73,8 +74,13 @@ enum class OpenMode {
 // SQLite database, or a SQLite database without nicbench's tables that already has other
 // tables) is refused, and so is a schema newer than kSchemaVersion ("made by a newer nicbench:
 // schema 3, this one reads up to 1").
+// busy_timeout: how long a write waits for another writer's transaction (SQLite) or for the
+// server to answer a connection (PostgreSQL connect_timeout, rounded up to seconds).
+inline constexpr std::chrono::milliseconds kDefaultBusyTimeout{5000};
 class Store;
-Result<std::unique_ptr<Store>> OpenStore(std::string_view location, OpenMode mode = OpenMode::kCreate);
+Result<std::unique_ptr<Store>> OpenStore(std::string_view location,
+                                         OpenMode mode = OpenMode::kCreate,
+                                         std::chrono::milliseconds busy_timeout = kDefaultBusyTimeout);
 
 // The indexed columns of one run: what `history` prints and `compare` computes on, without
 // parsing the record. Computed once at Put from the record (and its findings).
