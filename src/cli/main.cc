@@ -22,6 +22,8 @@ constexpr const char kUsage[] =
     "  ttcp          classic ttcp (also available as a `ttcp` symlink)\n"
     "  inspect       show host and NIC facts\n"
     "  stand         build a test stand of network namespaces\n"
+    "  compare A B   compare two sets of stored runs: medians, U test, what differs\n"
+    "  matrix HOST   an experiment: every combination of --vary values, interleaved rounds\n"
     "\n"
     "Run `nicbench COMMAND --help` for a command's options.\n"
     "Options: -h, --help   this text;  -V, --version   print the version\n";
@@ -60,6 +62,8 @@ int main(int argc, char** argv) {
   if (command == "run") return cli::RunRunCommand(sub_argc, sub_argv);
   if (command == "inspect") return cli::RunInspectCommand(sub_argc, sub_argv);
   if (command == "stand") return cli::RunStandCommand(sub_argc, sub_argv);
+  if (command == "compare") return cli::RunCompareCommand(sub_argc, sub_argv);
+  if (command == "matrix") return cli::RunMatrixCommand(sub_argc, sub_argv);
   std::fprintf(stderr, "nicbench: unknown command '%s'\n\n%s", argv[1], kUsage);
   return ToInt(ExitCode::kUsage);
 }

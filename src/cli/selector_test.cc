@@ -27,7 +27,9 @@ TEST(Selector, BadSyntaxSaysWhat) {
                           "last:x", "id:5", "id:9..3", "id:a..b", "when:today", "experiment:"}) {
     auto s = ParseSelector(bad);
     EXPECT_FALSE(s) << bad;
-    if (!s) EXPECT_NE(s.error().message.find("selector '"), std::string::npos) << bad;
+    if (!s) {
+      EXPECT_NE(s.error().message.find("selector '"), std::string::npos) << bad;
+    }
   }
   EXPECT_NE(ParseSelector("when:today").error().message.find("unknown kind 'when'"),
             std::string::npos);

@@ -10,6 +10,9 @@
 
 namespace nicbench::cli {
 
+// The location: `flag` (the --store value) or the default.
+Result<std::string> StoreLocation(const std::string& flag);
+
 // `flag` is the --store value, empty when not given. The store must exist when `existing`.
 Result<std::unique_ptr<store::Store>> OpenStoreFor(const std::string& flag, bool existing);
 inline Result<std::unique_ptr<store::Store>> OpenForReading(const std::string& flag) {
