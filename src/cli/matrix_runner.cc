@@ -97,8 +97,10 @@ std::optional<MatrixOutcome> RunOne(const MatrixContext& ctx, stand::StandInfo* 
     const stand::StandSpec wanted = WantedSpec(ctx, variant);
     stand::ProcessRunner runner;
     if (auto s = stand::ApplyChange(runner, stand::BuildChangePlan(*current, wanted)); !s) {
-      return Failed(fmt::format("{}: the stand's toggles: {}", Where(ctx, round, v),
-                                s.error().message));
+      MatrixOutcome failed = Failed(
+          fmt::format("{}: the stand's toggles: {}", Where(ctx, round, v), s.error().message));
+      failed.exit_code = ToInt(ExitCode::kEnvironment);
+      return failed;
     }
     current->spec = wanted;
   }
