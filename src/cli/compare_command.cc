@@ -13,29 +13,35 @@
 #include "cli/commands.h"
 #include "cli/parse_args.h"
 #include "cli/selector.h"
-#include "cli/store_access.h"
+#include "cli/store_options.h"
 #include "report/compare_report.h"
 
 namespace nicbench::cli {
 namespace {
 
 struct CompareArgs {
-  std::string a, b, store;
+  std::string a, b;
+  StoreArgs store;
   bool json = false, csv = false;
 };
 
-// A set: its runs resolved and loaded; `code` tells why it failed.
+// A set: its runs resolved and loaded, or why not and the exit code that says so.
 struct LoadedSet {
   std::vector<analysis::RunInput> inputs;
   report::SetName name;
+  std::string error;
+  ExitCode code = ExitCode::kOk;
 };
 
-Result<LoadedSet> LoadSet(store::Store& store, const Selector& selector) {
+LoadedSet LoadSet(store::Store& store, const Selector& selector) {
+  LoadedSet set;
   auto runs = Resolve(store, selector);
-  if (!runs) return tl::unexpected(runs.error());
-  auto inputs = LoadInputs(store, *runs);
-  if (!inputs) return tl::unexpected(inputs.error());
-  return LoadedSet{std::move(*inputs), {selector.text, IdsOf(*runs)}};
+  if (runs && runs->empty()) return {{}, {}, NoRunsMessage(store, selector), ExitCode::kNotFound};
+  auto inputs = runs ? LoadInputs(store, *runs) : tl::unexpected(runs.error());
+  if (!inputs) return {{}, {}, inputs.error().message, ExitCode::kStore};
+  set.inputs = std::move(*inputs);
+  set.name = {selector.text, IdsOf(*runs)};
+  return set;
 }
 
 std::vector<const analysis::RunInput*> Pointers(const std::vector<analysis::RunInput>& inputs) {
@@ -56,9 +62,7 @@ int RunCompareCommand(int argc, char** argv) {
                               "experiment:ID")
       ->required();
   app.add_option("B", args.b, "the second set, the same forms")->required();
-  app.add_option("--store", args.store, "result store (SQLite path or postgresql:// URL); "
-                                        "default $NICBENCH_STORE or ~/.local/share/nicbench/"
-                                        "results.db");
+  AddStoreOption(app, args.store);
   auto* json = app.add_flag("--json", args.json, "one JSON document on stdout");
   app.add_flag("--csv", args.csv, "CSV on stdout, one row per metric")->excludes(json);
   if (auto code = ParseArgs(app, argc, argv, [](const std::string& m) { LogError(m); })) {
@@ -73,19 +77,20 @@ int RunCompareCommand(int argc, char** argv) {
   auto store = OpenForReading(args.store);
   if (!store) {
     LogError("nicbench compare: " + store.error().message);
-    return ToInt(ExitCode::kEnvironment);
+    return ToInt(ExitCode::kStore);
   }
-  auto set_a = LoadSet(**store, *a);
-  auto set_b = set_a ? LoadSet(**store, *b) : set_a;
-  if (!set_a || !set_b) {
-    LogError("nicbench compare: " + (set_a ? set_b : set_a).error().message);
-    return ToInt(ExitCode::kTestFailed);
+  LoadedSet set_a = LoadSet(**store, *a);
+  LoadedSet set_b = set_a.error.empty() ? LoadSet(**store, *b) : LoadedSet{};
+  for (const LoadedSet* set : {&set_a, &set_b}) {
+    if (set->error.empty()) continue;
+    LogError("nicbench compare: " + set->error);
+    return ToInt(set->code);
   }
   const analysis::SetComparison c =
-      analysis::CompareInputs(Pointers(set_a->inputs), Pointers(set_b->inputs));
-  std::string out = args.json  ? report::RenderCompareJson(c, set_a->name, set_b->name)
+      analysis::CompareInputs(Pointers(set_a.inputs), Pointers(set_b.inputs));
+  std::string out = args.json  ? report::RenderCompareJson(c, set_a.name, set_b.name)
                     : args.csv ? report::RenderCompareCsv(c)
-                               : report::RenderCompareText(c, set_a->name, set_b->name);
+                               : report::RenderCompareText(c, set_a.name, set_b.name);
   std::fputs(out.c_str(), stdout);
   return ToInt(ExitCode::kOk);
 }

@@ -16,14 +16,15 @@
 #include "cli/commands.h"
 #include "cli/matrix_runner.h"
 #include "cli/parse_args.h"
-#include "cli/store_access.h"
+#include "cli/store_options.h"
 #include "stand/change.h"
 
 namespace nicbench::cli {
 namespace {
 
 struct MatrixArgs {
-  std::string host, setup, teardown, store, seed, resume;
+  std::string host, setup, teardown, seed, resume;
+  StoreArgs store;
   std::vector<std::string> vary;
   int repeat = 0;
   bool json = false, csv = false;
@@ -41,7 +42,7 @@ void AddOptions(CLI::App& app, MatrixArgs& a) {
   app.add_option("--teardown", a.teardown, "shell command run after each run, {NAME} replaced");
   app.add_option("--seed", a.seed, "seed of the shuffled order (default: random; recorded)");
   app.add_option("--resume", a.resume, "complete the runs experiment ID still lacks");
-  app.add_option("--store", a.store, "result store (SQLite path or postgresql:// URL)");
+  AddStoreOption(app, a.store);
   auto* json = app.add_flag("--json", a.json, "the result table as one JSON document");
   app.add_flag("--csv", a.csv, "the result table as CSV")->excludes(json);
 }
@@ -88,7 +89,7 @@ Result<MatrixDefinition> NewDefinition(const MatrixArgs& a, std::vector<std::str
   return d;
 }
 
-// Roles, variants and the stand for a definition; `code` on failure.
+// Roles, variants and the stand for a definition.
 Result<MatrixContext> Prepare(MatrixDefinition d) {
   bool stand_names = false;
   for (const Vary& v : d.varies) stand_names = stand_names || IsStandToggle(v.name);
@@ -114,7 +115,7 @@ int PrintTable(const MatrixContext& ctx, const MatrixArgs& a) {
   auto table = BuildTable(ctx);
   if (!table) {
     LogError("nicbench matrix: " + table.error().message);
-    return ToInt(ExitCode::kEnvironment);
+    return ToInt(ExitCode::kStore);
   }
   const std::string out = a.json  ? report::RenderMatrixJson(*table)
                           : a.csv ? report::RenderMatrixCsv(*table)
@@ -140,6 +141,58 @@ int Finish(const MatrixContext& ctx, const MatrixArgs& a, const MatrixOutcome& o
   return outcome.exit_code;
 }
 
+// The experiment to run: a new one from argv (stored now), or the one --resume names.
+struct Started {
+  std::optional<MatrixContext> ctx;
+  int code = 0;  // when ctx is unset
+};
+
+Started Refuse(ExitCode code, const std::string& message) {
+  LogError("nicbench matrix: " + message);
+  return {std::nullopt, ToInt(code)};
+}
+
+Started Resume(store::Store& store, const MatrixArgs& a, bool run_options) {
+  if (!a.host.empty() || !a.vary.empty() || a.repeat || run_options || !a.seed.empty() ||
+      !a.setup.empty() || !a.teardown.empty()) {
+    return Refuse(ExitCode::kUsage, "--resume takes the experiment's own definition: no HOST, "
+                                  "--vary, --repeat, --seed, --setup, --teardown or run options");
+  }
+  int64_t id = 0;
+  try {
+    size_t used = 0;
+    id = std::stoll(a.resume, &used);
+    if (used != a.resume.size() || id <= 0) throw std::invalid_argument("id");
+  } catch (const std::exception&) {
+    return Refuse(ExitCode::kUsage, fmt::format("--resume: '{}' is not an experiment id", a.resume));
+  }
+  auto found = store.GetExperiment(id);
+  if (!found) return Refuse(ExitCode::kStore, found.error().message);
+  if (!*found) {
+    return Refuse(ExitCode::kNotFound, fmt::format("no experiment {} in {}", id, store.Describe()));
+  }
+  auto definition = DefinitionFromJson((*found)->definition);
+  if (!definition) return Refuse(ExitCode::kStore, definition.error().message);
+  auto ctx = Prepare(std::move(*definition));
+  if (!ctx) return Refuse(ExitCode::kUsage, ctx.error().message);
+  ctx->experiment = id;
+  return {std::move(*ctx), 0};
+}
+
+Started Create(store::Store& store, const MatrixArgs& a, std::vector<std::string> options) {
+  auto definition = NewDefinition(a, std::move(options));
+  if (!definition) return Refuse(ExitCode::kUsage, definition.error().message);
+  auto ctx = Prepare(std::move(*definition));
+  if (!ctx) return Refuse(ExitCode::kUsage, ctx.error().message);
+  auto id = store.PutExperiment(DefinitionToJson(ctx->definition));
+  if (!id) return Refuse(ExitCode::kStore, id.error().message);
+  ctx->experiment = *id;
+  std::fprintf(stderr, "nicbench matrix: experiment %lld, %zu variants x %d rounds, seed %llu\n",
+               static_cast<long long>(*id), ctx->variants.size(), ctx->definition.repeat,
+               static_cast<unsigned long long>(ctx->definition.seed));
+  return {std::move(*ctx), 0};
+}
+
 }  // namespace
 
 int RunMatrixCommand(int argc, char** argv) {
@@ -152,59 +205,21 @@ int RunMatrixCommand(int argc, char** argv) {
   if (auto code = ParseArgs(app, argc, argv, [](const std::string& m) { LogError(m); })) {
     return *code;
   }
-  auto usage = [](const std::string& m) {
-    LogError("nicbench matrix: " + m);
-    return ToInt(ExitCode::kUsage);
-  };
-  auto location = StoreLocation(args.store);
-  if (!location) return usage(location.error().message);
-  auto opened = OpenStoreFor(*location, !args.resume.empty());
-  if (!opened) {
-    LogError("nicbench matrix: " + opened.error().message);
-    return ToInt(ExitCode::kEnvironment);
-  }
-  store::Store& store = **opened;
-  Result<MatrixDefinition> definition = Fail("");
-  int64_t experiment = 0;
-  if (!args.resume.empty()) {
-    if (!args.host.empty() || !args.vary.empty() || args.repeat || !run_options.empty()) {
-      return usage("--resume takes the experiment's own definition: no HOST, --vary, --repeat "
-                   "or run options");
-    }
-    try {
-      experiment = std::stoll(args.resume);
-    } catch (const std::exception&) {
-      return usage(fmt::format("--resume: '{}' is not an experiment id", args.resume));
-    }
-    auto found = store.GetExperiment(experiment);
-    if (!found) return usage(found.error().message);
-    if (!*found) {
-      LogError(fmt::format("nicbench matrix: no experiment {} in {}", experiment, store.Describe()));
-      return ToInt(ExitCode::kTestFailed);
-    }
-    definition = DefinitionFromJson((*found)->definition);
-  } else {
-    definition = NewDefinition(args, run_options);
-  }
-  if (!definition) return usage(definition.error().message);
-  auto ctx = Prepare(std::move(*definition));
-  if (!ctx) return usage(ctx.error().message);
-  ctx->store = &store;
-  ctx->location = *location;
-  if (experiment == 0) {
-    auto id = store.PutExperiment(DefinitionToJson(ctx->definition));
-    if (!id) {
-      LogError("nicbench matrix: " + id.error().message);
-      return ToInt(ExitCode::kEnvironment);
-    }
-    experiment = *id;
-    std::fprintf(stderr, "nicbench matrix: experiment %lld, %zu variants x %d rounds, seed %llu\n",
-                 static_cast<long long>(experiment), ctx->variants.size(),
-                 ctx->definition.repeat, static_cast<unsigned long long>(ctx->definition.seed));
-  }
-  ctx->experiment = experiment;
+  auto location = ReadLocation(args.store);
+  if (!location) return Refuse(ExitCode::kUsage, location.error().message).code;
+  const bool resume = !args.resume.empty();
+  auto opened = store::OpenStore(*location, resume ? store::OpenMode::kExisting
+                                                   : store::OpenMode::kCreate,
+                                 StoreBusyTimeout());
+  if (!opened) return Refuse(ExitCode::kStore, opened.error().message).code;
+  Started started = resume ? Resume(**opened, args, !run_options.empty())
+                           : Create(**opened, args, std::move(run_options));
+  if (!started.ctx) return started.code;
+  MatrixContext& ctx = *started.ctx;
+  ctx.store = opened->get();
+  ctx.location = *location;
   BlockInterrupts();
-  return Finish(*ctx, args, RunRemaining(*ctx));
+  return Finish(ctx, args, RunRemaining(ctx));
 }
 
 }  // namespace nicbench::cli

@@ -108,6 +108,10 @@ std::optional<MatrixOutcome> RunOne(const MatrixContext& ctx, stand::StandInfo* 
     if (TakeInterrupt()) return MatrixOutcome{MatrixEnd::kInterrupted, "", 130};
     return Failed(fmt::format("{}: {}", Where(ctx, round, v), err));
   }
+  if (TakeInterrupt()) {
+    (void)RunUserCommand("--teardown", ctx.definition.teardown, variant);
+    return MatrixOutcome{MatrixEnd::kInterrupted, "", 130};
+  }
   auto status = RunChild(ChildArgv(ctx, round, v), ChildStdout::kDiscard);
   const std::string teardown = RunUserCommand("--teardown", ctx.definition.teardown, variant);
   if (TakeInterrupt() || (status && *status == 130)) {
@@ -126,7 +130,7 @@ std::optional<MatrixOutcome> RunOne(const MatrixContext& ctx, stand::StandInfo* 
 
 MatrixOutcome RunRemaining(const MatrixContext& ctx) {
   auto done = DoneRuns(ctx);
-  if (!done) return {MatrixEnd::kFailed, done.error().message, ToInt(ExitCode::kEnvironment)};
+  if (!done) return {MatrixEnd::kFailed, done.error().message, ToInt(ExitCode::kStore)};
   std::optional<stand::StandInfo> current = ctx.stand;
   // The stand's state file holds the spec it came up with, not what a matrix set since: the
   // first run applies its MTU and profile whatever the state says.

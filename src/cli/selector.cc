@@ -89,15 +89,12 @@ Result<Selector> ParseSelector(std::string_view text) {
 }
 
 Result<std::vector<store::RunSummary>> Resolve(store::Store& store, const Selector& selector) {
-  auto runs = store.Find(selector.query);
-  if (!runs) return tl::unexpected(runs.error());
-  if (runs->empty()) {
-    if (selector.single) {
-      return Fail(fmt::format("no run with id {} in {}", selector.text, store.Describe()));
-    }
-    return Fail(fmt::format("selector '{}' matches no run in {}", selector.text, store.Describe()));
-  }
-  return runs;
+  return store.Find(selector.query);
+}
+
+std::string NoRunsMessage(const store::Store& store, const Selector& selector) {
+  if (selector.single) return fmt::format("no run with id {} in {}", selector.text, store.Describe());
+  return fmt::format("selector '{}' matches no run in {}", selector.text, store.Describe());
 }
 
 std::vector<int64_t> IdsOf(const std::vector<store::RunSummary>& runs) {

@@ -24,9 +24,12 @@ struct Selector {
 // A selector from its text; an error says what is wrong and lists the forms.
 Result<Selector> ParseSelector(std::string_view text);
 
-// The summaries of the runs a selector names, newest first. A selector that matches no run is an
-// error naming the selector and the store ("label:tso=on matches no run in sqlite:/x.db").
+// The summaries of the runs a selector names, newest first; empty when none matches. An error
+// only when the store fails.
 Result<std::vector<store::RunSummary>> Resolve(store::Store& store, const Selector& selector);
+// What to say when a selector matched nothing: "no run with id 999 in sqlite:/x.db",
+// "selector 'label:tso=on' matches no run in sqlite:/x.db".
+std::string NoRunsMessage(const store::Store& store, const Selector& selector);
 
 // What compare needs of each run, read from the store without parsing whole records (the
 // summary columns and the facts); a bidirectional run is read whole, since its summary sums
@@ -34,7 +37,7 @@ Result<std::vector<store::RunSummary>> Resolve(store::Store& store, const Select
 Result<std::vector<analysis::RunInput>> LoadInputs(store::Store& store,
                                                    const std::vector<store::RunSummary>& runs);
 
-// The same for runs read whole (a matrix reads its runs back by experiment).
+// The ids of the runs, same order.
 std::vector<int64_t> IdsOf(const std::vector<store::RunSummary>& runs);
 
 }  // namespace nicbench::cli

@@ -111,6 +111,7 @@ std::string RenderMatrixText(const MatrixTable& t) {
     const SetComparison& c = t.versus_first[i];
     out += fmt::format("variant {}: {}\n", i + 1, t.variants[i]);
     for (const MetricComparison& m : c.metrics) {
+      if (!m.comparison.b) continue;  // not measured in this variant (another direction)
       out += fmt::format("  {:<40} {}\n", analysis::MetricName(*m.metric, std::nullopt),
                          Spread(m.comparison.b, m.metric->unit, m.b.unknown));
     }

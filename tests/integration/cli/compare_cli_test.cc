@@ -132,8 +132,8 @@ TEST_F(CompareCli, BadInputSaysWhatAndExits) {
       {{"label:tso", "1"}, 2, "tso"},
       {{"1", "abc"}, 2, "not a run id"},
       {{"id:9..3", "1"}, 2, "ends before it starts"},
-      {{"999", "1"}, 1, "no run with id 999"},
-      {{"1", "label:tso=on"}, 1, "'label:tso=on' matches no run"},
+      {{"999", "1"}, 5, "no run with id 999"},
+      {{"1", "label:tso=on"}, 5, "'label:tso=on' matches no run"},
       {{"1"}, 2, "B"},
       {{"1", "2", "--json", "--csv"}, 2, "--csv"},
   };
@@ -145,9 +145,9 @@ TEST_F(CompareCli, BadInputSaysWhatAndExits) {
   }
 }
 
-TEST_F(CompareCli, MissingStoreIsAnEnvironmentError) {
+TEST_F(CompareCli, MissingStoreIsAStoreError) {
   auto r = testing::RunNicbench({"compare", "1", "2", "--store", *dir_ + "/absent.db"});
-  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_EQ(r.exit_code, 4) << r.err;
   EXPECT_FALSE(std::filesystem::exists(*dir_ + "/absent.db"));
 }
 
