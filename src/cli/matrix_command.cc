@@ -45,6 +45,10 @@ void AddOptions(CLI::App& app, MatrixArgs& a) {
   AddStoreOption(app, a.store);
   auto* json = app.add_flag("--json", a.json, "the result table as one JSON document");
   app.add_flag("--csv", a.csv, "the result table as CSV")->excludes(json);
+  app.footer("After `--`: the options every run gets (see nicbench run --help), e.g. -- -t 10 -P 2.\n"
+             "Or: nicbench matrix --resume ID [--store ...] to complete an interrupted experiment.\n"
+             "Each run is stored with the labels experiment=ID, round, variant and one per --vary\n"
+             "name. docs/compare.md");
 }
 
 // Splits argv at "--": what comes after are the run options every run gets.
