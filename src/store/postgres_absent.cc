@@ -1,5 +1,5 @@
-// A build without libpq (the static binary: libpq's static archive needs Kerberos, LDAP and
-// OpenSSL archives Debian does not ship). SQLite stores still work; a PostgreSQL URL is refused.
+// A build without libpq (the static binary: Debian's libpq.a needs archives Debian does not ship,
+// see CMakeLists.txt). SQLite stores still work; a PostgreSQL URL is refused.
 #include "store/backends.h"
 
 namespace nicbench::store {

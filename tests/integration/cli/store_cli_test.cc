@@ -17,6 +17,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "store/store_test_backends.h"
 #include "support/run_binary.h"
 
 namespace nicbench {
@@ -354,6 +355,39 @@ TEST(StoreCli, AFullDiskFailsTheStore) {
   }
   EXPECT_EQ(r.exit_code, kStore) << r.err;
   EXPECT_NE(r.err.find("the disk is full"), std::string::npos) << r.err;
+  EXPECT_NE(r.out.find("receiver"), std::string::npos);
+}
+
+const auto* const kPostgresEnvironment =
+    ::testing::AddGlobalTestEnvironment(new store::test::PostgresEnvironment);
+
+// The same commands against a real PostgreSQL server (started by the test).
+TEST(StoreCliPostgres, RunHistoryAndShowWithAPostgresqlUrl) {
+  const std::string& why = store::test::TestPostgres::Instance().Ensure();
+  if (!why.empty()) GTEST_SKIP() << "PostgreSQL skipped: " << why;
+  const std::string url = store::test::TestPostgres::Instance().FreshDatabase();
+  ProcessResult r = QuickLoopback({"--store", url, "--label", "team=net"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("nicbench: stored run 2 in " + url), std::string::npos) << r.err;
+  json runs = History(url, {"--label", "team=net"});
+  ASSERT_EQ(runs.size(), 2u);
+  EXPECT_EQ(runs[0]["direction"], "reverse");
+  ProcessResult show = RunNicbench({"show", "1", "--json", "--store", url});
+  ASSERT_EQ(show.exit_code, 0) << show.err;
+  EXPECT_EQ(json::parse(show.out)["start"]["test_start"]["protocol"], "TCP");
+  ProcessResult unknown = RunNicbench({"show", "7", "--store", url});
+  EXPECT_EQ(unknown.exit_code, kNotFound);
+}
+
+TEST(StoreCliPostgres, AnUnreachableServerFailsTheStoreAndHidesThePassword) {
+  if (!store::HavePostgres()) GTEST_SKIP() << "built without PostgreSQL";
+  const std::string url = "postgresql://ann:s3cret@127.0.0.1:" +
+                          std::to_string(testing::FreeTcpPort()) + "/results";
+  ProcessResult r = QuickLoopback({"--store", url});
+  EXPECT_EQ(r.exit_code, kStore) << r.err;
+  EXPECT_NE(r.err.find("postgresql://ann:***@127.0.0.1"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("cannot connect"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("s3cret"), std::string::npos) << r.err;
   EXPECT_NE(r.out.find("receiver"), std::string::npos);
 }
 
