@@ -107,15 +107,15 @@ class PostgresConnection final : public Connection {
     return Exec("SELECT pg_advisory_xact_lock(?)", {kSchemaLockKey});
   }
 
-  Result<bool> HasTable(std::string_view name) override {
-    auto rows = Query("SELECT 1 FROM information_schema.tables WHERE table_schema = "
-                      "current_schema() AND table_name = ?",
-                      {std::string(name)});
+  Result<std::vector<std::string>> Tables() override {
+    auto rows = Query("SELECT table_name FROM information_schema.tables WHERE table_schema = "
+                      "current_schema()",
+                      {});
     if (!rows) return tl::unexpected(rows.error());
-    return !rows->empty();
+    std::vector<std::string> names;
+    for (const SqlRow& row : *rows) names.push_back(AsText(row[0]));
+    return names;
   }
-
-  Result<bool> HasOtherTables() override { return false; }
 
  private:
   tl::unexpected<Error> Failure(const PGresult* res) const {

@@ -100,17 +100,19 @@ class SqlStore final : public Store {
         "INSERT INTO runs (stored_secs, record_schema, nicbench_version, start_time, start_secs, "
         "client_host, server_host, peer, direction, protocol, streams, duration_seconds, "
         "sender_bps, receiver_bps, client_cpu_s_per_gb, server_cpu_s_per_gb, client_irq_per_gb, "
-        "server_irq_per_gb, retransmits, mean_rtt_us, top_finding, top_severity, labels, facts, "
-        "record) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) RETURNING id",
+        "server_irq_per_gb, retransmits, mean_rtt_us, top_finding, top_severity, labels) "
+        "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) RETURNING id",
         {NowUtc().first, int64_t{run.schema_version}, run.version, s.timestamp, s.timestamp_secs,
          s.client_host, s.server_host, s.peer, s.direction, s.protocol, int64_t{s.streams},
          s.duration_seconds, Opt(s.sender_bits_per_second), Opt(s.receiver_bits_per_second),
          Opt(s.client_cpu_seconds_per_gb), Opt(s.server_cpu_seconds_per_gb),
          Opt(s.client_interrupts_per_gb), Opt(s.server_interrupts_per_gb), Opt(s.retransmits),
-         Opt(s.mean_rtt_us), s.top_finding, s.top_severity, labels_text, FactsOf(run).dump(),
-         record_text});
+         Opt(s.mean_rtt_us), s.top_finding, s.top_severity, labels_text});
     if (!rows) return tl::unexpected(rows.error());
     const int64_t id = AsInt(rows->at(0).at(0));
+    auto kept = c_->Exec("INSERT INTO run_records (run_id, record, facts) VALUES (?, ?, ?)",
+                         {id, record_text, FactsOf(run).dump()});
+    if (!kept) return tl::unexpected(kept.error());
     for (const auto& [key, value] : labels) {
       auto st = c_->Exec("INSERT INTO run_labels (run_id, key, value) VALUES (?, ?, ?)",
                          {id, key, value});
@@ -129,7 +131,8 @@ class SqlStore final : public Store {
 
   Result<std::vector<StoredRun>> GetMany(const std::vector<int64_t>& ids) override {
     std::unordered_map<int64_t, StoredRun> found;
-    auto st = ForChunks(ids, std::string(kSummaryColumns) + ", record", [&](const SqlRow& row) -> Status {
+    const std::string columns = std::string(kSummaryColumns) + ", record";
+    auto st = ForChunks(ids, columns, [&](const SqlRow& row) -> Status {
       StoredRun run;
       run.summary = SummaryFromRow(row);
       auto doc = nlohmann::json::parse(AsText(row[kSummaryColumnCount]), nullptr, false);
@@ -247,14 +250,16 @@ class SqlStore final : public Store {
   }
 
  private:
-  // Runs `SELECT columns FROM runs WHERE id IN (...)` over the ids in chunks.
+  // Runs `SELECT columns FROM runs JOIN run_records ... WHERE id IN (...)` over the ids in chunks.
   template <typename OnRow>
   Status ForChunks(const std::vector<int64_t>& ids, const std::string& columns, OnRow on_row) {
     for (size_t begin = 0; begin < ids.size(); begin += kIdsPerQuery) {
       const size_t n = std::min(kIdsPerQuery, ids.size() - begin);
       std::vector<SqlValue> params(ids.begin() + begin, ids.begin() + begin + n);
-      auto rows = c_->Query(
-          fmt::format("SELECT {} FROM runs WHERE id IN ({})", columns, Placeholders(n)), params);
+      auto rows = c_->Query(fmt::format("SELECT {} FROM runs JOIN run_records ON run_id = id "
+                                        "WHERE id IN ({})",
+                                        columns, Placeholders(n)),
+                            params);
       if (!rows) return tl::unexpected(rows.error());
       for (const SqlRow& row : *rows) {
         if (auto st = on_row(row); !st) return st;

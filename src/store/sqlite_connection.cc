@@ -43,6 +43,7 @@ class SqliteConnection final : public Connection {
     dialect_.integer = "INTEGER";
     dialect_.real = "REAL";
     dialect_.begin_write = "BEGIN IMMEDIATE";
+    dialect_.whole_database = true;
   }
   ~SqliteConnection() override { sqlite3_close_v2(db_); }
 
@@ -77,17 +78,12 @@ class SqliteConnection final : public Connection {
     return rows;
   }
 
-  Result<bool> HasTable(std::string_view name) override {
-    auto rows = Query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?",
-                      {std::string(name)});
+  Result<std::vector<std::string>> Tables() override {
+    auto rows = Query("SELECT name FROM sqlite_master WHERE type = 'table'", {});
     if (!rows) return tl::unexpected(rows.error());
-    return !rows->empty();
-  }
-
-  Result<bool> HasOtherTables() override {
-    auto rows = Query("SELECT count(*) FROM sqlite_master WHERE type = 'table'", {});
-    if (!rows) return tl::unexpected(rows.error());
-    return AsInt((*rows)[0][0]) > 0;
+    std::vector<std::string> names;
+    for (const SqlRow& row : *rows) names.push_back(AsText(row[0]));
+    return names;
   }
 
  private:

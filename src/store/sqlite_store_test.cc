@@ -108,10 +108,11 @@ TEST_F(SqliteStoreTest, AVersion1StoreUpgradesAndKeepsItsRuns) {
         "INSERT INTO runs (stored_secs, record_schema, nicbench_version, start_time, start_secs, "
         "client_host, server_host, peer, direction, protocol, streams, duration_seconds, "
         "sender_bps, receiver_bps, client_cpu_s_per_gb, server_cpu_s_per_gb, retransmits, "
-        "top_finding, top_severity, labels, record) VALUES (1, 1, '0.1.0', "
+        "top_finding, top_severity, labels) VALUES (1, 1, '0.1.0', "
         "'2026-11-30T09:02:48Z', 1796029368, 'h1', 'h2', '198.18.0.2', 'forward', 'tcp', 2, 2.0, "
-        "200e6, 198.4e6, NULL, NULL, 8, '', '', '{\"tso\":\"on\"}', ?)",
-        {record});
+        "200e6, 198.4e6, NULL, NULL, 8, '', '', '{\"tso\":\"on\"}')");
+    ASSERT_TRUE(s.has_value()) << s.error().message;
+    s = (*c)->Exec("INSERT INTO run_records (run_id, record) VALUES (1, ?)", {record});
     ASSERT_TRUE(s.has_value()) << s.error().message;
     ASSERT_TRUE((*c)->Exec("INSERT INTO run_labels VALUES (1, 'tso', 'on')").has_value());
     auto v = ReadSchemaVersion(**c);
