@@ -45,8 +45,6 @@ Status ToVersion1(Connection& c) {
       "top_finding TEXT NOT NULL, top_severity TEXT NOT NULL, labels TEXT NOT NULL)",
       "CREATE TABLE run_records (run_id {int} PRIMARY KEY REFERENCES runs (id) ON DELETE CASCADE, "
       "record TEXT NOT NULL)",
-      "CREATE INDEX runs_start ON runs (start_secs)",
-      "CREATE INDEX runs_peer ON runs (peer)",
       "CREATE TABLE run_labels (run_id {int} NOT NULL REFERENCES runs (id) ON DELETE CASCADE, "
       "key TEXT NOT NULL, value TEXT NOT NULL, PRIMARY KEY (run_id, key))",
       "CREATE INDEX run_labels_key_value ON run_labels (key, value, run_id)",
@@ -61,7 +59,6 @@ Status ToVersion2(Connection& c) {
       "ALTER TABLE runs ADD COLUMN server_irq_per_gb {real}",
       "ALTER TABLE runs ADD COLUMN mean_rtt_us {real}",
       "ALTER TABLE run_records ADD COLUMN facts TEXT",
-      "CREATE INDEX runs_server_host ON runs (server_host)",
       "CREATE TABLE experiments ({id}, created_time TEXT NOT NULL, "
       "created_secs {int} NOT NULL, state TEXT NOT NULL, definition TEXT NOT NULL)",
   });

@@ -170,6 +170,9 @@ Result<std::unique_ptr<Connection>> OpenSqlite(const std::string& path, OpenMode
   auto conn = std::make_unique<SqliteConnection>(db, path, busy_timeout);
   if (rc != SQLITE_OK) return conn->Failure(rc);
   sqlite3_extended_result_codes(db, 1);
+  // SQLite checkpoints the WAL into the database when the last connection closes. Keeping the
+  // WAL instead (SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE) was measured slower: the next open must read
+  // the whole WAL back to rebuild its index (3.5 ms of CPU per open against 0.3 ms; bench/).
   sqlite3_busy_timeout(db, static_cast<int>(busy_timeout.count()));
   if (auto s = Configure(*conn, read_only); !s) return tl::unexpected(s.error());
   return std::unique_ptr<Connection>(std::move(conn));
