@@ -75,7 +75,10 @@ int RunHistoryCommand(int argc, char** argv) {
   CLI::App app{"nicbench history: the stored runs, newest first", "history"};
   HistoryArgs a;
   app.add_option("--peer", a.peer, "only runs against this server (address as given, or hostname)");
-  app.add_option("--label", a.labels, "only runs with this label KEY=VALUE (repeatable: all must match)");
+  app.add_option("--label", a.labels, "only runs with label KEY=VALUE (repeatable; all must match)")
+      ->expected(1)
+      ->allow_extra_args(false)
+      ->take_all();
   app.add_option("--since", a.since,
                  "only runs started at or after DATE: 2026-11-30, '2026-11-30 09:00[:00]' (UTC),\n"
                  "or a time ago: 90m, 12h, 7d");

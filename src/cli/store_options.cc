@@ -20,7 +20,11 @@ void AddStoreOption(CLI::App& app, StoreArgs& args) {
 void AddStoreWriteOptions(CLI::App& app, StoreArgs& args) {
   AddStoreOption(app, args);
   app.add_flag("--no-store", args.no_store, "do not store this run in the result store");
-  app.add_option("--label", args.labels, "tag the stored run KEY=VALUE (repeatable)");
+  // One value per --label, so `--label tso=off HOST` leaves HOST to the positional argument.
+  app.add_option("--label", args.labels, "tag the stored run KEY=VALUE (repeatable)")
+      ->expected(1)
+      ->allow_extra_args(false)
+      ->take_all();
 }
 
 Result<StorePlan> MakeStorePlan(const StoreArgs& args) {

@@ -140,6 +140,19 @@ TEST(StoreCli, BadStoreOptionsAreUsageErrors) {
   }
 }
 
+// One value per --label: the host after it stays the host (regression: it was read as a label).
+TEST(StoreCli, ALabelBeforeTheHostLeavesTheHostAlone) {
+  testing::ServeChild server = testing::StartServe();
+  TempDir dir;
+  const std::string store = dir.path() + "/r.db";
+  ProcessResult r = RunNicbench({"run", "--label", "tso=off", "127.0.0.1", "--label", "nic=lo", "-p",
+                                 std::to_string(server.port), "-t", "0.2", "--store", store});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json runs = History(store, {"--label", "tso=off", "--label", "nic=lo"});
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(runs[0]["peer"], "127.0.0.1");
+}
+
 // `show ID --json` is the document `run --json` printed; `show ID` is the text `run` printed.
 TEST(StoreCli, ShowPrintsTheRunAgainAsItPrinted) {
   TempDir dir;
