@@ -5,12 +5,12 @@
 //     exit. The 100,000 runs are one real run's row cloned in SQL; history never reads records,
 //     so the clones' record column holds a placeholder to keep the file small.
 // Usage: store_bench NICBENCH_BINARY [RUNS=100000] [ROUNDS=200]
+#include <fcntl.h>
 #include <sqlite3.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include <fcntl.h>
 
 #include <algorithm>
 #include <chrono>
@@ -90,12 +90,15 @@ bool Clone(const std::string& path, int runs) {
             Exec(db, "WITH RECURSIVE n(i) AS (SELECT 2 UNION ALL SELECT i + 1 FROM n WHERE i < " +
                          std::to_string(runs) + ") INSERT INTO runs (id, " + columns +
                          ") SELECT i, " + columns + " FROM n, runs WHERE runs.id = 1") &&
-            Exec(db, "INSERT INTO run_records (run_id, record) SELECT id, '{}' FROM runs "
-                     "WHERE id > 1") &&
-            Exec(db, "INSERT INTO run_labels (run_id, key, value) SELECT id, 'nic', 'lo' FROM runs "
-                     "WHERE id > 1") &&
-            Exec(db, "INSERT INTO run_labels (run_id, key, value) SELECT id, 'tso', "
-                     "CASE id % 2 WHEN 0 THEN 'on' ELSE 'off' END FROM runs WHERE id > 1") &&
+            Exec(db,
+                 "INSERT INTO run_records (run_id, record) SELECT id, '{}' FROM runs "
+                 "WHERE id > 1") &&
+            Exec(db,
+                 "INSERT INTO run_labels (run_id, key, value) SELECT id, 'nic', 'lo' FROM runs "
+                 "WHERE id > 1") &&
+            Exec(db,
+                 "INSERT INTO run_labels (run_id, key, value) SELECT id, 'tso', "
+                 "CASE id % 2 WHEN 0 THEN 'on' ELSE 'off' END FROM runs WHERE id > 1") &&
             Exec(db, "COMMIT");
   sqlite3_close(db);
   return ok;
@@ -156,10 +159,8 @@ int main(int argc, char** argv) {
   const auto fill_start = Clock::now();
   if (!Clone(hist, runs)) return 1;
   std::printf("filled %d runs in %.1f s; file %.1f MB\n", runs,
-              Ms(Clock::now() - fill_start) / 1000,
-              std::filesystem::file_size(hist) / 1e6);
-  for (const auto& [what, extra] :
-       std::vector<std::pair<const char*, std::vector<std::string>>>{
+              Ms(Clock::now() - fill_start) / 1000, std::filesystem::file_size(hist) / 1e6);
+  for (const auto& [what, extra] : std::vector<std::pair<const char*, std::vector<std::string>>>{
            {"history --last 50", {}},
            {"history --last 50 --json", {"--json"}},
            {"history --last 50 --label tso=on", {"--label", "tso=on"}},

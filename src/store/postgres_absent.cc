@@ -6,8 +6,10 @@ namespace nicbench::store {
 
 bool HavePostgres() { return false; }
 
-Result<std::unique_ptr<Connection>> OpenPostgres(const std::string& url, std::chrono::milliseconds) {
-  return Fail(RedactUrl(url) + ": this nicbench was built without PostgreSQL support (the static "
+Result<std::unique_ptr<Connection>> OpenPostgres(const std::string& url,
+                                                 std::chrono::milliseconds) {
+  return Fail(RedactUrl(url) +
+              ": this nicbench was built without PostgreSQL support (the static "
               "build leaves it out; see `nicbench --version`); use a SQLite --store PATH");
 }
 

@@ -102,12 +102,29 @@ class SqlStore final : public Store {
         "sender_bps, receiver_bps, client_cpu_s_per_gb, server_cpu_s_per_gb, client_irq_per_gb, "
         "server_irq_per_gb, retransmits, mean_rtt_us, top_finding, top_severity, labels) "
         "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) RETURNING id",
-        {NowUtc().first, int64_t{run.schema_version}, run.version, s.timestamp, s.timestamp_secs,
-         s.client_host, s.server_host, s.peer, s.direction, s.protocol, int64_t{s.streams},
-         s.duration_seconds, Opt(s.sender_bits_per_second), Opt(s.receiver_bits_per_second),
-         Opt(s.client_cpu_seconds_per_gb), Opt(s.server_cpu_seconds_per_gb),
-         Opt(s.client_interrupts_per_gb), Opt(s.server_interrupts_per_gb), Opt(s.retransmits),
-         Opt(s.mean_rtt_us), s.top_finding, s.top_severity, labels_text});
+        {NowUtc().first,
+         int64_t{run.schema_version},
+         run.version,
+         s.timestamp,
+         s.timestamp_secs,
+         s.client_host,
+         s.server_host,
+         s.peer,
+         s.direction,
+         s.protocol,
+         int64_t{s.streams},
+         s.duration_seconds,
+         Opt(s.sender_bits_per_second),
+         Opt(s.receiver_bits_per_second),
+         Opt(s.client_cpu_seconds_per_gb),
+         Opt(s.server_cpu_seconds_per_gb),
+         Opt(s.client_interrupts_per_gb),
+         Opt(s.server_interrupts_per_gb),
+         Opt(s.retransmits),
+         Opt(s.mean_rtt_us),
+         s.top_finding,
+         s.top_severity,
+         labels_text});
     if (!rows) return tl::unexpected(rows.error());
     const int64_t id = AsInt(rows->at(0).at(0));
     auto kept = c_->Exec("INSERT INTO run_records (run_id, record, facts) VALUES (?, ?, ?)",
@@ -240,7 +257,8 @@ class SqlStore final : public Store {
     e.state = AsText(r[3]);
     e.definition = nlohmann::json::parse(AsText(r[4]), nullptr, false);
     if (e.definition.is_discarded()) {
-      return Fail(fmt::format("{}: experiment {}: the stored definition is not JSON", Describe(), id));
+      return Fail(
+          fmt::format("{}: experiment {}: the stored definition is not JSON", Describe(), id));
     }
     return std::optional<Experiment>(std::move(e));
   }

@@ -28,7 +28,8 @@ std::string Explain(int code, std::chrono::milliseconds busy_timeout) {
     case SQLITE_FULL: return "the disk is full";
     case SQLITE_NOTADB: return "not a SQLite database (left untouched; choose another --store)";
     case SQLITE_CORRUPT: return "the database file is corrupt";
-    case SQLITE_CANTOPEN: return "cannot open the file (does its directory exist and allow writing?)";
+    case SQLITE_CANTOPEN:
+      return "cannot open the file (does its directory exist and allow writing?)";
     case SQLITE_PERM: return "permission denied";
     case SQLITE_IOERR: return "I/O error";
     default: return "";
@@ -102,7 +103,9 @@ class SqliteConnection final : public Connection {
     row.reserve(n);
     for (int c = 0; c < n; ++c) {
       switch (sqlite3_column_type(stmt, c)) {
-        case SQLITE_INTEGER: row.emplace_back(static_cast<int64_t>(sqlite3_column_int64(stmt, c))); break;
+        case SQLITE_INTEGER:
+          row.emplace_back(static_cast<int64_t>(sqlite3_column_int64(stmt, c)));
+          break;
         case SQLITE_FLOAT: row.emplace_back(sqlite3_column_double(stmt, c)); break;
         case SQLITE_NULL: row.emplace_back(std::monostate{}); break;
         default: {

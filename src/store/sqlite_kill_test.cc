@@ -91,12 +91,13 @@ TEST(SqliteKill, WritersKilledAtRandomPointsLeaveOnlyWholeRuns) {
   sqlite3* db = nullptr;
   ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
   EXPECT_EQ(Scalar(db, "PRAGMA integrity_check"), "ok");
-  EXPECT_EQ(Scalar(db, "SELECT count(*) FROM runs WHERE id NOT IN (SELECT run_id FROM run_labels "
-                       "GROUP BY run_id HAVING count(*) = 2)"),
+  EXPECT_EQ(Scalar(db,
+                   "SELECT count(*) FROM runs WHERE id NOT IN (SELECT run_id FROM run_labels "
+                   "GROUP BY run_id HAVING count(*) = 2)"),
             "0")
       << "a run without its two labels is half written";
-  EXPECT_EQ(Scalar(db, "SELECT count(*) FROM runs WHERE id NOT IN (SELECT run_id FROM run_records)"),
-            "0")
+  EXPECT_EQ(
+      Scalar(db, "SELECT count(*) FROM runs WHERE id NOT IN (SELECT run_id FROM run_records)"), "0")
       << "a run without its record is half written";
   sqlite3_close(db);
 

@@ -207,7 +207,8 @@ TEST_P(StoreSuite, RunsSurviveReopening) {
 }
 
 TEST_P(StoreSuite, ExperimentsKeepTheirDefinitionAndState) {
-  const nlohmann::json definition = {{"vary", {{"tso", {"on", "off"}}}}, {"repeat", 5}, {"seed", 42}};
+  const nlohmann::json definition = {
+      {"vary", {{"tso", {"on", "off"}}}}, {"repeat", 5}, {"seed", 42}};
   auto id = store_->PutExperiment(definition);
   ASSERT_TRUE(id.has_value()) << id.error().message;
   auto got = store_->GetExperiment(*id);
