@@ -150,6 +150,22 @@ Status Configure(SqliteConnection& c, bool read_only) {
   return c.Exec("PRAGMA foreign_keys = ON");
 }
 
+// A reader that may not write the file cannot take WAL's shared-memory locks (the -shm file
+// must be writable), so it opens the file as immutable: a snapshot without locks. Another user
+// storing at that very moment could then be read half-way; a reader of someone else's store
+// accepts that.
+std::string ImmutableUri(const std::string& path) {
+  std::string uri = "file:";
+  for (char c : path) {
+    if (c == '?' || c == '#' || c == '%') {
+      uri += fmt::format("%{:02X}", static_cast<unsigned char>(c));
+    } else {
+      uri += c;
+    }
+  }
+  return uri + "?immutable=1";
+}
+
 }  // namespace
 
 Result<std::unique_ptr<Connection>> OpenSqlite(const std::string& path, OpenMode mode,
@@ -157,6 +173,7 @@ Result<std::unique_ptr<Connection>> OpenSqlite(const std::string& path, OpenMode
   if (path.empty()) return Fail("the store's file name is empty");
   struct stat st {};
   const bool exists = ::stat(path.c_str(), &st) == 0;
+  if (!exists && errno != ENOENT) return FailErrno(path + ": cannot reach the store");
   if (!exists && mode == OpenMode::kExisting) {
     return Fail(fmt::format("no result store at {} (no run stored there yet)", path));
   }
@@ -166,10 +183,11 @@ Result<std::unique_ptr<Connection>> OpenSqlite(const std::string& path, OpenMode
   }
   // A reader of a file it may not write opens it read-only instead of failing.
   const bool read_only = exists && mode == OpenMode::kExisting && ::access(path.c_str(), W_OK) != 0;
-  int flags = read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE;
+  int flags = read_only ? SQLITE_OPEN_READONLY | SQLITE_OPEN_URI : SQLITE_OPEN_READWRITE;
   if (mode == OpenMode::kCreate) flags |= SQLITE_OPEN_CREATE;
   sqlite3* db = nullptr;
-  int rc = sqlite3_open_v2(path.c_str(), &db, flags, nullptr);
+  const std::string name = read_only ? ImmutableUri(path) : path;
+  int rc = sqlite3_open_v2(name.c_str(), &db, flags, nullptr);
   auto conn = std::make_unique<SqliteConnection>(db, path, busy_timeout);
   if (rc != SQLITE_OK) return conn->Failure(rc);
   sqlite3_extended_result_codes(db, 1);

@@ -351,13 +351,19 @@ TEST(StoreCli, AStoreTheUserMayNotWriteFailsTheStore) {
     chmod(store.c_str(), 0444);
     chmod(dir.path().c_str(), 0555);
   }
+  std::vector<std::string> history = argv;
   argv.insert(argv.end(),
               {testing::NicbenchPath(), "run", "-t", "0.2", "-i", "0", "--store", store});
   ProcessResult r = RunProcess(argv);
+  // Reading someone else's store works without write permission.
+  history.insert(history.end(), {testing::NicbenchPath(), "history", "--store", store, "--json"});
+  ProcessResult read = RunProcess(history);
   chmod(dir.path().c_str(), 0755);
   EXPECT_EQ(r.exit_code, kStore) << r.err;
   EXPECT_NE(r.err.find("the store is read-only"), std::string::npos) << r.err;
   EXPECT_NE(r.out.find("receiver"), std::string::npos);
+  ASSERT_EQ(read.exit_code, 0) << read.err;
+  EXPECT_EQ(json::parse(read.out)["runs"].size(), 2u);
   EXPECT_EQ(History(store).size(), 2u);
 }
 
