@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include "base/exit_code.h"
 #include "base/log.h"
@@ -75,13 +75,17 @@ int RunHistoryCommand(int argc, char** argv) {
   CLI::App app{"nicbench history: the stored runs, newest first", "history"};
   HistoryArgs a;
   app.add_option("--peer", a.peer, "only runs against this server (address as given, or hostname)");
-  app.add_option("--label", a.labels, "only runs with this label KEY=VALUE (repeatable: all must match)");
+  app.add_option("--label", a.labels, "only runs with label KEY=VALUE (repeatable; all must match)")
+      ->expected(1)
+      ->allow_extra_args(false)
+      ->take_all();
   app.add_option("--since", a.since,
                  "only runs started at or after DATE: 2026-11-30, '2026-11-30 09:00[:00]' (UTC),\n"
                  "or a time ago: 90m, 12h, 7d");
   app.add_option("--last", a.last, "the newest N runs (default 20; 0 = all)");
   AddFormatOptions(app, a.read);
-  if (auto code = ParseArgs(app, argc, argv, [](const std::string& m) { LogError(m); })) return *code;
+  if (auto code = ParseArgs(app, argc, argv, [](const std::string& m) { LogError(m); }))
+    return *code;
   if (a.read.json && a.read.csv) return Usage(app, "--json and --csv cannot be used together");
   auto query = MakeQuery(a);
   if (!query) return Usage(app, query.error().message);
@@ -103,7 +107,8 @@ int RunShowCommand(int argc, char** argv) {
   app.add_option("id", id_text, "the run's id (from the run's stderr line or `nicbench history`)")
       ->required();
   AddFormatOptions(app, a);
-  if (auto code = ParseArgs(app, argc, argv, [](const std::string& m) { LogError(m); })) return *code;
+  if (auto code = ParseArgs(app, argc, argv, [](const std::string& m) { LogError(m); }))
+    return *code;
   if (a.json && a.csv) return Usage(app, "--json and --csv cannot be used together");
   auto id = ParseUnsigned(id_text);
   if (!id || *id == 0 || *id > static_cast<uint64_t>(INT64_MAX)) {

@@ -12,21 +12,27 @@
 namespace nicbench::cli {
 
 void AddStoreOption(CLI::App& app, StoreArgs& args) {
-  app.add_option("--store", args.store,
-                 "result store: a SQLite file or a postgresql:// URL (default $NICBENCH_STORE,\n"
-                 "else $XDG_DATA_HOME/nicbench/results.db, else ~/.local/share/nicbench/results.db)");
+  app.add_option(
+      "--store", args.store,
+      "result store: a SQLite file or a postgresql:// URL (default $NICBENCH_STORE,\n"
+      "else $XDG_DATA_HOME/nicbench/results.db, else ~/.local/share/nicbench/results.db)");
 }
 
 void AddStoreWriteOptions(CLI::App& app, StoreArgs& args) {
   AddStoreOption(app, args);
   app.add_flag("--no-store", args.no_store, "do not store this run in the result store");
-  app.add_option("--label", args.labels, "tag the stored run KEY=VALUE (repeatable)");
+  // One value per --label, so `--label tso=off HOST` leaves HOST to the positional argument.
+  app.add_option("--label", args.labels, "tag the stored run KEY=VALUE (repeatable)")
+      ->expected(1)
+      ->allow_extra_args(false)
+      ->take_all();
 }
 
 Result<StorePlan> MakeStorePlan(const StoreArgs& args) {
   StorePlan plan;
   if (args.no_store && !args.store.empty()) return Fail("--no-store and --store contradict");
-  if (args.no_store && !args.labels.empty()) return Fail("--label needs a stored run, not --no-store");
+  if (args.no_store && !args.labels.empty())
+    return Fail("--label needs a stored run, not --no-store");
   for (const std::string& text : args.labels) {
     auto label = store::ParseLabel(text);
     if (!label) return Fail("--label: " + label.error().message);
@@ -70,7 +76,11 @@ namespace {
 std::optional<int64_t> Ago(std::string_view text) {
   if (text.size() < 2) return std::nullopt;
   const char unit = text.back();
-  const int64_t scale = unit == 's' ? 1 : unit == 'm' ? 60 : unit == 'h' ? 3600 : unit == 'd' ? 86400 : 0;
+  const int64_t scale = unit == 's'   ? 1
+                        : unit == 'm' ? 60
+                        : unit == 'h' ? 3600
+                        : unit == 'd' ? 86400
+                                      : 0;
   if (scale == 0) return std::nullopt;
   auto n = ParseUnsigned(text.substr(0, text.size() - 1));
   if (!n || *n > 100 * 365 * 86400ull / scale) return std::nullopt;
@@ -91,8 +101,10 @@ Result<int64_t> ParseSince(std::string_view text, int64_t now) {
   const bool date_only = n == 3 && t.size() == 10;
   const bool with_time = (n == 6 || n == 7) && (sep == 'T' || sep == ' ');
   if (!date_only && !with_time) {
-    return Fail(fmt::format("'{}' is not a date (2026-11-30, '2026-11-30 09:00', "
-                            "2026-11-30T09:00:00Z) nor a time ago (90m, 12h, 7d)", text));
+    return Fail(
+        fmt::format("'{}' is not a date (2026-11-30, '2026-11-30 09:00', "
+                    "2026-11-30T09:00:00Z) nor a time ago (90m, 12h, 7d)",
+                    text));
   }
   if (year < 1970 || month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 ||
       second > 60) {

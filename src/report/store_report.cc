@@ -69,17 +69,20 @@ void EndRows(int64_t id, const char* end, const record::EndpointRecord& e, bool 
   for (const record::IntervalRecord& interval : e.intervals) {
     for (const record::StreamInterval& s : interval.streams) {
       const record::TcpInfoSample* info = s.tcp_info.get();
-      auto opt_u = [](bool known, double v) { return known ? std::optional<double>(v) : std::nullopt; };
-      out += CsvRow({std::to_string(id), end, e.role, CsvNumber(s.start), CsvNumber(s.end),
-                     s.omitted ? "1" : "0", std::to_string(s.id), s.sender ? "1" : "0",
-                     std::to_string(s.bytes), CsvNumber(BitsPerSecond(s.bytes, s.end - s.start)),
-                     CsvNumber(opt_u(tcp && s.sender, s.retransmits)),
-                     CsvNumber(opt_u(info != nullptr, info ? info->rtt_us : 0)),
-                     CsvNumber(opt_u(info != nullptr,
-                                     info ? static_cast<double>(info->snd_cwnd) * info->snd_mss : 0)),
-                     CsvNumber(opt_u(!tcp, s.packets)), CsvNumber(opt_u(!tcp, s.lost)),
-                     CsvNumber(opt_u(!tcp, s.out_of_order)),
-                     CsvNumber(opt_u(!tcp && !s.sender, s.jitter_seconds * 1000.0))});
+      auto opt_u = [](bool known, double v) {
+        return known ? std::optional<double>(v) : std::nullopt;
+      };
+      out +=
+          CsvRow({std::to_string(id), end, e.role, CsvNumber(s.start), CsvNumber(s.end),
+                  s.omitted ? "1" : "0", std::to_string(s.id), s.sender ? "1" : "0",
+                  std::to_string(s.bytes), CsvNumber(BitsPerSecond(s.bytes, s.end - s.start)),
+                  CsvNumber(opt_u(tcp && s.sender, s.retransmits)),
+                  CsvNumber(opt_u(info != nullptr, info ? info->rtt_us : 0)),
+                  CsvNumber(opt_u(info != nullptr,
+                                  info ? static_cast<double>(info->snd_cwnd) * info->snd_mss : 0)),
+                  CsvNumber(opt_u(!tcp, s.packets)), CsvNumber(opt_u(!tcp, s.lost)),
+                  CsvNumber(opt_u(!tcp, s.out_of_order)),
+                  CsvNumber(opt_u(!tcp && !s.sender, s.jitter_seconds * 1000.0))});
     }
   }
 }
@@ -135,9 +138,9 @@ std::string RenderHistoryJson(const std::vector<RunSummary>& runs) {
     r["server_interrupts_per_gb"] = OrNull(s.server_interrupts_per_gb);
     r["retransmits"] = OrNull(s.retransmits);
     r["mean_rtt_us"] = OrNull(s.mean_rtt_us);
-    r["top_finding"] = s.top_finding.empty()
-                           ? nlohmann::ordered_json()
-                           : nlohmann::ordered_json{{"id", s.top_finding}, {"severity", s.top_severity}};
+    r["top_finding"] = s.top_finding.empty() ? nlohmann::ordered_json()
+                                             : nlohmann::ordered_json{{"id", s.top_finding},
+                                                                      {"severity", s.top_severity}};
     r["labels"] = nlohmann::ordered_json::object();
     for (const auto& [key, value] : s.labels) r["labels"][key] = value;
     list.push_back(std::move(r));
@@ -148,22 +151,48 @@ std::string RenderHistoryJson(const std::vector<RunSummary>& runs) {
 }
 
 std::string RenderHistoryCsv(const std::vector<RunSummary>& runs) {
-  std::string out = CsvRow({"id", "time", "client_host", "server_host", "peer", "direction",
-                            "protocol", "streams", "duration_seconds", "sender_bits_per_second",
-                            "receiver_bits_per_second", "client_cpu_seconds_per_gb",
-                            "server_cpu_seconds_per_gb", "client_interrupts_per_gb",
-                            "server_interrupts_per_gb", "retransmits", "mean_rtt_us",
-                            "top_finding", "top_severity", "labels"});
+  std::string out = CsvRow({"id",
+                            "time",
+                            "client_host",
+                            "server_host",
+                            "peer",
+                            "direction",
+                            "protocol",
+                            "streams",
+                            "duration_seconds",
+                            "sender_bits_per_second",
+                            "receiver_bits_per_second",
+                            "client_cpu_seconds_per_gb",
+                            "server_cpu_seconds_per_gb",
+                            "client_interrupts_per_gb",
+                            "server_interrupts_per_gb",
+                            "retransmits",
+                            "mean_rtt_us",
+                            "top_finding",
+                            "top_severity",
+                            "labels"});
   for (const RunSummary& s : runs) {
     std::optional<double> retransmits;
     if (s.retransmits) retransmits = static_cast<double>(*s.retransmits);
-    out += CsvRow({std::to_string(s.id), s.timestamp, s.client_host, s.server_host, s.peer,
-                   s.direction, s.protocol, std::to_string(s.streams),
-                   CsvNumber(s.duration_seconds), CsvNumber(s.sender_bits_per_second),
-                   CsvNumber(s.receiver_bits_per_second), CsvNumber(s.client_cpu_seconds_per_gb),
-                   CsvNumber(s.server_cpu_seconds_per_gb), CsvNumber(s.client_interrupts_per_gb),
-                   CsvNumber(s.server_interrupts_per_gb), CsvNumber(retransmits),
-                   CsvNumber(s.mean_rtt_us), s.top_finding, s.top_severity,
+    out += CsvRow({std::to_string(s.id),
+                   s.timestamp,
+                   s.client_host,
+                   s.server_host,
+                   s.peer,
+                   s.direction,
+                   s.protocol,
+                   std::to_string(s.streams),
+                   CsvNumber(s.duration_seconds),
+                   CsvNumber(s.sender_bits_per_second),
+                   CsvNumber(s.receiver_bits_per_second),
+                   CsvNumber(s.client_cpu_seconds_per_gb),
+                   CsvNumber(s.server_cpu_seconds_per_gb),
+                   CsvNumber(s.client_interrupts_per_gb),
+                   CsvNumber(s.server_interrupts_per_gb),
+                   CsvNumber(retransmits),
+                   CsvNumber(s.mean_rtt_us),
+                   s.top_finding,
+                   s.top_severity,
                    LabelsText(s.labels, ";")});
   }
   return out;

@@ -13,7 +13,8 @@
 namespace nicbench::report {
 
 // One line per run, in the order given (history passes newest first), under a header:
-//   ID  TIME (UTC)           HOSTS     DIR  PROTO  P  GOODPUT  CPU/GB C  CPU/GB S  RETR  FINDING  LABELS
+//   ID  TIME (UTC)           HOSTS     DIR  PROTO  P  GOODPUT  CPU/GB C  CPU/GB S  RETR  FINDING
+//   LABELS
 // GOODPUT is the receivers' count; CPU/GB are CPU-seconds per gigabyte at the client and the
 // server; unknown figures are "-". No runs: a line saying so.
 std::string RenderHistoryText(const std::vector<store::RunSummary>& runs);

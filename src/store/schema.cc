@@ -1,6 +1,7 @@
 // The store's schema and its migrations. Migration N takes a database from version N-1 to N; a
 // new database runs them all, so the path an old database takes is the path every database took.
 // Schema documented in docs/store.md; kSchemaVersion in store.h.
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -27,40 +28,44 @@ Status ExecAll(Connection& c, const std::vector<std::string_view>& statements) {
   return Ok();
 }
 
-// Version 1: runs with their indexed columns and record, and their labels.
+// Version 1: runs with their indexed columns, their records, and their labels. The records live
+// in a table of their own so that the runs table stays narrow: scanning it for `history` never
+// steps over a record's overflow pages.
 Status ToVersion1(Connection& c) {
-  return ExecAll(c, {
-      "CREATE TABLE nicbench_schema (version {int} NOT NULL)",
-      "INSERT INTO nicbench_schema (version) VALUES (0)",
-      "CREATE TABLE runs ("
-      "{id}, stored_secs {int} NOT NULL, record_schema {int} NOT NULL, "
-      "nicbench_version TEXT NOT NULL, start_time TEXT NOT NULL, start_secs {int} NOT NULL, "
-      "client_host TEXT NOT NULL, server_host TEXT NOT NULL, peer TEXT NOT NULL, "
-      "direction TEXT NOT NULL, protocol TEXT NOT NULL, streams {int} NOT NULL, "
-      "duration_seconds {real} NOT NULL, sender_bps {real}, receiver_bps {real}, "
-      "client_cpu_s_per_gb {real}, server_cpu_s_per_gb {real}, retransmits {int}, "
-      "top_finding TEXT NOT NULL, top_severity TEXT NOT NULL, labels TEXT NOT NULL, "
-      "record TEXT NOT NULL)",
-      "CREATE INDEX runs_start ON runs (start_secs)",
-      "CREATE INDEX runs_peer ON runs (peer)",
-      "CREATE TABLE run_labels (run_id {int} NOT NULL REFERENCES runs (id) ON DELETE CASCADE, "
-      "key TEXT NOT NULL, value TEXT NOT NULL, PRIMARY KEY (run_id, key))",
-      "CREATE INDEX run_labels_key_value ON run_labels (key, value, run_id)",
-  });
+  return ExecAll(
+      c,
+      {
+          "CREATE TABLE nicbench_schema (version {int} NOT NULL)",
+          "INSERT INTO nicbench_schema (version) VALUES (0)",
+          "CREATE TABLE runs ("
+          "{id}, stored_secs {int} NOT NULL, record_schema {int} NOT NULL, "
+          "nicbench_version TEXT NOT NULL, start_time TEXT NOT NULL, start_secs {int} NOT NULL, "
+          "client_host TEXT NOT NULL, server_host TEXT NOT NULL, peer TEXT NOT NULL, "
+          "direction TEXT NOT NULL, protocol TEXT NOT NULL, streams {int} NOT NULL, "
+          "duration_seconds {real} NOT NULL, sender_bps {real}, receiver_bps {real}, "
+          "client_cpu_s_per_gb {real}, server_cpu_s_per_gb {real}, retransmits {int}, "
+          "top_finding TEXT NOT NULL, top_severity TEXT NOT NULL, labels TEXT NOT NULL)",
+          "CREATE TABLE run_records (run_id {int} PRIMARY KEY REFERENCES runs (id) ON DELETE "
+          "CASCADE, "
+          "record TEXT NOT NULL)",
+          "CREATE TABLE run_labels (run_id {int} NOT NULL REFERENCES runs (id) ON DELETE CASCADE, "
+          "key TEXT NOT NULL, value TEXT NOT NULL, PRIMARY KEY (run_id, key))",
+          "CREATE INDEX run_labels_key_value ON run_labels (key, value, run_id)",
+      });
 }
 
 // Version 2: experiments (`nicbench matrix`), the interrupt and RTT columns compare needs, and
 // each run's configuration facts; the new derived columns are computed for the stored runs.
 Status ToVersion2(Connection& c) {
-  auto s = ExecAll(c, {
-      "ALTER TABLE runs ADD COLUMN client_irq_per_gb {real}",
-      "ALTER TABLE runs ADD COLUMN server_irq_per_gb {real}",
-      "ALTER TABLE runs ADD COLUMN mean_rtt_us {real}",
-      "ALTER TABLE runs ADD COLUMN facts TEXT",
-      "CREATE INDEX runs_server_host ON runs (server_host)",
-      "CREATE TABLE experiments ({id}, created_time TEXT NOT NULL, "
-      "created_secs {int} NOT NULL, state TEXT NOT NULL, definition TEXT NOT NULL)",
-  });
+  auto s =
+      ExecAll(c, {
+                     "ALTER TABLE runs ADD COLUMN client_irq_per_gb {real}",
+                     "ALTER TABLE runs ADD COLUMN server_irq_per_gb {real}",
+                     "ALTER TABLE runs ADD COLUMN mean_rtt_us {real}",
+                     "ALTER TABLE run_records ADD COLUMN facts TEXT",
+                     "CREATE TABLE experiments ({id}, created_time TEXT NOT NULL, "
+                     "created_secs {int} NOT NULL, state TEXT NOT NULL, definition TEXT NOT NULL)",
+                 });
   if (!s) return s;
   return RecomputeDerived(c);
 }
@@ -90,23 +95,23 @@ Status Upgrade(Connection& c, int target) {
 }  // namespace
 
 Result<int> ReadSchemaVersion(Connection& c) {
-  auto has_schema = c.HasTable("nicbench_schema");
-  if (!has_schema) return tl::unexpected(has_schema.error());
-  if (!*has_schema) {
-    for (const char* ours : {"runs", "run_labels", "experiments"}) {
-      auto has = c.HasTable(ours);
-      if (!has) return tl::unexpected(has.error());
-      if (*has) {
+  auto tables = c.Tables();
+  if (!tables) return tl::unexpected(tables.error());
+  auto has = [&](std::string_view name) {
+    return std::find(tables->begin(), tables->end(), name) != tables->end();
+  };
+  if (!has("nicbench_schema")) {
+    for (const char* ours : {"runs", "run_records", "run_labels", "experiments"}) {
+      if (has(ours)) {
         return Fail(fmt::format("{}: has a table '{}' that is not nicbench's; not a result store",
                                 c.Describe(), ours));
       }
     }
-    auto any = c.HasOtherTables();
-    if (!any) return tl::unexpected(any.error());
-    if (*any) {
-      return Fail(fmt::format("{}: a database of another program (it has tables, none of them "
-                              "nicbench's); left untouched, choose another --store",
-                              c.Describe()));
+    if (c.dialect().whole_database && !tables->empty()) {
+      return Fail(
+          fmt::format("{}: a database of another program (it has tables, none of them "
+                      "nicbench's); left untouched, choose another --store",
+                      c.Describe()));
     }
     return 0;
   }
@@ -118,9 +123,10 @@ Result<int> ReadSchemaVersion(Connection& c) {
   }
   const int version = static_cast<int>(AsInt((*rows)[0][0]));
   if (version > kSchemaVersion) {
-    return Fail(fmt::format("{}: made by a newer nicbench (store schema {}; this nicbench reads "
-                            "up to {}); upgrade nicbench or choose another --store",
-                            c.Describe(), version, kSchemaVersion));
+    return Fail(
+        fmt::format("{}: made by a newer nicbench (store schema {}; this nicbench reads "
+                    "up to {}); upgrade nicbench or choose another --store",
+                    c.Describe(), version, kSchemaVersion));
   }
   return version;
 }
@@ -137,7 +143,10 @@ Status Migrate(Connection& c) { return MigrateTo(c, kSchemaVersion); }
 Status RecomputeDerived(Connection& c) {
   int64_t after = 0;
   for (;;) {
-    auto rows = c.Query("SELECT id, record FROM runs WHERE id > ? ORDER BY id LIMIT 200", {after});
+    auto rows = c.Query(
+        "SELECT run_id, record FROM run_records WHERE run_id > ? ORDER BY run_id "
+        "LIMIT 200",
+        {after});
     if (!rows) return tl::unexpected(rows.error());
     if (rows->empty()) return Ok();
     for (const SqlRow& row : *rows) {
@@ -150,10 +159,13 @@ Status RecomputeDerived(Connection& c) {
         return v ? SqlValue(*v) : SqlValue(std::monostate{});
       };
       auto st = c.Exec(
-          "UPDATE runs SET client_irq_per_gb = ?, server_irq_per_gb = ?, mean_rtt_us = ?, "
-          "facts = ? WHERE id = ?",
+          "UPDATE runs SET client_irq_per_gb = ?, server_irq_per_gb = ?, mean_rtt_us = ? "
+          "WHERE id = ?",
           {opt(s.client_interrupts_per_gb), opt(s.server_interrupts_per_gb), opt(s.mean_rtt_us),
-           FactsOf(*run).dump(), after});
+           after});
+      if (!st) return st;
+      st = c.Exec("UPDATE run_records SET facts = ? WHERE run_id = ?",
+                  {FactsOf(*run).dump(), after});
       if (!st) return st;
     }
   }

@@ -31,6 +31,9 @@ struct Dialect {
   std::string integer;      // a 64-bit integer type
   std::string real;         // a double type
   std::string begin_write;  // starts a transaction that will write (takes the write lock now)
+  // The database is nicbench's alone (a SQLite file): any table of another name makes it another
+  // program's. A shared PostgreSQL database may hold other programs' tables beside ours.
+  bool whole_database = false;
 };
 
 class Connection {
@@ -43,12 +46,10 @@ class Connection {
   // Serializes schema changes between processes for the length of the current transaction
   // (PostgreSQL: an advisory lock; SQLite: nothing, begin_write already holds the only write lock).
   virtual Status LockSchema() = 0;
-  // Whether a table of this name exists.
-  virtual Result<bool> HasTable(std::string_view name) = 0;
-  // Whether the database holds tables that would make it another program's: SQLite, any table
-  // (a store file is nicbench's alone); PostgreSQL, never (a shared database may hold other
-  // programs' tables beside ours; only our own table names are checked).
-  virtual Result<bool> HasOtherTables() = 0;
+  // The names of the tables there are, read in one statement (so one consistent view even while
+  // another process creates the schema): SQLite, every table of the file; PostgreSQL, the
+  // tables of the current schema.
+  virtual Result<std::vector<std::string>> Tables() = 0;
   // "sqlite:/path" or the URL without its password, for messages.
   virtual std::string Describe() const = 0;
 

@@ -84,58 +84,6 @@ TEST_F(SqliteStoreTest, AnEmptyFileBecomesAStore) {
   EXPECT_TRUE((*store)->Put(MakeTcpRun(), {}).has_value());
 }
 
-TEST_F(SqliteStoreTest, ANewerSchemaIsRefusedWithAClearMessage) {
-  const std::string path = Path("newer.db");
-  ASSERT_TRUE(OpenStore(path).has_value());
-  Sql(path, "UPDATE nicbench_schema SET version = 99;");
-  auto store = OpenStore(path);
-  ASSERT_FALSE(store.has_value());
-  EXPECT_NE(store.error().message.find("made by a newer nicbench (store schema 99"),
-            std::string::npos)
-      << store.error().message;
-}
-
-// A store made at schema version 1 (before experiments and the interrupt/RTT/facts columns)
-// opens, upgrades, and its run reads back with the new columns computed from the record.
-TEST_F(SqliteStoreTest, AVersion1StoreUpgradesAndKeepsItsRuns) {
-  const std::string path = Path("v1.db");
-  {
-    auto c = OpenSqlite(path, OpenMode::kCreate, std::chrono::seconds(1));
-    ASSERT_TRUE(c.has_value()) << c.error().message;
-    ASSERT_TRUE(MigrateTo(**c, 1).has_value());
-    const std::string record = nlohmann::json(MakeTcpRun()).dump();
-    auto s = (*c)->Exec(
-        "INSERT INTO runs (stored_secs, record_schema, nicbench_version, start_time, start_secs, "
-        "client_host, server_host, peer, direction, protocol, streams, duration_seconds, "
-        "sender_bps, receiver_bps, client_cpu_s_per_gb, server_cpu_s_per_gb, retransmits, "
-        "top_finding, top_severity, labels, record) VALUES (1, 1, '0.1.0', "
-        "'2026-11-30T09:02:48Z', 1796029368, 'h1', 'h2', '198.18.0.2', 'forward', 'tcp', 2, 2.0, "
-        "200e6, 198.4e6, NULL, NULL, 8, '', '', '{\"tso\":\"on\"}', ?)",
-        {record});
-    ASSERT_TRUE(s.has_value()) << s.error().message;
-    ASSERT_TRUE((*c)->Exec("INSERT INTO run_labels VALUES (1, 'tso', 'on')").has_value());
-    auto v = ReadSchemaVersion(**c);
-    ASSERT_TRUE(v.has_value());
-    EXPECT_EQ(*v, 1);
-  }
-  auto store = OpenStore(path);
-  ASSERT_TRUE(store.has_value()) << store.error().message;
-  RunQuery q;
-  q.labels = {{"tso", "on"}};
-  auto found = (*store)->Find(q);
-  ASSERT_TRUE(found.has_value()) << found.error().message;
-  ASSERT_EQ(found->size(), 1u);
-  EXPECT_DOUBLE_EQ((*found)[0].mean_rtt_us.value_or(0), 520);  // computed by the migration
-  auto facts = (*store)->GetFacts({1});
-  ASSERT_TRUE(facts.has_value());
-  ASSERT_EQ(facts->size(), 1u);
-  EXPECT_EQ((*facts)[0].facts["client"]["host"]["hostname"], "h1");
-  EXPECT_TRUE((*store)->PutExperiment({{"repeat", 1}}).has_value());
-  auto c = OpenSqlite(path, OpenMode::kExisting, std::chrono::seconds(1));
-  ASSERT_TRUE(c.has_value());
-  EXPECT_EQ(ReadSchemaVersion(**c).value_or(-1), kSchemaVersion);
-}
-
 TEST_F(SqliteStoreTest, AWriterLockedOutLongerThanTheBusyTimeoutFailsClearly) {
   const std::string path = Path("locked.db");
   ASSERT_TRUE(OpenStore(path).has_value());

@@ -34,20 +34,23 @@ Result<std::pair<std::string, std::string>> ParseLabel(std::string_view text) {
   }
   for (char c : key) {
     if (!KeyChar(c)) {
-      return Fail(fmt::format("label '{}': the key may hold only letters, digits, '_', '.' and '-'",
-                              text));
+      return Fail(
+          fmt::format("label '{}': the key may hold only letters, digits, '_', '.' and '-'", text));
     }
   }
-  if (value.size() > 1024) return Fail(fmt::format("label '{}': the value is over 1024 bytes", key));
+  if (value.size() > 1024)
+    return Fail(fmt::format("label '{}': the value is over 1024 bytes", key));
   return std::pair{std::move(key), std::move(value)};
 }
 
 Result<std::string> DefaultLocation() {
   if (const char* store = Env("NICBENCH_STORE")) return std::string(store);
   if (const char* data = Env("XDG_DATA_HOME")) return std::string(data) + "/nicbench/results.db";
-  if (const char* home = Env("HOME")) return std::string(home) + "/.local/share/nicbench/results.db";
-  return Fail("no place for the result store: set NICBENCH_STORE, XDG_DATA_HOME or HOME, or use "
-              "--store PATH");
+  if (const char* home = Env("HOME"))
+    return std::string(home) + "/.local/share/nicbench/results.db";
+  return Fail(
+      "no place for the result store: set NICBENCH_STORE, XDG_DATA_HOME or HOME, or use "
+      "--store PATH");
 }
 
 std::string RedactUrl(const std::string& url) {
@@ -60,7 +63,8 @@ std::string RedactUrl(const std::string& url) {
   std::string out = url;
   if (at != std::string::npos && at > authority) {
     const size_t colon = url.find(':', authority);
-    if (colon != std::string::npos && colon < at) out = url.substr(0, colon + 1) + "***" + url.substr(at);
+    if (colon != std::string::npos && colon < at)
+      out = url.substr(0, colon + 1) + "***" + url.substr(at);
   }
   const size_t password = out.find("password=");
   if (password != std::string::npos) {

@@ -78,23 +78,23 @@ enum class OpenMode {
 // server to answer a connection (PostgreSQL connect_timeout, rounded up to seconds).
 inline constexpr std::chrono::milliseconds kDefaultBusyTimeout{5000};
 class Store;
-Result<std::unique_ptr<Store>> OpenStore(std::string_view location,
-                                         OpenMode mode = OpenMode::kCreate,
-                                         std::chrono::milliseconds busy_timeout = kDefaultBusyTimeout);
+Result<std::unique_ptr<Store>> OpenStore(
+    std::string_view location, OpenMode mode = OpenMode::kCreate,
+    std::chrono::milliseconds busy_timeout = kDefaultBusyTimeout);
 
 // The indexed columns of one run: what `history` prints and `compare` computes on, without
 // parsing the record. Computed once at Put from the record (and its findings).
 struct RunSummary {
-  int64_t id = 0;                 // increases with every Put in one store
-  std::string timestamp;          // RFC 3339 UTC, the test's start (RunRecord::timestamp)
-  int64_t timestamp_secs = 0;     // the same as Unix seconds
-  std::string client_host;        // hostname of the client end; "" when unknown
-  std::string server_host;        // hostname of the server end; "" when it did not report
-  std::string peer;               // the server as the user named it (RunRecord::server_host)
-  std::string direction;          // "forward", "reverse", "bidirectional"
-  std::string protocol;           // "tcp", "udp"
-  int streams = 0;                // streams per direction (TestSpec::parallel)
-  double duration_seconds = 0;    // measured duration after omit (RunRecord::test_seconds)
+  int64_t id = 0;               // increases with every Put in one store
+  std::string timestamp;        // RFC 3339 UTC, the test's start (RunRecord::timestamp)
+  int64_t timestamp_secs = 0;   // the same as Unix seconds
+  std::string client_host;      // hostname of the client end; "" when unknown
+  std::string server_host;      // hostname of the server end; "" when it did not report
+  std::string peer;             // the server as the user named it (RunRecord::server_host)
+  std::string direction;        // "forward", "reverse", "bidirectional"
+  std::string protocol;         // "tcp", "udp"
+  int streams = 0;              // streams per direction (TestSpec::parallel)
+  double duration_seconds = 0;  // measured duration after omit (RunRecord::test_seconds)
   // Goodput over all streams (both directions summed for a bidirectional test), as the senders
   // counted their bytes and as the receivers did.
   std::optional<double> sender_bits_per_second, receiver_bits_per_second;
@@ -128,10 +128,10 @@ struct RunQuery {
   std::optional<int64_t> min_id, max_id;  // inclusive
   // Matches the peer address as named (RunRecord::server_host) or the server's hostname.
   std::optional<std::string> peer;
-  Labels labels;                          // each KEY=VALUE must be on the run
-  std::optional<int64_t> since_secs;      // timestamp_secs >= since_secs
-  std::optional<int64_t> experiment;      // the run's label experiment=ID
-  size_t limit = 0;                       // at most this many (the newest); 0 = all
+  Labels labels;                      // each KEY=VALUE must be on the run
+  std::optional<int64_t> since_secs;  // timestamp_secs >= since_secs
+  std::optional<int64_t> experiment;  // the run's label experiment=ID
+  size_t limit = 0;                   // at most this many (the newest); 0 = all
 };
 
 // An experiment (`nicbench matrix`): its definition as the matrix command wrote it (variants,
@@ -139,8 +139,8 @@ struct RunQuery {
 struct Experiment {
   int64_t id = 0;
   nlohmann::json definition;
-  std::string state;      // "running" when created, then what SetExperimentState said
-  std::string created;    // RFC 3339 UTC
+  std::string state;    // "running" when created, then what SetExperimentState said
+  std::string created;  // RFC 3339 UTC
   int64_t created_secs = 0;
 };
 

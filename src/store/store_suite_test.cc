@@ -8,6 +8,8 @@
 
 #include "record/json.h"
 #include "record/json_test_records.h"
+#include "store/backends.h"
+#include "store/sql_store.h"
 #include "store/store.h"
 #include "store/store_test_backends.h"
 
@@ -37,6 +39,18 @@ class StoreSuite : public ::testing::TestWithParam<Backend> {
     ASSERT_FALSE(location_.empty());
     store_ = Open();
     ASSERT_NE(store_, nullptr);
+  }
+
+  // A new empty location of this backend (`name`: the SQLite file's name).
+  std::string FreshLocation(const std::string& name) {
+    if (GetParam() == Backend::kPostgres) return test::TestPostgres::Instance().FreshDatabase();
+    return temp_.path() + "/" + name;
+  }
+
+  // A raw connection to the location, below the Store.
+  Result<std::unique_ptr<Connection>> OpenConnection() {
+    if (GetParam() == Backend::kPostgres) return OpenPostgres(location_, std::chrono::seconds(5));
+    return OpenSqlite(location_, OpenMode::kCreate, std::chrono::seconds(5));
   }
 
   std::unique_ptr<Store> Open() {
@@ -207,7 +221,8 @@ TEST_P(StoreSuite, RunsSurviveReopening) {
 }
 
 TEST_P(StoreSuite, ExperimentsKeepTheirDefinitionAndState) {
-  const nlohmann::json definition = {{"vary", {{"tso", {"on", "off"}}}}, {"repeat", 5}, {"seed", 42}};
+  const nlohmann::json definition = {
+      {"vary", {{"tso", {"on", "off"}}}}, {"repeat", 5}, {"seed", 42}};
   auto id = store_->PutExperiment(definition);
   ASSERT_TRUE(id.has_value()) << id.error().message;
   auto got = store_->GetExperiment(*id);
@@ -277,11 +292,7 @@ TEST_P(StoreSuite, TwoConcurrentWritersLoseNothing) {
 
 // Two processes opening a new store at once both find it created once.
 TEST_P(StoreSuite, ConcurrentOpenOfAFreshStoreCreatesItOnce) {
-  if (GetParam() == Backend::kPostgres) {
-    location_ = test::TestPostgres::Instance().FreshDatabase();
-  } else {
-    location_ = temp_.path() + "/fresh.db";
-  }
+  location_ = FreshLocation("fresh.db");
   std::string errors[4];
   std::vector<std::thread> threads;
   for (int i = 0; i < 4; ++i) {
@@ -299,6 +310,61 @@ TEST_P(StoreSuite, ConcurrentOpenOfAFreshStoreCreatesItOnce) {
   for (const std::string& e : errors) EXPECT_EQ(e, "");
   store_ = Open();
   EXPECT_EQ(Ids({}).size(), 4u);
+}
+
+TEST_P(StoreSuite, ANewerSchemaIsRefusedWithAClearMessage) {
+  store_.reset();
+  auto c = OpenConnection();
+  ASSERT_TRUE(c.has_value()) << c.error().message;
+  ASSERT_TRUE((*c)->Exec("UPDATE nicbench_schema SET version = 99").has_value());
+  auto store = OpenStore(location_);
+  ASSERT_FALSE(store.has_value());
+  EXPECT_NE(store.error().message.find("made by a newer nicbench (store schema 99"),
+            std::string::npos)
+      << store.error().message;
+}
+
+// A store made at schema version 1 (before experiments and the interrupt/RTT/facts columns)
+// opens, upgrades, and its run reads back with the new columns computed from the record.
+TEST_P(StoreSuite, AVersion1StoreUpgradesAndKeepsItsRuns) {
+  store_.reset();
+  location_ = FreshLocation("v1.db");
+  {
+    auto c = OpenConnection();
+    ASSERT_TRUE(c.has_value()) << c.error().message;
+    ASSERT_TRUE(MigrateTo(**c, 1).has_value());
+    const std::string record = nlohmann::json(MakeTcpRun()).dump();
+    auto s = (*c)->Exec(
+        "INSERT INTO runs (stored_secs, record_schema, nicbench_version, start_time, start_secs, "
+        "client_host, server_host, peer, direction, protocol, streams, duration_seconds, "
+        "sender_bps, receiver_bps, client_cpu_s_per_gb, server_cpu_s_per_gb, retransmits, "
+        "top_finding, top_severity, labels) VALUES (1, 1, '0.1.0', "
+        "'2026-11-30T09:02:48Z', 1796029368, 'h1', 'h2', '198.18.0.2', 'forward', 'tcp', 2, 2.0, "
+        "200e6, 198.4e6, NULL, NULL, 8, '', '', '{\"tso\":\"on\"}')");
+    ASSERT_TRUE(s.has_value()) << s.error().message;
+    s = (*c)->Exec("INSERT INTO run_records (run_id, record) VALUES (1, ?)", {record});
+    ASSERT_TRUE(s.has_value()) << s.error().message;
+    ASSERT_TRUE((*c)->Exec("INSERT INTO run_labels VALUES (1, 'tso', 'on')").has_value());
+    auto v = ReadSchemaVersion(**c);
+    ASSERT_TRUE(v.has_value());
+    EXPECT_EQ(*v, 1);
+  }
+  auto store = OpenStore(location_);
+  ASSERT_TRUE(store.has_value()) << store.error().message;
+  RunQuery q;
+  q.labels = {{"tso", "on"}};
+  auto found = (*store)->Find(q);
+  ASSERT_TRUE(found.has_value()) << found.error().message;
+  ASSERT_EQ(found->size(), 1u);
+  EXPECT_DOUBLE_EQ((*found)[0].mean_rtt_us.value_or(0), 520);  // computed by the migration
+  auto facts = (*store)->GetFacts({1});
+  ASSERT_TRUE(facts.has_value());
+  ASSERT_EQ(facts->size(), 1u);
+  EXPECT_EQ((*facts)[0].facts["client"]["host"]["hostname"], "h1");
+  EXPECT_TRUE((*store)->PutExperiment({{"repeat", 1}}).has_value());
+  auto c = OpenConnection();
+  ASSERT_TRUE(c.has_value());
+  EXPECT_EQ(ReadSchemaVersion(**c).value_or(-1), kSchemaVersion);
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, StoreSuite,

@@ -99,8 +99,9 @@ class TestPostgres {
   void Init() {
     std::string bin = PostgresBinDir();
     if (bin.empty()) {
-      unavailable_ = "PostgreSQL server binaries (initdb, pg_ctl) are not installed: apt-get "
-                     "install postgresql (scripts/install-deps does)";
+      unavailable_ =
+          "PostgreSQL server binaries (initdb, pg_ctl) are not installed: apt-get "
+          "install postgresql (scripts/install-deps does)";
       return;
     }
     if (!HavePostgres()) {
@@ -149,8 +150,8 @@ class TestPostgres {
       std::string options = fmt::format(
           "-p {} -k {} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=50", port_,
           dir_);
-      auto start = Run({pg_ctl_, "-D", dir_ + "/data", "-l", dir_ + "/log", "-o", options, "-w",
-                        "start"});
+      auto start =
+          Run({pg_ctl_, "-D", dir_ + "/data", "-l", dir_ + "/log", "-o", options, "-w", "start"});
       started_ = start.exit_code == 0;
       if (!started_) unavailable_ = "pg_ctl start failed: " + start.err + start.out;
     }

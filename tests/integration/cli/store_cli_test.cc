@@ -17,6 +17,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "store/store_test_backends.h"
 #include "support/run_binary.h"
 
 namespace nicbench {
@@ -96,8 +97,8 @@ TEST(StoreCli, TheDefaultStoreFollowsTheEnvironment) {
   TempDir dir;
   // NICBENCH_STORE (the test support sets it for every child; here it is set explicitly).
   const std::string by_env = dir.path() + "/env.db";
-  ProcessResult r = RunProcess({"env", "NICBENCH_STORE=" + by_env, testing::NicbenchPath(), "run",
-                                "-t", "0.2", "-i", "0"});
+  ProcessResult r = RunProcess(
+      {"env", "NICBENCH_STORE=" + by_env, testing::NicbenchPath(), "run", "-t", "0.2", "-i", "0"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(History(by_env).size(), 2u);
   // Then $XDG_DATA_HOME/nicbench/results.db, then ~/.local/share/nicbench/results.db.
@@ -135,8 +136,22 @@ TEST(StoreCli, BadStoreOptionsAreUsageErrors) {
     argv.insert(argv.end(), args.begin(), args.end());
     ProcessResult r = RunNicbench(argv);
     EXPECT_EQ(r.exit_code, kUsage) << args.front() << ": " << r.err;
-    EXPECT_NE(r.err.find(message), std::string::npos) << "expected '" << message << "' in " << r.err;
+    EXPECT_NE(r.err.find(message), std::string::npos)
+        << "expected '" << message << "' in " << r.err;
   }
+}
+
+// One value per --label: the host after it stays the host (regression: it was read as a label).
+TEST(StoreCli, ALabelBeforeTheHostLeavesTheHostAlone) {
+  testing::ServeChild server = testing::StartServe();
+  TempDir dir;
+  const std::string store = dir.path() + "/r.db";
+  ProcessResult r = RunNicbench({"run", "--label", "tso=off", "127.0.0.1", "--label", "nic=lo",
+                                 "-p", std::to_string(server.port), "-t", "0.2", "--store", store});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json runs = History(store, {"--label", "tso=off", "--label", "nic=lo"});
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(runs[0]["peer"], "127.0.0.1");
 }
 
 // `show ID --json` is the document `run --json` printed; `show ID` is the text `run` printed.
@@ -145,16 +160,16 @@ TEST(StoreCli, ShowPrintsTheRunAgainAsItPrinted) {
   const std::string store = dir.path() + "/r.db";
   testing::ServeChild server = testing::StartServe();
   const std::string port = std::to_string(server.port);
-  ProcessResult run_json = RunNicbench(
-      {"run", "127.0.0.1", "-p", port, "-t", "0.3", "-i", "0.1", "-P", "2", "--json", "--store", store});
+  ProcessResult run_json = RunNicbench({"run", "127.0.0.1", "-p", port, "-t", "0.3", "-i", "0.1",
+                                        "-P", "2", "--json", "--store", store});
   ASSERT_EQ(run_json.exit_code, 0) << run_json.err;
   ProcessResult show_json = RunNicbench({"show", "1", "--json", "--store", store});
   ASSERT_EQ(show_json.exit_code, 0) << show_json.err;
   EXPECT_EQ(show_json.out, run_json.out);
 
   // Without samples the live lines cannot arrive late, so the text must match byte for byte.
-  ProcessResult run_text = RunNicbench({"run", "127.0.0.1", "-p", port, "-t", "0.3", "-i", "0.1",
-                                        "--no-samples", "--store", store});
+  ProcessResult run_text = RunNicbench(
+      {"run", "127.0.0.1", "-p", port, "-t", "0.3", "-i", "0.1", "--no-samples", "--store", store});
   ASSERT_EQ(run_text.exit_code, 0) << run_text.err;
   ProcessResult show_text = RunNicbench({"show", "2", "--store", store});
   ASSERT_EQ(show_text.exit_code, 0) << show_text.err;
@@ -163,8 +178,8 @@ TEST(StoreCli, ShowPrintsTheRunAgainAsItPrinted) {
   // With samples a server's sample may arrive after its interval printed (it then prints on a
   // line of its own, or not at all when it is the last): every line printed is in the replay,
   // which may only add the server's lines.
-  ProcessResult sampled = RunNicbench({"run", "127.0.0.1", "-p", port, "-t", "0.3", "-i", "0.1",
-                                       "--store", store});
+  ProcessResult sampled =
+      RunNicbench({"run", "127.0.0.1", "-p", port, "-t", "0.3", "-i", "0.1", "--store", store});
   ASSERT_EQ(sampled.exit_code, 0) << sampled.err;
   ProcessResult show_sampled = RunNicbench({"show", "3", "--store", store});
   std::vector<std::string> a = Lines(sampled.out), b = Lines(show_sampled.out);
@@ -173,7 +188,9 @@ TEST(StoreCli, ShowPrintsTheRunAgainAsItPrinted) {
   std::vector<std::string> missing, added;
   std::set_difference(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(missing));
   std::set_difference(b.begin(), b.end(), a.begin(), a.end(), std::back_inserter(added));
-  EXPECT_TRUE(missing.empty()) << "run printed:\n" << sampled.out << "show printed:\n" << show_sampled.out;
+  EXPECT_TRUE(missing.empty()) << "run printed:\n"
+                               << sampled.out << "show printed:\n"
+                               << show_sampled.out;
   for (const std::string& line : added) {
     EXPECT_EQ(line.rfind("      remote  ", 0), 0u) << line;
   }
@@ -183,8 +200,8 @@ TEST(StoreCli, ShowCsvHasARowPerIntervalPerStreamPerEnd) {
   TempDir dir;
   const std::string store = dir.path() + "/r.db";
   testing::ServeChild server = testing::StartServe();
-  ProcessResult r = RunNicbench({"run", "127.0.0.1", "-p", std::to_string(server.port), "-t",
-                                 "0.3", "-i", "0.1", "-P", "2", "--store", store});
+  ProcessResult r = RunNicbench({"run", "127.0.0.1", "-p", std::to_string(server.port), "-t", "0.3",
+                                 "-i", "0.1", "-P", "2", "--store", store});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   ProcessResult doc = RunNicbench({"show", "1", "--json", "--store", store});
   const size_t intervals = json::parse(doc.out)["intervals"].size();
@@ -195,9 +212,10 @@ TEST(StoreCli, ShowCsvHasARowPerIntervalPerStreamPerEnd) {
   ASSERT_FALSE(rows.empty());
   EXPECT_EQ(rows[0].rfind("run_id,end,role,interval_start,interval_end,", 0), 0u) << rows[0];
   EXPECT_EQ(rows.size(), 1 + intervals * 2 /*streams*/ * 2 /*ends*/) << csv.out;
-  EXPECT_EQ(std::count_if(rows.begin(), rows.end(),
-                          [](const std::string& row) { return row.rfind("1,remote,server,", 0) == 0; }),
-            static_cast<long>(intervals * 2));
+  EXPECT_EQ(
+      std::count_if(rows.begin(), rows.end(),
+                    [](const std::string& row) { return row.rfind("1,remote,server,", 0) == 0; }),
+      static_cast<long>(intervals * 2));
 }
 
 TEST(StoreCli, ShowErrorsHaveTheirExitCodes) {
@@ -225,7 +243,7 @@ TEST(StoreCli, ShowErrorsHaveTheirExitCodes) {
 TEST(StoreCli, HistoryFiltersAndFormats) {
   TempDir dir;
   const std::string store = dir.path() + "/r.db";
-  ASSERT_EQ(QuickLoopback({"--store", store, "--label", "tso=on"}).exit_code, 0);   // runs 1, 2
+  ASSERT_EQ(QuickLoopback({"--store", store, "--label", "tso=on"}).exit_code, 0);  // runs 1, 2
   ASSERT_EQ(QuickLoopback({"--store", store, "--label", "tso=off", "--label", "nic=lo"}).exit_code,
             0);  // runs 3, 4
   EXPECT_EQ(History(store).size(), 4u);
@@ -278,7 +296,8 @@ TEST(StoreCli, HistoryRefusesBadInput) {
     argv.insert(argv.end(), args.begin(), args.end());
     ProcessResult r = RunNicbench(argv);
     EXPECT_EQ(r.exit_code, kUsage) << args.front() << ": " << r.err;
-    EXPECT_NE(r.err.find(message), std::string::npos) << "expected '" << message << "' in " << r.err;
+    EXPECT_NE(r.err.find(message), std::string::npos)
+        << "expected '" << message << "' in " << r.err;
   }
   ProcessResult missing = RunNicbench({"history", "--store", dir.path() + "/none.db"});
   EXPECT_EQ(missing.exit_code, kStore);
@@ -332,12 +351,19 @@ TEST(StoreCli, AStoreTheUserMayNotWriteFailsTheStore) {
     chmod(store.c_str(), 0444);
     chmod(dir.path().c_str(), 0555);
   }
-  argv.insert(argv.end(), {testing::NicbenchPath(), "run", "-t", "0.2", "-i", "0", "--store", store});
+  std::vector<std::string> history = argv;
+  argv.insert(argv.end(),
+              {testing::NicbenchPath(), "run", "-t", "0.2", "-i", "0", "--store", store});
   ProcessResult r = RunProcess(argv);
+  // Reading someone else's store works without write permission.
+  history.insert(history.end(), {testing::NicbenchPath(), "history", "--store", store, "--json"});
+  ProcessResult read = RunProcess(history);
   chmod(dir.path().c_str(), 0755);
   EXPECT_EQ(r.exit_code, kStore) << r.err;
   EXPECT_NE(r.err.find("the store is read-only"), std::string::npos) << r.err;
   EXPECT_NE(r.out.find("receiver"), std::string::npos);
+  ASSERT_EQ(read.exit_code, 0) << read.err;
+  EXPECT_EQ(json::parse(read.out)["runs"].size(), 2u);
   EXPECT_EQ(History(store).size(), 2u);
 }
 
@@ -348,12 +374,46 @@ TEST(StoreCli, AFullDiskFailsTheStore) {
   const std::string script = "mount -t tmpfs -o size=64k tmpfs " + dir.path() + " && exec " +
                              testing::NicbenchPath() + " run -t 0.2 -i 0.1 --store " + dir.path() +
                              "/r.db";
-  ProcessResult r = RunProcess({"unshare", "--mount", "--propagation", "private", "sh", "-c", script});
+  ProcessResult r =
+      RunProcess({"unshare", "--mount", "--propagation", "private", "sh", "-c", script});
   if (r.err.find("mount:") != std::string::npos || r.err.find("unshare:") != std::string::npos) {
     GTEST_SKIP() << "cannot mount a tmpfs here: " << r.err;
   }
   EXPECT_EQ(r.exit_code, kStore) << r.err;
   EXPECT_NE(r.err.find("the disk is full"), std::string::npos) << r.err;
+  EXPECT_NE(r.out.find("receiver"), std::string::npos);
+}
+
+const auto* const kPostgresEnvironment =
+    ::testing::AddGlobalTestEnvironment(new store::test::PostgresEnvironment);
+
+// The same commands against a real PostgreSQL server (started by the test).
+TEST(StoreCliPostgres, RunHistoryAndShowWithAPostgresqlUrl) {
+  const std::string& why = store::test::TestPostgres::Instance().Ensure();
+  if (!why.empty()) GTEST_SKIP() << "PostgreSQL skipped: " << why;
+  const std::string url = store::test::TestPostgres::Instance().FreshDatabase();
+  ProcessResult r = QuickLoopback({"--store", url, "--label", "team=net"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("nicbench: stored run 2 in " + url), std::string::npos) << r.err;
+  json runs = History(url, {"--label", "team=net"});
+  ASSERT_EQ(runs.size(), 2u);
+  EXPECT_EQ(runs[0]["direction"], "reverse");
+  ProcessResult show = RunNicbench({"show", "1", "--json", "--store", url});
+  ASSERT_EQ(show.exit_code, 0) << show.err;
+  EXPECT_EQ(json::parse(show.out)["start"]["test_start"]["protocol"], "TCP");
+  ProcessResult unknown = RunNicbench({"show", "7", "--store", url});
+  EXPECT_EQ(unknown.exit_code, kNotFound);
+}
+
+TEST(StoreCliPostgres, AnUnreachableServerFailsTheStoreAndHidesThePassword) {
+  if (!store::HavePostgres()) GTEST_SKIP() << "built without PostgreSQL";
+  const std::string url =
+      "postgresql://ann:s3cret@127.0.0.1:" + std::to_string(testing::FreeTcpPort()) + "/results";
+  ProcessResult r = QuickLoopback({"--store", url});
+  EXPECT_EQ(r.exit_code, kStore) << r.err;
+  EXPECT_NE(r.err.find("postgresql://ann:***@127.0.0.1"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("cannot connect"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("s3cret"), std::string::npos) << r.err;
   EXPECT_NE(r.out.find("receiver"), std::string::npos);
 }
 
