@@ -278,6 +278,7 @@ void to_json(json& j, const HostInterval& v) {
   PutMeasured(j, "net_counters", v.net_counters);
   PutMeasured(j, "process", v.process);
   PutMeasured(j, "run_queue", v.run_queue);
+  PutMeasured(j, "nic_counters", v.nic_counters);
 }
 
 void from_json(const json& j, HostInterval& v) {
@@ -295,6 +296,7 @@ void from_json(const json& j, HostInterval& v) {
   MeasuredField(j, "net_counters", v.net_counters);
   MeasuredField(j, "process", v.process);
   MeasuredField(j, "run_queue", v.run_queue);
+  MeasuredField(j, "nic_counters", v.nic_counters);
 }
 
 // ---- test_spec.h
