@@ -41,7 +41,8 @@ struct RunArgs {
       rcv_timeout;
   bool reverse = false, bidir = false, udp = false, nodelay = false, sendfile = false,
        skip_rx_copy = false, ipv4 = false, ipv6 = false, server_output = false,
-       counters64 = false, repeating = false, json = false, loopback = false, no_samples = false;
+       counters64 = false, repeating = false, json = false, loopback = false, no_samples = false,
+       both_directions = false;
   StoreArgs store;
 };
 
@@ -50,6 +51,7 @@ struct RunPlan {
   bool json = false;
   bool loopback = false;
   StorePlan store;
+  bool both_directions = false;  // forward then reverse, then the pair's findings
 };
 
 void AddOptions(CLI::App& app, RunArgs& a) {
@@ -84,6 +86,9 @@ void AddOptions(CLI::App& app, RunArgs& a) {
   app.add_flag("--udp-counters-64bit", a.counters64, "64-bit UDP sequence numbers");
   app.add_flag("--repeating-payload", a.repeating, "payload 0123456789... instead of random");
   app.add_flag("-J,--json", a.json, "one JSON document on stdout");
+  app.add_flag("--both-directions", a.both_directions,
+               "forward then reverse against HOST, then compare the two directions\n"
+               "(as the loopback job does); JSON: {\"runs\": [forward, reverse]}");
   app.add_flag("--loopback", a.loopback, "test over loopback in both directions (the default "
                                          "when no host is given)");
   app.add_option("--connect-timeout", a.connect_timeout, "control connect timeout in ms");
@@ -259,6 +264,10 @@ Result<RunPlan> MakePlan(const RunArgs& a) {
   if (plan.loopback && (a.reverse || a.bidir)) {
     return Fail("loopback mode runs both directions itself; -R/--bidir need a HOST");
   }
+  plan.both_directions = a.both_directions;
+  if (a.both_directions && (a.reverse || a.bidir)) {
+    return Fail("--both-directions runs forward and reverse itself; drop -R/--bidir");
+  }
   spec.direction = a.bidir ? record::Direction::kBidirectional
                            : (a.reverse ? record::Direction::kReverse : record::Direction::kForward);
   if (!a.parallel.empty()) {
@@ -385,6 +394,44 @@ int RunAgainstHost(const RunPlan& plan) {
   return StoreRuns(plan.store, finished, ToInt(ExitFor(outcome.failure)));
 }
 
+// Forward then reverse against plan.client's server, each diagnosed, the pair's findings with
+// the second (asymmetry needs both directions); text after each run, JSON {"runs"} at the end.
+int RunBothDirections(RunPlan plan) {
+  std::vector<engine::ClientOutcome> outcomes;
+  const record::Direction directions[] = {record::Direction::kForward,
+                                          record::Direction::kReverse};
+  ExitCode code = ExitCode::kOk;
+  for (int i = 0; i < 2 && code == ExitCode::kOk; ++i) {
+    plan.client.spec.direction = directions[i];
+    if (!plan.json) std::printf("%s(client -> server %s)\n", i ? "\n" : "",
+                                i ? "reverse: server sends" : "forward: client sends");
+    outcomes.push_back(engine::RunClient(plan.client, LiveSink(plan)));
+    code = ExitFor(outcomes.back().failure);
+    record::RunRecord& run = outcomes.back().record;
+    NameStandProfile(run);
+    if (code == ExitCode::kOk) {
+      run.findings = diagnosis::Diagnose(run);
+      if (i == 1) AddFindings(run, diagnosis::DiagnosePair(outcomes[0].record, run));
+    }
+    if (!plan.json && (code == ExitCode::kOk || run.incomplete)) {
+      std::fputs(report::RenderSummary(run).c_str(), stdout);
+    }
+    if (!plan.json && code != ExitCode::kOk) {
+      LogError(outcomes.back().record.error.value_or("test failed"));
+    }
+  }
+  if (plan.json) {
+    std::vector<record::RunRecord> records;
+    for (const auto& o : outcomes) records.push_back(o.record);
+    std::fputs(report::RenderJsonMulti(records).c_str(), stdout);
+  }
+  std::vector<const record::RunRecord*> finished;
+  for (const auto& o : outcomes) {
+    if (o.failure == engine::ClientFailure::kNone) finished.push_back(&o.record);
+  }
+  return StoreRuns(plan.store, finished, ToInt(code));
+}
+
 // The main job: an in-process server on 127.0.0.1:0, then forward and reverse tests.
 int RunLoopback(RunPlan plan) {
   engine::ServerConfig server_config;
@@ -399,41 +446,10 @@ int RunLoopback(RunPlan plan) {
   std::thread serving([&] { (void)(*server)->Run(); });
   plan.client.host = "127.0.0.1";
   plan.client.port = (*server)->port();
-  std::vector<engine::ClientOutcome> outcomes;
-  const record::Direction directions[] = {record::Direction::kForward,
-                                          record::Direction::kReverse};
-  ExitCode code = ExitCode::kOk;
-  for (int i = 0; i < 2 && code == ExitCode::kOk; ++i) {
-    plan.client.spec.direction = directions[i];
-    if (!plan.json) std::printf("%s(client -> server %s)\n", i ? "\n" : "",
-                                i ? "reverse: server sends" : "forward: client sends");
-    outcomes.push_back(engine::RunClient(plan.client, LiveSink(plan)));
-    code = ExitFor(outcomes.back().failure);
-    record::RunRecord& run = outcomes.back().record;
-    if (code == ExitCode::kOk) {
-      run.findings = diagnosis::Diagnose(run);
-      // Asymmetry needs both directions: the pair's findings go with the second run.
-      if (i == 1) AddFindings(run, diagnosis::DiagnosePair(outcomes[0].record, run));
-    }
-    if (!plan.json && (code == ExitCode::kOk || run.incomplete)) {
-      std::fputs(report::RenderSummary(run).c_str(), stdout);
-    }
-    if (!plan.json && code != ExitCode::kOk) {
-      LogError(outcomes.back().record.error.value_or("test failed"));
-    }
-  }
+  const int code = RunBothDirections(std::move(plan));
   (*server)->RequestStop();
   serving.join();
-  std::vector<const record::RunRecord*> finished;
-  for (const auto& o : outcomes) {
-    if (o.failure == engine::ClientFailure::kNone) finished.push_back(&o.record);
-  }
-  if (plan.json) {
-    std::vector<record::RunRecord> records;
-    for (const auto& o : outcomes) records.push_back(o.record);
-    std::fputs(report::RenderJsonMulti(records).c_str(), stdout);
-  }
-  return StoreRuns(plan.store, finished, ToInt(code));
+  return code;
 }
 
 }  // namespace
@@ -457,7 +473,9 @@ int RunRunCommand(int argc, char** argv) {
     return ToInt(ExitCode::kUsage);
   }
   plan->client.stop_fd = InterruptFd();
-  int code = plan->loopback ? RunLoopback(*plan) : RunAgainstHost(*plan);
+  int code = plan->loopback          ? RunLoopback(*plan)
+             : plan->both_directions ? RunBothDirections(*plan)
+                                     : RunAgainstHost(*plan);
   if (plan->client.stop_fd >= 0) close(plan->client.stop_fd);
   return code;
 }

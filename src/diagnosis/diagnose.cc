@@ -13,7 +13,7 @@ using record::Severity;
 // transfer first, then causes, then configuration, then the measurement itself.
 constexpr RuleFn kRules[] = {
     LinkRateLimited, CpuBound,     IrqConcentration,  WindowLimited,     Retransmissions,
-    UdpLoss,         Drops,        HalfDuplex,        MtuMismatch,       OffloadsOff,
+    UdpLoss,         Drops,        NicDrops,     HalfDuplex,        MtuMismatch,       OffloadsOff,
     LinkBelowCapability, LegacyIrqMode, ToolCpuBound, TestTooShort,      IntervalsVary,
     RemoteNotReported, CostPerEnd,
 };

@@ -32,6 +32,22 @@ std::optional<Packet> FullPacket(const RunView& view, const Flow& flow, uint32_t
   return Packet{block + header, block};
 }
 
+// Whether the sender hands the qdisc segment bursts (TSO or GSO on) that its tbf bucket holds
+// whole: then tbf charges each burst as one packet (sch_tbf.c segments only skbs larger than
+// its max_size, the bucket), so tc's overhead is paid once per burst, not per frame.
+bool OverheadPerBurst(const record::NicFacts& nic, const record::Qdisc& q, uint32_t frame) {
+  if (q.overhead_bytes == 0 || q.kind != "tbf" || q.burst_bytes == 0) return false;
+  const auto* offloads = nic.offloads.get();
+  if (offloads == nullptr) return false;
+  bool bursts = false;
+  for (const record::OffloadState& o : *offloads) {
+    bursts = bursts || ((o.name == "tcp-segmentation-offload" ||
+                         o.name == "generic-segmentation-offload") && o.on);
+  }
+  const uint64_t full_burst = uint64_t{kMaxGsoBytes} / frame * frame;
+  return bursts && q.burst_bytes >= full_burst;
+}
+
 void Consider(std::optional<LinkLimit>& best, LinkLimit candidate) {
   if (!best || candidate.goodput_bits_per_second < best->goodput_bits_per_second) {
     best = std::move(candidate);
@@ -84,7 +100,11 @@ std::optional<LinkLimit> FlowLinkLimit(const RunView& view, const Flow& flow, st
       limit.mtu = *mtu;
       limit.packet_bytes = packet->ip_bytes;
       limit.payload_bytes = packet->payload_bytes;
-      limit.frame_bytes = packet->ip_bytes + kEthernetHeaderBytes + q.overhead_bytes;
+      const uint32_t frame = packet->ip_bytes + kEthernetHeaderBytes;
+      limit.overhead_per_burst = view.tcp() && OverheadPerBurst(nic, q, frame);
+      // Per frame: the whole overhead, or its share of a burst of 64 KiB / frame frames.
+      const uint32_t frames_per_burst = limit.overhead_per_burst ? kMaxGsoBytes / frame : 1;
+      limit.frame_bytes = frame + (q.overhead_bytes + frames_per_burst - 1) / frames_per_burst;
       limit.goodput_bits_per_second =
           GoodputBitsPerSecond(qdisc_rate, limit.payload_bytes, limit.frame_bytes);
       limit.source = fmt::format("{} qdisc rate on {} at the {}", q.kind, nic.interface, end->name);

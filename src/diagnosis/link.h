@@ -22,6 +22,9 @@ inline constexpr uint32_t kTcp6HeaderBytes = 72;
 inline constexpr uint32_t kUdp4HeaderBytes = 28;
 inline constexpr uint32_t kUdp6HeaderBytes = 48;
 
+// A GSO/TSO skb is at most 64 KiB (GSO_LEGACY_MAX_SIZE), so at most this many full frames.
+inline constexpr uint32_t kMaxGsoBytes = 65536;
+
 enum class LinkAccounting { kEthernetWire, kQdiscSkb };
 
 struct LinkLimit {
@@ -31,6 +34,10 @@ struct LinkLimit {
   uint32_t packet_bytes = 0;   // IP packet per frame (<= mtu: a peer's MSS may make it smaller)
   uint32_t payload_bytes = 0;  // application bytes per frame
   uint32_t frame_bytes = 0;    // bytes charged per frame at that rate
+  // A tbf whose bucket holds a whole TSO/GSO skb behind a sender with TSO/GSO on charges tc's
+  // overhead once per skb of up to kMaxGsoSegments frames: frame_bytes then carries the
+  // overhead shared out over that many frames (the most goodput the qdisc lets through).
+  bool overhead_per_burst = false;
   double goodput_bits_per_second = 0;
   std::string source;  // "negotiated speed of eth0 at remote server (receiver)"
 };

@@ -33,6 +33,8 @@ Findings CostPerEnd(const RunView& view, const Thresholds& t);
 Findings Retransmissions(const RunView& view, const Thresholds& t);
 Findings UdpLoss(const RunView& view, const Thresholds& t);
 Findings Drops(const RunView& view, const Thresholds& t);
+// rules_nic_drops.cc
+Findings NicDrops(const RunView& view, const Thresholds& t);
 Findings WindowLimited(const RunView& view, const Thresholds& t);
 
 // rules_config.cc

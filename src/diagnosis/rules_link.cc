@@ -17,15 +17,24 @@ std::string GoodputEvidence(const Flow& flow) {
 }
 
 std::string FormulaEvidence(const LinkLimit& limit) {
-  std::string counted =
-      limit.accounting == LinkAccounting::kEthernetWire
-          ? fmt::format("{} bytes on the wire (IP packet + 38: Ethernet header 14, FCS 4, "
-                        "preamble 8, inter-frame gap 12)",
-                        limit.frame_bytes)
-          : fmt::format("{} bytes as the qdisc counts them (skb length: IP packet + 14-byte "
-                        "header, plus {} bytes of configured overhead)",
-                        limit.frame_bytes,
-                        limit.frame_bytes - limit.packet_bytes - kEthernetHeaderBytes);
+  std::string counted;
+  if (limit.accounting == LinkAccounting::kEthernetWire) {
+    counted = fmt::format("{} bytes on the wire (IP packet + 38: Ethernet header 14, FCS 4, "
+                          "preamble 8, inter-frame gap 12)",
+                          limit.frame_bytes);
+  } else if (limit.overhead_per_burst) {
+    counted = fmt::format("{} bytes as the qdisc counts them (skb length: IP packet + 14-byte "
+                          "header; TSO/GSO is on and the tbf bucket holds a whole 64 KiB burst, "
+                          "so its configured overhead is charged once per burst, {} byte(s) a "
+                          "frame)",
+                          limit.frame_bytes,
+                          limit.frame_bytes - limit.packet_bytes - kEthernetHeaderBytes);
+  } else {
+    counted = fmt::format("{} bytes as the qdisc counts them (skb length: IP packet + 14-byte "
+                          "header, plus {} bytes of configured overhead)",
+                          limit.frame_bytes,
+                          limit.frame_bytes - limit.packet_bytes - kEthernetHeaderBytes);
+  }
   return fmt::format("{}: {}; at the path's MTU {} each frame carries {} payload bytes in {}: "
                      "{} x {}/{} = {} of goodput at most",
                      limit.source, FormatBitRate(static_cast<double>(limit.rate_bits_per_second)),

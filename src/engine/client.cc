@@ -409,6 +409,7 @@ Status RunTest(ClientRun& run, const IntervalSink& sink) {
       auto infos = ReadTcpInfos(*run.path, run.streams, run.spec.transport);
       const record::IntervalRecord* closed = sampler.Close(t, counters, infos, !sliver);
       run.host->OnBoundary(closed);
+      BoundRecordOnce(sampler, *run.host, closed);
       if (closed && sink && run.spec.interval.count() > 0) {
         run.record.spec = run.spec;
         auto remote = run.remote_live.find(run.closed_intervals);

@@ -1,9 +1,14 @@
 #include "engine/host_observer.h"
 
+#include <algorithm>
 #include <string_view>
 #include <utility>
 
+#include <nlohmann/json.hpp>
+
 #include "probes/facts.h"
+#include "record/json.h"
+#include "record/merge.h"
 
 namespace nicbench::engine {
 
@@ -52,7 +57,31 @@ void HostObserver::OnBoundary(const record::IntervalRecord* closed) {
   if (!sample_) return;
   record::HostInterval sample =
       sampler_->Sample(closed ? closed->start : 0.0, closed ? closed->end : 0.0);
-  if (closed) samples_.push_back(std::move(sample));
+  if (!closed) return;
+  if (keep_limit_ > 0 && samples_.size() >= keep_limit_) {
+    record::HalveFrom(samples_, omitted_kept_, record::MergeSamples);
+  }
+  if (closed->omitted) ++omitted_kept_;
+  samples_.push_back(std::move(sample));
+}
+
+void BoundRecordOnce(IntervalSampler& sampler, HostObserver& host,
+                     const record::IntervalRecord* closed) {
+  if (closed == nullptr || host.keep_limit() != 0) return;
+  const size_t limit = KeepLimitFor(*closed, host.last());
+  sampler.SetKeepLimit(limit);
+  host.SetKeepLimit(limit);
+}
+
+size_t KeepLimitFor(const record::IntervalRecord& first, const record::HostInterval* sample) {
+  // Half the exchange's cap for the server's intervals and samples together, and room for
+  // intervals that come out larger than the first (more IRQ lines fire, say).
+  constexpr size_t kBudgetBytes = 8u << 20;
+  constexpr double kGrowth = 1.5;
+  size_t bytes = nlohmann::json(first).dump().size();
+  if (sample != nullptr) bytes += nlohmann::json(*sample).dump().size();
+  const size_t limit = static_cast<size_t>(kBudgetBytes / (kGrowth * static_cast<double>(bytes)));
+  return std::max<size_t>(limit, 16);
 }
 
 void HostObserver::Finish(record::EndpointRecord& endpoint) {

@@ -8,14 +8,27 @@
 // Thread safety: owned by one controller thread.
 #pragma once
 
+#include <cstddef>
 #include <memory>
 #include <string>
 
 #include "probes/file_source.h"
+#include "engine/sampler.h"
 #include "probes/host_sampler.h"
 #include "record/run_record.h"
 
 namespace nicbench::engine {
+
+// How many intervals (with their host samples) a record may keep so that it stays within the
+// budget that both the memory of a long test and the results exchange (16 MiB) allow, judged
+// by the JSON size of the first interval and its sample. At least 16.
+size_t KeepLimitFor(const record::IntervalRecord& first, const record::HostInterval* sample);
+
+class HostObserver;
+// After the first interval closed (`closed` is it, and `host` has its sample): gives the
+// sampler and the observer the same KeepLimitFor limit. Later calls do nothing.
+void BoundRecordOnce(IntervalSampler& sampler, HostObserver& host,
+                     const record::IntervalRecord* closed);
 
 class HostObserver {
  public:
@@ -32,6 +45,10 @@ class HostObserver {
   // and end. `closed` null: the sampler dropped that interval (a final sliver), so the sample
   // is taken (to keep the deltas aligned) and dropped too.
   void OnBoundary(const record::IntervalRecord* closed);
+  // Keeps at most `limit` samples (0 = no limit), merging pairs after the omitted warm-up as
+  // IntervalSampler::SetKeepLimit does with the intervals (give both the same limit).
+  void SetKeepLimit(size_t limit) { keep_limit_ = limit; }
+  size_t keep_limit() const { return keep_limit_; }
   // Fills host, nic and samples of `endpoint` (moves the samples out).
   void Finish(record::EndpointRecord& endpoint);
 
@@ -46,6 +63,8 @@ class HostObserver {
   std::unique_ptr<probes::HostSampler> sampler_;
   std::vector<record::HostInterval> samples_;
   bool sample_;
+  size_t keep_limit_ = 0;
+  size_t omitted_kept_ = 0;
 };
 
 }  // namespace nicbench::engine

@@ -1,5 +1,7 @@
 #include "engine/sampler.h"
 
+#include "record/merge.h"
+
 #include <algorithm>
 
 namespace nicbench::engine {
@@ -100,6 +102,10 @@ const record::IntervalRecord* IntervalSampler::Close(MonoTime now,
   const double omit_seconds = std::chrono::duration<double>(omit_).count();
   if (!omit_done_ && t + kBoundarySlackSeconds >= omit_seconds) EndOmit(counters);
   if (!keep) return nullptr;
+  if (keep_limit_ > 0 && intervals_.size() >= keep_limit_) {
+    record::HalveFrom(intervals_, omitted_kept_, record::MergeIntervals);
+  }
+  if (interval.omitted) ++omitted_kept_;
   intervals_.push_back(std::move(interval));
   return &intervals_.back();
 }

@@ -63,6 +63,13 @@ class IntervalSampler {
                                       const TcpInfoByFlow& tcp_info, bool keep = true);
 
   const std::vector<record::IntervalRecord>& intervals() const { return intervals_; }
+
+  // Keeps at most `limit` intervals (0 = no limit): when a new one would exceed it, the kept
+  // intervals after the omitted warm-up are merged in pairs first (record/merge.h), so a long
+  // test keeps a bounded record whose intervals cover longer spans. The interval a Close
+  // returns is never merged. HostObserver::SetKeepLimit with the same limit keeps the host
+  // samples aligned with these.
+  void SetKeepLimit(size_t limit) { keep_limit_ = limit; }
   std::vector<record::IntervalRecord> TakeIntervals() { return std::move(intervals_); }
 
   // Totals since the end of omit up to the last Close.
@@ -93,6 +100,8 @@ class IntervalSampler {
   double omit_end_ = 0;       // seconds since start
   std::map<int, FlowState> flows_;
   std::vector<record::IntervalRecord> intervals_;
+  size_t keep_limit_ = 0;
+  size_t omitted_kept_ = 0;  // kept intervals of the omitted warm-up, never merged
 };
 
 }  // namespace nicbench::engine

@@ -398,6 +398,7 @@ Status ServerTest::Measure(State& st) {
       const record::IntervalRecord* closed = sampler.Close(
           t, counters, ReadTcpInfos(*st.path, st.streams, st.spec.transport), !last || keep(t));
       st.host->OnBoundary(closed);
+      BoundRecordOnce(sampler, *st.host, closed);
       // The last one travels with the results: the client may have stopped reading by then.
       if (closed != nullptr && !last) SendLiveSample(st);
       last_close = t;

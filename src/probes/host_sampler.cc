@@ -17,13 +17,13 @@ HostSampler HostSampler::Create(FileSource& files, SamplerOptions options) {
 }
 
 void HostSampler::Begin() {
-  previous_ = ReadHostSnapshot(*files_, buffer_);
+  previous_ = ReadHostSnapshot(*files_, buffer_, mark_nic_ ? nic_.interface : std::string());
   begun_ = true;
 }
 
 record::HostInterval HostSampler::Sample(double start, double end) {
   NB_CHECK(begun_);
-  HostSnapshot now = ReadHostSnapshot(*files_, buffer_);
+  HostSnapshot now = ReadHostSnapshot(*files_, buffer_, mark_nic_ ? nic_.interface : std::string());
   record::HostInterval interval =
       DiffSnapshots(previous_, now, start, end, mark_nic_ ? &nic_ : nullptr);
   previous_ = std::move(now);

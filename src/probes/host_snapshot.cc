@@ -204,8 +204,10 @@ void DiffNet(const HostSnapshot& a, const HostSnapshot& b, record::HostInterval&
 
 }  // namespace
 
-HostSnapshot ReadHostSnapshot(FileSource& files, std::string& buffer) {
+HostSnapshot ReadHostSnapshot(FileSource& files, std::string& buffer,
+                              const std::string& nic_interface) {
   HostSnapshot snap;
+  if (!nic_interface.empty()) snap.nic_stats = ReadNicStatistics(files, buffer, nic_interface);
   snap.stat = ReadParsed<ProcStat>(files, buffer, "/proc/stat", ParseProcStat);
   snap.interrupts = ReadParsed<Interrupts>(files, buffer, "/proc/interrupts", ParseInterrupts);
   snap.softirqs = ReadParsed<Softirqs>(files, buffer, "/proc/softirqs", ParseSoftirqs);
@@ -259,6 +261,16 @@ record::HostInterval DiffSnapshots(const HostSnapshot& before, const HostSnapsho
     out.process.value().allowed_cpus = after.allowed_cpus;
   } else {
     out.process = UnknownOf<record::ProcessUsage>(before.usage, after.usage);
+  }
+  if (before.nic_stats && after.nic_stats) {
+    std::map<std::string, int64_t> deltas;
+    for (const auto& [key, value] : *after.nic_stats) {
+      auto it = before.nic_stats->find(key);
+      if (it != before.nic_stats->end()) deltas[key] = std::max<int64_t>(0, value - it->second);
+    }
+    out.nic_counters = std::move(deltas);
+  } else {
+    out.nic_counters = UnknownOf<std::map<std::string, int64_t>>(before.nic_stats, after.nic_stats);
   }
   if (before.tasks && after.tasks) {
     out.run_queue = DiffTaskSchedstats(*before.tasks, *after.tasks);

@@ -29,7 +29,19 @@ struct HostSnapshot {
   std::vector<int> allowed_cpus;  // sched_getaffinity of this process; empty if unreadable
   // Each thread of this process (by tid): /proc/self/task/TID/schedstat.
   Result<std::map<int, SchedStat>> tasks = Fail("not read");
+  // The NIC's /sys/class/net/IF/statistics counters (kNicCounterNames); unread without a NIC.
+  Result<std::map<std::string, int64_t>> nic_stats = Fail("no NIC (loopback)");
 };
+
+// The counters of /sys/class/net/IF/statistics a sample keeps: the packet counts and every
+// error and drop counter of struct rtnl_link_stats64 (include/uapi/linux/if_link.h).
+extern const char* const kNicCounterNames[];
+extern const size_t kNicCounterCount;
+
+// Reads kNicCounterNames of `iface` through `files`; a counter a driver does not provide is
+// left out; Error when none could be read.
+Result<std::map<std::string, int64_t>> ReadNicStatistics(FileSource& files, std::string& buffer,
+                                                         const std::string& iface);
 
 // Every thread's schedstat of this process, through `files` (/proc/self/task/*/schedstat). A
 // thread that exits between the listing and its read is skipped.
@@ -43,7 +55,9 @@ record::RunQueueDelay DiffTaskSchedstats(const std::map<int, SchedStat>& before,
 // Reads and parses every file of a snapshot from `files`, using `buffer` for the raw text
 // (kept by the caller so its capacity is reused). A file that cannot be read or parsed leaves
 // its member holding the Error; the others are still read. rusage is the calling process's.
-HostSnapshot ReadHostSnapshot(FileSource& files, std::string& buffer);
+// `nic_interface` empty (loopback): nic_stats stays unread.
+HostSnapshot ReadHostSnapshot(FileSource& files, std::string& buffer,
+                              const std::string& nic_interface = {});
 
 // The interval between two snapshots. Counters that go backwards (a driver reset, the iowait
 // quirk of /proc/stat) give a zero delta, never a wrap-around. An IRQ line that appears in

@@ -26,6 +26,7 @@ using record::Missing;
 struct Shaping {
   uint64_t bytes_per_second = 0;
   uint32_t overhead = 0;
+  uint32_t buffer_ticks = 0;  // tbf: the bucket as time, in psched ticks (64 ns)
 };
 
 // Calls `on_message` for every message of a dump of `type` on interface `ifindex`.
@@ -94,6 +95,11 @@ Shaping ParseRateOptions(const void* options, int len, int parms_type, int rate6
       std::memcpy(&rate, data, sizeof rate);  // first member of tc_tbf_qopt and tc_htb_opt
       if (shaping.bytes_per_second == 0) shaping.bytes_per_second = rate.rate;
       shaping.overhead = rate.overhead;
+      if (parms_type == TCA_TBF_PARMS && size >= static_cast<int>(sizeof(struct tc_tbf_qopt))) {
+        struct tc_tbf_qopt tbf;
+        std::memcpy(&tbf, data, sizeof tbf);
+        shaping.buffer_ticks = tbf.buffer;
+      }
     } else if (type == rate64_type && size >= 8) {
       std::memcpy(&shaping.bytes_per_second, data, 8);
     }
@@ -137,6 +143,9 @@ Measured<record::Qdisc> ReadRootQdisc(const std::string& iface) {
     }
     root.rate_bits_per_second = shaping.bytes_per_second * 8;
     root.overhead_bytes = shaping.overhead;
+    // The kernel dumps the bucket as time (PSCHED_NS2TICKS: ns >> 6); in bytes at the rate.
+    root.burst_bytes = static_cast<uint64_t>(static_cast<double>(shaping.buffer_ticks) * 64.0 *
+                                             static_cast<double>(shaping.bytes_per_second) / 1e9);
   });
   if (!status) return UnknownFrom<record::Qdisc>(status.error());
   if (!found) return Measured<record::Qdisc>::Unknown(Missing::kAbsent, "no root qdisc");

@@ -51,6 +51,9 @@ struct Qdisc {
   // tc's "overhead": bytes added to each packet's length (skb->len, which on Ethernet devices
   // includes the 14-byte header) when the rate is charged; 0 when not set.
   uint32_t overhead_bytes = 0;
+  // tbf's bucket in bytes (its burst), 0 when unknown or not tbf. A segment burst (a TSO/GSO
+  // skb) that fits in it is charged as one packet, overhead once (net/sched/sch_tbf.c).
+  uint64_t burst_bytes = 0;
 };
 
 struct PciIdentity {

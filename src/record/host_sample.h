@@ -74,6 +74,10 @@ struct HostInterval {
   Measured<std::map<std::string, int64_t>> net_counters;
   Measured<ProcessUsage> process;
   Measured<RunQueueDelay> run_queue;  // absent from older peers: "not reported by peer"
+  // The NIC's error and drop counters (/sys/class/net/IF/statistics: "rx_dropped",
+  // "rx_missed_errors", "tx_errors", ... and "rx_packets"/"tx_packets" to compare them with),
+  // deltas over the interval; unknown on loopback or when unreadable.
+  Measured<std::map<std::string, int64_t>> nic_counters;
 };
 
 }  // namespace nicbench::record

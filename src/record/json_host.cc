@@ -105,7 +105,8 @@ void from_json(const json& j, IrqVector& v) {
 void to_json(json& j, const Qdisc& v) {
   j = json{{"kind", v.kind},
            {"rate_bits_per_second", v.rate_bits_per_second},
-           {"overhead_bytes", v.overhead_bytes}};
+           {"overhead_bytes", v.overhead_bytes},
+           {"burst_bytes", v.burst_bytes}};
 }
 
 void from_json(const json& j, Qdisc& v) {
@@ -113,6 +114,7 @@ void from_json(const json& j, Qdisc& v) {
   Field(j, "kind", v.kind);
   Field(j, "rate_bits_per_second", v.rate_bits_per_second);
   json_detail::LaterField(j, "overhead_bytes", v.overhead_bytes);  // absent from older peers
+  json_detail::LaterField(j, "burst_bytes", v.burst_bytes);
 }
 
 void to_json(json& j, const PciIdentity& v) {
@@ -278,6 +280,7 @@ void to_json(json& j, const HostInterval& v) {
   PutMeasured(j, "net_counters", v.net_counters);
   PutMeasured(j, "process", v.process);
   PutMeasured(j, "run_queue", v.run_queue);
+  PutMeasured(j, "nic_counters", v.nic_counters);
 }
 
 void from_json(const json& j, HostInterval& v) {
@@ -295,6 +298,7 @@ void from_json(const json& j, HostInterval& v) {
   MeasuredField(j, "net_counters", v.net_counters);
   MeasuredField(j, "process", v.process);
   MeasuredField(j, "run_queue", v.run_queue);
+  MeasuredField(j, "nic_counters", v.nic_counters);
 }
 
 // ---- test_spec.h

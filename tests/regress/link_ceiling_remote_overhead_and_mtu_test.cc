@@ -78,5 +78,27 @@ TEST(LinkCeiling, MtuMismatchUsesThePathsSmallestMtu) {
   }
 }
 
+// The 1000baseT stand with TSO on moved ~950 Mbit/s, "101%" of 1448/1538: its tbf bucket
+// (125000 B) holds a whole 64 KiB TSO burst, which tbf charges as one packet, overhead once.
+// A 100baseTX bucket (12500 B) does not, so the overhead stays per frame there.
+TEST(LinkCeiling, TsoBurstsThatFitTheBucketPayTheOverheadOnce) {
+  record::RunRecord run = ReverseStandRun(950e6, 1000000000);
+  Remote(run).nic.qdisc = record::Qdisc{"tbf", 1000000000, 24, 125000};
+  auto findings = diagnosis::Diagnose(run);
+  const record::Finding* link = Find(findings, "link-rate-limited");
+  ASSERT_NE(link, nullptr);
+  EXPECT_NE(link->title.find(" 99% "), std::string::npos) << link->title;
+  bool formula = false;
+  for (const std::string& e : link->evidence) formula = formula || e.find("1448/1515") != e.npos;
+  EXPECT_TRUE(formula);
+
+  record::RunRecord slow = ReverseStandRun(100e6 * 1448 / 1538, 100000000);
+  Remote(slow).nic.qdisc = record::Qdisc{"tbf", 100000000, 24, 12500};
+  findings = diagnosis::Diagnose(slow);
+  link = Find(findings, "link-rate-limited");
+  ASSERT_NE(link, nullptr);
+  EXPECT_NE(link->title.find(" 100% "), std::string::npos) << link->title;
+}
+
 }  // namespace
 }  // namespace nicbench::regress
