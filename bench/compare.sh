@@ -51,7 +51,8 @@ run_one() {
   sleep 0.5
   local before; before=$(cpu_seconds "$server_pid")
   local client=(iperf3 -c 127.0.0.1)
-  [ "$tool" = nicbench ] && client=("$nicbench" run 127.0.0.1)
+  # --no-store: the comparison runs are not results to keep, and the client's time excludes storing.
+  [ "$tool" = nicbench ] && client=("$nicbench" run 127.0.0.1 --no-store)
   /usr/bin/env time -f "%U %S" -o "$tmp/time" "${client[@]}" -p "$port" -t "$seconds" -J "$@" \
     >"$tmp/out.json" 2>/dev/null || true
   local after; after=$(cpu_seconds "$server_pid")

@@ -28,7 +28,7 @@ sleep 0.5
 
 # rate ARGS...: one test's receiver goodput in bit/s.
 rate() {
-  "$nicbench" run 127.0.0.1 -p "$port" -t "$seconds" -i 0.1 --json "$@" |
+  "$nicbench" run 127.0.0.1 -p "$port" -t "$seconds" -i 0.1 --json --no-store "$@" |
     python3 -c 'import json,sys; print(json.load(sys.stdin)["end"]["sum_received"]["bits_per_second"])'
 }
 

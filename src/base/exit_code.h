@@ -8,6 +8,8 @@ enum class ExitCode : int {
   kTestFailed = 1,    // the test ran (or tried to) and failed: peer refused, I/O error
   kUsage = 2,         // bad command line
   kEnvironment = 3,   // the machine cannot do it: needs root, missing kernel feature
+  kStore = 4,         // the result store failed: a run not stored, a store not readable
+  kNotFound = 5,      // the store holds no such run or experiment (`show 99`)
   kInterrupted = 130  // SIGINT
 };
 

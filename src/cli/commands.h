@@ -10,5 +10,9 @@ int RunServeCommand(int argc, char** argv);    // serve_command.cc
 int RunRunCommand(int argc, char** argv);      // run_command.cc
 int RunInspectCommand(int argc, char** argv);  // inspect_command.cc
 int RunStandCommand(int argc, char** argv);    // stand_command.cc
+int RunHistoryCommand(int argc, char** argv);  // history_command.cc
+int RunShowCommand(int argc, char** argv);     // history_command.cc
+int RunCompareCommand(int argc, char** argv);  // compare_command.cc
+int RunMatrixCommand(int argc, char** argv);   // matrix_command.cc
 
 }  // namespace nicbench::cli

@@ -7,6 +7,7 @@
 #include "base/exit_code.h"
 #include "base/version.h"
 #include "cli/commands.h"
+#include "store/store.h"
 
 namespace {
 
@@ -22,6 +23,10 @@ constexpr const char kUsage[] =
     "  ttcp          classic ttcp (also available as a `ttcp` symlink)\n"
     "  inspect       show host and NIC facts\n"
     "  stand         build a test stand of network namespaces\n"
+    "  history       list the stored runs, newest first\n"
+    "  show ID       print a stored run again (text, --json or --csv)\n"
+    "  compare A B   compare two sets of stored runs: medians, U test, what differs\n"
+    "  matrix HOST   an experiment: every combination of --vary values, interleaved rounds\n"
     "\n"
     "Run `nicbench COMMAND --help` for a command's options.\n"
     "Options: -h, --help   this text;  -V, --version   print the version\n";
@@ -50,7 +55,9 @@ int main(int argc, char** argv) {
     return ToInt(ExitCode::kOk);
   }
   if (command == "-V" || command == "--version") {
-    std::printf("nicbench %s\n", nicbench::kVersion);
+    std::printf("nicbench %s\nstore: %s\n", nicbench::kVersion,
+                nicbench::store::HavePostgres() ? "sqlite, postgresql"
+                                                : "sqlite (built without postgresql)");
     return ToInt(ExitCode::kOk);
   }
   int sub_argc = argc - 1;
@@ -60,6 +67,10 @@ int main(int argc, char** argv) {
   if (command == "run") return cli::RunRunCommand(sub_argc, sub_argv);
   if (command == "inspect") return cli::RunInspectCommand(sub_argc, sub_argv);
   if (command == "stand") return cli::RunStandCommand(sub_argc, sub_argv);
+  if (command == "history") return cli::RunHistoryCommand(sub_argc, sub_argv);
+  if (command == "show") return cli::RunShowCommand(sub_argc, sub_argv);
+  if (command == "compare") return cli::RunCompareCommand(sub_argc, sub_argv);
+  if (command == "matrix") return cli::RunMatrixCommand(sub_argc, sub_argv);
   std::fprintf(stderr, "nicbench: unknown command '%s'\n\n%s", argv[1], kUsage);
   return ToInt(ExitCode::kUsage);
 }

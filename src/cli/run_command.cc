@@ -22,6 +22,7 @@
 #include "base/units.h"
 #include "cli/commands.h"
 #include "cli/parse_args.h"
+#include "cli/store_options.h"
 #include "diagnosis/diagnose.h"
 #include "engine/client.h"
 #include "engine/server.h"
@@ -40,12 +41,14 @@ struct RunArgs {
   bool reverse = false, bidir = false, udp = false, nodelay = false, sendfile = false,
        skip_rx_copy = false, ipv4 = false, ipv6 = false, server_output = false,
        counters64 = false, repeating = false, json = false, loopback = false, no_samples = false;
+  StoreArgs store;
 };
 
 struct RunPlan {
   engine::ClientConfig client;
   bool json = false;
   bool loopback = false;
+  StorePlan store;
 };
 
 void AddOptions(CLI::App& app, RunArgs& a) {
@@ -87,6 +90,7 @@ void AddOptions(CLI::App& app, RunArgs& a) {
   app.add_flag("--no-samples", a.no_samples,
                "do not sample CPU, interrupts and counters on either end (to measure what\n"
                "sampling costs); facts and throughput are still recorded");
+  AddStoreWriteOptions(app, a.store);
 }
 
 Result<std::chrono::milliseconds> Millis(const std::string& text, const char* what) {
@@ -262,6 +266,9 @@ Result<RunPlan> MakePlan(const RunArgs& a) {
     return Fail("-M, -N and -C apply to TCP only");
   }
   if (auto problem = record::Validate(spec)) return Fail(problem->message);
+  auto store = MakeStorePlan(a.store);
+  if (!store) return tl::unexpected(store.error());
+  plan.store = std::move(*store);
   return plan;
 }
 
@@ -359,7 +366,9 @@ int RunAgainstHost(const RunPlan& plan) {
   if (!plan.json && outcome.failure != engine::ClientFailure::kNone) {
     LogError(outcome.record.error.value_or("test failed"));
   }
-  return ToInt(ExitFor(outcome.failure));
+  std::vector<const record::RunRecord*> finished;
+  if (outcome.failure == engine::ClientFailure::kNone) finished.push_back(&outcome.record);
+  return StoreRuns(plan.store, finished, ToInt(ExitFor(outcome.failure)));
 }
 
 // The main job: an in-process server on 127.0.0.1:0, then forward and reverse tests.
@@ -401,12 +410,16 @@ int RunLoopback(RunPlan plan) {
   }
   (*server)->RequestStop();
   serving.join();
+  std::vector<const record::RunRecord*> finished;
+  for (const auto& o : outcomes) {
+    if (o.failure == engine::ClientFailure::kNone) finished.push_back(&o.record);
+  }
   if (plan.json) {
     std::vector<record::RunRecord> records;
-    for (auto& o : outcomes) records.push_back(std::move(o.record));
+    for (const auto& o : outcomes) records.push_back(o.record);
     std::fputs(report::RenderJsonMulti(records).c_str(), stdout);
   }
-  return ToInt(code);
+  return StoreRuns(plan.store, finished, ToInt(code));
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "analysis/figures.h"
 #include "diagnosis/cpu_analysis.h"
 #include "diagnosis/rules.h"
 
@@ -50,29 +51,6 @@ NicIrqs CollectIrqs(const RunView& view, const End& end) {
     }
   }
   return out;
-}
-
-double EndBitsPerSecond(const RunView& view, const End& end) {
-  double bits = 0;
-  for (const Flow& flow : view.flows()) {
-    if (flow.sender == &end || flow.receiver == &end) bits += flow.bits_per_second;
-  }
-  return bits;
-}
-
-// Mean number of busy cores (sum of busy shares / 100) over the counted samples.
-std::optional<double> BusyCores(const RunView& view, const End& end) {
-  double sum = 0, seconds = 0;
-  for (const auto* s : view.Samples(end)) {
-    const auto* cpus = s->cpus.get();
-    if (cpus == nullptr) continue;
-    double busy = 0;
-    for (const auto& c : *cpus) busy += c.Busy() / 100.0;
-    sum += busy * Seconds(*s);
-    seconds += Seconds(*s);
-  }
-  if (seconds <= 0) return std::nullopt;
-  return sum / seconds;
 }
 
 }  // namespace
@@ -124,30 +102,16 @@ std::vector<EndCost> Costs(const record::RunRecord& run) {
   RunView view(run);
   std::vector<EndCost> out;
   for (const End* end : view.ends()) {
+    const analysis::EndFigures figures = analysis::ComputeEndFigures(
+        run, end->client ? analysis::Role::kClient : analysis::Role::kServer);
     EndCost cost;
     cost.end = end->name;
-    double bits = EndBitsPerSecond(view, *end);
-    auto cores = BusyCores(view, *end);
-    using record::Missing;
-    if (bits <= 0) {
-      cost.cpu_seconds_per_gigabyte = record::Measured<double>::Unknown(Missing::kAbsent, "no data moved");
-      cost.nic_interrupts_per_gbit = cost.cpu_seconds_per_gigabyte;
-      out.push_back(cost);
-      continue;
-    }
-    if (cores) {
-      cost.cpu_seconds_per_gigabyte = *cores / (bits / 8 / 1e9);
-    } else {
-      cost.cpu_seconds_per_gigabyte =
-          record::Measured<double>::Unknown(Missing::kNotReported, "no CPU samples");
-    }
-    NicIrqs irqs = CollectIrqs(view, *end);
-    if (irqs.total > 0 && irqs.seconds > 0) {
-      cost.nic_interrupts_per_gbit = (irqs.total / irqs.seconds) / (bits / 1e9);
-    } else {
-      cost.nic_interrupts_per_gbit = record::Measured<double>::Unknown(
-          Missing::kAbsent, IsSoftwareNic(end->record->nic) ? "no NIC interrupt lines"
-                                                              : "no NIC interrupts sampled");
+    cost.cpu_seconds_per_gigabyte = figures.cpu_seconds_per_gigabyte;
+    // Per Gbit/s of goodput: (interrupts/s) / (Gbit/s) is interrupts per gigabit, 1/8 of those
+    // per gigabyte.
+    cost.nic_interrupts_per_gbit = figures.nic_interrupts_per_gigabyte;
+    if (figures.nic_interrupts_per_gigabyte.known()) {
+      cost.nic_interrupts_per_gbit = figures.nic_interrupts_per_gigabyte.value() / 8;
     }
     out.push_back(cost);
   }

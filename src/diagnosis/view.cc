@@ -2,10 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
-#include <set>
 #include <utility>
 
 #include <fmt/format.h>
+
+#include "analysis/figures.h"
 
 namespace nicbench::diagnosis {
 namespace {
@@ -22,8 +23,10 @@ End MakeEnd(const record::EndpointRecord& rec, bool local, bool client, Directio
   end.record = &rec;
   end.local = local;
   end.client = client;
-  end.sends = direction == Direction::kBidirectional || (direction == Direction::kForward) == client;
-  end.receives = direction == Direction::kBidirectional || !end.sends;
+  const analysis::Duty duty =
+      analysis::DutyOf(client ? analysis::Role::kClient : analysis::Role::kServer, direction);
+  end.sends = duty.sends;
+  end.receives = duty.receives;
   end.name = EndName(local, client, end.sends, end.receives);
   return end;
 }
@@ -85,7 +88,7 @@ std::optional<SenderTcp> LastSenderTcp(const std::vector<record::IntervalRecord>
 }  // namespace
 
 RunView::RunView(const record::RunRecord& run) : run_(run) {
-  bool local_client = run.local.role != "server";
+  bool local_client = analysis::RoleOf(run.local) == analysis::Role::kClient;
   local_ = MakeEnd(run.local, true, local_client, run.spec.direction);
   if (run.remote.known()) {
     remote_ = MakeEnd(run.remote.value(), false, !local_client, run.spec.direction);
@@ -116,25 +119,15 @@ Flow RunView::MakeFlow(bool local_sends) const {
   flow.local_sends = local_sends;
   flow.sender = local_sends ? &local_ : remote();
   flow.receiver = local_sends ? remote() : &local_;
-  bool all_retransmits = true;
-  for (const auto& s : run_.streams) {
-    if (s.sender != local_sends) continue;
-    ++flow.streams;
-    flow.bytes_sent += s.bytes_sent;
-    flow.bytes_received += s.bytes_received;
-    flow.seconds = std::max({flow.seconds, s.seconds_received, s.seconds_sent});
-    if (s.retransmits.known()) {
-      flow.retransmits = flow.retransmits.value_or(0) + s.retransmits.value();
-    } else {
-      all_retransmits = false;
-    }
-    flow.udp_packets += s.packets;
-    flow.udp_lost += s.lost;
-  }
-  if (!all_retransmits || flow.streams == 0) flow.retransmits.reset();
-  if (flow.seconds <= 0) flow.seconds = run_.test_seconds;
-  uint64_t bytes = flow.bytes_received > 0 ? flow.bytes_received : flow.bytes_sent;
-  flow.bits_per_second = flow.seconds > 0 ? bytes * 8.0 / flow.seconds : 0;
+  const analysis::DirectionTotals totals = analysis::TotalsOf(run_, local_sends);
+  flow.streams = totals.streams;
+  flow.bytes_sent = totals.bytes_sent;
+  flow.bytes_received = totals.bytes_received;
+  flow.seconds = totals.seconds;
+  flow.retransmits = totals.retransmits;
+  flow.udp_packets = totals.udp_packets;
+  flow.udp_lost = totals.udp_lost;
+  flow.bits_per_second = analysis::ReceiverBitsPerSecond(totals);
 
   const record::EndpointRecord* sender = flow.sender ? flow.sender->record : nullptr;
   if (sender != nullptr) {
@@ -162,17 +155,8 @@ Flow RunView::MakeFlow(bool local_sends) const {
 }
 
 std::vector<const record::HostInterval*> RunView::Samples(const End& end) const {
-  std::vector<const record::HostInterval*> out;
-  if (end.record == nullptr) return out;
-  double omit = std::chrono::duration<double>(run_.spec.omit).count();
-  double interval = std::chrono::duration<double>(run_.spec.interval).count();
-  for (const auto& sample : end.record->samples) {
-    double dt = Seconds(sample);
-    if (dt <= 0 || sample.end <= omit + 1e-6) continue;
-    if (interval > 0 && dt < interval / 4) continue;
-    out.push_back(&sample);
-  }
-  return out;
+  if (end.record == nullptr) return {};
+  return analysis::CountedSamples(run_, *end.record);
 }
 
 bool RunView::UnshapedSoftwarePath() const {
@@ -196,11 +180,7 @@ bool RunView::SharedHost() const {
          (!a.cpu_count.known() && !b.cpu_count.known());
 }
 
-bool IsSoftwareNic(const record::NicFacts& nic) {
-  if (nic.loopback) return true;
-  static const std::set<std::string> kSoftware = {"veth", "tun", "bridge", "dummy"};
-  return nic.driver.known() && kSoftware.count(nic.driver.value()) > 0;
-}
+bool IsSoftwareNic(const record::NicFacts& nic) { return analysis::IsSoftwareNic(nic); }
 
 uint64_t QdiscRate(const record::NicFacts& nic) {
   return nic.qdisc.known() ? nic.qdisc.value().rate_bits_per_second : 0;

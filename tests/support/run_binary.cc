@@ -13,6 +13,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <thread>
@@ -37,9 +38,27 @@ std::string TempPath(const char* tag) {
   return std::string(buf.data());
 }
 
+// Every child this test program starts stores its runs in one result store of its own, in a
+// temporary directory removed at exit: a test never writes into the user's store (~/.local/share)
+// nor shares one with another test program running beside it.
+const std::string& TestStoreDir() {
+  static const std::string dir = [] {
+    const char* tmp = std::getenv("TMPDIR");
+    std::string pattern = std::string(tmp ? tmp : "/tmp") + "/nicbench-test-store-XXXXXX";
+    std::vector<char> buf(pattern.begin(), pattern.end());
+    buf.push_back('\0');
+    std::string made = mkdtemp(buf.data()) ? buf.data() : "/nonexistent-nicbench-test-store";
+    static const std::string removed_at_exit = made;
+    std::atexit([] { std::filesystem::remove_all(removed_at_exit); });
+    return made;
+  }();
+  return dir;
+}
+
 // Forks and execs argv with stdin from `in_path` (or /dev/null) and outputs to files.
 pid_t Spawn(const std::vector<std::string>& argv, const std::string& in_path,
             const std::string& out_path, const std::string& err_path) {
+  const std::string store = TestStorePath();
   pid_t pid = fork();
   if (pid != 0) return pid;
   int in = open(in_path.empty() ? "/dev/null" : in_path.c_str(), O_RDONLY);
@@ -48,6 +67,7 @@ pid_t Spawn(const std::vector<std::string>& argv, const std::string& in_path,
   dup2(in, 0);
   dup2(out, 1);
   dup2(err, 2);
+  setenv("NICBENCH_STORE", store.c_str(), 1);
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
@@ -66,6 +86,8 @@ void Decode(int status, ProcessResult* result) {
 }  // namespace
 
 std::string NicbenchPath() { return NICBENCH_BINARY; }
+
+std::string TestStorePath() { return TestStoreDir() + "/results.db"; }
 
 ProcessResult RunProcess(const std::vector<std::string>& argv, const std::string& stdin_text,
                          std::chrono::seconds limit) {

@@ -21,6 +21,11 @@ struct ProcessResult {
 // The nicbench binary under test (built alongside the tests).
 std::string NicbenchPath();
 
+// The result store every child started below writes to: NICBENCH_STORE is set to it in each
+// child (overriding the caller's), a file in a temporary directory of this test program that is
+// removed when it exits. Tests that read stored runs back use it or pass --store.
+std::string TestStorePath();
+
 // Runs argv[0] (searched in PATH when it has no slash) with optional stdin text, waits for it
 // to end. A child still running after `limit` is killed with SIGKILL (a safety net against a
 // hung test, not a timing assertion).

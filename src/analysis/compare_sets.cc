@@ -1,0 +1,121 @@
+#include "analysis/compare_sets.h"
+
+namespace nicbench::analysis {
+namespace {
+
+using record::Measured;
+
+Measured<double> CsReceiver(const RunFigures& f) { return f.client_to_server.receiver_bits_per_second; }
+Measured<double> CsSender(const RunFigures& f) { return f.client_to_server.sender_bits_per_second; }
+Measured<double> ScReceiver(const RunFigures& f) { return f.server_to_client.receiver_bits_per_second; }
+Measured<double> ScSender(const RunFigures& f) { return f.server_to_client.sender_bits_per_second; }
+Measured<double> ClientCpu(const RunFigures& f) { return f.client.cpu_seconds_per_gigabyte; }
+Measured<double> ServerCpu(const RunFigures& f) { return f.server.cpu_seconds_per_gigabyte; }
+Measured<double> ClientIrq(const RunFigures& f) { return f.client.nic_interrupts_per_gigabyte; }
+Measured<double> ServerIrq(const RunFigures& f) { return f.server.nic_interrupts_per_gigabyte; }
+Measured<double> Retransmits(const RunFigures& f) { return f.retransmits; }
+Measured<double> Rtt(const RunFigures& f) { return f.mean_rtt_us; }
+
+MetricValues Collect(const Metric& m, const std::vector<const RunInput*>& runs) {
+  MetricValues out;
+  for (const RunInput* run : runs) {
+    const Measured<double> v = m.get(run->figures);
+    if (v.known()) {
+      out.values.push_back(v.value());
+    } else {
+      ++out.unknown;
+    }
+  }
+  return out;
+}
+
+std::optional<record::Direction> CommonDirection(const std::vector<const RunInput*>& a,
+                                                 const std::vector<const RunInput*>& b) {
+  std::optional<record::Direction> common;
+  for (const auto* set : {&a, &b}) {
+    for (const RunInput* run : *set) {
+      if (common && *common != run->direction) return std::nullopt;
+      common = run->direction;
+    }
+  }
+  return common;
+}
+
+std::vector<const std::vector<Fact>*> FactsOfSet(const std::vector<const RunInput*>& runs) {
+  std::vector<const std::vector<Fact>*> out;
+  out.reserve(runs.size());
+  for (const RunInput* run : runs) out.push_back(&run->facts);
+  return out;
+}
+
+}  // namespace
+
+const std::vector<Metric>& Metrics() {
+  using enum Role;
+  static const std::vector<Metric> kMetrics = {
+      {"goodput_client_to_server_bits_per_second", "goodput client->server (receiver)", "bit/s",
+       std::nullopt, CsReceiver},
+      {"goodput_client_to_server_sender_bits_per_second", "goodput client->server (sender)",
+       "bit/s", std::nullopt, CsSender},
+      {"goodput_server_to_client_bits_per_second", "goodput server->client (receiver)", "bit/s",
+       std::nullopt, ScReceiver},
+      {"goodput_server_to_client_sender_bits_per_second", "goodput server->client (sender)",
+       "bit/s", std::nullopt, ScSender},
+      {"client_cpu_seconds_per_gigabyte", "CPU per GB", "CPU-s/GB", kClient, ClientCpu},
+      {"server_cpu_seconds_per_gigabyte", "CPU per GB", "CPU-s/GB", kServer, ServerCpu},
+      {"client_nic_interrupts_per_gigabyte", "NIC interrupts per GB", "irq/GB", kClient,
+       ClientIrq},
+      {"server_nic_interrupts_per_gigabyte", "NIC interrupts per GB", "irq/GB", kServer,
+       ServerIrq},
+      {"retransmits", "retransmits", "segments", std::nullopt, Retransmits},
+      {"mean_rtt_us", "mean RTT", "us", std::nullopt, Rtt},
+  };
+  return kMetrics;
+}
+
+RunInput RunInputOf(const record::RunRecord& run, int64_t id) {
+  return RunInput{id, ComputeFigures(run), FactsOf(run), run.spec.direction};
+}
+
+SetComparison CompareInputs(const std::vector<const RunInput*>& a,
+                            const std::vector<const RunInput*>& b) {
+  SetComparison out;
+  out.runs_a = static_cast<int>(a.size());
+  out.runs_b = static_cast<int>(b.size());
+  out.direction = CommonDirection(a, b);
+  for (const Metric& m : Metrics()) {
+    MetricComparison c;
+    c.metric = &m;
+    c.a = Collect(m, a);
+    c.b = Collect(m, b);
+    if (c.a.values.empty() && c.b.values.empty()) continue;
+    c.comparison = Compare(c.a.values, c.b.values);
+    out.metrics.push_back(std::move(c));
+  }
+  out.differs = WhatDiffers(FactsOfSet(a), FactsOfSet(b));
+  return out;
+}
+
+SetComparison CompareSets(const std::vector<const record::RunRecord*>& a,
+                          const std::vector<const record::RunRecord*>& b) {
+  std::vector<RunInput> ia, ib;
+  for (const record::RunRecord* run : a) ia.push_back(RunInputOf(*run));
+  for (const record::RunRecord* run : b) ib.push_back(RunInputOf(*run));
+  std::vector<const RunInput*> pa, pb;
+  for (const RunInput& r : ia) pa.push_back(&r);
+  for (const RunInput& r : ib) pb.push_back(&r);
+  return CompareInputs(pa, pb);
+}
+
+std::string EndLabel(Role role, std::optional<record::Direction> direction) {
+  std::string label = RoleName(role);
+  if (!direction || *direction == record::Direction::kBidirectional) return label;
+  return label + (DutyOf(role, *direction).sends ? " (sender)" : " (receiver)");
+}
+
+std::string MetricName(const Metric& metric, std::optional<record::Direction> direction) {
+  if (!metric.end) return metric.what;
+  return EndLabel(*metric.end, direction) + " " + metric.what;
+}
+
+}  // namespace nicbench::analysis

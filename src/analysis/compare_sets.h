@@ -1,0 +1,72 @@
+// A comparison of two sets of runs, as `nicbench compare` and `nicbench matrix` show it: for
+// each metric of analysis/figures.h both sets' summaries, the U test and its verdict; then what
+// differs. Built once here, rendered by report. Pure; thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analysis/differs.h"
+#include "analysis/figures.h"
+#include "analysis/statistics.h"
+#include "record/run_record.h"
+
+namespace nicbench::analysis {
+
+// One metric compare shows: a stable key for scripts, a name for people, its one unit.
+struct Metric {
+  const char* key;   // "server_cpu_seconds_per_gigabyte"
+  const char* what;  // "CPU per GB"
+  const char* unit;  // "CPU-s/GB"
+  std::optional<Role> end;  // the end a per-end figure belongs to
+  record::Measured<double> (*get)(const RunFigures&);
+};
+// Every metric, in display order.
+const std::vector<Metric>& Metrics();
+
+// A metric's values over one set: the known ones, and how many runs had it unknown.
+struct MetricValues {
+  std::vector<double> values;
+  int unknown = 0;
+};
+
+struct MetricComparison {
+  const Metric* metric = nullptr;
+  MetricValues a, b;
+  Comparison comparison;
+};
+
+struct SetComparison {
+  int runs_a = 0, runs_b = 0;
+  // The direction of every run of both sets when they share one, so "server" can be read as
+  // "receiver"; unset when the sets mix directions.
+  std::optional<record::Direction> direction;
+  // Metrics known in at least one run of either set, in Metrics() order.
+  std::vector<MetricComparison> metrics;
+  std::vector<FactDifference> differs;
+};
+
+// What compare needs of one run: its figures, its facts and its direction. Built from a whole
+// record (RunInputOf) or, for thousands of stored runs, from the store's summary columns and
+// facts without parsing whole records.
+struct RunInput {
+  int64_t id = 0;  // the store's id; 0 when not stored
+  RunFigures figures;
+  std::vector<Fact> facts;
+  record::Direction direction = record::Direction::kForward;
+};
+RunInput RunInputOf(const record::RunRecord& run, int64_t id = 0);
+
+SetComparison CompareSets(const std::vector<const record::RunRecord*>& a,
+                          const std::vector<const record::RunRecord*>& b);
+SetComparison CompareInputs(const std::vector<const RunInput*>& a,
+                            const std::vector<const RunInput*>& b);
+
+// "server (receiver)" for a metric name's end when the direction says which end receives.
+std::string EndLabel(Role role, std::optional<record::Direction> direction);
+// "server (receiver) CPU per GB", "goodput client->server (receiver)".
+std::string MetricName(const Metric& metric, std::optional<record::Direction> direction);
+
+}  // namespace nicbench::analysis

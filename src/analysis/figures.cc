@@ -1,0 +1,238 @@
+#include "analysis/figures.h"
+
+#include <algorithm>
+#include <chrono>
+#include <set>
+#include <string>
+
+namespace nicbench::analysis {
+namespace {
+
+using record::Measured;
+using record::Missing;
+
+double Seconds(const record::HostInterval& sample) { return sample.end - sample.start; }
+
+Measured<double> Unknown(Missing why, const char* detail) {
+  return Measured<double>::Unknown(why, detail);
+}
+
+Measured<double> Rate(uint64_t bytes, double seconds) {
+  if (!(seconds > 0)) return Unknown(Missing::kAbsent, "no time measured");
+  return bytes * 8.0 / seconds;
+}
+
+// Goodput of one direction; both unknown when no stream went that way.
+DirectionFigures DirectionOf(const record::RunRecord& run, Role sender) {
+  DirectionFigures out;
+  const bool local_sends = RoleOf(run.local) == sender;
+  const DirectionTotals t = TotalsOf(run, local_sends);
+  if (t.streams == 0) {
+    out.sender_bits_per_second = Unknown(Missing::kAbsent, "no data in this direction");
+    out.receiver_bits_per_second = out.sender_bits_per_second;
+    return out;
+  }
+  out.sender_bits_per_second = Rate(t.bytes_sent, t.seconds_sent > 0 ? t.seconds_sent : t.seconds);
+  out.receiver_bits_per_second =
+      Rate(t.bytes_received, t.seconds_received > 0 ? t.seconds_received : t.seconds);
+  return out;
+}
+
+}  // namespace
+
+EndFigures ComputeEndFigures(const record::RunRecord& run, Role role) {
+  EndFigures out;
+  const record::EndpointRecord* end = EndIn(run, role);
+  if (end == nullptr) {
+    out.cpu_seconds_per_gigabyte = Unknown(Missing::kNotReported, "the peer does not report");
+    out.nic_interrupts_per_gigabyte = out.cpu_seconds_per_gigabyte;
+    return out;
+  }
+  const double bits = EndBitsPerSecond(run, role);
+  if (!(bits > 0)) {
+    out.cpu_seconds_per_gigabyte = Unknown(Missing::kAbsent, "no data moved");
+    out.nic_interrupts_per_gigabyte = out.cpu_seconds_per_gigabyte;
+    return out;
+  }
+  const double gigabytes_per_second = bits / 8 / 1e9;
+  if (const auto cores = BusyCores(run, *end)) {
+    out.cpu_seconds_per_gigabyte = *cores / gigabytes_per_second;
+  } else {
+    out.cpu_seconds_per_gigabyte = Unknown(Missing::kNotReported, "no CPU samples");
+  }
+  const NicInterrupts irqs = CountNicInterrupts(run, *end);
+  if (irqs.total > 0 && irqs.seconds > 0) {
+    out.nic_interrupts_per_gigabyte = (irqs.total / irqs.seconds) / gigabytes_per_second;
+  } else {
+    out.nic_interrupts_per_gigabyte =
+        Unknown(Missing::kAbsent, IsSoftwareNic(end->nic) ? "no NIC interrupt lines"
+                                                          : "no NIC interrupts sampled");
+  }
+  return out;
+}
+
+namespace {
+
+Measured<double> Retransmits(const record::RunRecord& run) {
+  if (run.spec.transport != record::Transport::kTcp) {
+    return Unknown(Missing::kAbsent, "not TCP");
+  }
+  bool any = false;
+  double sum = 0;
+  for (const bool local_sends : {true, false}) {
+    const DirectionTotals t = TotalsOf(run, local_sends);
+    if (t.streams == 0) continue;
+    if (!t.retransmits) return Unknown(Missing::kNotReported, "a sender did not report them");
+    any = true;
+    sum += static_cast<double>(*t.retransmits);
+  }
+  if (!any) return Unknown(Missing::kAbsent, "no streams");
+  return sum;
+}
+
+// The sending streams' RTT over the counted intervals of the end that sent them.
+void AddRtts(const std::vector<record::IntervalRecord>& intervals, double& sum, int& n) {
+  for (const record::IntervalRecord& interval : intervals) {
+    if (interval.omitted) continue;
+    for (const record::StreamInterval& s : interval.streams) {
+      const record::TcpInfoSample* info = s.tcp_info.get();
+      if (!s.sender || info == nullptr || info->rtt_us == 0) continue;
+      sum += info->rtt_us;
+      ++n;
+    }
+  }
+}
+
+Measured<double> MeanRtt(const record::RunRecord& run) {
+  if (run.spec.transport != record::Transport::kTcp) return Unknown(Missing::kAbsent, "not TCP");
+  double sum = 0;
+  int n = 0;
+  const Duty local = DutyOf(RoleOf(run.local), run.spec.direction);
+  if (local.sends) {
+    AddRtts(run.local.intervals.empty() ? run.intervals : run.local.intervals, sum, n);
+  }
+  if (local.receives && run.remote.known()) AddRtts(run.remote.value().intervals, sum, n);
+  if (n == 0) return Unknown(Missing::kNotReported, "no sender TCP_INFO");
+  return sum / n;
+}
+
+}  // namespace
+
+Role RoleOf(const record::EndpointRecord& end) {
+  return end.role == "server" ? Role::kServer : Role::kClient;
+}
+
+const char* RoleName(Role role) { return role == Role::kServer ? "server" : "client"; }
+
+Duty DutyOf(Role role, record::Direction direction) {
+  Duty duty;
+  const bool both = direction == record::Direction::kBidirectional;
+  duty.sends = both || (direction == record::Direction::kForward) == (role == Role::kClient);
+  duty.receives = both || !duty.sends;
+  return duty;
+}
+
+std::vector<const record::HostInterval*> CountedSamples(const record::RunRecord& run,
+                                                        const record::EndpointRecord& end) {
+  std::vector<const record::HostInterval*> out;
+  const double omit = std::chrono::duration<double>(run.spec.omit).count();
+  const double interval = std::chrono::duration<double>(run.spec.interval).count();
+  for (const record::HostInterval& sample : end.samples) {
+    const double dt = Seconds(sample);
+    if (dt <= 0 || sample.end <= omit + 1e-6) continue;
+    if (interval > 0 && dt < interval / 4) continue;
+    out.push_back(&sample);
+  }
+  return out;
+}
+
+DirectionTotals TotalsOf(const record::RunRecord& run, bool local_sends) {
+  DirectionTotals t;
+  bool all_retransmits = true;
+  for (const record::StreamTotals& s : run.streams) {
+    if (s.sender != local_sends) continue;
+    ++t.streams;
+    t.bytes_sent += s.bytes_sent;
+    t.bytes_received += s.bytes_received;
+    t.seconds_sent = std::max(t.seconds_sent, s.seconds_sent);
+    t.seconds_received = std::max(t.seconds_received, s.seconds_received);
+    if (s.retransmits.known()) {
+      t.retransmits = t.retransmits.value_or(0) + s.retransmits.value();
+    } else {
+      all_retransmits = false;
+    }
+    t.udp_packets += s.packets;
+    t.udp_lost += s.lost;
+  }
+  if (!all_retransmits || t.streams == 0) t.retransmits.reset();
+  t.seconds = std::max(t.seconds_sent, t.seconds_received);
+  if (t.seconds <= 0) t.seconds = run.test_seconds;
+  return t;
+}
+
+double ReceiverBitsPerSecond(const DirectionTotals& t) {
+  const uint64_t bytes = t.bytes_received > 0 ? t.bytes_received : t.bytes_sent;
+  return t.seconds > 0 ? bytes * 8.0 / t.seconds : 0;
+}
+
+const record::EndpointRecord* EndIn(const record::RunRecord& run, Role role) {
+  if (RoleOf(run.local) == role) return &run.local;
+  return run.remote.known() ? &run.remote.value() : nullptr;
+}
+
+double EndBitsPerSecond(const record::RunRecord& run, Role role) {
+  const Duty duty = DutyOf(role, run.spec.direction);
+  const bool local = RoleOf(run.local) == role;
+  double bits = 0;
+  // The end's sending direction is the local end's when it is local, and the other otherwise.
+  if (duty.sends) bits += ReceiverBitsPerSecond(TotalsOf(run, local));
+  if (duty.receives) bits += ReceiverBitsPerSecond(TotalsOf(run, !local));
+  return bits;
+}
+
+std::optional<double> BusyCores(const record::RunRecord& run, const record::EndpointRecord& end) {
+  double sum = 0, seconds = 0;
+  for (const record::HostInterval* s : CountedSamples(run, end)) {
+    const auto* cpus = s->cpus.get();
+    if (cpus == nullptr) continue;
+    double busy = 0;
+    for (const record::CpuShare& c : *cpus) busy += c.Busy() / 100.0;
+    sum += busy * Seconds(*s);
+    seconds += Seconds(*s);
+  }
+  if (seconds <= 0) return std::nullopt;
+  return sum / seconds;
+}
+
+NicInterrupts CountNicInterrupts(const record::RunRecord& run,
+                                 const record::EndpointRecord& end) {
+  NicInterrupts out;
+  for (const record::HostInterval* s : CountedSamples(run, end)) {
+    const auto* irqs = s->irqs.get();
+    if (irqs == nullptr) continue;
+    out.seconds += Seconds(*s);
+    for (const record::IrqRate& line : *irqs) {
+      if (line.nic) out.total += line.total;
+    }
+  }
+  return out;
+}
+
+bool IsSoftwareNic(const record::NicFacts& nic) {
+  if (nic.loopback) return true;
+  static const std::set<std::string> kSoftware = {"veth", "tun", "bridge", "dummy"};
+  return nic.driver.known() && kSoftware.count(nic.driver.value()) > 0;
+}
+
+RunFigures ComputeFigures(const record::RunRecord& run) {
+  RunFigures f;
+  f.client_to_server = DirectionOf(run, Role::kClient);
+  f.server_to_client = DirectionOf(run, Role::kServer);
+  f.client = ComputeEndFigures(run, Role::kClient);
+  f.server = ComputeEndFigures(run, Role::kServer);
+  f.retransmits = Retransmits(run);
+  f.mean_rtt_us = MeanRtt(run);
+  return f;
+}
+
+}  // namespace nicbench::analysis

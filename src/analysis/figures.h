@@ -1,0 +1,96 @@
+// The derived figures of one RunRecord, each computed once and with one unit: who sends in
+// which direction, the host samples that count, goodput of each direction as the sender and
+// the receiver saw it, what moving a gigabyte cost each end in CPU time and NIC interrupts,
+// retransmits and mean RTT. diagnosis, compare and matrix read these; a figure that was not
+// measured is unknown with a reason, never 0. Pure functions of the record; thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "record/measured.h"
+#include "record/run_record.h"
+
+namespace nicbench::analysis {
+
+// Which end of the test an EndpointRecord is: the one that connected, or the one that accepted.
+enum class Role { kClient, kServer };
+Role RoleOf(const record::EndpointRecord& end);
+const char* RoleName(Role role);  // "client" | "server"
+
+// Whether the end in `role` sends, receives or both in a test going `direction`.
+struct Duty {
+  bool sends = false;
+  bool receives = false;
+};
+Duty DutyOf(Role role, record::Direction direction);
+
+// The host samples of `end` that count: past the omitted warm-up, and at least a quarter of
+// the requested interval long (a short remainder at the end of a test is noise).
+std::vector<const record::HostInterval*> CountedSamples(const record::RunRecord& run,
+                                                        const record::EndpointRecord& end);
+
+// One direction of data, from the record's stream totals.
+struct DirectionTotals {
+  int streams = 0;
+  uint64_t bytes_sent = 0, bytes_received = 0;  // the sender's and the receiver's counts
+  double seconds_sent = 0, seconds_received = 0;
+  double seconds = 0;  // the longer of the two, or the test's when neither is known
+  std::optional<uint64_t> retransmits;  // summed; unset when any stream lacks it
+  uint64_t udp_packets = 0, udp_lost = 0;
+};
+// `local_sends`: the direction the record's local end sends in.
+DirectionTotals TotalsOf(const record::RunRecord& run, bool local_sends);
+// Goodput as the receiver counted it (the sender's count when the receiver's is missing),
+// over DirectionTotals::seconds. 0 when no time passed.
+double ReceiverBitsPerSecond(const DirectionTotals& totals);
+
+// The figures compare and matrix show, for one run.
+struct DirectionFigures {
+  record::Measured<double> sender_bits_per_second;    // bytes the sender wrote / its seconds
+  record::Measured<double> receiver_bits_per_second;  // bytes the receiver read / its seconds
+};
+struct EndFigures {
+  // CPU-seconds over all the host's cores per gigabyte (10^9 bytes) that moved through this
+  // end (both directions in a bidirectional test), from the counted samples.
+  record::Measured<double> cpu_seconds_per_gigabyte;
+  // Interrupts of the NIC's own IRQ lines per gigabyte moved; unknown on loopback and software
+  // devices, which have no IRQ lines.
+  record::Measured<double> nic_interrupts_per_gigabyte;
+};
+struct RunFigures {
+  DirectionFigures client_to_server, server_to_client;
+  EndFigures client, server;
+  record::Measured<double> retransmits;   // TCP segments over all sending streams, count
+  record::Measured<double> mean_rtt_us;   // the senders' smoothed RTT, mean over counted
+                                          // intervals and streams, microseconds
+};
+RunFigures ComputeFigures(const record::RunRecord& run);
+// The EndFigures of the end in `role` alone.
+EndFigures ComputeEndFigures(const record::RunRecord& run, Role role);
+
+// The end of `run` in `role`: the local one, the remote one, or null when the peer did not
+// report (a stock iperf3 end).
+const record::EndpointRecord* EndIn(const record::RunRecord& run, Role role);
+
+// Bits per second that moved through the end in `role` (what it sent plus what it received,
+// at the receivers' counts), 0 when nothing moved.
+double EndBitsPerSecond(const record::RunRecord& run, Role role);
+
+// Mean number of busy cores (sum of busy shares / 100) over the counted samples, weighted by
+// their length; nullopt without per-CPU shares.
+std::optional<double> BusyCores(const record::RunRecord& run, const record::EndpointRecord& end);
+
+// The NIC's IRQ lines over the counted samples: total interrupts and the seconds sampled.
+struct NicInterrupts {
+  uint64_t total = 0;
+  double seconds = 0;
+};
+NicInterrupts CountNicInterrupts(const record::RunRecord& run, const record::EndpointRecord& end);
+
+// A NIC that is software (loopback, veth, tun, bridge, dummy): its "speed" is not a wire and
+// it has no IRQ lines of its own.
+bool IsSoftwareNic(const record::NicFacts& nic);
+
+}  // namespace nicbench::analysis

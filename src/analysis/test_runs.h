@@ -1,0 +1,87 @@
+// Test support for analysis tests and the compare benchmark: a synthetic loopback-like RunRecord
+// with both ends reporting, whose goodput, CPU use and NIC facts a test sets. Header-only.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "record/run_record.h"
+
+namespace nicbench::analysis::testing {
+
+struct RunShape {
+  record::Direction direction = record::Direction::kForward;
+  double bits_per_second = 8e9;  // 1 GB/s
+  double busy_percent = 25;      // each of 4 CPUs, both ends: one core in all
+  uint64_t nic_irqs_per_second = 8000;
+  bool tso = true;
+  uint32_t mtu = 1500;
+  uint64_t retransmits = 0;
+  uint32_t rtt_us = 100;
+};
+
+inline record::EndpointRecord MakeEnd(const char* role, const RunShape& shape, int seconds) {
+  record::EndpointRecord end;
+  end.role = role;
+  end.software = "nicbench 0.1.0";
+  end.host.hostname = std::string("h-") + role;
+  end.host.kernel = std::string("6.1.0");
+  end.nic.interface = "eth0";
+  end.nic.driver = std::string("igb");
+  end.nic.mtu = shape.mtu;
+  end.nic.offloads = std::vector<record::OffloadState>{
+      {"tcp-segmentation-offload", shape.tso, false}, {"generic-receive-offload", true, false}};
+  end.nic.qdisc = record::Qdisc{"fq_codel", 0, 0};
+  end.congestion_used = "cubic";
+  for (int i = 0; i < seconds; ++i) {
+    record::HostInterval s;
+    s.start = i, s.end = i + 1;
+    std::vector<record::CpuShare> cpus;
+    for (int c = 0; c < 4; ++c) {
+      record::CpuShare share;
+      share.cpu = c;
+      share.system = shape.busy_percent;
+      share.idle = 100 - shape.busy_percent;
+      cpus.push_back(share);
+    }
+    s.cpus = cpus;
+    record::IrqRate line;
+    line.irq = "45", line.name = "eth0-TxRx-0", line.nic = true;
+    line.total = shape.nic_irqs_per_second;
+    s.irqs = std::vector<record::IrqRate>{line};
+    end.samples.push_back(s);
+  }
+  return end;
+}
+
+// `seconds` one-second intervals, one stream.
+inline record::RunRecord MakeRun(const RunShape& shape = {}, int seconds = 4) {
+  record::RunRecord run;
+  run.spec.direction = shape.direction;
+  run.test_seconds = seconds;
+  run.local = MakeEnd("client", shape, seconds);
+  run.remote = MakeEnd("server", shape, seconds);
+  const bool client_sends = shape.direction == record::Direction::kForward;
+  record::StreamTotals s;
+  s.id = 1;
+  s.sender = client_sends;
+  s.bytes_sent = s.bytes_received = static_cast<uint64_t>(shape.bits_per_second / 8 * seconds);
+  s.seconds_sent = s.seconds_received = seconds;
+  s.retransmits = shape.retransmits;
+  run.streams.push_back(s);
+  record::EndpointRecord& sender = client_sends ? run.local : run.remote.value();
+  for (int i = 0; i < seconds; ++i) {
+    record::IntervalRecord iv;
+    iv.start = i, iv.end = i + 1;
+    record::StreamInterval st;
+    st.id = 1, st.sender = true, st.start = i, st.end = i + 1;
+    record::TcpInfoSample info;
+    info.rtt_us = shape.rtt_us;
+    st.tcp_info = info;
+    iv.streams.push_back(st);
+    sender.intervals.push_back(iv);
+  }
+  return run;
+}
+
+}  // namespace nicbench::analysis::testing

@@ -1,0 +1,93 @@
+// `nicbench compare A B [--json|--csv] [--store PATH]`: two sets of stored runs (selectors, see
+// cli/selector.h), each metric's medians, spread and U test, then what differs. The figures and
+// statistics come from analysis, the rendering from report.
+#include <cstdio>
+#include <string>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "analysis/compare_sets.h"
+#include "base/exit_code.h"
+#include "base/log.h"
+#include "cli/commands.h"
+#include "cli/parse_args.h"
+#include "cli/selector.h"
+#include "cli/store_access.h"
+#include "report/compare_report.h"
+
+namespace nicbench::cli {
+namespace {
+
+struct CompareArgs {
+  std::string a, b, store;
+  bool json = false, csv = false;
+};
+
+// A set: its runs resolved and loaded; `code` tells why it failed.
+struct LoadedSet {
+  std::vector<analysis::RunInput> inputs;
+  report::SetName name;
+};
+
+Result<LoadedSet> LoadSet(store::Store& store, const Selector& selector) {
+  auto runs = Resolve(store, selector);
+  if (!runs) return tl::unexpected(runs.error());
+  auto inputs = LoadInputs(store, *runs);
+  if (!inputs) return tl::unexpected(inputs.error());
+  return LoadedSet{std::move(*inputs), {selector.text, IdsOf(*runs)}};
+}
+
+std::vector<const analysis::RunInput*> Pointers(const std::vector<analysis::RunInput>& inputs) {
+  std::vector<const analysis::RunInput*> out;
+  out.reserve(inputs.size());
+  for (const auto& i : inputs) out.push_back(&i);
+  return out;
+}
+
+}  // namespace
+
+int RunCompareCommand(int argc, char** argv) {
+  CLI::App app{"nicbench compare: compare two sets of stored runs, with a significance test and "
+               "what differs between them",
+               "compare"};
+  CompareArgs args;
+  app.add_option("A", args.a, "the first set: a run id, label:K=V[,K=V], last:N, id:A..B, "
+                              "experiment:ID")
+      ->required();
+  app.add_option("B", args.b, "the second set, the same forms")->required();
+  app.add_option("--store", args.store, "result store (SQLite path or postgresql:// URL); "
+                                        "default $NICBENCH_STORE or ~/.local/share/nicbench/"
+                                        "results.db");
+  auto* json = app.add_flag("--json", args.json, "one JSON document on stdout");
+  app.add_flag("--csv", args.csv, "CSV on stdout, one row per metric")->excludes(json);
+  if (auto code = ParseArgs(app, argc, argv, [](const std::string& m) { LogError(m); })) {
+    return *code;
+  }
+  auto a = ParseSelector(args.a);
+  auto b = a ? ParseSelector(args.b) : a;
+  if (!a || !b) {
+    LogError("nicbench compare: " + (a ? b : a).error().message);
+    return ToInt(ExitCode::kUsage);
+  }
+  auto store = OpenForReading(args.store);
+  if (!store) {
+    LogError("nicbench compare: " + store.error().message);
+    return ToInt(ExitCode::kEnvironment);
+  }
+  auto set_a = LoadSet(**store, *a);
+  auto set_b = set_a ? LoadSet(**store, *b) : set_a;
+  if (!set_a || !set_b) {
+    LogError("nicbench compare: " + (set_a ? set_b : set_a).error().message);
+    return ToInt(ExitCode::kTestFailed);
+  }
+  const analysis::SetComparison c =
+      analysis::CompareInputs(Pointers(set_a->inputs), Pointers(set_b->inputs));
+  std::string out = args.json  ? report::RenderCompareJson(c, set_a->name, set_b->name)
+                    : args.csv ? report::RenderCompareCsv(c)
+                               : report::RenderCompareText(c, set_a->name, set_b->name);
+  std::fputs(out.c_str(), stdout);
+  return ToInt(ExitCode::kOk);
+}
+
+}  // namespace nicbench::cli

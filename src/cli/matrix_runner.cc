@@ -1,0 +1,173 @@
+#include "cli/matrix_runner.h"
+
+#include <cstdio>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "base/exit_code.h"
+#include "base/log.h"
+#include "cli/child_process.h"
+#include "cli/selector.h"
+#include "stand/change.h"
+
+namespace nicbench::cli {
+namespace {
+
+using RoundVariant = std::pair<int, int>;  // both 1-based
+
+int LabelNumber(const store::Labels& labels, const char* key) {
+  const auto it = labels.find(key);
+  if (it == labels.end()) return 0;
+  try {
+    return std::stoi(it->second);
+  } catch (const std::exception&) {
+    return 0;
+  }
+}
+
+Result<std::vector<store::RunSummary>> ExperimentRuns(const MatrixContext& ctx) {
+  store::RunQuery query;
+  query.experiment = ctx.experiment;
+  return ctx.store->Find(query);
+}
+
+Result<std::set<RoundVariant>> DoneRuns(const MatrixContext& ctx) {
+  auto runs = ExperimentRuns(ctx);
+  if (!runs) return tl::unexpected(runs.error());
+  std::set<RoundVariant> done;
+  for (const auto& r : *runs) {
+    done.insert({LabelNumber(r.labels, "round"), LabelNumber(r.labels, "variant")});
+  }
+  return done;
+}
+
+std::string Where(const MatrixContext& ctx, int round, int v) {
+  return fmt::format("variant {} ({}), round {}", v + 1, VariantName(ctx.variants[v]), round);
+}
+
+MatrixOutcome Failed(std::string message) {
+  return {MatrixEnd::kFailed, std::move(message), ToInt(ExitCode::kTestFailed)};
+}
+
+// The stand spec a variant asks for: the stand's own, with the variant's toggles.
+stand::StandSpec WantedSpec(const MatrixContext& ctx, const Variant& variant) {
+  stand::StandSpec spec = ctx.stand->spec;
+  for (size_t i = 0; i < variant.size(); ++i) {
+    if (ctx.roles[i].kind != VaryKind::kStand) continue;
+    const auto& [name, value] = variant[i];
+    const stand::Toggle toggle = value == "on" ? stand::Toggle::kOn : stand::Toggle::kOff;
+    if (name == "tso") spec.offloads.tso = toggle;
+    if (name == "gso") spec.offloads.gso = toggle;
+    if (name == "gro") spec.offloads.gro = toggle;
+    if (name == "mtu") spec.mtu = std::stoi(value);
+    if (name == "profile") spec.profile = *stand::ParseProfile(value);
+  }
+  return spec;
+}
+
+// Runs a --setup/--teardown command with the variant's values; "" when it succeeded.
+std::string RunUserCommand(const char* which, const std::string& command, const Variant& v) {
+  if (command.empty()) return "";
+  const std::string text = Substitute(command, v);
+  auto status = RunChild({"/bin/sh", "-c", text}, ChildStdout::kToStderr);
+  if (!status) return fmt::format("{} could not run: {}", which, status.error().ToString());
+  if (*status != 0) return fmt::format("{} exited with status {}: {}", which, *status, text);
+  return "";
+}
+
+std::vector<std::string> ChildArgv(const MatrixContext& ctx, int round, int v) {
+  std::vector<std::string> argv = {SelfPath(), "run"};
+  for (std::string& a : RunArguments(ctx.definition.host, ctx.definition.run_options,
+                                     ctx.variants[v], ctx.roles)) {
+    argv.push_back(std::move(a));
+  }
+  argv.insert(argv.end(), {"--store", ctx.location});
+  for (const auto& [key, value] : RunLabels(ctx.experiment, round, v + 1, ctx.variants[v])) {
+    argv.insert(argv.end(), {"--label", key + "=" + value});
+  }
+  return argv;
+}
+
+// One run of variant v in `round`: stand toggles, setup, the test, teardown.
+std::optional<MatrixOutcome> RunOne(const MatrixContext& ctx, stand::StandInfo* current,
+                                    int round, int v) {
+  const Variant& variant = ctx.variants[v];
+  if (current != nullptr) {
+    const stand::StandSpec wanted = WantedSpec(ctx, variant);
+    stand::ProcessRunner runner;
+    if (auto s = stand::ApplyChange(runner, stand::BuildChangePlan(*current, wanted)); !s) {
+      MatrixOutcome failed = Failed(
+          fmt::format("{}: the stand's toggles: {}", Where(ctx, round, v), s.error().message));
+      failed.exit_code = ToInt(ExitCode::kEnvironment);
+      return failed;
+    }
+    current->spec = wanted;
+  }
+  if (auto err = RunUserCommand("--setup", ctx.definition.setup, variant); !err.empty()) {
+    if (TakeInterrupt()) return MatrixOutcome{MatrixEnd::kInterrupted, "", 130};
+    return Failed(fmt::format("{}: {}", Where(ctx, round, v), err));
+  }
+  auto status = RunChild(ChildArgv(ctx, round, v), ChildStdout::kDiscard);
+  const std::string teardown = RunUserCommand("--teardown", ctx.definition.teardown, variant);
+  if (TakeInterrupt() || (status && *status == 130)) {
+    return MatrixOutcome{MatrixEnd::kInterrupted, "", 130};
+  }
+  if (!status) return Failed(fmt::format("{}: {}", Where(ctx, round, v), status.error().ToString()));
+  if (*status != 0) {
+    return Failed(fmt::format("{}: nicbench run exited with status {}", Where(ctx, round, v),
+                              *status));
+  }
+  if (!teardown.empty()) return Failed(fmt::format("{}: {}", Where(ctx, round, v), teardown));
+  return std::nullopt;
+}
+
+}  // namespace
+
+MatrixOutcome RunRemaining(const MatrixContext& ctx) {
+  auto done = DoneRuns(ctx);
+  if (!done) return {MatrixEnd::kFailed, done.error().message, ToInt(ExitCode::kEnvironment)};
+  std::optional<stand::StandInfo> current = ctx.stand;
+  // The stand's state file holds the spec it came up with, not what a matrix set since: the
+  // first run applies its MTU and profile whatever the state says.
+  if (current) current->spec.mtu = 0;
+  const int total = static_cast<int>(ctx.definition.schedule.size() * ctx.variants.size());
+  int count = static_cast<int>(done->size());
+  for (size_t r = 0; r < ctx.definition.schedule.size(); ++r) {
+    const int round = static_cast<int>(r) + 1;
+    for (const int v : ctx.definition.schedule[r]) {
+      if (done->count({round, v + 1})) continue;
+      if (TakeInterrupt()) return {MatrixEnd::kInterrupted, "", 130};
+      std::fprintf(stderr, "nicbench matrix %lld: run %d/%d: %s\n",
+                   static_cast<long long>(ctx.experiment), count + 1, total,
+                   Where(ctx, round, v).c_str());
+      if (auto outcome = RunOne(ctx, current ? &*current : nullptr, round, v)) return *outcome;
+      ++count;
+    }
+  }
+  return {};
+}
+
+Result<report::MatrixTable> BuildTable(const MatrixContext& ctx) {
+  auto runs = ExperimentRuns(ctx);
+  if (!runs) return tl::unexpected(runs.error());
+  auto inputs = LoadInputs(*ctx.store, *runs);
+  if (!inputs) return tl::unexpected(inputs.error());
+  std::vector<std::vector<const analysis::RunInput*>> by_variant(ctx.variants.size());
+  for (size_t i = 0; i < runs->size(); ++i) {
+    const int v = LabelNumber((*runs)[i].labels, "variant");
+    if (v >= 1 && v <= static_cast<int>(by_variant.size())) {
+      by_variant[v - 1].push_back(&(*inputs)[i]);
+    }
+  }
+  report::MatrixTable table;
+  table.experiment = ctx.experiment;
+  table.seed = ctx.definition.seed;
+  for (size_t v = 0; v < ctx.variants.size(); ++v) {
+    table.variants.push_back(VariantName(ctx.variants[v]));
+    table.versus_first.push_back(analysis::CompareInputs(by_variant[0], by_variant[v]));
+  }
+  return table;
+}
+
+}  // namespace nicbench::cli

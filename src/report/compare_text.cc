@@ -1,0 +1,134 @@
+// `nicbench compare` and `nicbench matrix` as terminal text.
+#include <fmt/format.h>
+
+#include "base/units.h"
+#include "report/compare_report.h"
+#include "report/format.h"
+
+namespace nicbench::report {
+namespace {
+
+using analysis::Comparison;
+using analysis::MetricComparison;
+using analysis::SetComparison;
+using analysis::Verdict;
+
+std::string Value(double v, const std::string& unit) {
+  if (unit == "bit/s") return FormatBitRate(v);
+  if (unit == "CPU-s/GB") return fmt::format("{:.3g} CPU-s/GB", v);
+  if (unit == "irq/GB") return CompactCount(v) + " irq/GB";
+  if (unit == "us") return fmt::format("{:.0f} us", v);
+  return fmt::format("{:.6g}", v);
+}
+
+std::string Spread(const std::optional<analysis::Summary>& s, const std::string& unit,
+                   int unknown) {
+  if (!s) return unknown > 0 ? fmt::format("unknown in {} runs", unknown) : "no runs";
+  std::string text = fmt::format("{} [{} .. {}] n={}", Value(s->median, unit),
+                                 Value(s->min, unit), Value(s->max, unit), s->n);
+  if (unknown > 0) text += fmt::format(" ({} unknown)", unknown);
+  return text;
+}
+
+std::string PText(const Comparison& c) {
+  if (!c.test) return "";
+  return fmt::format("p={:.3f}", c.test->p);
+}
+
+std::string ValuesText(const std::vector<analysis::ValueCount>& values) {
+  if (values.empty()) return "(not reported)";
+  std::string text;
+  for (const auto& v : values) {
+    if (!text.empty()) text += ", ";
+    text += fmt::format("{} ({})", v.value, v.runs);
+  }
+  return text;
+}
+
+std::string MetricLines(const SetComparison& c, const char* a_name, const char* b_name) {
+  std::string out;
+  for (const MetricComparison& m : c.metrics) {
+    const std::string unit = m.metric->unit;
+    out += fmt::format("  {}\n", analysis::MetricName(*m.metric, c.direction));
+    out += fmt::format("    {}  {}\n", a_name, Spread(m.comparison.a, unit, m.a.unknown));
+    out += fmt::format("    {}  {}\n", b_name, Spread(m.comparison.b, unit, m.b.unknown));
+    out += fmt::format("    change {}  {}\n", ChangeText(m.comparison), PText(m.comparison));
+  }
+  return out;
+}
+
+std::string DiffersLines(const SetComparison& c, const char* a_name, const char* b_name) {
+  std::string between, inside;
+  for (const auto& d : c.differs) {
+    if (d.between) {
+      between += fmt::format("  {}\n    {}  {}\n    {}  {}\n", d.name, a_name, ValuesText(d.a),
+                             b_name, ValuesText(d.b));
+    }
+    if (d.a_mixed) inside += fmt::format("  {} {}: {}\n", a_name, d.name, ValuesText(d.a));
+    if (d.b_mixed) inside += fmt::format("  {} {}: {}\n", b_name, d.name, ValuesText(d.b));
+  }
+  std::string out = "\nWhat differs:\n";
+  out += between.empty() ? "  nothing: both sets ran with the same options and facts\n" : between;
+  if (!inside.empty()) {
+    out += "\nDiffers inside one set (such a set is not one configuration):\n" + inside;
+  }
+  return out;
+}
+
+const char kLegend[] =
+    "\n~ : no difference shown: not significant at p < 0.05 (two-sided Mann-Whitney U test), or\n"
+    "    too few runs to tell (3 runs a side can never reach p < 0.05; 5 a side can)\n";
+
+std::string IdsText(const std::vector<int64_t>& ids) {
+  std::string text;
+  for (size_t i = 0; i < ids.size() && i < 12; ++i) text += (i ? "," : "") + std::to_string(ids[i]);
+  if (ids.size() > 12) text += fmt::format(",... ({} runs)", ids.size());
+  return text;
+}
+
+}  // namespace
+
+std::string ChangeText(const Comparison& c) {
+  if (c.verdict == Verdict::kTooFew) return "~ (too few runs)";
+  if (c.verdict == Verdict::kNotSignificant) return "~";
+  if (!c.change_percent) return "significant (A's median is 0)";
+  return fmt::format("{:+.1f}%", *c.change_percent);
+}
+
+std::string RenderCompareText(const SetComparison& c, const SetName& a, const SetName& b) {
+  std::string out = fmt::format("A: {}  ({} runs: {})\nB: {}  ({} runs: {})\n\n", a.selector,
+                                c.runs_a, IdsText(a.ids), b.selector, c.runs_b, IdsText(b.ids));
+  out += c.metrics.empty() ? "  no metric is known in either set\n" : MetricLines(c, "A", "B");
+  out += kLegend;
+  out += DiffersLines(c, "A", "B");
+  return out;
+}
+
+std::string RenderMatrixText(const MatrixTable& t) {
+  std::string out = fmt::format("experiment {}  seed {}  {} variants\n\n", t.experiment, t.seed,
+                                t.variants.size());
+  for (size_t i = 0; i < t.variants.size() && i < t.versus_first.size(); ++i) {
+    const SetComparison& c = t.versus_first[i];
+    out += fmt::format("variant {}: {}\n", i + 1, t.variants[i]);
+    for (const MetricComparison& m : c.metrics) {
+      out += fmt::format("  {:<40} {}\n", analysis::MetricName(*m.metric, std::nullopt),
+                         Spread(m.comparison.b, m.metric->unit, m.b.unknown));
+    }
+  }
+  for (size_t i = 1; i < t.variants.size() && i < t.versus_first.size(); ++i) {
+    const std::string a = "variant 1: " + t.variants[0];
+    const std::string b = fmt::format("variant {}: {}", i + 1, t.variants[i]);
+    out += fmt::format("\n{} against {}\n", b, a);
+    const SetComparison& c = t.versus_first[i];
+    for (const MetricComparison& m : c.metrics) {
+      out += fmt::format("  {:<40} {:<18} {}\n", analysis::MetricName(*m.metric, std::nullopt),
+                         ChangeText(m.comparison), PText(m.comparison));
+    }
+    std::string differs = DiffersLines(c, "1", std::to_string(i + 1).c_str());
+    out += differs;
+  }
+  out += kLegend;
+  return out;
+}
+
+}  // namespace nicbench::report

@@ -1,0 +1,194 @@
+// history's table and show's renderings of a stored run.
+#include "report/store_report.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "report/csv.h"
+#include "report/format.h"
+#include "report/text_report.h"
+
+namespace nicbench::report {
+namespace {
+
+using store::RunSummary;
+
+std::string Time(const RunSummary& s) {
+  std::string t = s.timestamp;  // "2026-11-30T09:02:48Z" -> "2026-11-30 09:02:48"
+  std::replace(t.begin(), t.end(), 'T', ' ');
+  if (!t.empty() && t.back() == 'Z') t.pop_back();
+  return t;
+}
+
+std::string Hosts(const RunSummary& s) {
+  const std::string client = s.client_host.empty() ? "?" : s.client_host;
+  const std::string server = s.server_host.empty() ? s.peer : s.server_host;
+  return client + " -> " + server;
+}
+
+std::string LabelsText(const store::Labels& labels, const char* separator) {
+  std::string text;
+  for (const auto& [key, value] : labels) {
+    if (!text.empty()) text += separator;
+    text += key + "=" + value;
+  }
+  return text;
+}
+
+std::string Fixed(std::optional<double> v) { return v ? fmt::format("{:.2f}", *v) : "-"; }
+
+std::vector<std::string> TextRow(const RunSummary& s) {
+  return {std::to_string(s.id),
+          Time(s),
+          Hosts(s),
+          s.direction == "bidirectional" ? "bidir" : s.direction,
+          s.protocol,
+          std::to_string(s.streams),
+          s.receiver_bits_per_second ? IperfBitRate(*s.receiver_bits_per_second) : "-",
+          Fixed(s.client_cpu_seconds_per_gb),
+          Fixed(s.server_cpu_seconds_per_gb),
+          s.retransmits ? std::to_string(*s.retransmits) : "-",
+          s.top_finding.empty() ? "-" : s.top_severity + " " + s.top_finding,
+          s.labels.empty() ? "-" : LabelsText(s.labels, " ")};
+}
+
+template <typename T>
+nlohmann::json OrNull(const std::optional<T>& v) {
+  return v ? nlohmann::json(*v) : nlohmann::json();
+}
+
+// Samples are taken on the interval boundaries: the i-th sample belongs to the i-th interval.
+const record::HostInterval* SampleAt(const std::vector<record::HostInterval>& samples, size_t i) {
+  return i < samples.size() ? &samples[i] : nullptr;
+}
+
+void EndRows(int64_t id, const char* end, const record::EndpointRecord& e, bool tcp,
+             std::string& out) {
+  for (const record::IntervalRecord& interval : e.intervals) {
+    for (const record::StreamInterval& s : interval.streams) {
+      const record::TcpInfoSample* info = s.tcp_info.get();
+      auto opt_u = [](bool known, double v) { return known ? std::optional<double>(v) : std::nullopt; };
+      out += CsvRow({std::to_string(id), end, e.role, CsvNumber(s.start), CsvNumber(s.end),
+                     s.omitted ? "1" : "0", std::to_string(s.id), s.sender ? "1" : "0",
+                     std::to_string(s.bytes), CsvNumber(BitsPerSecond(s.bytes, s.end - s.start)),
+                     CsvNumber(opt_u(tcp && s.sender, s.retransmits)),
+                     CsvNumber(opt_u(info != nullptr, info ? info->rtt_us : 0)),
+                     CsvNumber(opt_u(info != nullptr,
+                                     info ? static_cast<double>(info->snd_cwnd) * info->snd_mss : 0)),
+                     CsvNumber(opt_u(!tcp, s.packets)), CsvNumber(opt_u(!tcp, s.lost)),
+                     CsvNumber(opt_u(!tcp, s.out_of_order)),
+                     CsvNumber(opt_u(!tcp && !s.sender, s.jitter_seconds * 1000.0))});
+    }
+  }
+}
+
+}  // namespace
+
+std::string RenderHistoryText(const std::vector<RunSummary>& runs) {
+  if (runs.empty()) return "No stored runs match.\n";
+  std::vector<std::vector<std::string>> rows = {{"ID", "TIME (UTC)", "HOSTS", "DIR", "PROTO", "P",
+                                                 "GOODPUT", "CPU/GB C", "CPU/GB S", "RETR",
+                                                 "FINDING", "LABELS"}};
+  for (const RunSummary& s : runs) rows.push_back(TextRow(s));
+  std::vector<size_t> width(rows[0].size(), 0);
+  for (const auto& row : rows) {
+    for (size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], row[c].size());
+  }
+  // Numbers right-aligned (id, streams, goodput, costs, retransmits), text left-aligned.
+  const std::vector<bool> right = {true, false, false, false, false, true,
+                                   true, true,  true,  true,  false, false};
+  std::string out;
+  for (const auto& row : rows) {
+    std::string line;
+    for (size_t c = 0; c < row.size(); ++c) {
+      if (c) line += "  ";
+      const bool last = c + 1 == row.size();
+      line += right[c] ? fmt::format("{:>{}}", row[c], width[c])
+                       : (last ? row[c] : fmt::format("{:<{}}", row[c], width[c]));
+    }
+    out += line + "\n";
+  }
+  return out;
+}
+
+std::string RenderHistoryJson(const std::vector<RunSummary>& runs) {
+  nlohmann::ordered_json list = nlohmann::ordered_json::array();
+  for (const RunSummary& s : runs) {
+    nlohmann::ordered_json r;
+    r["id"] = s.id;
+    r["time"] = s.timestamp;
+    r["time_secs"] = s.timestamp_secs;
+    r["client_host"] = s.client_host;
+    r["server_host"] = s.server_host;
+    r["peer"] = s.peer;
+    r["direction"] = s.direction;
+    r["protocol"] = s.protocol;
+    r["streams"] = s.streams;
+    r["duration_seconds"] = s.duration_seconds;
+    r["sender_bits_per_second"] = OrNull(s.sender_bits_per_second);
+    r["receiver_bits_per_second"] = OrNull(s.receiver_bits_per_second);
+    r["client_cpu_seconds_per_gb"] = OrNull(s.client_cpu_seconds_per_gb);
+    r["server_cpu_seconds_per_gb"] = OrNull(s.server_cpu_seconds_per_gb);
+    r["client_interrupts_per_gb"] = OrNull(s.client_interrupts_per_gb);
+    r["server_interrupts_per_gb"] = OrNull(s.server_interrupts_per_gb);
+    r["retransmits"] = OrNull(s.retransmits);
+    r["mean_rtt_us"] = OrNull(s.mean_rtt_us);
+    r["top_finding"] = s.top_finding.empty()
+                           ? nlohmann::ordered_json()
+                           : nlohmann::ordered_json{{"id", s.top_finding}, {"severity", s.top_severity}};
+    r["labels"] = nlohmann::ordered_json::object();
+    for (const auto& [key, value] : s.labels) r["labels"][key] = value;
+    list.push_back(std::move(r));
+  }
+  nlohmann::ordered_json doc;
+  doc["runs"] = std::move(list);
+  return doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
+
+std::string RenderHistoryCsv(const std::vector<RunSummary>& runs) {
+  std::string out = CsvRow({"id", "time", "client_host", "server_host", "peer", "direction",
+                            "protocol", "streams", "duration_seconds", "sender_bits_per_second",
+                            "receiver_bits_per_second", "client_cpu_seconds_per_gb",
+                            "server_cpu_seconds_per_gb", "client_interrupts_per_gb",
+                            "server_interrupts_per_gb", "retransmits", "mean_rtt_us",
+                            "top_finding", "top_severity", "labels"});
+  for (const RunSummary& s : runs) {
+    std::optional<double> retransmits;
+    if (s.retransmits) retransmits = static_cast<double>(*s.retransmits);
+    out += CsvRow({std::to_string(s.id), s.timestamp, s.client_host, s.server_host, s.peer,
+                   s.direction, s.protocol, std::to_string(s.streams),
+                   CsvNumber(s.duration_seconds), CsvNumber(s.sender_bits_per_second),
+                   CsvNumber(s.receiver_bits_per_second), CsvNumber(s.client_cpu_seconds_per_gb),
+                   CsvNumber(s.server_cpu_seconds_per_gb), CsvNumber(s.client_interrupts_per_gb),
+                   CsvNumber(s.server_interrupts_per_gb), CsvNumber(retransmits),
+                   CsvNumber(s.mean_rtt_us), s.top_finding, s.top_severity,
+                   LabelsText(s.labels, ";")});
+  }
+  return out;
+}
+
+std::string RenderReplay(const record::RunRecord& run) {
+  std::string out;
+  const std::vector<record::HostInterval> none;
+  const auto& remote = run.remote.known() ? run.remote.value().samples : none;
+  for (size_t i = 0; i < run.intervals.size(); ++i) {
+    if (i == 0) out += RenderIntervalHeader(run);
+    out += RenderIntervalLine(run, run.intervals[i], SampleAt(run.local.samples, i),
+                              SampleAt(remote, i));
+  }
+  return out + RenderSummary(run);
+}
+
+std::string RenderIntervalsCsv(int64_t run_id, const record::RunRecord& run) {
+  std::string out = CsvRow({"run_id", "end", "role", "interval_start", "interval_end", "omitted",
+                            "stream", "sender", "bytes", "bits_per_second", "retransmits", "rtt_us",
+                            "snd_cwnd_bytes", "packets", "lost", "out_of_order", "jitter_ms"});
+  const bool tcp = run.spec.transport == record::Transport::kTcp;
+  EndRows(run_id, "local", run.local, tcp, out);
+  if (run.remote.known()) EndRows(run_id, "remote", run.remote.value(), tcp, out);
+  return out;
+}
+
+}  // namespace nicbench::report

@@ -1,0 +1,38 @@
+// What `nicbench history` and `nicbench show` print: the table of stored runs (text, JSON, CSV)
+// and a stored run re-rendered from its record (the same text `run` printed, its JSON document,
+// or its intervals as CSV). docs/store.md shows each. Pure functions; thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "record/run_record.h"
+#include "store/store.h"
+
+namespace nicbench::report {
+
+// One line per run, in the order given (history passes newest first), under a header:
+//   ID  TIME (UTC)           HOSTS     DIR  PROTO  P  GOODPUT  CPU/GB C  CPU/GB S  RETR  FINDING  LABELS
+// GOODPUT is the receivers' count; CPU/GB are CPU-seconds per gigabyte at the client and the
+// server; unknown figures are "-". No runs: a line saying so.
+std::string RenderHistoryText(const std::vector<store::RunSummary>& runs);
+// {"runs": [{"id", "time", "time_secs", "client_host", "server_host", "peer", "direction",
+// "protocol", "streams", "duration_seconds", "sender_bits_per_second",
+// "receiver_bits_per_second", "client_cpu_seconds_per_gb", "server_cpu_seconds_per_gb",
+// "client_interrupts_per_gb", "server_interrupts_per_gb", "retransmits", "mean_rtt_us",
+// "top_finding": {"id", "severity"} | null, "labels": {...}}]}; unknown figures are null.
+std::string RenderHistoryJson(const std::vector<store::RunSummary>& runs);
+// The same members as columns (labels as one "k=v;k=v" column), a header row first.
+std::string RenderHistoryCsv(const std::vector<store::RunSummary>& runs);
+
+// The text a run printed: the interval header, each interval's lines with both ends' samples,
+// then the summary (report::RenderSummary).
+std::string RenderReplay(const record::RunRecord& run);
+
+// One row per interval per stream per end, a header row first: run_id, end (local/remote),
+// role, interval_start, interval_end, omitted, stream, sender, bytes, bits_per_second,
+// retransmits, rtt_us, snd_cwnd_bytes, packets, lost, out_of_order, jitter_ms.
+std::string RenderIntervalsCsv(int64_t run_id, const record::RunRecord& run);
+
+}  // namespace nicbench::report

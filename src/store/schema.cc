@@ -1,0 +1,162 @@
+// The store's schema and its migrations. Migration N takes a database from version N-1 to N; a
+// new database runs them all, so the path an old database takes is the path every database took.
+// Schema documented in docs/store.md; kSchemaVersion in store.h.
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "record/json.h"
+#include "store/sql_store.h"
+#include "store/summary.h"
+
+namespace nicbench::store {
+namespace {
+
+// DDL with the dialect's types: {id} the auto-numbered key, {int} 64-bit integer, {real} double.
+std::string Ddl(const Connection& c, std::string_view text) {
+  const Dialect& d = c.dialect();
+  return fmt::format(fmt::runtime(text), fmt::arg("id", d.id_column), fmt::arg("int", d.integer),
+                     fmt::arg("real", d.real));
+}
+
+Status ExecAll(Connection& c, const std::vector<std::string_view>& statements) {
+  for (std::string_view sql : statements) {
+    if (auto s = c.Exec(Ddl(c, sql)); !s) return s;
+  }
+  return Ok();
+}
+
+// Version 1: runs with their indexed columns and record, and their labels.
+Status ToVersion1(Connection& c) {
+  return ExecAll(c, {
+      "CREATE TABLE nicbench_schema (version {int} NOT NULL)",
+      "INSERT INTO nicbench_schema (version) VALUES (0)",
+      "CREATE TABLE runs ("
+      "{id}, stored_secs {int} NOT NULL, record_schema {int} NOT NULL, "
+      "nicbench_version TEXT NOT NULL, start_time TEXT NOT NULL, start_secs {int} NOT NULL, "
+      "client_host TEXT NOT NULL, server_host TEXT NOT NULL, peer TEXT NOT NULL, "
+      "direction TEXT NOT NULL, protocol TEXT NOT NULL, streams {int} NOT NULL, "
+      "duration_seconds {real} NOT NULL, sender_bps {real}, receiver_bps {real}, "
+      "client_cpu_s_per_gb {real}, server_cpu_s_per_gb {real}, retransmits {int}, "
+      "top_finding TEXT NOT NULL, top_severity TEXT NOT NULL, labels TEXT NOT NULL, "
+      "record TEXT NOT NULL)",
+      "CREATE INDEX runs_start ON runs (start_secs)",
+      "CREATE INDEX runs_peer ON runs (peer)",
+      "CREATE TABLE run_labels (run_id {int} NOT NULL REFERENCES runs (id) ON DELETE CASCADE, "
+      "key TEXT NOT NULL, value TEXT NOT NULL, PRIMARY KEY (run_id, key))",
+      "CREATE INDEX run_labels_key_value ON run_labels (key, value, run_id)",
+  });
+}
+
+// Version 2: experiments (`nicbench matrix`), the interrupt and RTT columns compare needs, and
+// each run's configuration facts; the new derived columns are computed for the stored runs.
+Status ToVersion2(Connection& c) {
+  auto s = ExecAll(c, {
+      "ALTER TABLE runs ADD COLUMN client_irq_per_gb {real}",
+      "ALTER TABLE runs ADD COLUMN server_irq_per_gb {real}",
+      "ALTER TABLE runs ADD COLUMN mean_rtt_us {real}",
+      "ALTER TABLE runs ADD COLUMN facts TEXT",
+      "CREATE INDEX runs_server_host ON runs (server_host)",
+      "CREATE TABLE experiments ({id}, created_time TEXT NOT NULL, "
+      "created_secs {int} NOT NULL, state TEXT NOT NULL, definition TEXT NOT NULL)",
+  });
+  if (!s) return s;
+  return RecomputeDerived(c);
+}
+
+using Migration = Status (*)(Connection&);
+constexpr Migration kMigrations[] = {ToVersion1, ToVersion2};
+static_assert(std::size(kMigrations) == kSchemaVersion, "one migration per schema version");
+
+Status Upgrade(Connection& c, int target) {
+  Transaction t(c);
+  if (auto s = t.BeginWrite(); !s) return s;
+  if (auto s = c.LockSchema(); !s) return s;
+  // Another process may have migrated between our first look and the lock.
+  auto version = ReadSchemaVersion(c);
+  if (!version) return tl::unexpected(version.error());
+  if (*version >= target) return Ok();
+  for (int v = *version; v < target; ++v) {
+    if (auto s = kMigrations[v](c); !s) {
+      return Fail(fmt::format("upgrading the store to schema {}: {}", v + 1, s.error().message),
+                  s.error().sys_errno);
+    }
+  }
+  if (auto s = c.Exec("UPDATE nicbench_schema SET version = ?", {int64_t{target}}); !s) return s;
+  return t.Commit();
+}
+
+}  // namespace
+
+Result<int> ReadSchemaVersion(Connection& c) {
+  auto has_schema = c.HasTable("nicbench_schema");
+  if (!has_schema) return tl::unexpected(has_schema.error());
+  if (!*has_schema) {
+    for (const char* ours : {"runs", "run_labels", "experiments"}) {
+      auto has = c.HasTable(ours);
+      if (!has) return tl::unexpected(has.error());
+      if (*has) {
+        return Fail(fmt::format("{}: has a table '{}' that is not nicbench's; not a result store",
+                                c.Describe(), ours));
+      }
+    }
+    auto any = c.HasOtherTables();
+    if (!any) return tl::unexpected(any.error());
+    if (*any) {
+      return Fail(fmt::format("{}: a database of another program (it has tables, none of them "
+                              "nicbench's); left untouched, choose another --store",
+                              c.Describe()));
+    }
+    return 0;
+  }
+  auto rows = c.Query("SELECT version FROM nicbench_schema");
+  if (!rows) return tl::unexpected(rows.error());
+  if (rows->size() != 1) {
+    return Fail(fmt::format("{}: the schema version table holds {} rows, not 1", c.Describe(),
+                            rows->size()));
+  }
+  const int version = static_cast<int>(AsInt((*rows)[0][0]));
+  if (version > kSchemaVersion) {
+    return Fail(fmt::format("{}: made by a newer nicbench (store schema {}; this nicbench reads "
+                            "up to {}); upgrade nicbench or choose another --store",
+                            c.Describe(), version, kSchemaVersion));
+  }
+  return version;
+}
+
+Status MigrateTo(Connection& c, int version) {
+  auto current = ReadSchemaVersion(c);
+  if (!current) return tl::unexpected(current.error());
+  if (*current >= version) return Ok();
+  return Upgrade(c, version);
+}
+
+Status Migrate(Connection& c) { return MigrateTo(c, kSchemaVersion); }
+
+Status RecomputeDerived(Connection& c) {
+  int64_t after = 0;
+  for (;;) {
+    auto rows = c.Query("SELECT id, record FROM runs WHERE id > ? ORDER BY id LIMIT 200", {after});
+    if (!rows) return tl::unexpected(rows.error());
+    if (rows->empty()) return Ok();
+    for (const SqlRow& row : *rows) {
+      after = AsInt(row[0]);
+      auto doc = nlohmann::json::parse(AsText(row[1]), nullptr, false);
+      auto run = record::RunRecordFromJson(doc);
+      if (!run) continue;  // left NULL: unknown, and Get will name the problem
+      RunSummary s = Summarize(*run);
+      auto opt = [](const std::optional<double>& v) -> SqlValue {
+        return v ? SqlValue(*v) : SqlValue(std::monostate{});
+      };
+      auto st = c.Exec(
+          "UPDATE runs SET client_irq_per_gb = ?, server_irq_per_gb = ?, mean_rtt_us = ?, "
+          "facts = ? WHERE id = ?",
+          {opt(s.client_interrupts_per_gb), opt(s.server_interrupts_per_gb), opt(s.mean_rtt_us),
+           FactsOf(*run).dump(), after});
+      if (!st) return st;
+    }
+  }
+}
+
+}  // namespace nicbench::store

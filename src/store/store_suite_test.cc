@@ -1,0 +1,311 @@
+// The store suite, written once and run against both backends: SQLite files and a real
+// PostgreSQL server the test starts itself (store_test_backends.h).
+#include <atomic>
+#include <set>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "record/json.h"
+#include "record/json_test_records.h"
+#include "store/store.h"
+#include "store/store_test_backends.h"
+
+namespace nicbench::store {
+namespace {
+
+using record::testing::MakeBidirRun;
+using record::testing::MakeFinding;
+using record::testing::MakeTcpRun;
+using record::testing::MakeUdpRun;
+
+const auto* const kPostgresEnvironment =
+    ::testing::AddGlobalTestEnvironment(new test::PostgresEnvironment);
+
+enum class Backend { kSqlite, kPostgres };
+
+class StoreSuite : public ::testing::TestWithParam<Backend> {
+ protected:
+  void SetUp() override {
+    if (GetParam() == Backend::kPostgres) {
+      const std::string& why = test::TestPostgres::Instance().Ensure();
+      if (!why.empty()) GTEST_SKIP() << "PostgreSQL suite skipped: " << why;
+      location_ = test::TestPostgres::Instance().FreshDatabase();
+    } else {
+      location_ = temp_.path() + "/sub/dir/results.db";
+    }
+    ASSERT_FALSE(location_.empty());
+    store_ = Open();
+    ASSERT_NE(store_, nullptr);
+  }
+
+  std::unique_ptr<Store> Open() {
+    auto store = OpenStore(location_);
+    EXPECT_TRUE(store.has_value()) << store.error().message;
+    return store ? std::move(*store) : nullptr;
+  }
+
+  int64_t MustPut(const record::RunRecord& run, const Labels& labels = {}) {
+    auto id = store_->Put(run, labels);
+    EXPECT_TRUE(id.has_value()) << id.error().message;
+    return id.value_or(-1);
+  }
+
+  std::vector<int64_t> Ids(const RunQuery& q) {
+    auto found = store_->Find(q);
+    EXPECT_TRUE(found.has_value()) << found.error().message;
+    std::vector<int64_t> ids;
+    if (found) {
+      for (const RunSummary& s : *found) ids.push_back(s.id);
+    }
+    return ids;
+  }
+
+  test::TempDir temp_;
+  std::string location_;
+  std::unique_ptr<Store> store_;
+};
+
+TEST_P(StoreSuite, RunReadsBackWholeWithItsSummary) {
+  record::RunRecord run = MakeTcpRun();
+  run.findings = {MakeFinding(record::Severity::kNotice, "small-window"),
+                  MakeFinding(record::Severity::kWarning, "link-rate-limited")};
+  const int64_t id = MustPut(run, {{"nic", "re0"}, {"tso", "off"}});
+  auto got = store_->Get(id);
+  ASSERT_TRUE(got.has_value()) << got.error().message;
+  ASSERT_TRUE(got->has_value());
+  EXPECT_EQ(nlohmann::json((*got)->record), nlohmann::json(run));
+  const RunSummary& s = (*got)->summary;
+  EXPECT_EQ(s.id, id);
+  EXPECT_EQ(s.timestamp, "2026-11-30T09:02:48Z");
+  EXPECT_EQ(s.timestamp_secs, 1796029368);
+  EXPECT_EQ(s.client_host, "h1");
+  EXPECT_EQ(s.server_host, "h2");
+  EXPECT_EQ(s.peer, "198.18.0.2");
+  EXPECT_EQ(s.direction, "forward");
+  EXPECT_EQ(s.protocol, "tcp");
+  EXPECT_EQ(s.streams, 2);
+  EXPECT_DOUBLE_EQ(s.duration_seconds, 2.0);
+  // Two streams of 25 MB sent and 24.8 MB received in 2 s.
+  ASSERT_TRUE(s.sender_bits_per_second.has_value());
+  EXPECT_DOUBLE_EQ(*s.sender_bits_per_second, 200e6);
+  EXPECT_DOUBLE_EQ(s.receiver_bits_per_second.value_or(0), 198.4e6);
+  EXPECT_EQ(s.retransmits.value_or(-1), 8);
+  EXPECT_DOUBLE_EQ(s.mean_rtt_us.value_or(0), 520);
+  EXPECT_TRUE(s.client_cpu_seconds_per_gb.has_value());
+  EXPECT_EQ(s.top_finding, "link-rate-limited");
+  EXPECT_EQ(s.top_severity, "warning");
+  EXPECT_EQ(s.labels, (Labels{{"nic", "re0"}, {"tso", "off"}}));
+}
+
+TEST_P(StoreSuite, UnknownsStayUnknownAndUdpHasNoRetransmits) {
+  const int64_t id = MustPut(MakeUdpRun(/*with_remote=*/false));
+  auto got = store_->Get(id);
+  ASSERT_TRUE(got.has_value() && got->has_value());
+  const RunSummary& s = (*got)->summary;
+  EXPECT_EQ(s.protocol, "udp");
+  EXPECT_EQ(s.server_host, "");
+  EXPECT_FALSE(s.retransmits.has_value());
+  EXPECT_FALSE(s.mean_rtt_us.has_value());
+  EXPECT_FALSE(s.server_cpu_seconds_per_gb.has_value());
+  EXPECT_EQ(s.top_finding, "");
+  EXPECT_FALSE((*got)->record.remote.known());
+}
+
+TEST_P(StoreSuite, UnknownIdIsNoRunNotAnError) {
+  MustPut(MakeTcpRun());
+  auto got = store_->Get(999);
+  ASSERT_TRUE(got.has_value()) << got.error().message;
+  EXPECT_FALSE(got->has_value());
+}
+
+TEST_P(StoreSuite, FreeTextLabelIsStoredAsTheLabelLabel) {
+  record::RunRecord run = MakeTcpRun();
+  run.label = "stand s1 host h1";
+  const int64_t id = MustPut(run, {{"nic", "re0"}});
+  RunQuery q;
+  q.labels = {{"label", "stand s1 host h1"}};
+  EXPECT_EQ(Ids(q), std::vector<int64_t>{id});
+}
+
+TEST_P(StoreSuite, FindFiltersAndReturnsNewestFirst) {
+  record::RunRecord other_peer = MakeBidirRun();
+  other_peer.server_host = "10.0.0.9";
+  other_peer.timestamp_secs = 1000;
+  const int64_t a = MustPut(MakeTcpRun(), {{"tso", "on"}, {"nic", "re0"}});
+  const int64_t b = MustPut(MakeTcpRun(), {{"tso", "off"}, {"nic", "re0"}});
+  const int64_t c = MustPut(other_peer, {{"tso", "off"}, {"nic", "em0"}});
+  const int64_t d = MustPut(MakeUdpRun(), {{"experiment", "7"}});
+
+  EXPECT_EQ(Ids({}), (std::vector<int64_t>{d, c, b, a}));
+  RunQuery last2;
+  last2.limit = 2;
+  EXPECT_EQ(Ids(last2), (std::vector<int64_t>{d, c}));
+  RunQuery tso_off;
+  tso_off.labels = {{"tso", "off"}};
+  EXPECT_EQ(Ids(tso_off), (std::vector<int64_t>{c, b}));
+  RunQuery both;  // labels are ANDed
+  both.labels = {{"tso", "off"}, {"nic", "re0"}};
+  EXPECT_EQ(Ids(both), std::vector<int64_t>{b});
+  RunQuery peer;
+  peer.peer = "10.0.0.9";
+  EXPECT_EQ(Ids(peer), std::vector<int64_t>{c});
+  RunQuery by_hostname;  // the server's own name matches too
+  by_hostname.peer = "h2";
+  EXPECT_EQ(Ids(by_hostname), (std::vector<int64_t>{d, c, b, a}));
+  RunQuery since;
+  since.since_secs = 2000;
+  EXPECT_EQ(Ids(since), (std::vector<int64_t>{d, b, a}));
+  RunQuery range;
+  range.min_id = b;
+  range.max_id = c;
+  EXPECT_EQ(Ids(range), (std::vector<int64_t>{c, b}));
+  RunQuery experiment;
+  experiment.experiment = 7;
+  EXPECT_EQ(Ids(experiment), std::vector<int64_t>{d});
+  RunQuery none;
+  none.labels = {{"tso", "maybe"}};
+  EXPECT_TRUE(Ids(none).empty());
+}
+
+TEST_P(StoreSuite, GetManyKeepsTheOrderGivenAndSkipsUnknownIds) {
+  const int64_t a = MustPut(MakeTcpRun());
+  const int64_t b = MustPut(MakeUdpRun());
+  auto runs = store_->GetMany({b, 12345, a});
+  ASSERT_TRUE(runs.has_value()) << runs.error().message;
+  ASSERT_EQ(runs->size(), 2u);
+  EXPECT_EQ((*runs)[0].summary.id, b);
+  EXPECT_EQ((*runs)[0].record.spec.transport, record::Transport::kUdp);
+  EXPECT_EQ((*runs)[1].summary.id, a);
+
+  auto facts = store_->GetFacts({a, 12345, b});
+  ASSERT_TRUE(facts.has_value()) << facts.error().message;
+  ASSERT_EQ(facts->size(), 2u);
+  EXPECT_EQ((*facts)[0].id, a);
+  EXPECT_EQ((*facts)[0].facts["client"]["host"]["hostname"], "h1");
+  EXPECT_EQ((*facts)[0].facts["server"]["congestion_used"], "bbr");
+  EXPECT_EQ((*facts)[1].facts["spec"]["transport"], "udp");
+}
+
+TEST_P(StoreSuite, ManyIdsAreReadInChunks) {
+  std::vector<int64_t> ids;
+  for (int i = 0; i < 520; ++i) ids.push_back(MustPut(MakeUdpRun(false)));
+  auto facts = store_->GetFacts(ids);
+  ASSERT_TRUE(facts.has_value()) << facts.error().message;
+  ASSERT_EQ(facts->size(), ids.size());
+  EXPECT_EQ(facts->back().id, ids.back());
+}
+
+TEST_P(StoreSuite, RunsSurviveReopening) {
+  const int64_t id = MustPut(MakeTcpRun());
+  store_.reset();
+  store_ = Open();
+  ASSERT_NE(store_, nullptr);
+  auto got = store_->Get(id);
+  ASSERT_TRUE(got.has_value() && got->has_value());
+  EXPECT_GT(MustPut(MakeTcpRun()), id);
+}
+
+TEST_P(StoreSuite, ExperimentsKeepTheirDefinitionAndState) {
+  const nlohmann::json definition = {{"vary", {{"tso", {"on", "off"}}}}, {"repeat", 5}, {"seed", 42}};
+  auto id = store_->PutExperiment(definition);
+  ASSERT_TRUE(id.has_value()) << id.error().message;
+  auto got = store_->GetExperiment(*id);
+  ASSERT_TRUE(got.has_value() && got->has_value());
+  EXPECT_EQ((*got)->definition, definition);
+  EXPECT_EQ((*got)->state, "running");
+  EXPECT_FALSE((*got)->created.empty());
+  ASSERT_TRUE(store_->SetExperimentState(*id, "finished").has_value());
+  EXPECT_EQ(store_->GetExperiment(*id).value()->state, "finished");
+
+  auto missing = store_->GetExperiment(*id + 100);
+  ASSERT_TRUE(missing.has_value());
+  EXPECT_FALSE(missing->has_value());
+  auto bad = store_->SetExperimentState(*id + 100, "finished");
+  ASSERT_FALSE(bad.has_value());
+  EXPECT_NE(bad.error().message.find("no experiment"), std::string::npos) << bad.error().message;
+}
+
+// Two writers, each with its own connection, store at the same time: every run is stored once,
+// with its own id, and reads back whole.
+TEST_P(StoreSuite, TwoConcurrentWritersLoseNothing) {
+  constexpr int kRunsEach = 25;
+  std::vector<int64_t> ids[2];
+  std::string errors[2];
+  std::atomic<bool> go{false};
+  auto writer = [&](int w) {
+    auto store = OpenStore(location_);
+    if (!store) {
+      errors[w] = store.error().message;
+      return;
+    }
+    while (!go) std::this_thread::yield();
+    for (int i = 0; i < kRunsEach; ++i) {
+      record::RunRecord run = MakeTcpRun();
+      run.cookie = fmt::format("writer{}-{}", w, i);
+      auto id = (*store)->Put(run, {{"writer", std::to_string(w)}});
+      if (!id) {
+        errors[w] = id.error().message;
+        return;
+      }
+      ids[w].push_back(*id);
+    }
+  };
+  std::thread t0(writer, 0), t1(writer, 1);
+  go = true;
+  t0.join();
+  t1.join();
+  ASSERT_EQ(errors[0], "");
+  ASSERT_EQ(errors[1], "");
+  std::set<int64_t> all(ids[0].begin(), ids[0].end());
+  all.insert(ids[1].begin(), ids[1].end());
+  EXPECT_EQ(all.size(), 2u * kRunsEach);
+  for (int w = 0; w < 2; ++w) {
+    RunQuery q;
+    q.labels = {{"writer", std::to_string(w)}};
+    std::vector<int64_t> found = Ids(q);
+    EXPECT_EQ(std::set<int64_t>(found.begin(), found.end()),
+              std::set<int64_t>(ids[w].begin(), ids[w].end()));
+    auto runs = store_->GetMany(ids[w]);
+    ASSERT_TRUE(runs.has_value()) << runs.error().message;
+    ASSERT_EQ(runs->size(), static_cast<size_t>(kRunsEach));
+    for (int i = 0; i < kRunsEach; ++i) {
+      EXPECT_EQ((*runs)[i].record.cookie, fmt::format("writer{}-{}", w, i));
+    }
+  }
+}
+
+// Two processes opening a new store at once both find it created once.
+TEST_P(StoreSuite, ConcurrentOpenOfAFreshStoreCreatesItOnce) {
+  if (GetParam() == Backend::kPostgres) {
+    location_ = test::TestPostgres::Instance().FreshDatabase();
+  } else {
+    location_ = temp_.path() + "/fresh.db";
+  }
+  std::string errors[4];
+  std::vector<std::thread> threads;
+  for (int i = 0; i < 4; ++i) {
+    threads.emplace_back([&, i] {
+      auto store = OpenStore(location_);
+      if (!store) {
+        errors[i] = store.error().message;
+        return;
+      }
+      auto id = (*store)->Put(MakeTcpRun(), {});
+      if (!id) errors[i] = id.error().message;
+    });
+  }
+  for (auto& t : threads) t.join();
+  for (const std::string& e : errors) EXPECT_EQ(e, "");
+  store_ = Open();
+  EXPECT_EQ(Ids({}).size(), 4u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, StoreSuite,
+                         ::testing::Values(Backend::kSqlite, Backend::kPostgres),
+                         [](const ::testing::TestParamInfo<Backend>& param_info) {
+                           return param_info.param == Backend::kSqlite ? "Sqlite" : "Postgres";
+                         });
+
+}  // namespace
+}  // namespace nicbench::store
