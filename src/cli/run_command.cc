@@ -22,6 +22,7 @@
 #include "base/units.h"
 #include "cli/commands.h"
 #include "cli/parse_args.h"
+#include "cli/output_options.h"
 #include "cli/store_options.h"
 #include "diagnosis/diagnose.h"
 #include "engine/client.h"
@@ -42,6 +43,7 @@ struct RunArgs {
        skip_rx_copy = false, ipv4 = false, ipv6 = false, server_output = false,
        counters64 = false, repeating = false, json = false, loopback = false, no_samples = false;
   StoreArgs store;
+  OutputArgs output;
 };
 
 struct RunPlan {
@@ -49,6 +51,8 @@ struct RunPlan {
   bool json = false;
   bool loopback = false;
   StorePlan store;
+  OutputArgs output;
+  ReportFile html_file;  // open when --html was given
 };
 
 void AddOptions(CLI::App& app, RunArgs& a) {
@@ -91,6 +95,7 @@ void AddOptions(CLI::App& app, RunArgs& a) {
                "do not sample CPU, interrupts and counters on either end (to measure what\n"
                "sampling costs); facts and throughput are still recorded");
   AddStoreWriteOptions(app, a.store);
+  AddOutputOptions(app, a.output);
 }
 
 Result<std::chrono::milliseconds> Millis(const std::string& text, const char* what) {
@@ -269,6 +274,12 @@ Result<RunPlan> MakePlan(const RunArgs& a) {
   auto store = MakeStorePlan(a.store);
   if (!store) return tl::unexpected(store.error());
   plan.store = std::move(*store);
+  plan.output = a.output;
+  if (!a.output.html.empty()) {
+    auto file = OpenReportFile(a.output.html);
+    if (!file) return tl::unexpected(file.error());
+    plan.html_file = std::move(*file);
+  }
   return plan;
 }
 
@@ -368,7 +379,8 @@ int RunAgainstHost(const RunPlan& plan) {
   }
   std::vector<const record::RunRecord*> finished;
   if (outcome.failure == engine::ClientFailure::kNone) finished.push_back(&outcome.record);
-  return StoreRuns(plan.store, finished, ToInt(ExitFor(outcome.failure)));
+  int code = WriteHtmlReport(plan.output, plan.html_file, finished, ToInt(ExitFor(outcome.failure)));
+  return StoreRuns(plan.store, finished, code);
 }
 
 // The main job: an in-process server on 127.0.0.1:0, then forward and reverse tests.
@@ -419,7 +431,8 @@ int RunLoopback(RunPlan plan) {
     for (const auto& o : outcomes) records.push_back(o.record);
     std::fputs(report::RenderJsonMulti(records).c_str(), stdout);
   }
-  return StoreRuns(plan.store, finished, ToInt(code));
+  return StoreRuns(plan.store, finished,
+                   WriteHtmlReport(plan.output, plan.html_file, finished, ToInt(code)));
 }
 
 }  // namespace
