@@ -58,7 +58,7 @@ Json MetricChart(const MatrixTable& t, const analysis::MetricComparison& first) 
 }
 
 std::string Num(double v, const std::string& unit) {
-  return fmt::format("{:.6g} {}", v * Scale(unit), ShownUnit(unit));
+  return fmt::format("{:.4g} {}", v * Scale(unit), ShownUnit(unit));
 }
 
 // Each variant against the first for every metric, as compare prints it.
