@@ -1,6 +1,8 @@
-// The output options of `run` beyond text and -J: --html FILE (the HTML report of the run's
-// records, docs/report.md). The file is opened when the command line is checked, so a path that
-// cannot be written fails before the test, not after it.
+// The output options of `run` beyond text and -J (docs/report.md): --html FILE (the HTML report
+// of the run's records; the file is opened when the command line is checked, so a path that
+// cannot be written fails before the test, not after it); --json-stream (iperf3's newline-
+// delimited events); --timestamps[=FORMAT] and --forceflush as iperf3's; and the live progress
+// line a terminal gets between interval lines.
 #pragma once
 
 #include <cstdio>
@@ -11,15 +13,29 @@
 #include <CLI/CLI.hpp>
 
 #include "base/result.h"
+#include "engine/client.h"
 #include "record/run_record.h"
 
 namespace nicbench::cli {
 
 struct OutputArgs {
-  std::string html;  // --html FILE
+  std::string html;        // --html FILE
+  bool json_stream = false;  // --json-stream
+  std::string timestamps;  // --timestamps[=FORMAT]: strftime format; empty = none
+  bool forceflush = false;  // --forceflush
 };
 
 void AddOutputOptions(CLI::App& app, OutputArgs& args);
+
+// Writes text to stdout: each line prefixed with the time when --timestamps asked for it,
+// flushed at once (interval lines must show as they happen, piped or not; --forceflush is
+// accepted for iperf3's scripts and changes nothing).
+void Emit(const OutputArgs& args, const std::string& text);
+
+// --json-stream: the start event before the first interval's, one event per interval (and per
+// late server sample); JsonStreamEnd writes the end (a start first when no interval came).
+engine::IntervalSink JsonStreamSink(const OutputArgs& args);
+void JsonStreamEnd(const OutputArgs& args, const record::RunRecord& run);
 
 // A file opened for a report, closed when the last copy goes.
 using ReportFile = std::shared_ptr<std::FILE>;

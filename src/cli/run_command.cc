@@ -49,6 +49,7 @@ struct RunArgs {
 struct RunPlan {
   engine::ClientConfig client;
   bool json = false;
+  bool text = true;  // lines for people: neither -J nor --json-stream
   bool loopback = false;
   StorePlan store;
   OutputArgs output;
@@ -244,7 +245,8 @@ Status FillAddressing(const RunArgs& a, RunPlan& plan) {
 
 Result<RunPlan> MakePlan(const RunArgs& a) {
   RunPlan plan;
-  plan.json = a.json;
+  plan.json = a.json && !a.output.json_stream;  // the stream replaces the document
+  plan.text = !a.json && !a.output.json_stream;
   plan.client.sample_host = !a.no_samples;
   plan.client.live_samples = !a.json;  // both ends on the live lines; JSON has them at the end
   if (a.loopback && !a.host.empty()) return Fail("--loopback takes no host");
@@ -349,17 +351,18 @@ int InterruptFd() {
 // sample that arrives after its interval was printed gets a line of its own.
 engine::IntervalSink LiveSink(const RunPlan& plan) {
   if (plan.json) return {};
+  if (!plan.text) return JsonStreamSink(plan.output);
   auto first = std::make_shared<bool>(true);
-  return [first](const record::RunRecord& run, const record::IntervalRecord* interval,
-                 const record::HostInterval* local, const record::HostInterval* remote) {
+  const OutputArgs out = plan.output;
+  return [first, out](const record::RunRecord& run, const record::IntervalRecord* interval,
+                      const record::HostInterval* local, const record::HostInterval* remote) {
     if (interval == nullptr) {
-      if (remote != nullptr) std::fputs(report::RenderHostLine("remote", *remote).c_str(), stdout);
+      if (remote != nullptr) Emit(out, report::RenderHostLine("remote", *remote));
     } else {
-      if (*first) std::fputs(report::RenderIntervalHeader(run).c_str(), stdout);
+      if (*first) Emit(out, report::RenderIntervalHeader(run));
       *first = false;
-      std::fputs(report::RenderIntervalLine(run, *interval, local, remote).c_str(), stdout);
+      Emit(out, report::RenderIntervalLine(run, *interval, local, remote));
     }
-    std::fflush(stdout);
   };
 }
 
@@ -371,10 +374,12 @@ int RunAgainstHost(const RunPlan& plan) {
   }
   if (plan.json) {
     std::fputs(report::RenderJson(outcome.record).c_str(), stdout);
+  } else if (!plan.text) {
+    JsonStreamEnd(plan.output, outcome.record);
   } else if (outcome.failure == engine::ClientFailure::kNone || outcome.record.incomplete) {
-    std::fputs(report::RenderSummary(outcome.record).c_str(), stdout);
+    Emit(plan.output, report::RenderSummary(outcome.record));
   }
-  if (!plan.json && outcome.failure != engine::ClientFailure::kNone) {
+  if (plan.text && outcome.failure != engine::ClientFailure::kNone) {
     LogError(outcome.record.error.value_or("test failed"));
   }
   std::vector<const record::RunRecord*> finished;
@@ -403,8 +408,10 @@ int RunLoopback(RunPlan plan) {
   ExitCode code = ExitCode::kOk;
   for (int i = 0; i < 2 && code == ExitCode::kOk; ++i) {
     plan.client.spec.direction = directions[i];
-    if (!plan.json) std::printf("%s(client -> server %s)\n", i ? "\n" : "",
-                                i ? "reverse: server sends" : "forward: client sends");
+    if (plan.text) {
+      Emit(plan.output, fmt::format("{}(client -> server {})\n", i ? "\n" : "",
+                                    i ? "reverse: server sends" : "forward: client sends"));
+    }
     outcomes.push_back(engine::RunClient(plan.client, LiveSink(plan)));
     code = ExitFor(outcomes.back().failure);
     record::RunRecord& run = outcomes.back().record;
@@ -413,10 +420,11 @@ int RunLoopback(RunPlan plan) {
       // Asymmetry needs both directions: the pair's findings go with the second run.
       if (i == 1) AddFindings(run, diagnosis::DiagnosePair(outcomes[0].record, run));
     }
-    if (!plan.json && (code == ExitCode::kOk || run.incomplete)) {
-      std::fputs(report::RenderSummary(run).c_str(), stdout);
+    if (!plan.json && !plan.text) JsonStreamEnd(plan.output, run);
+    if (plan.text && (code == ExitCode::kOk || run.incomplete)) {
+      Emit(plan.output, report::RenderSummary(run));
     }
-    if (!plan.json && code != ExitCode::kOk) {
+    if (plan.text && code != ExitCode::kOk) {
       LogError(outcomes.back().record.error.value_or("test failed"));
     }
   }
@@ -445,7 +453,7 @@ int RunRunCommand(int argc, char** argv) {
   bool json = false;
   for (int i = 1; i < argc; ++i) {
     std::string_view arg(argv[i]);
-    json = json || arg == "-J" || arg == "--json";
+    json = json || arg == "-J" || arg == "--json" || arg == "--json-stream";
   }
   if (auto code = ParseArgs(app, argc, argv, [json](const std::string& m) { PrintError(json, m); })) {
     return *code;
