@@ -22,6 +22,7 @@
 #include "base/units.h"
 #include "cli/commands.h"
 #include "cli/parse_args.h"
+#include "cli/progress_line.h"
 #include "cli/output_options.h"
 #include "cli/store_options.h"
 #include "diagnosis/diagnose.h"
@@ -354,14 +355,21 @@ engine::IntervalSink LiveSink(const RunPlan& plan) {
   if (!plan.text) return JsonStreamSink(plan.output);
   auto first = std::make_shared<bool>(true);
   const OutputArgs out = plan.output;
-  return [first, out](const record::RunRecord& run, const record::IntervalRecord* interval,
-                      const record::HostInterval* local, const record::HostInterval* remote) {
+  const record::TestSpec& spec = plan.client.spec;
+  const bool timed = spec.bytes == 0 && spec.blocks == 0;
+  // Erased when the last copy of the sink goes, i.e. when the test's client returns.
+  auto progress = std::make_shared<ProgressLine>(
+      timed ? (spec.duration + spec.omit).count() / 1000.0 : 0.0, StdoutIsTerminal());
+  return [first, out, progress](const record::RunRecord& run, const record::IntervalRecord* interval,
+                                const record::HostInterval* local,
+                                const record::HostInterval* remote) {
     if (interval == nullptr) {
-      if (remote != nullptr) Emit(out, report::RenderHostLine("remote", *remote));
+      if (remote != nullptr) progress->Print(out, report::RenderHostLine("remote", *remote));
     } else {
-      if (*first) Emit(out, report::RenderIntervalHeader(run));
+      std::string text = *first ? report::RenderIntervalHeader(run) : "";
       *first = false;
-      Emit(out, report::RenderIntervalLine(run, *interval, local, remote));
+      progress->Update(*interval, run.local.role != "server");
+      progress->Print(out, text + report::RenderIntervalLine(run, *interval, local, remote));
     }
   };
 }
