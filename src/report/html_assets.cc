@@ -36,6 +36,8 @@ li.notice { border-color: var(--note) !important; }
 .next { font-weight: 600; }
 .charts { display: grid; grid-template-columns: repeat(auto-fill, minmax(520px, 1fr)); gap: 16px; }
 .charts.small { grid-template-columns: repeat(auto-fill, minmax(260px, 1fr)); }
+.charts.wide { grid-template-columns: 1fr; }
+.charts.wide .chart-box { height: 320px; }
 figure { margin: 0; border: 1px solid var(--line); border-radius: 6px; padding: 10px; min-width: 0; }
 .chart-box { position: relative; height: 280px; }
 .charts.small .chart-box { height: 180px; }
@@ -139,7 +141,7 @@ const char kHtmlScript[] = R"js(
                  title: { display: false } },
       scales: {
         x: { title: { display: !small, text: xTitle(c) }, ticks: { maxTicksLimit: small ? 6 : 12 } },
-        y: { stacked: c.stacked, beginAtZero: true, max: c.max === undefined ? undefined : c.max,
+        y: { stacked: c.stacked, beginAtZero: true, max: c.max === undefined ? undefined : c.max, grace: c.max === undefined ? '5%' : 0,
              title: { display: true, text: c.unit } }
       }
     };
@@ -175,7 +177,8 @@ const char kHtmlScript[] = R"js(
     if (s.note) sec.appendChild(el('p', { class: 'note' }, s.note));
     if (!s.charts.length) { sec.appendChild(el('p', { class: 'empty' }, 'Nothing was measured for this section.')); return; }
     const small = s.id === 'cpu';
-    const grid = sec.appendChild(el('div', { class: small ? 'charts small' : 'charts' }));
+    const wide = /throughput$/.test(s.id);
+    const grid = sec.appendChild(el('div', { class: small ? 'charts small' : (wide ? 'charts wide' : 'charts') }));
     s.charts.forEach(function (c) {
       try { drawChart(c, grid, small); }
       catch (e) { check.errors.push(c.id + ': ' + e.message); }

@@ -27,6 +27,7 @@ const Kind kKinds[] = {
 
 Json CoreChart(const std::string& end, const std::vector<record::HostInterval>& samples, int cpu) {
   Json c = Chart(fmt::format("cpu-{}-{}", end, cpu), fmt::format("{} CPU {}", end, cpu), "%", true);
+  c["max"] = 100;  // the kinds of one interval add up to 100 (rounding may pass it by a hair)
   c["x"] = TimeAxis(samples);
   for (const Kind& kind : kKinds) {
     Json s = Series(kind.label, "kinds", false, true);

@@ -115,6 +115,7 @@ TEST(HtmlReport, ASixtySecondTwoEndRunIsUnderOneMegabyte) {
   stretch(run.remote.value().intervals);
   const std::string page = RenderHtml(run);
   EXPECT_LT(page.size(), 1000000u) << page.size();
+  RecordProperty("page_bytes", static_cast<int>(page.size()));
   auto m = BuildHtmlModel(run);
   EXPECT_EQ(m["sections"][1]["charts"].size(), 32u);  // 16 cores x 2 ends
   EXPECT_EQ(m["sections"][2]["charts"][0]["series"].size(), kHtmlMaxIrqLines);
