@@ -3,6 +3,7 @@
 // #nb-check. The tests check that nothing was requested or blocked, that no script error or
 // console message appeared, that every canvas has pixels, and that the charts and their tables
 // hold the record's numbers. They skip only where chromium is not installed.
+#include <sqlite3.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -251,6 +252,36 @@ TEST_F(HtmlReport, BadInputsFailClearly) {
   auto both = testing::RunNicbench({"report", "last:2", "-o", page, "--store", db});
   EXPECT_EQ(both.exit_code, 0) << both.err;
   EXPECT_NE(Slurp(page).find("2 runs"), std::string::npos);
+}
+
+// Edits stored records in place, as a record written by another version would read.
+void EditRecords(const std::string& db, const std::string& sql) {
+  sqlite3* c = nullptr;
+  ASSERT_EQ(sqlite3_open(db.c_str(), &c), SQLITE_OK);
+  char* error = nullptr;
+  EXPECT_EQ(sqlite3_exec(c, sql.c_str(), nullptr, nullptr, &error), SQLITE_OK)
+      << (error ? error : "");
+  sqlite3_free(error);
+  sqlite3_close(c);
+}
+
+TEST_F(HtmlReport, RecordsOfOtherVersions) {
+  const std::string db = Path("results.db");
+  auto stored = testing::RunNicbench({"run", "-t", "0.3", "-i", "0.1", "--store", db});
+  ASSERT_EQ(stored.exit_code, 0) << stored.err;
+  // A record without the peer's side (an older record, or a stock iperf3 peer): it renders and
+  // says what it cannot show.
+  EditRecords(db, "UPDATE runs SET record = json_remove(record, '$.remote') WHERE id = 1");
+  const std::string page = Path("old.html");
+  auto old = testing::RunNicbench({"report", "1", "-o", page, "--store", db});
+  ASSERT_EQ(old.exit_code, 0) << old.err;
+  EXPECT_NE(Slurp(page).find("server's view: not reported"), std::string::npos);
+  // A record of a newer schema than this binary reads: refused with the reason.
+  EditRecords(db, "UPDATE runs SET record = json_set(record, '$.schema_version', 99) WHERE id = 2");
+  auto newer = testing::RunNicbench({"report", "2", "-o", Path("new.html"), "--store", db});
+  EXPECT_EQ(newer.exit_code, 4);
+  EXPECT_NE(newer.err.find("schema_version"), std::string::npos) << newer.err;
+  EXPECT_FALSE(fs::exists(Path("new.html")));
 }
 
 }  // namespace
