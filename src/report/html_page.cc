@@ -37,9 +37,9 @@ std::string SummaryHtml(const Json& rows) {
   return out + "</dl>";
 }
 
-std::string FindingsHtml(const Json& findings) {
-  std::string out = "<section id=\"findings\" aria-labelledby=\"findings-h\">"
-                    "<h2 id=\"findings-h\">What limits the transfer</h2>";
+std::string FindingsHtml(const Json& findings, const std::string& prefix) {
+  std::string out = fmt::format("<section id=\"{0}findings\" aria-labelledby=\"{0}findings-h\">"
+                                "<h2 id=\"{0}findings-h\">What limits the transfer</h2>", prefix);
   if (findings.empty()) return out + "<p class=\"empty\">No findings (diagnosis did not run).</p></section>";
   out += "<ol class=\"findings\">";
   for (const auto& f : findings) {
@@ -63,15 +63,15 @@ std::string FindingsHtml(const Json& findings) {
   return out + "</ol></section>";
 }
 
-std::string FactsHtml(const Json& facts) {
+std::string FactsHtml(const Json& facts, const std::string& prefix) {
   std::string out = fmt::format(
-      "<section id=\"facts\" aria-labelledby=\"facts-h\"><h2 id=\"facts-h\">Both ends' host and "
+      "<section id=\"{2}facts\" aria-labelledby=\"{2}facts-h\"><h2 id=\"{2}facts-h\">Both ends' host and "
       "NIC facts</h2><p class=\"note\">Rows where the ends differ are highlighted and marked "
       "\u2260.</p><div class=\"table-wrap facts-wrap\" tabindex=\"0\"><table class=\"facts\">"
       "<caption>Facts of each end</caption><thead><tr><th scope=\"col\">fact</th>"
-      "<th scope=\"col\">{}</th><th scope=\"col\">{}</th></tr></thead><tbody>",
+      "<th scope=\"col\">{0}</th><th scope=\"col\">{1}</th></tr></thead><tbody>",
       HtmlEscape(facts["ends"][0].get<std::string>()),
-      HtmlEscape(facts["ends"][1].get<std::string>()));
+      HtmlEscape(facts["ends"][1].get<std::string>()), prefix);
   for (const auto& row : facts["rows"]) {
     out += fmt::format("<tr{}><td>{}</td><td>{}</td><td>{}</td></tr>",
                        row[3].get<bool>() ? " class=\"differs\"" : "",
@@ -129,15 +129,16 @@ void PrefixIds(Json& sections, const std::string& prefix) {
 }
 
 // One run's part of the page: its findings, the place of its charts, its facts.
-std::string RunBody(const Json& model, const std::string& anchor, bool own_heading) {
+std::string RunBody(const Json& model, const std::string& anchor, bool own_heading,
+                    const std::string& prefix) {
   std::string out;
   if (own_heading) {
     out += "<h2 class=\"run\">" + HtmlEscape(model["title"].get<std::string>()) + "</h2>" +
            SummaryHtml(model["summary"]);
   }
-  out += FindingsHtml(model["findings"]) + "\n<div id=\"" + anchor +
+  out += FindingsHtml(model["findings"], prefix) + "\n<div id=\"" + anchor +
          "\"><p class=\"empty\">The charts need the page's script.</p></div>\n" +
-         FactsHtml(model["facts"]);
+         FactsHtml(model["facts"], prefix);
   return out;
 }
 
@@ -158,7 +159,8 @@ std::string RenderHtml(const std::vector<const record::RunRecord*>& runs) {
       title = model["title"].get<std::string>();
       header = SummaryHtml(model["summary"]);
     }
-    main += "<article>" + RunBody(model, anchor, runs.size() > 1) + "</article>\n";
+    const std::string prefix = runs.size() > 1 ? fmt::format("r{}-", i) : "";
+    main += "<article>" + RunBody(model, anchor, runs.size() > 1, prefix) + "</article>\n";
   }
   if (runs.size() > 1) {
     title = fmt::format("nicbench: {} runs from {}", runs.size(), runs[0]->timestamp);
