@@ -14,5 +14,6 @@ int RunHistoryCommand(int argc, char** argv);  // history_command.cc
 int RunShowCommand(int argc, char** argv);     // history_command.cc
 int RunCompareCommand(int argc, char** argv);  // compare_command.cc
 int RunMatrixCommand(int argc, char** argv);   // matrix_command.cc
+int RunReportCommand(int argc, char** argv);   // report_command.cc
 
 }  // namespace nicbench::cli

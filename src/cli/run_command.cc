@@ -22,6 +22,8 @@
 #include "base/units.h"
 #include "cli/commands.h"
 #include "cli/parse_args.h"
+#include "cli/progress_line.h"
+#include "cli/output_options.h"
 #include "cli/store_options.h"
 #include "diagnosis/diagnose.h"
 #include "engine/client.h"
@@ -44,14 +46,18 @@ struct RunArgs {
        counters64 = false, repeating = false, json = false, loopback = false, no_samples = false,
        both_directions = false;
   StoreArgs store;
+  OutputArgs output;
 };
 
 struct RunPlan {
   engine::ClientConfig client;
   bool json = false;
+  bool text = true;  // lines for people: neither -J nor --json-stream
   bool loopback = false;
   StorePlan store;
   bool both_directions = false;  // forward then reverse, then the pair's findings
+  OutputArgs output;
+  ReportFile html_file;  // open when --html was given
 };
 
 void AddOptions(CLI::App& app, RunArgs& a) {
@@ -99,6 +105,7 @@ void AddOptions(CLI::App& app, RunArgs& a) {
                "do not sample CPU, interrupts and counters on either end (to measure what\n"
                "sampling costs); facts and throughput are still recorded");
   AddStoreWriteOptions(app, a.store);
+  AddOutputOptions(app, a.output);
 }
 
 Result<std::chrono::milliseconds> Millis(const std::string& text, const char* what) {
@@ -252,7 +259,8 @@ Status FillAddressing(const RunArgs& a, RunPlan& plan) {
 
 Result<RunPlan> MakePlan(const RunArgs& a) {
   RunPlan plan;
-  plan.json = a.json;
+  plan.json = a.json && !a.output.json_stream;  // the stream replaces the document
+  plan.text = !a.json && !a.output.json_stream;
   plan.client.sample_host = !a.no_samples;
   plan.client.live_samples = !a.json;  // both ends on the live lines; JSON has them at the end
   if (a.loopback && !a.host.empty()) return Fail("--loopback takes no host");
@@ -286,6 +294,12 @@ Result<RunPlan> MakePlan(const RunArgs& a) {
   auto store = MakeStorePlan(a.store);
   if (!store) return tl::unexpected(store.error());
   plan.store = std::move(*store);
+  plan.output = a.output;
+  if (!a.output.html.empty()) {
+    auto file = OpenReportFile(a.output.html);
+    if (!file) return tl::unexpected(file.error());
+    plan.html_file = std::move(*file);
+  }
   return plan;
 }
 
@@ -361,17 +375,25 @@ int InterruptFd() {
 // sample that arrives after its interval was printed gets a line of its own.
 engine::IntervalSink LiveSink(const RunPlan& plan) {
   if (plan.json) return {};
+  if (!plan.text) return JsonStreamSink(plan.output);
   auto first = std::make_shared<bool>(true);
-  return [first](const record::RunRecord& run, const record::IntervalRecord* interval,
-                 const record::HostInterval* local, const record::HostInterval* remote) {
+  const OutputArgs out = plan.output;
+  const record::TestSpec& spec = plan.client.spec;
+  const bool timed = spec.bytes == 0 && spec.blocks == 0;
+  // Erased when the last copy of the sink goes, i.e. when the test's client returns.
+  auto progress = std::make_shared<ProgressLine>(
+      timed ? (spec.duration + spec.omit).count() / 1000.0 : 0.0, StdoutIsTerminal());
+  return [first, out, progress](const record::RunRecord& run, const record::IntervalRecord* interval,
+                                const record::HostInterval* local,
+                                const record::HostInterval* remote) {
     if (interval == nullptr) {
-      if (remote != nullptr) std::fputs(report::RenderHostLine("remote", *remote).c_str(), stdout);
+      if (remote != nullptr) progress->Print(out, report::RenderHostLine("remote", *remote));
     } else {
-      if (*first) std::fputs(report::RenderIntervalHeader(run).c_str(), stdout);
+      std::string text = *first ? report::RenderIntervalHeader(run) : "";
       *first = false;
-      std::fputs(report::RenderIntervalLine(run, *interval, local, remote).c_str(), stdout);
+      progress->Update(*interval, run.local.role != "server");
+      progress->Print(out, text + report::RenderIntervalLine(run, *interval, local, remote));
     }
-    std::fflush(stdout);
   };
 }
 
@@ -383,15 +405,18 @@ int RunAgainstHost(const RunPlan& plan) {
   }
   if (plan.json) {
     std::fputs(report::RenderJson(outcome.record).c_str(), stdout);
+  } else if (!plan.text) {
+    JsonStreamEnd(plan.output, outcome.record);
   } else if (outcome.failure == engine::ClientFailure::kNone || outcome.record.incomplete) {
-    std::fputs(report::RenderSummary(outcome.record).c_str(), stdout);
+    Emit(plan.output, report::RenderSummary(outcome.record));
   }
-  if (!plan.json && outcome.failure != engine::ClientFailure::kNone) {
+  if (plan.text && outcome.failure != engine::ClientFailure::kNone) {
     LogError(outcome.record.error.value_or("test failed"));
   }
   std::vector<const record::RunRecord*> finished;
   if (outcome.failure == engine::ClientFailure::kNone) finished.push_back(&outcome.record);
-  return StoreRuns(plan.store, finished, ToInt(ExitFor(outcome.failure)));
+  int code = WriteHtmlReport(plan.output, plan.html_file, finished, ToInt(ExitFor(outcome.failure)));
+  return StoreRuns(plan.store, finished, code);
 }
 
 // Forward then reverse against plan.client's server, each diagnosed, the pair's findings with
@@ -403,8 +428,10 @@ int RunBothDirections(RunPlan plan) {
   ExitCode code = ExitCode::kOk;
   for (int i = 0; i < 2 && code == ExitCode::kOk; ++i) {
     plan.client.spec.direction = directions[i];
-    if (!plan.json) std::printf("%s(client -> server %s)\n", i ? "\n" : "",
-                                i ? "reverse: server sends" : "forward: client sends");
+    if (plan.text) {
+      Emit(plan.output, fmt::format("{}(client -> server {})\n", i ? "\n" : "",
+                                    i ? "reverse: server sends" : "forward: client sends"));
+    }
     outcomes.push_back(engine::RunClient(plan.client, LiveSink(plan)));
     code = ExitFor(outcomes.back().failure);
     record::RunRecord& run = outcomes.back().record;
@@ -413,10 +440,11 @@ int RunBothDirections(RunPlan plan) {
       run.findings = diagnosis::Diagnose(run);
       if (i == 1) AddFindings(run, diagnosis::DiagnosePair(outcomes[0].record, run));
     }
-    if (!plan.json && (code == ExitCode::kOk || run.incomplete)) {
-      std::fputs(report::RenderSummary(run).c_str(), stdout);
+    if (!plan.json && !plan.text) JsonStreamEnd(plan.output, run);
+    if (plan.text && (code == ExitCode::kOk || run.incomplete)) {
+      Emit(plan.output, report::RenderSummary(run));
     }
-    if (!plan.json && code != ExitCode::kOk) {
+    if (plan.text && code != ExitCode::kOk) {
       LogError(outcomes.back().record.error.value_or("test failed"));
     }
   }
@@ -429,7 +457,8 @@ int RunBothDirections(RunPlan plan) {
   for (const auto& o : outcomes) {
     if (o.failure == engine::ClientFailure::kNone) finished.push_back(&o.record);
   }
-  return StoreRuns(plan.store, finished, ToInt(code));
+  return StoreRuns(plan.store, finished,
+                   WriteHtmlReport(plan.output, plan.html_file, finished, ToInt(code)));
 }
 
 // The main job: an in-process server on 127.0.0.1:0, then forward and reverse tests.
@@ -462,7 +491,7 @@ int RunRunCommand(int argc, char** argv) {
   bool json = false;
   for (int i = 1; i < argc; ++i) {
     std::string_view arg(argv[i]);
-    json = json || arg == "-J" || arg == "--json";
+    json = json || arg == "-J" || arg == "--json" || arg == "--json-stream";
   }
   if (auto code = ParseArgs(app, argc, argv, [json](const std::string& m) { PrintError(json, m); })) {
     return *code;

@@ -1,0 +1,92 @@
+#include "cli/output_options.h"
+
+#include <cerrno>
+#include <cstring>
+#include <ctime>
+
+#include <fmt/format.h>
+
+#include "base/exit_code.h"
+#include "base/log.h"
+#include "report/html_report.h"
+#include "report/json_stream.h"
+
+namespace nicbench::cli {
+
+void AddOutputOptions(CLI::App& app, OutputArgs& args) {
+  app.add_option("--html", args.html,
+                 "also write the run as a self-contained HTML report with charts (docs/report.md)");
+  app.add_flag("--json-stream", args.json_stream,
+               "newline-delimited JSON events as the test runs (iperf3 --json-stream)");
+  app.add_flag("--timestamps{%c }", args.timestamps,
+               "prefix each output line with the time (--timestamps=FORMAT: strftime, default '%c ')");
+  app.add_flag("--forceflush", args.forceflush, "flush output at every interval (always done)");
+}
+
+void Emit(const OutputArgs& args, const std::string& text) {
+  if (args.timestamps.empty()) {
+    std::fputs(text.c_str(), stdout);
+  } else {
+    char stamp[256] = {};
+    const std::time_t now = std::time(nullptr);
+    std::tm local{};
+    localtime_r(&now, &local);
+    std::strftime(stamp, sizeof stamp, args.timestamps.c_str(), &local);
+    size_t from = 0;
+    while (from < text.size()) {
+      size_t nl = text.find('\n', from);
+      size_t to = nl == std::string::npos ? text.size() : nl + 1;
+      std::fputs(stamp, stdout);
+      std::fwrite(text.data() + from, 1, to - from, stdout);
+      from = to;
+    }
+  }
+  std::fflush(stdout);
+}
+
+engine::IntervalSink JsonStreamSink(const OutputArgs& args) {
+  auto started = std::make_shared<bool>(false);
+  return [args, started](const record::RunRecord& run, const record::IntervalRecord* interval,
+                         const record::HostInterval* local, const record::HostInterval* remote) {
+    if (interval == nullptr) {
+      if (remote != nullptr) Emit(args, report::StreamLateSampleEvent(*remote));
+      return;
+    }
+    if (!*started) Emit(args, report::StreamStartEvent(run));
+    *started = true;
+    Emit(args, report::StreamIntervalEvent(run, *interval, local, remote));
+  };
+}
+
+void JsonStreamEnd(const OutputArgs& args, const record::RunRecord& run) {
+  if (run.intervals.empty()) Emit(args, report::StreamStartEvent(run));
+  Emit(args, report::StreamEndEvent(run));
+}
+
+Result<ReportFile> OpenReportFile(const std::string& path) {
+  std::FILE* f = std::fopen(path.c_str(), "w");
+  if (f == nullptr) return Fail(fmt::format("cannot write {}: {}", path, std::strerror(errno)));
+  return ReportFile(f, [](std::FILE* p) { std::fclose(p); });
+}
+
+Status WriteReportFile(const ReportFile& file, const std::string& path, const std::string& text) {
+  errno = 0;
+  const bool wrote = std::fwrite(text.data(), 1, text.size(), file.get()) == text.size();
+  if (!wrote || std::fflush(file.get()) != 0) {
+    return Fail(fmt::format("cannot write {}: {}", path, std::strerror(errno ? errno : EIO)));
+  }
+  return Ok();
+}
+
+int WriteHtmlReport(const OutputArgs& args, const ReportFile& file,
+                    const std::vector<const record::RunRecord*>& runs, int code) {
+  if (args.html.empty() || !file || runs.empty()) return code;
+  if (auto s = WriteReportFile(file, args.html, report::RenderHtml(runs)); !s) {
+    LogError(s.error().message);
+    return code == ToInt(ExitCode::kOk) ? ToInt(ExitCode::kEnvironment) : code;
+  }
+  std::fprintf(stderr, "nicbench: HTML report written to %s\n", args.html.c_str());
+  return code;
+}
+
+}  // namespace nicbench::cli

@@ -1,0 +1,55 @@
+// The output options of `run` beyond text and -J (docs/report.md): --html FILE (the HTML report
+// of the run's records; the file is opened when the command line is checked, so a path that
+// cannot be written fails before the test, not after it); --json-stream (iperf3's newline-
+// delimited events); --timestamps[=FORMAT] and --forceflush as iperf3's; and the live progress
+// line a terminal gets between interval lines.
+#pragma once
+
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "base/result.h"
+#include "engine/client.h"
+#include "record/run_record.h"
+
+namespace nicbench::cli {
+
+struct OutputArgs {
+  std::string html;        // --html FILE
+  bool json_stream = false;  // --json-stream
+  std::string timestamps;  // --timestamps[=FORMAT]: strftime format; empty = none
+  bool forceflush = false;  // --forceflush
+};
+
+void AddOutputOptions(CLI::App& app, OutputArgs& args);
+
+// Writes text to stdout: each line prefixed with the time when --timestamps asked for it,
+// flushed at once (interval lines must show as they happen, piped or not; --forceflush is
+// accepted for iperf3's scripts and changes nothing).
+void Emit(const OutputArgs& args, const std::string& text);
+
+// --json-stream: the start event before the first interval's, one event per interval (and per
+// late server sample); JsonStreamEnd writes the end (a start first when no interval came).
+engine::IntervalSink JsonStreamSink(const OutputArgs& args);
+void JsonStreamEnd(const OutputArgs& args, const record::RunRecord& run);
+
+// A file opened for a report, closed when the last copy goes.
+using ReportFile = std::shared_ptr<std::FILE>;
+
+// Opens (creates or truncates) `path` for writing; the error names the path and errno's text.
+Result<ReportFile> OpenReportFile(const std::string& path);
+
+// Writes `text` and flushes; the error names the path (a full disk shows here).
+Status WriteReportFile(const ReportFile& file, const std::string& path, const std::string& text);
+
+// Writes the HTML report of `runs` (in order; nothing when empty) to the file --html opened,
+// saying where on stderr. Returns `code` unchanged, or kEnvironment when writing failed and
+// `code` was kOk.
+int WriteHtmlReport(const OutputArgs& args, const ReportFile& file,
+                    const std::vector<const record::RunRecord*>& runs, int code);
+
+}  // namespace nicbench::cli

@@ -1,0 +1,56 @@
+// The live progress line of `run` on a terminal: "[ 3.2/10.0 s] client->server 9.41 Gbits/sec"
+// redrawn in place (carriage return, erase line) a few times a second between the interval
+// lines, and erased when the test ends, so the scrollback holds only the interval lines and the
+// summary. Only when stdout is a terminal and the output is text (never piped, never -J or
+// --json-stream). Thread-safe: interval lines go through Print, which erases the line first.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+
+#include "cli/output_options.h"
+#include "record/run_record.h"
+
+namespace nicbench::cli {
+
+class ProgressLine {
+ public:
+  // total_seconds <= 0: the test ends by bytes or blocks; only the elapsed time is shown.
+  // Draws nothing unless `enabled`.
+  ProgressLine(double total_seconds, bool enabled);
+  ~ProgressLine();  // stops drawing and erases the line
+  ProgressLine(const ProgressLine&) = delete;
+  ProgressLine& operator=(const ProgressLine&) = delete;
+
+  // Writes `text` (whole lines) with the progress line out of the way.
+  void Print(const OutputArgs& out, const std::string& text);
+  // The rates to show from now on: each direction's sum over the interval.
+  void Update(const record::IntervalRecord& interval, bool local_is_client);
+
+  // The line for `elapsed` seconds (pure; for tests and the drawing thread).
+  static std::string Text(double elapsed, double total, std::optional<double> up,
+                          std::optional<double> down);
+
+ private:
+  void Loop();
+  void DrawLocked();
+  void EraseLocked();
+
+  const double total_;
+  const bool enabled_;
+  const std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool stop_ = false, drawn_ = false;
+  std::optional<double> up_, down_;  // bits/s client->server, server->client
+  std::thread thread_;
+};
+
+// True when stdout is a terminal.
+bool StdoutIsTerminal();
+
+}  // namespace nicbench::cli

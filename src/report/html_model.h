@@ -1,0 +1,31 @@
+// The data of the HTML report: a RunRecord turned into the figures the page draws, one JSON
+// object the page reads from a <script type="application/json"> element. Every chart is
+// {id, title, note, unit, stacked, x: [labels], series: [{label, data, stack, dash, fill}]}; the
+// page draws it with Chart.js and writes the same numbers as a table under it, so what the
+// chart shows is decided here (and tested here), not in the page's script. Internal to
+// src/report. Pure; thread-safe.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include "record/run_record.h"
+
+namespace nicbench::report {
+
+// Cores drawn per end at most (the busiest; the rest are named in the section's note).
+inline constexpr size_t kHtmlMaxCores = 16;
+// Interrupt lines drawn per end at most (the busiest over the test).
+inline constexpr size_t kHtmlMaxIrqLines = 8;
+
+// {"title", "summary": [[name, value]...], "findings": [...], "sections": [{id, title, note,
+// charts: [...]}], "facts": {"ends": [name, name], "rows": [[fact, a, b, differs]...]}}.
+nlohmann::ordered_json BuildHtmlModel(const record::RunRecord& run);
+
+// One throughput chart per direction (client -> server, server -> client): each end's sum in
+// Mbit/s per interval, the per-stream stack of the receiving end when there are several streams.
+nlohmann::ordered_json ThroughputCharts(const record::RunRecord& run);
+
+// Both ends' host and NIC facts flattened to one row per fact: [name, local, remote, differs].
+nlohmann::ordered_json FactRows(const record::RunRecord& run);
+
+}  // namespace nicbench::report

@@ -1,0 +1,288 @@
+// The HTML report in a real browser: Debian's chromium, headless, opens the page from file://
+// and dumps the DOM after the page's script has drawn every chart and written what it drew into
+// #nb-check. The tests check that nothing was requested or blocked, that no script error or
+// console message appeared, that every canvas has pixels, and that the charts and their tables
+// hold the record's numbers. They skip only where chromium is not installed.
+#include <sqlite3.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "support/run_binary.h"
+
+namespace nicbench {
+namespace {
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+constexpr const char* kChromium = "/usr/bin/chromium";
+
+bool HaveChromium() { return access(kChromium, X_OK) == 0; }
+#define NB_NEED_CHROMIUM()                                                                  \
+  if (!HaveChromium())                                                                      \
+  GTEST_SKIP() << "chromium is not installed (Debian package chromium, installed by "      \
+                  "scripts/install-deps): the HTML report's browser tests need it"
+
+std::string Slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+class HtmlReport : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("nicbench-html-" + std::to_string(getpid()) + "-" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::string Path(const std::string& name) const { return (dir_ / name).string(); }
+
+  // The page's DOM after its script ran, and chromium's log (console messages land there).
+  testing::ProcessResult Open(const std::string& page) {
+    const std::string profile = Path("profile-" + std::to_string(++opened_));
+    return testing::RunProcess({kChromium, "--headless", "--no-sandbox", "--disable-gpu",
+                                "--disable-background-networking", "--disable-component-update",
+                                "--disable-sync", "--no-first-run", "--user-data-dir=" + profile,
+                                "--window-size=1280,900", "--enable-logging=stderr", "--v=0",
+                                "--dump-dom", "file://" + page});
+  }
+  fs::path dir_;
+  int opened_ = 0;
+};
+
+std::string Unescape(std::string s) {
+  const std::pair<const char*, const char*> entities[] = {
+      {"&lt;", "<"}, {"&gt;", ">"}, {"&quot;", "\""}, {"&#39;", "'"}, {"&amp;", "&"}};
+  for (const auto& [from, to] : entities) {
+    for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + 1)) {
+      s.replace(at, std::strlen(from), to);
+    }
+  }
+  return s;
+}
+
+// What the page's script wrote into #nb-check.
+json CheckOf(const std::string& dom) {
+  const std::string open = "<pre id=\"nb-check\" hidden=\"\">";
+  const size_t from = dom.find(open);
+  if (from == std::string::npos) return json();
+  const size_t to = dom.find("</pre>", from);
+  return json::parse(Unescape(dom.substr(from + open.size(), to - from - open.size())),
+                     nullptr, false);
+}
+
+const json* ChartOf(const json& check, const std::string& id) {
+  for (const auto& c : check["charts"]) {
+    if (c["id"] == id) return &c;
+  }
+  return nullptr;
+}
+
+const json* DatasetOf(const json& chart, const std::string& label) {
+  for (const auto& d : chart["datasets"]) {
+    if (d["label"] == label) return &d;
+  }
+  return nullptr;
+}
+
+// The cells of the table under a chart: one vector per row, the row's header first.
+std::vector<std::vector<std::string>> TableOf(const std::string& dom, const std::string& id) {
+  std::vector<std::vector<std::string>> rows;
+  const size_t from = dom.find("<table data-chart=\"" + id + "\">");
+  if (from == std::string::npos) return rows;
+  const std::string table = dom.substr(from, dom.find("</table>", from) - from);
+  const std::regex row("<tr><th scope=\"row\">([^<]*)</th>((?:<td>[^<]*</td>)*)</tr>");
+  const std::regex cell("<td>([^<]*)</td>");
+  for (std::sregex_iterator r(table.begin(), table.end(), row), end; r != end; ++r) {
+    std::vector<std::string> cells{(*r)[1]};
+    const std::string tds = (*r)[2];
+    for (std::sregex_iterator c(tds.begin(), tds.end(), cell); c != end; ++c) cells.push_back((*c)[1]);
+    rows.push_back(cells);
+  }
+  return rows;
+}
+
+// Loaded from file:// with nothing requested, blocked or logged, every chart drawn.
+void ExpectCleanPage(const testing::ProcessResult& browser, const json& check) {
+  ASSERT_EQ(browser.exit_code, 0) << browser.err;
+  ASSERT_TRUE(check.is_object()) << "the page's script wrote no #nb-check";
+  EXPECT_TRUE(check["errors"].empty()) << check["errors"];
+  EXPECT_EQ(check["violations"], 0);
+  EXPECT_EQ(check["resources"], 0) << "the page requested something";
+  EXPECT_EQ(browser.err.find("CONSOLE"), std::string::npos) << browser.err;
+  ASSERT_FALSE(check["charts"].empty());
+  for (const auto& c : check["charts"]) EXPECT_GT(c["nonblank"].get<int>(), 0) << c["id"] << " is blank";
+}
+
+TEST_F(HtmlReport, OneRunDrawsTheRecordsNumbers) {
+  NB_NEED_CHROMIUM();
+  auto server = testing::StartServe();
+  const std::string page = Path("run.html");
+  auto run = testing::RunNicbench({"run", "127.0.0.1", "-p", std::to_string(server.port), "-t",
+                                   "2", "-i", "0.25", "-P", "2", "-J", "--no-store", "--html",
+                                   page});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const json record = json::parse(run.out);
+  const json& intervals = record["intervals"];
+  ASSERT_GE(intervals.size(), 4u);
+  EXPECT_LT(fs::file_size(page), 1000000u);
+  EXPECT_NE(Slurp(page).find("Content-Security-Policy\" content=\"default-src 'none'"),
+            std::string::npos);
+
+  auto browser = Open(page);
+  const json check = CheckOf(browser.out);
+  ExpectCleanPage(browser, check);
+  const json* up = ChartOf(check, "throughput-up");
+  ASSERT_NE(up, nullptr) << check.dump();
+  EXPECT_EQ((*up)["points"], intervals.size());
+  const json* sum = DatasetOf(*up, "sum, client's view");
+  ASSERT_NE(sum, nullptr);
+  ASSERT_EQ((*sum)["data"].size(), intervals.size());
+  for (size_t i = 0; i < intervals.size(); ++i) {
+    const double mbps = intervals[i]["sum"]["bits_per_second"].get<double>() / 1e6;
+    EXPECT_NEAR((*sum)["data"][i].get<double>(), mbps, 0.001) << "interval " << i;
+  }
+  // Two streams: each is stacked under the sum, and the server's own view is overlaid.
+  EXPECT_NE(DatasetOf(*up, "sum, server's view"), nullptr);
+  EXPECT_EQ((*up)["datasets"].size(), 4u);
+  // The table under the chart says the same.
+  auto table = TableOf(browser.out, "throughput-up");
+  ASSERT_EQ(table.size(), intervals.size());
+  for (size_t i = 0; i < table.size(); ++i) {
+    ASSERT_EQ(table[i].size(), 5u);
+    EXPECT_EQ(std::stod(table[i][3]), (*sum)["data"][i].get<double>()) << "row " << i;
+  }
+  // Each end's cores, interrupts and TCP were drawn too.
+  EXPECT_NE(ChartOf(check, "cpu-client-0"), nullptr);
+  EXPECT_NE(ChartOf(check, "cpu-server-0"), nullptr);
+  EXPECT_NE(ChartOf(check, "irq-client"), nullptr);
+  EXPECT_NE(ChartOf(check, "tcp-rtt-client"), nullptr);
+  EXPECT_NE(browser.out.find("What limits the transfer"), std::string::npos);
+}
+
+TEST_F(HtmlReport, SetsOfStoredRunsAsBarsWithTheMediansCompareGives) {
+  NB_NEED_CHROMIUM();
+  auto server = testing::StartServe();
+  const std::string db = Path("results.db");
+  for (int i = 0; i < 6; ++i) {
+    auto run = testing::RunNicbench({"run", "127.0.0.1", "-p", std::to_string(server.port), "-t",
+                                     "0.5", "-i", "0.25", "--store", db, "--label",
+                                     i % 2 ? "set=b" : "set=a", "-P", i % 2 ? "2" : "1"});
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+  }
+  const std::string page = Path("sets.html");
+  auto report = testing::RunNicbench({"report", "label:set=a", "label:set=b", "-o", page,
+                                      "--store", db});
+  ASSERT_EQ(report.exit_code, 0) << report.err;
+  auto compare = testing::RunNicbench({"compare", "label:set=a", "label:set=b", "--json",
+                                       "--store", db});
+  ASSERT_EQ(compare.exit_code, 0) << compare.err;
+  const json c = json::parse(compare.out);
+
+  auto browser = Open(page);
+  const json check = CheckOf(browser.out);
+  ExpectCleanPage(browser, check);
+  ASSERT_EQ(check["charts"].size(), c["metrics"].size());
+  for (const auto& m : c["metrics"]) {
+    const json* chart = ChartOf(check, "metric-" + m["key"].get<std::string>());
+    ASSERT_NE(chart, nullptr) << m["key"];
+    const json* median = DatasetOf(*chart, "median");
+    ASSERT_NE(median, nullptr);
+    const double scale = m["unit"] == "bit/s" ? 1e-6 : 1.0;
+    for (int side = 0; side < 2; ++side) {
+      const json& s = m[side ? "b" : "a"];
+      if (s["median"].is_null()) continue;
+      EXPECT_NEAR((*median)["data"][side].get<double>(), s["median"].get<double>() * scale,
+                  1e-3 * std::max(1.0, s["median"].get<double>() * scale))
+          << m["key"];
+    }
+  }
+  // The streams differ between the sets: the what-differs table names what compare names.
+  EXPECT_NE(browser.out.find("What differs"), std::string::npos);
+  int between = 0;
+  for (const auto& d : c["differs"]) {
+    if (!d["between"].get<bool>()) continue;
+    ++between;
+    EXPECT_NE(browser.out.find("<td>" + d["fact"].get<std::string>() + "</td>"), std::string::npos)
+        << d["fact"];
+  }
+  EXPECT_GT(between, 0) << compare.out;
+}
+
+TEST_F(HtmlReport, BadInputsFailClearly) {
+  // A path that cannot be written fails before any test runs.
+  auto run = testing::RunNicbench({"run", "--no-store", "-t", "0.2", "--html",
+                                   Path("no/such/dir/x.html")});
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_NE(run.err.find("cannot write"), std::string::npos) << run.err;
+  EXPECT_EQ(run.out.find("forward"), std::string::npos) << "the test ran anyway";
+
+  const std::string db = Path("results.db");
+  auto stored = testing::RunNicbench({"run", "-t", "0.3", "-i", "0.1", "--store", db});
+  ASSERT_EQ(stored.exit_code, 0) << stored.err;
+  auto unwritable = testing::RunNicbench({"report", "1", "-o", Path("no/such/dir/x.html"),
+                                          "--store", db});
+  EXPECT_EQ(unwritable.exit_code, 2);
+  EXPECT_NE(unwritable.err.find("cannot write"), std::string::npos) << unwritable.err;
+
+  const std::string page = Path("none.html");
+  auto none = testing::RunNicbench({"report", "label:nothing=here", "-o", page, "--store", db});
+  EXPECT_EQ(none.exit_code, 5);
+  EXPECT_NE(none.err.find("matches no run"), std::string::npos) << none.err;
+  EXPECT_FALSE(fs::exists(page)) << "an empty page was left behind";
+
+  auto bad = testing::RunNicbench({"report", "nonsense:1", "-o", page, "--store", db});
+  EXPECT_EQ(bad.exit_code, 2) << bad.err;
+  auto no_store = testing::RunNicbench({"report", "1", "-o", page, "--store", Path("absent.db")});
+  EXPECT_EQ(no_store.exit_code, 4) << no_store.err;
+
+  auto both = testing::RunNicbench({"report", "last:2", "-o", page, "--store", db});
+  EXPECT_EQ(both.exit_code, 0) << both.err;
+  EXPECT_NE(Slurp(page).find("2 runs"), std::string::npos);
+}
+
+// Edits stored records in place, as a record written by another version would read.
+void EditRecords(const std::string& db, const std::string& sql) {
+  sqlite3* c = nullptr;
+  ASSERT_EQ(sqlite3_open(db.c_str(), &c), SQLITE_OK);
+  char* error = nullptr;
+  EXPECT_EQ(sqlite3_exec(c, sql.c_str(), nullptr, nullptr, &error), SQLITE_OK)
+      << (error ? error : "");
+  sqlite3_free(error);
+  sqlite3_close(c);
+}
+
+TEST_F(HtmlReport, RecordsOfOtherVersions) {
+  const std::string db = Path("results.db");
+  auto stored = testing::RunNicbench({"run", "-t", "0.3", "-i", "0.1", "--store", db});
+  ASSERT_EQ(stored.exit_code, 0) << stored.err;
+  // A record without the peer's side (an older record, or a stock iperf3 peer): it renders and
+  // says what it cannot show.
+  EditRecords(db, "UPDATE runs SET record = json_remove(record, '$.remote') WHERE id = 1");
+  const std::string page = Path("old.html");
+  auto old = testing::RunNicbench({"report", "1", "-o", page, "--store", db});
+  ASSERT_EQ(old.exit_code, 0) << old.err;
+  EXPECT_NE(Slurp(page).find("server's view: not reported"), std::string::npos);
+  // A record of a newer schema than this binary reads: refused with the reason.
+  EditRecords(db, "UPDATE runs SET record = json_set(record, '$.schema_version', 99) WHERE id = 2");
+  auto newer = testing::RunNicbench({"report", "2", "-o", Path("new.html"), "--store", db});
+  EXPECT_EQ(newer.exit_code, 4);
+  EXPECT_NE(newer.err.find("schema_version"), std::string::npos) << newer.err;
+  EXPECT_FALSE(fs::exists(Path("new.html")));
+}
+
+}  // namespace
+}  // namespace nicbench
