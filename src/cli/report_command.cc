@@ -18,7 +18,7 @@
 #include "cli/output_options.h"
 #include "cli/parse_args.h"
 #include "cli/selector.h"
-#include "cli/store_access.h"
+#include "cli/store_options.h"
 #include "report/html_report.h"
 
 namespace nicbench::cli {
@@ -26,7 +26,8 @@ namespace {
 
 struct ReportArgs {
   std::vector<std::string> selectors;
-  std::string output, store;
+  std::string output;
+  StoreArgs store;
 };
 
 // A failure with the exit code that tells it apart.
@@ -156,9 +157,7 @@ int RunReportCommand(int argc, char** argv) {
                  "compared")
       ->required();
   app.add_option("-o,--output", args.output, "the HTML file to write")->required();
-  app.add_option("--store", args.store, "result store (SQLite path or postgresql:// URL); "
-                                        "default $NICBENCH_STORE or ~/.local/share/nicbench/"
-                                        "results.db");
+  AddStoreOption(app, args.store);
   if (auto code = ParseArgs(app, argc, argv, [](const std::string& m) { LogError(m); })) {
     return *code;
   }
