@@ -39,29 +39,32 @@ uint64_t AcceptGate::Budget() const {
   return limit > own_ + kReserve ? limit - own_ - kReserve : 0;
 }
 
-void AcceptGate::Note(const char* what, int err, Clock::time_point now) {
-  if (now - window_start_ >= kLogInterval) {
-    if (count_ > 1 && logged_in_window_) {
-      std::fprintf(stderr, "nicbench: %s: %llu times in the last %lld s\n", what,
-                   static_cast<unsigned long long>(count_ - 1),
-                   static_cast<long long>(kLogInterval.count()));
-    }
-    window_start_ = now;
-    count_ = 0;
-    logged_in_window_ = false;
-  }
-  ++count_;
-  if (!logged_in_window_) {
-    // Once per interval; the next interval's first line carries the count of this one.
-    std::fprintf(stderr,
-                 "nicbench: %s%s%s (descriptor limit %llu, budget %llu): accepting paused for "
-                 "%lld ms; said once per %lld s\n",
-                 what, err != 0 ? ": " : "", err != 0 ? std::strerror(err) : "",
-                 static_cast<unsigned long long>(DescriptorLimit()),
-                 static_cast<unsigned long long>(Budget()), static_cast<long long>(kPause.count()),
+void AcceptGate::Tick(Clock::time_point now) {
+  if (now - window_start_ < kLogInterval) return;
+  if (count_ > 1 && logged_in_window_) {
+    std::fprintf(stderr, "nicbench: %s: %llu more times in the last %lld s\n", what_,
+                 static_cast<unsigned long long>(count_ - 1),
                  static_cast<long long>(kLogInterval.count()));
-    logged_in_window_ = true;
   }
+  window_start_ = now;
+  count_ = 0;
+  logged_in_window_ = false;
+}
+
+void AcceptGate::Note(const char* what, int err, Clock::time_point now) {
+  Tick(now);
+  ++count_;
+  if (logged_in_window_) return;
+  // The first occurrence of an interval is logged at once; Tick gives the count of the rest.
+  what_ = what;
+  std::fprintf(stderr,
+               "nicbench: %s%s%s (descriptor limit %llu, budget %llu): accepting paused for "
+               "%lld ms; said once per %lld s\n",
+               what, err != 0 ? ": " : "", err != 0 ? std::strerror(err) : "",
+               static_cast<unsigned long long>(DescriptorLimit()),
+               static_cast<unsigned long long>(Budget()), static_cast<long long>(kPause.count()),
+               static_cast<long long>(kLogInterval.count()));
+  logged_in_window_ = true;
 }
 
 void AcceptGate::OnExhausted(int listen_fd, int err, Clock::time_point now) {

@@ -39,6 +39,9 @@ class AcceptGate {
   void OnExhausted(int listen_fd, int err, Clock::time_point now);
   // The budget is spent (every descriptor is a test's or a pending connection's): pause.
   void OnBudgetFull(Clock::time_point now);
+  // Called on every loop: once an interval with more occurrences than the first has passed,
+  // logs their count.
+  void Tick(Clock::time_point now);
 
  private:
   void Note(const char* what, int err, Clock::time_point now);
@@ -49,6 +52,7 @@ class AcceptGate {
   Clock::time_point window_start_{};
   uint64_t count_ = 0;
   bool logged_in_window_ = false;
+  const char* what_ = "";
 };
 
 // Descriptors this process has open now (/proc/self/fd).

@@ -217,7 +217,15 @@ Result<wire::State> CheckServerState(ClientRun& run, wire::State state) {
 Result<wire::State> ReadServerState(ClientRun& run, milliseconds timeout, std::string_view what) {
   const MonoTime deadline = std::chrono::steady_clock::now() + timeout;
   Result<std::optional<wire::State>> message = std::optional<wire::State>{};
-  while (message && !message->has_value()) message = ReadServerMessage(run, Left(deadline), what);
+  while (message && !message->has_value()) {
+    // Checked here too: a read with no time left still succeeds while data keeps coming.
+    if (std::chrono::steady_clock::now() >= deadline) {
+      run.failure = ClientFailure::kProtocol;
+      return Fail(fmt::format("{}: timed out after {} ms (the server kept sending other "
+                              "messages)", what, timeout.count()));
+    }
+    message = ReadServerMessage(run, Left(deadline), what);
+  }
   if (!message) return tl::unexpected(message.error());
   return CheckServerState(run, **message);
 }

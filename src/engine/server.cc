@@ -175,6 +175,7 @@ Status ServerImpl::Init() {
 }
 
 void ServerImpl::UpdateListening() {
+  gate_->Tick(Clock::now());
   shared_.fds.set_limit(gate_->Budget());
   const bool want = !gate_->paused(Clock::now());
   if (want == listening_) return;

@@ -90,7 +90,7 @@ TEST(ClientHostileServer, LiveSampleFloodNeitherHoldsNorGrowsTheClient) {
   std::printf("run -t 2 against a live-sample flood: ended %s after %.1f s, peak RSS %ld MiB\n",
               ended ? "by itself" : "only when killed", seconds, peak_kb / 1024);
   EXPECT_TRUE(ended) << "the client was still held by the server after 60 s";
-  EXPECT_LT(peak_kb, 64 * 1024);
+  EXPECT_LT(peak_kb, 64 * 1024 + kRssMarginKb);
   EXPECT_NE(r.err.find("dropping the excess"), std::string::npos) << r.err.substr(0, 2000);
 }
 

@@ -50,8 +50,8 @@ TEST(ServerUdpReflection, HellosOnlyFromTheControlAddressAndJunkIsDropped) {
   std::thread flood([&] {
     int junk = UdpFrom("127.0.0.3");
     while (flooding) {
-      const char byte[1] = {'x'};
-      if (sendto(junk, byte, 1 + junk_sent % 4, 0, reinterpret_cast<const sockaddr*>(&port),
+      const char bytes[4] = {'x', 'x', 'x', 'x'};
+      if (sendto(junk, bytes, 1 + junk_sent % 4, 0, reinterpret_cast<const sockaddr*>(&port),
                  sizeof port) > 0) {
         ++junk_sent;
       }
