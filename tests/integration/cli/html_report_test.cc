@@ -271,13 +271,15 @@ TEST_F(HtmlReport, RecordsOfOtherVersions) {
   ASSERT_EQ(stored.exit_code, 0) << stored.err;
   // A record without the peer's side (an older record, or a stock iperf3 peer): it renders and
   // says what it cannot show.
-  EditRecords(db, "UPDATE runs SET record = json_remove(record, '$.remote') WHERE id = 1");
+  EditRecords(db,
+              "UPDATE run_records SET record = json_remove(record, '$.remote') WHERE run_id = 1");
   const std::string page = Path("old.html");
   auto old = testing::RunNicbench({"report", "1", "-o", page, "--store", db});
   ASSERT_EQ(old.exit_code, 0) << old.err;
   EXPECT_NE(Slurp(page).find("server's view: not reported"), std::string::npos);
   // A record of a newer schema than this binary reads: refused with the reason.
-  EditRecords(db, "UPDATE runs SET record = json_set(record, '$.schema_version', 99) WHERE id = 2");
+  EditRecords(db, "UPDATE run_records SET record = json_set(record, '$.schema_version', 99) "
+                  "WHERE run_id = 2");
   auto newer = testing::RunNicbench({"report", "2", "-o", Path("new.html"), "--store", db});
   EXPECT_EQ(newer.exit_code, 4);
   EXPECT_NE(newer.err.find("schema_version"), std::string::npos) << newer.err;
