@@ -1,7 +1,8 @@
 // `nicbench run [HOST]`: argv -> record::TestSpec (checked by record::Validate, the same check
 // the server applies to a peer's parameters), then the engine's client session, then report.
 // With no HOST (or --loopback) a server runs in this process on 127.0.0.1 and an ephemeral port
-// and the test runs forward then reverse; the JSON document is then {"runs":[fwd, rev]}.
+// and the test runs forward then reverse; -J then prints one document per line (JSON Lines),
+// forward first, each one an iperf3-shaped document.
 #include <sys/signalfd.h>
 #include <unistd.h>
 
@@ -404,7 +405,7 @@ int RunLoopback(RunPlan plan) {
   if (plan.json) {
     std::vector<record::RunRecord> records;
     for (auto& o : outcomes) records.push_back(std::move(o.record));
-    std::fputs(report::RenderJsonMulti(records).c_str(), stdout);
+    std::fputs(report::RenderJsonLines(records).c_str(), stdout);
   }
   return ToInt(code);
 }

@@ -22,6 +22,7 @@
 #include "cli/parse_args.h"
 #include "engine/server.h"
 #include "report/json_report.h"
+#include "report/text_report.h"
 
 namespace nicbench::cli {
 namespace {
@@ -96,6 +97,9 @@ Result<engine::ServerConfig> MakeConfig(const ServeArgs& a) {
     config.threads = static_cast<int>(*t);
   }
   if (auto s = FillLimits(a, config); !s) return tl::unexpected(s.error());
+  // --get-server-output from a client: this server's rendering of the test, JSON in -J mode.
+  config.render_output = a.json ? report::RenderJson : report::RenderSummary;
+  config.render_output_json = a.json;
   if (a.daemon && a.json) return Fail("--daemon and -J cannot be used together (stdout is closed)");
   return config;
 }

@@ -228,6 +228,7 @@ Status ConnectTcpStreams(ClientRun& run) {
     if (!sent) return Failed(run, ClientFailure::kProtocol, sent.error());
     if (i == 0) {
       if (auto name = net::CongestionName(fd->get())) run.congestion_used = *name;
+      ReadSocketBuffers(fd->get(), run.spec, run.record);
     }
     AddConnection(run, fd->get());
     run.stream_fds.push_back(std::move(*fd));
@@ -240,6 +241,7 @@ Status ConnectUdpStreams(ClientRun& run) {
     uint16_t port = run.spec.client_port ? static_cast<uint16_t>(run.spec.client_port + i) : 0;
     auto fd = UdpClientHandshake(run.server, run.spec, port, run.config.control_timeout);
     if (!fd) return Failed(run, ClientFailure::kConnect, fd.error());
+    if (i == 0) ReadSocketBuffers(fd->get(), run.spec, run.record);
     AddConnection(run, fd->get());
     run.stream_fds.push_back(std::move(*fd));
   }
@@ -342,7 +344,9 @@ Status RunTest(ClientRun& run, const IntervalSink& sink) {
                           (poll_receive && ReceiveBudgetMet(run.spec, counters));
     if (finished && by_time) AddQueuedBytes(*run.path, run.spec.transport, counters);
     if (t >= boundary || finished) {
-      const bool sliver = finished && run.spec.interval.count() > 0 &&
+      // A test shorter than one sliver (-n on a fast path) still keeps its one interval, as
+      // iperf3 prints it.
+      const bool sliver = finished && run.spec.interval.count() > 0 && run.closed_intervals > 0 &&
                           (t - (boundary - run.spec.interval)) < run.spec.interval / 10;
       auto infos = ReadTcpInfos(*run.path, run.streams, run.spec.transport);
       const record::IntervalRecord* closed = sampler.Close(t, counters, infos, !sliver);
@@ -389,9 +393,11 @@ Status ExchangeResults(ClientRun& run) {
   auto totals = CombineTotals(run.totals, *theirs, run.spec.transport);
   if (!totals) return Failed(run, ClientFailure::kProtocol, totals.error());
   run.record.streams = std::move(*totals);
+  run.record.peer = MakePeerReport(*theirs);
   if (theirs->extension) {
     auto remote = record::EndpointFromJson(*theirs->extension);
     if (remote) {
+      FillPeerSenderStats(run.record.streams, remote->intervals);
       run.record.remote = std::move(*remote);
     } else {
       run.record.remote = record::Measured<record::EndpointRecord>::Unknown(

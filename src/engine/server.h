@@ -37,6 +37,8 @@ struct ServerConfig {
   // Renders a finished test for a client that asked --get-server-output (the cli passes the
   // report layer's text renderer; empty = the server sends no output text).
   std::function<std::string(const record::RunRecord&)> render_output;
+  // render_output makes a JSON document: it goes to the client as server_output_json.
+  bool render_output_json = false;
 };
 
 // Called on the test's controller thread when a test ends, with the server's record of it

@@ -55,6 +55,33 @@ const char* DirectionWord(record::Direction d) {
   }
 }
 
+void AddConnection(int fd, record::RunRecord& record) {
+  record::ConnectionInfo info;
+  if (auto l = net::SocketAddress::Local(fd)) {
+    info.local_host = l->HostString();
+    info.local_port = l->port();
+  }
+  if (auto p = net::SocketAddress::Peer(fd)) {
+    info.remote_host = p->HostString();
+    info.remote_port = p->port();
+  }
+  record.connections.push_back(info);
+}
+
+// --get-server-output: the server's rendering of the test, as text or (a -J server, as
+// iperf3's) as a JSON document.
+void PutServerOutput(const ServerConfig& config, const record::RunRecord& record,
+                     protocol::PeerResults& ours) {
+  if (!config.render_output) return;
+  std::string text = config.render_output(record);
+  if (!config.render_output_json) {
+    ours.server_output_text = std::move(text);
+    return;
+  }
+  nlohmann::json doc = nlohmann::json::parse(text, nullptr, false);
+  if (!doc.is_discarded()) ours.server_output_json = std::move(doc);
+}
+
 }  // namespace
 
 struct ServerTest::State {
@@ -214,18 +241,10 @@ Status ServerTest::SetUpStreams(State& st) {
   Status s = st.spec.transport == record::Transport::kTcp ? SetUpTcpStreams(st)
                                                           : SetUpUdpStreams(st);
   if (!s) return s;
-  for (const auto& fd : st.stream_fds) {
-    record::ConnectionInfo info;
-    if (auto l = net::SocketAddress::Local(fd.get())) {
-      info.local_host = l->HostString();
-      info.local_port = l->port();
-    }
-    if (auto p = net::SocketAddress::Peer(fd.get())) {
-      info.remote_host = p->HostString();
-      info.remote_port = p->port();
-    }
-    st.record.connections.push_back(info);
-  }
+  // The control connection first, as the client's record has it (the report lists the rest).
+  AddConnection(control_.get(), st.record);
+  for (const auto& fd : st.stream_fds) AddConnection(fd.get(), st.record);
+  if (!st.stream_fds.empty()) ReadSocketBuffers(st.stream_fds.front().get(), st.spec, st.record);
   st.path = DataPath::Create(shared_.config.threads);
   for (size_t i = 0; i < st.streams.size(); ++i) {
     if (auto a = st.path->AddFlow(MakeFlowConfig(st.stream_fds[i].Release(), st.streams[i],
@@ -274,9 +293,10 @@ Status ServerTest::Measure(State& st) {
   bool counting = true;
   MonoTime last_close = start;
   // A final interval shorter than a tenth of the interval goes into the totals but is not kept,
-  // as on the client.
+  // as on the client, unless it is the only one.
   auto keep = [&](MonoTime t) {
-    return st.spec.interval.count() == 0 || t - last_close >= st.spec.interval / 10;
+    return st.spec.interval.count() == 0 || last_close == start ||
+           t - last_close >= st.spec.interval / 10;
   };
   auto loop = SessionLoop::Create(control_.get(), st.path->DoneFd(), stop_fd_);
   if (!loop) return tl::unexpected(loop.error());
@@ -355,12 +375,11 @@ Status ServerTest::ExchangeResults(State& st) {
   auto totals = CombineTotals(st.totals, *theirs, st.spec.transport);
   if (!totals) return tl::unexpected(totals.error());
   st.record.streams = std::move(*totals);
+  st.record.peer = MakePeerReport(*theirs);
   protocol::PeerResults ours = MakeLocalResults(st.totals, cpu, st.spec.transport,
                                                 st.congestion_used);
   if (st.peer_is_nicbench) ours.extension = nlohmann::json(st.record.local);
-  if (st.spec.get_server_output && shared_.config.render_output) {
-    ours.server_output_text = shared_.config.render_output(st.record);
-  }
+  if (st.spec.get_server_output) PutServerOutput(shared_.config, st.record, ours);
   if (auto s = wire::SendJson(control_.get(), protocol::EncodeResults(ours)); !s) return s;
   if (auto s = wire::SendState(control_.get(), wire::State::kDisplayResults); !s) return s;
   auto done = wire::ReadState(control_.get(), timeout, "waiting for IPERF_DONE");

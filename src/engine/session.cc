@@ -3,10 +3,12 @@
 #include <linux/sockios.h>
 #include <sys/epoll.h>
 #include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <sys/timerfd.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <map>
 #include <thread>
 
@@ -174,6 +176,58 @@ Result<std::vector<record::StreamTotals>> CombineTotals(const std::vector<FlowTo
     out.push_back(std::move(s));
   }
   return out;
+}
+
+void FillPeerSenderStats(std::vector<record::StreamTotals>& streams,
+                         const std::vector<record::IntervalRecord>& peer_view) {
+  for (record::StreamTotals& s : streams) {
+    if (s.sender || s.max_snd_cwnd.known()) continue;
+    uint64_t max_cwnd = 0, rtt_sum = 0, samples = 0;
+    uint32_t max_rtt = 0, min_rtt = UINT32_MAX;
+    for (const record::IntervalRecord& interval : peer_view) {
+      if (interval.omitted) continue;
+      for (const record::StreamInterval& i : interval.streams) {
+        const record::TcpInfoSample* t = i.tcp_info.get();
+        if (i.id != s.id || !i.sender || t == nullptr) continue;
+        max_cwnd = std::max<uint64_t>(max_cwnd, uint64_t{t->snd_cwnd} * t->snd_mss);
+        max_rtt = std::max(max_rtt, t->rtt_us);
+        min_rtt = std::min(min_rtt, t->rtt_us);
+        rtt_sum += t->rtt_us;
+        ++samples;
+      }
+    }
+    if (samples == 0) continue;
+    s.max_snd_cwnd = max_cwnd;
+    s.max_rtt_us = max_rtt;
+    s.min_rtt_us = min_rtt;
+    s.mean_rtt_us = static_cast<uint32_t>(rtt_sum / samples);
+  }
+}
+
+record::PeerReport MakePeerReport(const protocol::PeerResults& theirs) {
+  record::PeerReport peer;
+  peer.cpu = record::CpuUtilization{theirs.cpu_util_total, theirs.cpu_util_user,
+                                    theirs.cpu_util_system};
+  peer.congestion_used = theirs.congestion_used;
+  peer.server_output_text = theirs.server_output_text;
+  if (theirs.server_output_json) peer.server_output_json = theirs.server_output_json->dump();
+  return peer;
+}
+
+void ReadSocketBuffers(int fd, const record::TestSpec& spec, record::RunRecord& record) {
+  // iperf3 reads the sizes before it connects, so they are what -w (or the defaults) made,
+  // before receive and send autotuning grow them: a fresh socket of the same kind with the
+  // same options tells the same, where the connected one would tell what autotuning did.
+  int family = AF_INET;
+  if (auto local = net::SocketAddress::Local(fd)) family = local->family();
+  const int type = spec.transport == record::Transport::kTcp ? SOCK_STREAM : SOCK_DGRAM;
+  net::UniqueFd fresh(socket(family, type | SOCK_CLOEXEC, 0));
+  if (!fresh.valid()) return;
+  (void)net::ApplySocketOptions(fresh.get(), family, type, DataSocketOptions(spec));
+  auto snd = net::GetIntOption(fresh.get(), SOL_SOCKET, SO_SNDBUF, "SO_SNDBUF");
+  auto rcv = net::GetIntOption(fresh.get(), SOL_SOCKET, SO_RCVBUF, "SO_RCVBUF");
+  record.sndbuf_actual = snd && *snd > 0 ? static_cast<uint32_t>(*snd) : 0;
+  record.rcvbuf_actual = rcv && *rcv > 0 ? static_cast<uint32_t>(*rcv) : 0;
 }
 
 TcpInfoByFlow ReadTcpInfos(const DataPath& path, const std::vector<StreamRole>& streams,

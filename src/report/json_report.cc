@@ -23,6 +23,16 @@ void PutNumber(Json& obj, const char* key, std::optional<double> value,
   obj["unknown"][key] = reason;
 }
 
+void PutIperf3Number(Json& obj, const char* key, std::optional<double> value,
+                     const std::string& reason) {
+  if (value && std::isfinite(*value)) {
+    obj[key] = *value;
+    return;
+  }
+  obj[key] = 0;
+  obj["unknown"][key] = reason;
+}
+
 }  // namespace json_parts
 
 namespace {
@@ -97,8 +107,24 @@ void PutMss(Json& start, const record::RunRecord& run) {
       }
     }
   }
-  start["tcp_mss_default"] = nullptr;
+  start["tcp_mss_default"] = 0;
   start["unknown"]["tcp_mss_default"] = "not present: no TCP_INFO sample";
+}
+
+// --get-server-output: iperf3's server_output_text, or server_output_json from a -J server.
+void PutServerOutput(Json& doc, const record::PeerReport& peer) {
+  if (peer.server_output_text) doc["server_output_text"] = *peer.server_output_text;
+  if (peer.server_output_json) {
+    Json parsed = Json::parse(*peer.server_output_json, nullptr, false);
+    if (!parsed.is_discarded()) doc["server_output_json"] = std::move(parsed);
+  }
+}
+
+// nicbench.version is the bare version ("0.1.0") in every document; start.version names the
+// program as iperf3's does ("nicbench 0.1.0").
+std::string BareVersion(const std::string& version) {
+  constexpr std::string_view kPrefix = "nicbench ";
+  return version.starts_with(kPrefix) ? version.substr(kPrefix.size()) : version;
 }
 
 }  // namespace
@@ -123,6 +149,8 @@ Json StartJson(const record::RunRecord& run) {
   if (run.spec.transport == record::Transport::kTcp) PutMss(start, run);
   start["target_bitrate"] = run.spec.rate_bits_per_second;
   start["sock_bufsize"] = run.spec.window_bytes;
+  start["sndbuf_actual"] = run.sndbuf_actual;
+  start["rcvbuf_actual"] = run.rcvbuf_actual;
   start["test_start"] = TestStartJson(run);
   return start;
 }
@@ -136,7 +164,8 @@ Json BuildJson(const record::RunRecord& run) {
   doc["end"] = json_parts::EndJson(run);
   if (!run.spec.title.empty()) doc["title"] = run.spec.title;
   if (!run.spec.extra_data.empty()) doc["extra_data"] = run.spec.extra_data;
-  Json nb{{"version", run.version},
+  PutServerOutput(doc, run.peer);
+  Json nb{{"version", BareVersion(run.version)},
           {"schema_version", record::kJsonSchemaVersion},
           {"label", run.label},
           {"stand_profile", run.stand_profile ? Json(*run.stand_profile) : Json(nullptr)}};
@@ -167,13 +196,12 @@ std::string Dump(const Json& doc) {
 
 std::string RenderJson(const record::RunRecord& run) { return Dump(BuildJson(run)); }
 
-std::string RenderJsonMulti(const std::vector<record::RunRecord>& runs) {
-  Json doc;
-  doc["nicbench"] = Json{{"version", kVersion}, {"schema_version", record::kJsonSchemaVersion}};
-  Json list = Json::array();
-  for (const record::RunRecord& run : runs) list.push_back(BuildJson(run));
-  doc["runs"] = std::move(list);
-  return Dump(doc);
+std::string RenderJsonLines(const std::vector<record::RunRecord>& runs) {
+  std::string out;
+  for (const record::RunRecord& run : runs) {
+    out += BuildJson(run).dump(-1, ' ', false, Json::error_handler_t::replace) + "\n";
+  }
+  return out;
 }
 
 }  // namespace nicbench::report

@@ -23,7 +23,8 @@ nlohmann::ordered_json BuildJson(const record::RunRecord& run);
 std::string RenderJson(const record::RunRecord& run);
 
 // Several tests of one invocation (e.g. forward then reverse):
-// {"nicbench": {version, schema_version}, "runs": [<RenderJson document>, ...]}.
-std::string RenderJsonMulti(const std::vector<record::RunRecord>& runs);
+// JSON Lines: one RenderJson document per line (compact), in order, so each direction of the
+// main job is a document an iperf3 -J parser reads (docs/json-schema.md).
+std::string RenderJsonLines(const std::vector<record::RunRecord>& runs);
 
 }  // namespace nicbench::report

@@ -109,6 +109,8 @@ std::string RenderSummary(const record::RunRecord& run) {
     out += "Remote end: " + UnknownText(run.remote) + "\n";
   }
   out += "\n" + Findings(run.findings);
+  // --get-server-output, as iperf3 prints it after its own summary.
+  if (run.peer.server_output_text) out += "\nServer output:\n" + *run.peer.server_output_text;
   return out;
 }
 
