@@ -22,6 +22,7 @@
 #include "base/log.h"
 #include "base/units.h"
 #include "cli/commands.h"
+#include "cli/iperf3_options.h"
 #include "cli/parse_args.h"
 #include "diagnosis/diagnose.h"
 #include "engine/client.h"
@@ -41,12 +42,15 @@ struct RunArgs {
   bool reverse = false, bidir = false, udp = false, nodelay = false, sendfile = false,
        skip_rx_copy = false, ipv4 = false, ipv6 = false, server_output = false,
        counters64 = false, repeating = false, json = false, loopback = false, no_samples = false;
+  Iperf3RunArgs drop_in;  // iperf3's options, cli/iperf3_options.h
 };
 
 struct RunPlan {
   engine::ClientConfig client;
   bool json = false;
   bool loopback = false;
+  int client_cpu = -1;  // -A N
+  TextOutput out;       // -T, -V, -d
 };
 
 void AddOptions(CLI::App& app, RunArgs& a) {
@@ -88,6 +92,7 @@ void AddOptions(CLI::App& app, RunArgs& a) {
   app.add_flag("--no-samples", a.no_samples,
                "do not sample CPU, interrupts and counters on either end (to measure what\n"
                "sampling costs); facts and throughput are still recorded");
+  AddIperf3RunOptions(app, a.drop_in);
 }
 
 Result<std::chrono::milliseconds> Millis(const std::string& text, const char* what) {
@@ -258,6 +263,10 @@ Result<RunPlan> MakePlan(const RunArgs& a) {
   if (auto s = FillTiming(a, spec); !s) return tl::unexpected(s.error());
   if (auto s = FillSocketOptions(a, spec); !s) return tl::unexpected(s.error());
   if (auto s = FillAddressing(a, plan); !s) return tl::unexpected(s.error());
+  if (auto s = ApplyIperf3RunArgs(a.drop_in, spec, plan.client, &plan.client_cpu); !s) {
+    return tl::unexpected(s.error());
+  }
+  plan.out = TextOutput(a.title, a.drop_in.verbose, a.drop_in.debug);
   if (spec.transport == record::Transport::kUdp &&
       (spec.mss_bytes != 0 || spec.no_delay || !spec.congestion.empty())) {
     return Fail("-M, -N and -C apply to TCP only");
@@ -335,14 +344,17 @@ int InterruptFd() {
 engine::IntervalSink LiveSink(const RunPlan& plan) {
   if (plan.json) return {};
   auto first = std::make_shared<bool>(true);
-  return [first](const record::RunRecord& run, const record::IntervalRecord* interval,
-                 const record::HostInterval* local, const record::HostInterval* remote) {
-    if (interval == nullptr) {
-      if (remote != nullptr) std::fputs(report::RenderHostLine("remote", *remote).c_str(), stdout);
+  const TextOutput out = plan.out;
+  return [first, out](const record::RunRecord& run, const record::IntervalRecord* interval,
+                      const record::HostInterval* local, const record::HostInterval* remote) {
+    if (interval == nullptr && remote == nullptr) {
+      out.Print(ConnectedLines(run, out.verbose()));  // the streams are connected
+    } else if (interval == nullptr) {
+      out.Print(report::RenderHostLine("remote", *remote));
     } else {
-      if (*first) std::fputs(report::RenderIntervalHeader(run).c_str(), stdout);
+      if (*first) out.Print(report::RenderIntervalHeader(run));
       *first = false;
-      std::fputs(report::RenderIntervalLine(run, *interval, local, remote).c_str(), stdout);
+      out.Print(report::RenderIntervalLine(run, *interval, local, remote));
     }
     std::fflush(stdout);
   };
@@ -357,7 +369,8 @@ int RunAgainstHost(const RunPlan& plan) {
   if (plan.json) {
     std::fputs(report::RenderJson(outcome.record).c_str(), stdout);
   } else if (outcome.failure == engine::ClientFailure::kNone) {
-    std::fputs(report::RenderSummary(outcome.record).c_str(), stdout);
+    plan.out.Print(report::RenderSummary(outcome.record));
+    if (plan.out.verbose()) plan.out.Print(VerboseSummary(outcome.record));
   } else {
     LogError(outcome.record.error.value_or("test failed"));
   }
@@ -384,8 +397,10 @@ int RunLoopback(RunPlan plan) {
   ExitCode code = ExitCode::kOk;
   for (int i = 0; i < 2 && code == ExitCode::kOk; ++i) {
     plan.client.spec.direction = directions[i];
-    if (!plan.json) std::printf("%s(client -> server %s)\n", i ? "\n" : "",
-                                i ? "reverse: server sends" : "forward: client sends");
+    if (!plan.json) {
+      plan.out.Print(fmt::format("{}(client -> server {})\n", i ? "\n" : "",
+                                 i ? "reverse: server sends" : "forward: client sends"));
+    }
     outcomes.push_back(engine::RunClient(plan.client, LiveSink(plan)));
     code = ExitFor(outcomes.back().failure);
     record::RunRecord& run = outcomes.back().record;
@@ -395,7 +410,8 @@ int RunLoopback(RunPlan plan) {
       if (i == 1) AddFindings(run, diagnosis::DiagnosePair(outcomes[0].record, run));
     }
     if (!plan.json && code == ExitCode::kOk) {
-      std::fputs(report::RenderSummary(run).c_str(), stdout);
+      plan.out.Print(report::RenderSummary(run));
+      if (plan.out.verbose()) plan.out.Print(VerboseSummary(run));
     } else if (!plan.json) {
       LogError(outcomes.back().record.error.value_or("test failed"));
     }
@@ -422,13 +438,22 @@ int RunRunCommand(int argc, char** argv) {
     std::string_view arg(argv[i]);
     json = json || arg == "-J" || arg == "--json";
   }
+  RepeatsTakeTheLast(app);
   if (auto code = ParseArgs(app, argc, argv, [json](const std::string& m) { PrintError(json, m); })) {
     return *code;
+  }
+  if (auto s = PrepareIperf3Run(app, args.rate, args.drop_in); !s) {
+    PrintError(args.json, "nicbench run: " + s.error().message);
+    return ToInt(ExitCode::kUsage);
   }
   auto plan = MakePlan(args);
   if (!plan) {
     PrintError(args.json, "nicbench run: " + plan.error().message);
     return ToInt(ExitCode::kUsage);
+  }
+  if (auto s = StartIperf3Run(plan->client_cpu, plan->out, plan->client.spec); !s) {
+    PrintError(args.json, "nicbench run: " + s.error().message);
+    return ToInt(ExitCode::kEnvironment);
   }
   plan->client.stop_fd = InterruptFd();
   int code = plan->loopback ? RunLoopback(*plan) : RunAgainstHost(*plan);

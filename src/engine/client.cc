@@ -103,6 +103,12 @@ Status ConnectControl(ClientRun& run) {
   Error last{"no address"};
   net::SocketOptions options;
   options.no_delay = true;  // every control message is its own small write, as iperf3 does
+  options.bind_device = run.spec.bind_device;
+  options.mptcp = run.spec.mptcp;
+  options.keepalive = run.config.control_keepalive;
+  options.keepalive_idle_s = run.config.keepalive_idle_s;
+  options.keepalive_interval_s = run.config.keepalive_interval_s;
+  options.keepalive_count = run.config.keepalive_count;
   for (const net::SocketAddress& addr : *addresses) {
     auto fd = net::Connect(addr, run.spec.bind_address, 0, options, run.config.connect_timeout);
     if (fd) {
@@ -165,6 +171,12 @@ Result<wire::State> CheckServerState(ClientRun& run, wire::State state) {
     run.failure = ClientFailure::kServerError;
     auto info = wire::ReadServerErrorTail(run.control.get(), run.config.control_timeout);
     if (!info) return Fail("the server reported an error: " + info.error().ToString());
+    // A nicbench server says why in words after the code; a stock one closes the connection.
+    auto words = wire::ReadJson(run.control.get(), std::chrono::seconds(1), 64 * 1024,
+                                "the server's error text");
+    if (words && words->is_object() && words->contains("error") && (*words)["error"].is_string()) {
+      return Fail("the server: " + (*words)["error"].get<std::string>());
+    }
     return Fail("the server reported an error: " + info->Text());
   }
   if (state == wire::State::kServerTerminate) {
@@ -327,7 +339,7 @@ Status RunTest(ClientRun& run, const IntervalSink& sink) {
       return Failed(run, ClientFailure::kInterrupted, "interrupted");
     }
     if (*woke == SessionLoop::Wake::kControl) {
-      auto message = ReadServerMessage(run, run.config.control_timeout, "reading during the test");
+      auto message = ReadServerMessage(run, run.config.control_timeout, "a state byte during the test");
       if (!message) return tl::unexpected(message.error());
       // A live sample was taken in: go on to the boundary check below, which may be due (the
       // server's clock leads ours by the control path's delay, so its samples come just
@@ -386,7 +398,7 @@ Status ExchangeResults(ClientRun& run) {
     return Failed(run, ClientFailure::kProtocol, s.error());
   }
   auto doc = wire::ReadJson(run.control.get(), run.config.control_timeout,
-                            wire::kMaxResultsBytes, "reading the server's results");
+                            wire::kMaxResultsBytes, "the server's results");
   if (!doc) return Failed(run, ClientFailure::kProtocol, doc.error());
   auto theirs = protocol::DecodeResultsJson(*doc);
   if (!theirs) return Failed(run, ClientFailure::kProtocol, theirs.error());
@@ -442,6 +454,9 @@ ClientOutcome RunClient(const ClientConfig& config, const IntervalSink& sink) {
   if (status) status = ExchangeParams(run);
   if (status) status = CreateStreams(run);
   run.record.spec = run.spec;
+  // The streams are connected: a sink called without an interval or a sample prints iperf3's
+  // "Connecting to host" and "connected to" lines at once, before the first interval.
+  if (status && sink) sink(run.record, nullptr, nullptr, nullptr);
   if (status) status = StartData(run);
   if (status) status = RunTest(run, sink);
   if (status) status = ExchangeResults(run);

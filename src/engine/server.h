@@ -39,6 +39,10 @@ struct ServerConfig {
   std::function<std::string(const record::RunRecord&)> render_output;
   // render_output makes a JSON document: it goes to the client as server_output_json.
   bool render_output_json = false;
+  // --server-bitrate-limit: a test whose total rate (all streams, both directions) over the
+  // last `total_rate_window` exceeds this ends with iperf3's IETOTALRATE; 0 = no limit.
+  uint64_t total_rate_limit_bits_per_second = 0;
+  std::chrono::seconds total_rate_window{5};
 };
 
 // Called on the test's controller thread when a test ends, with the server's record of it

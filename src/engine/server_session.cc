@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <ctime>
+#include <deque>
 #include <optional>
 
 #include <fmt/format.h>
@@ -84,6 +85,43 @@ void PutServerOutput(const ServerConfig& config, const record::RunRecord& record
 
 }  // namespace
 
+// --server-bitrate-limit: the test's total rate (every stream, both directions) over the last
+// `window`, checked at each interval boundary once a whole window has passed, as iperf3 checks
+// it once a second.
+class TotalRateCheck {
+ public:
+  TotalRateCheck(uint64_t limit_bits_per_second, std::chrono::seconds window)
+      : limit_(limit_bits_per_second), window_(window) {}
+
+  // The refusal's words when the rate over the window ending at `now` is above the limit.
+  std::optional<std::string> Exceeded(MonoTime now, const std::vector<FlowCounters>& counters) {
+    if (limit_ == 0) return std::nullopt;
+    uint64_t total = 0;
+    for (const FlowCounters& c : counters) total += c.bytes;
+    history_.push_back({now, total});
+    while (history_.size() > 1 && now - history_[1].first >= window_) history_.pop_front();
+    const auto& [then, bytes_then] = history_.front();
+    const double seconds = std::chrono::duration<double>(now - then).count();
+    if (now - then < window_ || seconds <= 0) return std::nullopt;
+    const double rate = (total - bytes_then) * 8.0 / seconds;
+    if (rate <= static_cast<double>(limit_)) return std::nullopt;
+    return fmt::format("ended: the test's total rate {} over {} s exceeds the server's "
+                       "--server-bitrate-limit of {}", FormatBitRate(rate), window_.count(),
+                       FormatBitRate(static_cast<double>(limit_)));
+  }
+
+ private:
+  uint64_t limit_;
+  std::chrono::seconds window_;
+  std::deque<std::pair<MonoTime, uint64_t>> history_;
+};
+
+// What a spec asks for in total, all streams and both directions (0 = unlimited).
+uint64_t RequestedTotalRate(const record::TestSpec& spec) {
+  const uint64_t directions = spec.direction == record::Direction::kBidirectional ? 2 : 1;
+  return spec.rate_bits_per_second * static_cast<uint64_t>(spec.parallel) * directions;
+}
+
 struct ServerTest::State {
   record::TestSpec spec;
   bool peer_is_nicbench = false;
@@ -133,16 +171,22 @@ void ServerTest::Terminate() {
 }
 
 Status ServerTest::Refuse(State& st, int i_errno, const std::string& why) {
-  (void)st;
   (void)wire::SendServerError(control_.get(), i_errno, 0);
+  // A stock client prints iperf3's sentence for i_errno (with iperf3's own maxima in it); a
+  // nicbench client reads our words, which name the option and the real limit.
+  if (st.peer_is_nicbench) (void)wire::SendJson(control_.get(), nlohmann::json{{"error", why}});
   return Fail(why);
 }
 
 Status ServerTest::Handshake(State& st) {
   const milliseconds timeout = shared_.config.control_timeout;
   if (auto s = wire::SendState(control_.get(), wire::State::kParamExchange); !s) return s;
-  auto doc = wire::ReadJson(control_.get(), timeout, wire::kMaxParamsBytes, "reading parameters");
+  auto doc = wire::ReadJson(control_.get(), timeout, wire::kMaxParamsBytes, "the parameters");
   if (!doc) return tl::unexpected(doc.error());
+  if (doc->is_object() && doc->contains("sctp")) {
+    return Refuse(st, wire::iperf_errno::kNoSctp,
+                  "refused: the client asked for SCTP; nicbench tests TCP and UDP");
+  }
   auto params = wire::DecodeParamsJson(*doc);
   if (!params) return Refuse(st, wire::iperf_errno::kRecvParams, params.error().ToString());
   st.spec = params->spec;
@@ -157,6 +201,21 @@ Status ServerTest::Handshake(State& st) {
   }
   if (auto problem = record::Validate(st.spec, shared_.config.limits)) {
     return Refuse(st, IperfErrnoFor(problem->violation), "refused: " + problem->message);
+  }
+  const uint64_t limit = shared_.config.total_rate_limit_bits_per_second;
+  if (limit != 0 && RequestedTotalRate(st.spec) > limit) {
+    return Refuse(st, wire::iperf_errno::kTotalRate,
+                  fmt::format("refused: {} in total (-b x -P) exceeds the server's "
+                              "--server-bitrate-limit of {}",
+                              FormatBitRate(static_cast<double>(RequestedTotalRate(st.spec))),
+                              FormatBitRate(static_cast<double>(limit))));
+  }
+  if (st.spec.server_affinity >= 0) {
+    // -A N,M: this test's controller thread on CPU M; its DataPath workers, created later by
+    // this thread, inherit the mask. Other tests keep theirs.
+    if (auto s = PinThisThread(st.spec.server_affinity); !s) {
+      return Refuse(st, wire::iperf_errno::kAffinity, "refused: " + s.error().ToString());
+    }
   }
   return Ok();
 }
@@ -307,6 +366,8 @@ Status ServerTest::Measure(State& st) {
     return std::min(next ? start + *next : MonoTime::max(), counted_end);
   };
   MonoTime boundary = boundary_after(start);
+  TotalRateCheck rate_check(shared_.config.total_rate_limit_bits_per_second,
+                            shared_.config.total_rate_window);
   for (;;) {
     auto woke = loop->Wait(std::min(boundary, deadline));
     if (!woke) return tl::unexpected(woke.error());
@@ -318,7 +379,7 @@ Status ServerTest::Measure(State& st) {
     // kDone (our senders met the budget) needs nothing but the boundary check below.
     if (*woke == SessionLoop::Wake::kControl) {
       auto state = wire::ReadState(control_.get(), shared_.config.control_timeout,
-                                   "reading during the test");
+                                   "a state byte during the test");
       if (!state) return Fail("the client has unexpectedly closed the connection");
       if (*state != wire::State::kTestEnd) {
         return Fail(*state == wire::State::kClientTerminate
@@ -341,6 +402,9 @@ Status ServerTest::Measure(State& st) {
     if (t >= deadline) return Fail("safety timer: the client never ended the test");
     if (t >= boundary) {
       auto counters = st.path->Snapshot();
+      if (auto over = rate_check.Exceeded(t, counters)) {
+        return Refuse(st, wire::iperf_errno::kTotalRate, *over);
+      }
       const bool last = t >= counted_end;
       if (last) AddQueuedBytes(*st.path, st.spec.transport, counters);
       const record::IntervalRecord* closed = sampler.Close(
@@ -363,7 +427,7 @@ Status ServerTest::ExchangeResults(State& st) {
   const milliseconds timeout = shared_.config.control_timeout;
   if (auto s = wire::SendState(control_.get(), wire::State::kExchangeResults); !s) return s;
   auto doc = wire::ReadJson(control_.get(), timeout, wire::kMaxParamsBytes * 16,
-                            "reading the client's results");
+                            "the client's results");
   if (!doc) return tl::unexpected(doc.error());
   auto theirs = protocol::DecodeResultsJson(*doc);
   if (!theirs) return tl::unexpected(theirs.error());

@@ -1,6 +1,7 @@
 #include "engine/session.h"
 
 #include <linux/sockios.h>
+#include <sched.h>
 #include <sys/epoll.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
@@ -48,6 +49,11 @@ net::SocketOptions DataSocketOptions(const record::TestSpec& spec) {
   options.no_delay = spec.no_delay;
   options.congestion = spec.congestion;
   options.tos = spec.tos;
+  options.bind_device = spec.bind_device;
+  options.dont_fragment = spec.dont_fragment;
+  options.user_timeout_ms = spec.snd_timeout_ms;
+  options.mptcp = spec.mptcp;
+  options.flowlabel = spec.flowlabel;  // used by the connecting end only
   return options;
 }
 
@@ -61,6 +67,7 @@ FlowConfig MakeFlowConfig(int fd, const StreamRole& role, const record::TestSpec
   flow.rate_bits_per_second = spec.rate_bits_per_second;
   flow.pacing_timer_us = spec.pacing_timer_us;
   flow.burst = spec.burst == 0 ? 1 : spec.burst;
+  flow.fq_rate_bits_per_second = spec.fq_rate_bits_per_second;
   flow.zero_copy = spec.zero_copy;
   flow.skip_rx_copy = spec.skip_rx_copy;
   // A TCP receiver woken for every segment costs a wakeup (a cross-CPU IPI on loopback) per
@@ -228,6 +235,17 @@ void ReadSocketBuffers(int fd, const record::TestSpec& spec, record::RunRecord& 
   auto rcv = net::GetIntOption(fresh.get(), SOL_SOCKET, SO_RCVBUF, "SO_RCVBUF");
   record.sndbuf_actual = snd && *snd > 0 ? static_cast<uint32_t>(*snd) : 0;
   record.rcvbuf_actual = rcv && *rcv > 0 ? static_cast<uint32_t>(*rcv) : 0;
+}
+
+Status PinThisThread(int cpu) {
+  if (cpu < 0 || cpu >= CPU_SETSIZE) return Fail(fmt::format("CPU {} is out of range", cpu));
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(cpu, &set);
+  if (sched_setaffinity(0, sizeof set, &set) != 0) {
+    return FailErrno(fmt::format("sched_setaffinity(CPU {})", cpu));
+  }
+  return Ok();
 }
 
 TcpInfoByFlow ReadTcpInfos(const DataPath& path, const std::vector<StreamRole>& streams,

@@ -85,6 +85,9 @@ record::PeerReport MakePeerReport(const protocol::PeerResults& theirs);
 // unreadable.
 void ReadSocketBuffers(int fd, const record::TestSpec& spec, record::RunRecord& record);
 
+// Pins the calling thread (and the threads it creates afterwards) to one CPU (-A).
+Status PinThisThread(int cpu);
+
 // TCP_INFO of every TCP flow, read now.
 TcpInfoByFlow ReadTcpInfos(const DataPath& path, const std::vector<StreamRole>& streams,
                            record::Transport transport);

@@ -1,6 +1,7 @@
 #include "report/format.h"
 
 #include <cmath>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -37,6 +38,24 @@ std::string IperfBitRate(double bits_per_second) {
 
 std::string IperfBitRateOr(std::optional<double> bits_per_second) {
   return bits_per_second ? IperfBitRate(*bits_per_second) : "   - bits/sec";
+}
+
+std::string IperfRateOr(std::optional<double> bits_per_second, char format) {
+  static constexpr std::string_view kLetters = "kmgt";
+  const size_t bits_unit = kLetters.find(format);
+  const size_t bytes_unit = kLetters.find(static_cast<char>(format + ('a' - 'A')));
+  const bool upper = format >= 'A' && format <= 'Z';
+  if (!bits_per_second || (bits_unit == std::string_view::npos && !upper) ||
+      (upper && bytes_unit == std::string_view::npos)) {
+    return IperfBitRateOr(bits_per_second);
+  }
+  static const char* const kBits[] = {"Kbits/sec", "Mbits/sec", "Gbits/sec", "Tbits/sec"};
+  static const char* const kBytes[] = {"KBytes/sec", "MBytes/sec", "GBytes/sec", "TBytes/sec"};
+  if (!upper) {
+    return ThreeFigures(*bits_per_second / std::pow(1000.0, bits_unit + 1.0), kBits[bits_unit]);
+  }
+  return ThreeFigures(*bits_per_second / 8.0 / std::pow(1024.0, bytes_unit + 1.0),
+                      kBytes[bytes_unit]);
 }
 
 std::string CompactCount(double value) {

@@ -24,10 +24,11 @@ void PutTcpInfo(Json& j, const record::StreamInterval& s) {
     j["rtt"] = t.rtt_us;
     j["rttvar"] = t.rttvar_us;
     j["pmtu"] = t.pmtu;
+    j["reorder"] = t.reord_seen;  // iperf3 3.17+: reordering events seen (cumulative)
     return;
   }
   const std::string reason = record::UnknownReason(s.tcp_info.why(), s.tcp_info.detail());
-  for (const char* key : {"snd_cwnd", "snd_wnd", "rtt", "rttvar", "pmtu"}) {
+  for (const char* key : {"snd_cwnd", "snd_wnd", "rtt", "rttvar", "pmtu", "reorder"}) {
     j[key] = 0;
     j["unknown"][key] = reason;
   }
@@ -102,6 +103,25 @@ record::Measured<uint64_t> MaxSndWnd(const record::RunRecord& run, int id) {
   return max_wnd;
 }
 
+// iperf3 3.17+'s end "reorder": the sender's reordering events over the test (TCP_INFO
+// reord_seen at its last sample), from whichever end sent on the stream.
+record::Measured<uint64_t> Reorder(const record::RunRecord& run, int id) {
+  const std::vector<record::IntervalRecord>* view = &run.intervals;
+  for (const auto& totals : run.streams) {
+    if (totals.id != id || totals.sender) continue;
+    if (!run.remote.known()) {
+      return record::Measured<uint64_t>::Unknown(run.remote.why(), "sender is the peer");
+    }
+    view = &run.remote.value().intervals;
+  }
+  for (auto it = view->rbegin(); it != view->rend(); ++it) {
+    for (const record::StreamInterval& s : it->streams) {
+      if (s.id == id && s.sender && s.tcp_info.known()) return s.tcp_info.value().reord_seen;
+    }
+  }
+  return record::Measured<uint64_t>::Unknown(record::Missing::kAbsent, "no TCP_INFO");
+}
+
 Json SideJson(const record::StreamTotals& s, bool sent) {
   const double seconds = sent ? s.seconds_sent : s.seconds_received;
   const uint64_t bytes = sent ? s.bytes_sent : s.bytes_received;
@@ -125,6 +145,7 @@ Json EndStreamJson(const record::RunRecord& run, const record::StreamTotals& s) 
   PutIperf3Measured(sender, "max_rtt", s.max_rtt_us);
   PutIperf3Measured(sender, "min_rtt", s.min_rtt_us);
   PutIperf3Measured(sender, "mean_rtt", s.mean_rtt_us);
+  PutIperf3Measured(sender, "reorder", Reorder(run, s.id));
   sender["sender"] = s.sender;
   Json receiver = SideJson(s, false);
   receiver["sender"] = s.sender;

@@ -75,6 +75,9 @@ Json TestStartJson(const record::RunRecord& run) {
               {"target_bitrate", spec.rate_bits_per_second},
               {"bidir", spec.direction == record::Direction::kBidirectional ? 1 : 0},
               {"fqrate", spec.fq_rate_bits_per_second},
+              // iperf3 3.19+'s UDP GSO/GRO (--gsro); nicbench sends one datagram per call.
+              {"gso", 0},
+              {"gro", 0},
               {"interval", spec.interval.count() / 1000.0}};
 }
 
@@ -138,6 +141,7 @@ Json StartJson(const record::RunRecord& run) {
   start["system_info"] = SystemInfo(run.local.host);
   start["timestamp"] = Json{{"time", Rfc1123(run.timestamp_secs)},
                             {"timesecs", run.timestamp_secs},
+                            {"timemillisecs", run.timestamp_secs * 1000},  // iperf3 3.17+
                             {"rfc3339", run.timestamp}};
   if (run.local.role == "server" && !run.connections.empty()) {
     start["accepted_connection"] = Json{{"host", run.connections[0].remote_host},
@@ -151,6 +155,7 @@ Json StartJson(const record::RunRecord& run) {
   start["sock_bufsize"] = run.spec.window_bytes;
   start["sndbuf_actual"] = run.sndbuf_actual;
   start["rcvbuf_actual"] = run.rcvbuf_actual;
+  start["fq_rate"] = run.spec.fq_rate_bits_per_second;  // iperf3 3.17+
   start["test_start"] = TestStartJson(run);
   return start;
 }

@@ -22,17 +22,17 @@ constexpr const char kTcpReceiverPad[] = "                  receiver\n";
 
 std::string TcpStreamLines(const record::RunRecord& run, const record::StreamTotals& s) {
   const std::string tag = text::Tag(run, s.id, s.sender);
-  return tag + text::Transfer(0, s.seconds_sent, s.bytes_sent) + Retransmits(s.retransmits) +
-         "             sender\n" + tag + text::Transfer(0, s.seconds_received, s.bytes_received) +
+  return tag + text::Transfer(run, 0, s.seconds_sent, s.bytes_sent) + Retransmits(s.retransmits) +
+         "             sender\n" + tag + text::Transfer(run, 0, s.seconds_received, s.bytes_received) +
          kTcpReceiverPad;
 }
 
 std::string UdpStreamLines(const record::RunRecord& run, const record::StreamTotals& s) {
   const std::string tag = text::Tag(run, s.id, s.sender);
   // The sender cannot measure jitter; iperf3 prints 0 there.
-  return tag + text::Transfer(0, s.seconds_sent, s.bytes_sent) +
+  return tag + text::Transfer(run, 0, s.seconds_sent, s.bytes_sent) +
          text::UdpLoss(0, s.lost, s.packets) + "  sender\n" + tag +
-         text::Transfer(0, s.seconds_received, s.bytes_received) +
+         text::Transfer(run, 0, s.seconds_received, s.bytes_received) +
          text::UdpLoss(s.jitter_seconds, s.lost, s.packets) + "  receiver\n";
 }
 
@@ -42,13 +42,13 @@ std::string SumLines(const record::RunRecord& run, StreamSet set) {
   if (sent.streams < 2) return {};
   const std::string tag = text::Tag(run, -1, sent.sender);
   if (IsTcp(run)) {
-    return tag + text::Transfer(0, sent.seconds, sent.bytes) + Retransmits(sent.retransmits) +
-           "             sender\n" + tag + text::Transfer(0, received.seconds, received.bytes) +
+    return tag + text::Transfer(run, 0, sent.seconds, sent.bytes) + Retransmits(sent.retransmits) +
+           "             sender\n" + tag + text::Transfer(run, 0, received.seconds, received.bytes) +
            kTcpReceiverPad;
   }
-  return tag + text::Transfer(0, sent.seconds, sent.bytes) +
+  return tag + text::Transfer(run, 0, sent.seconds, sent.bytes) +
          text::UdpLoss(0, sent.lost, sent.packets) + "  sender\n" + tag +
-         text::Transfer(0, received.seconds, received.bytes) +
+         text::Transfer(run, 0, received.seconds, received.bytes) +
          text::UdpLoss(received.jitter_seconds, received.lost, received.packets) + "  receiver\n";
 }
 
