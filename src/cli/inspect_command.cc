@@ -19,6 +19,7 @@
 #include "base/units.h"
 #include "cli/commands.h"
 #include "cli/parse_args.h"
+#include "net/socket_address.h"
 #include "probes/facts.h"
 #include "probes/file_source.h"
 #include "record/json.h"
@@ -182,7 +183,14 @@ int Inspect(const InspectArgs& args) {
       PrintJsonError(args.json, "inspect: --peer looks up a route on this machine; it cannot be used with --root");
       return ToInt(ExitCode::kUsage);
     }
-    auto found = probes::InterfaceForPeer(args.peer);
+    // A name is resolved here as `run` resolves its host (the probe takes numeric addresses).
+    auto addresses = net::Resolve(args.peer, 0);
+    if (!addresses) {
+      PrintJsonError(args.json, "inspect: cannot resolve '" + args.peer + "': " +
+                                    addresses.error().ToString());
+      return ToInt(ExitCode::kEnvironment);
+    }
+    auto found = probes::InterfaceForPeer(addresses->front().HostString());
     if (!found) {
       PrintJsonError(args.json, "inspect: " + found.error().ToString());
       return ToInt(ExitCode::kEnvironment);

@@ -162,6 +162,17 @@ Status WritePidFile(const std::string& path) {
   return Ok();
 }
 
+// In -J mode an error is a JSON document with "error" on stdout, as `run -J` prints it, and a
+// line on stderr for people either way.
+void PrintServeError(bool json, const std::string& message) {
+  LogError(message);
+  if (!json) return;
+  record::RunRecord failed;
+  failed.local.role = "server";
+  failed.error = message;
+  std::fputs(report::RenderJson(failed).c_str(), stdout);
+}
+
 int Serve(const ServeArgs& args, const engine::ServerConfig& config) {
   sigset_t mask;
   sigemptyset(&mask);
@@ -187,7 +198,7 @@ int Serve(const ServeArgs& args, const engine::ServerConfig& config) {
   }
   auto server = engine::Server::Create(config, sink);
   if (!server) {
-    LogError("cannot listen: " + server.error().ToString());
+    PrintServeError(args.json, "cannot listen: " + server.error().ToString());
     close(stop_fd);
     return ToInt(ExitCode::kEnvironment);
   }

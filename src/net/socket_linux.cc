@@ -38,6 +38,15 @@ Result<UniqueFd> NewSocket(int family, int type, bool mptcp = false) {
   return UniqueFd(fd);
 }
 
+bool IsBound(int fd) {
+  sockaddr_storage ss{};
+  socklen_t len = sizeof ss;
+  if (getsockname(fd, reinterpret_cast<sockaddr*>(&ss), &len) != 0) return false;
+  if (ss.ss_family == AF_INET6) return reinterpret_cast<sockaddr_in6*>(&ss)->sin6_port != 0;
+  if (ss.ss_family == AF_INET) return reinterpret_cast<sockaddr_in*>(&ss)->sin_port != 0;
+  return false;
+}
+
 // The options the iperf3 drop-in options add: device binding, don't-fragment, the TCP user
 // timeout and keepalive.
 Status ApplyDeviceAndTimeouts(int fd, int family, int socket_type, const SocketOptions& o) {
@@ -143,7 +152,9 @@ Status ApplySocketOptions(int fd, int family, int socket_type, const SocketOptio
   if (o.reuse_addr) {
     if (auto s = SetInt(fd, SOL_SOCKET, SO_REUSEADDR, 1, "SO_REUSEADDR"); !s) return s;
   }
-  if (family == AF_INET6) {
+  // IPV6_V6ONLY can only be set before bind: an accepted or connected socket (the server's
+  // data streams get their options after accept) keeps what its listener had.
+  if (family == AF_INET6 && !IsBound(fd)) {
     if (auto s = SetInt(fd, IPPROTO_IPV6, IPV6_V6ONLY, o.v6only ? 1 : 0, "IPV6_V6ONLY"); !s) return s;
   }
   if (o.window_bytes != 0) {
