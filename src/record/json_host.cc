@@ -10,6 +10,7 @@ namespace nicbench::record {
 using json_detail::EnumField;
 using json_detail::EnumName;
 using json_detail::Field;
+using json_detail::LaterField;
 using json_detail::MeasuredField;
 using json_detail::NameOf;
 using json_detail::Num;
@@ -112,11 +113,50 @@ void from_json(const json& j, Qdisc& v) {
   Field(j, "rate_bits_per_second", v.rate_bits_per_second);
 }
 
+void to_json(json& j, const PciLink& v) {
+  j = json{{"speed_gts", Num(v.speed_gts)}, {"width", v.width}};
+}
+
+void from_json(const json& j, PciLink& v) {
+  RequireObject(j);
+  Field(j, "speed_gts", v.speed_gts);
+  Field(j, "width", v.width);
+}
+
+void to_json(json& j, const PciLinkState& v) { j = json{{"current", v.current}, {"max", v.max}}; }
+
+void from_json(const json& j, PciLinkState& v) {
+  RequireObject(j);
+  Field(j, "current", v.current);
+  Field(j, "max", v.max);
+}
+
+void to_json(json& j, const PciInterruptCap& v) {
+  j = json{{"messages", v.messages}, {"enabled", v.enabled},
+           {"enabled_messages", v.enabled_messages}};
+}
+
+void from_json(const json& j, PciInterruptCap& v) {
+  RequireObject(j);
+  Field(j, "messages", v.messages);
+  Field(j, "enabled", v.enabled);
+  Field(j, "enabled_messages", v.enabled_messages);
+}
+
 void to_json(json& j, const PciIdentity& v) {
   j = json{{"vendor_id", v.vendor_id},
            {"device_id", v.device_id},
            {"vendor_name", v.vendor_name},
-           {"device_name", v.device_name}};
+           {"device_name", v.device_name},
+           {"subsystem_vendor_id", v.subsystem_vendor_id},
+           {"subsystem_device_id", v.subsystem_device_id},
+           {"subsystem_name", v.subsystem_name},
+           {"class_id", v.class_id},
+           {"class_name", v.class_name},
+           {"revision", v.revision}};
+  PutMeasured(j, "link", v.link);
+  PutMeasured(j, "msi", v.msi);
+  PutMeasured(j, "msix", v.msix);
 }
 
 void from_json(const json& j, PciIdentity& v) {
@@ -125,6 +165,16 @@ void from_json(const json& j, PciIdentity& v) {
   Field(j, "device_id", v.device_id);
   Field(j, "vendor_name", v.vendor_name);
   Field(j, "device_name", v.device_name);
+  // Members added later: a record from an older nicbench has none of them.
+  LaterField(j, "subsystem_vendor_id", v.subsystem_vendor_id);
+  LaterField(j, "subsystem_device_id", v.subsystem_device_id);
+  LaterField(j, "subsystem_name", v.subsystem_name);
+  LaterField(j, "class_id", v.class_id);
+  LaterField(j, "class_name", v.class_name);
+  LaterField(j, "revision", v.revision);
+  MeasuredField(j, "link", v.link);
+  MeasuredField(j, "msi", v.msi);
+  MeasuredField(j, "msix", v.msix);
 }
 
 void to_json(json& j, const NicFacts& v) {
