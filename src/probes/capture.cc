@@ -13,7 +13,7 @@ namespace fs = std::filesystem;
 constexpr const char* kProcFiles[] = {
     "proc/cpuinfo",         "proc/stat",        "proc/interrupts",         "proc/softirqs",
     "proc/net/snmp",        "proc/net/netstat", "proc/net/softnet_stat",   "proc/sys/kernel/osrelease",
-    "proc/sys/kernel/hostname",
+    "proc/sys/kernel/hostname", "sys/devices/system/cpu/online",
 };
 
 // Never read: memory-mapped BARs (resource0..), the option ROM, VPD (slow or hanging on some
@@ -112,6 +112,12 @@ Status CaptureTree(const std::string& dir, const std::vector<std::string>& inter
     }
   }
   for (const std::string& iface : names) CaptureInterface(copy, iface);
+  // Which CPUs each interrupt line may run on (the NIC's vectors in inspect).
+  for (const auto& entry : fs::directory_iterator(fs::path(source_root) / "proc/irq", ec)) {
+    if (entry.is_directory(ec)) {
+      copy.File("proc/irq/" + entry.path().filename().string() + "/smp_affinity_list");
+    }
+  }
   if (!fs::exists(fs::path(dir) / "proc/stat")) {
     return Fail("--capture: nothing could be read from " + source_root + "proc");
   }
