@@ -383,6 +383,12 @@ void to_json(json& j, const TestSpec& v) {
   j["family"] = NameOf(kFamilies, v.family);
   j["bind_address"] = v.bind_address;
   j["client_port"] = v.client_port;
+  j["dont_fragment"] = v.dont_fragment;
+  j["server_affinity"] = v.server_affinity;
+  j["flowlabel"] = v.flowlabel;
+  j["bind_device"] = v.bind_device;
+  j["snd_timeout_ms"] = v.snd_timeout_ms;
+  j["mptcp"] = v.mptcp;
 }
 
 void from_json(const json& j, TestSpec& v) {
@@ -415,6 +421,13 @@ void from_json(const json& j, TestSpec& v) {
   EnumField(j, "family", kFamilies, v.family);
   Field(j, "bind_address", v.bind_address);
   Field(j, "client_port", v.client_port);
+  // The iperf3 drop-in options, added later: absent from an older nicbench's record.
+  LaterField(j, "dont_fragment", v.dont_fragment);
+  LaterField(j, "server_affinity", v.server_affinity);
+  LaterField(j, "flowlabel", v.flowlabel);
+  LaterField(j, "bind_device", v.bind_device);
+  LaterField(j, "snd_timeout_ms", v.snd_timeout_ms);
+  LaterField(j, "mptcp", v.mptcp);
 }
 
 }  // namespace nicbench::record
