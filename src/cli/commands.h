@@ -5,7 +5,8 @@
 
 namespace nicbench::cli {
 
-int RunTtcpCommand(int argc, char** argv);     // ttcp_command.cc
+int RunTtcpCommand(int argc, char** argv);     // ttcp_command.cc: invoked as `ttcp`
+int RunTtcpSubcommand(int argc, char** argv);  // `nicbench ttcp`: also --help, exit 0
 int RunServeCommand(int argc, char** argv);    // serve_command.cc
 int RunRunCommand(int argc, char** argv);      // run_command.cc
 int RunInspectCommand(int argc, char** argv);  // inspect_command.cc

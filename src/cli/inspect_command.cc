@@ -19,15 +19,18 @@
 #include "base/units.h"
 #include "cli/commands.h"
 #include "cli/parse_args.h"
+#include "net/socket_address.h"
+#include "probes/capture.h"
 #include "probes/facts.h"
 #include "probes/file_source.h"
 #include "record/json.h"
+#include "report/text_report.h"
 
 namespace nicbench::cli {
 namespace {
 
 struct InspectArgs {
-  std::string iface, peer, root;
+  std::string iface, peer, root, capture;
   bool json = false;
 };
 
@@ -98,6 +101,13 @@ void AddHardware(Section& s, const record::NicFacts& nic) {
     if (!p.device_name.empty()) text += " / " + p.device_name;
     return text;
   });
+  if (nic.pci.known()) {
+    const record::PciIdentity& p = nic.pci.value();
+    s.Add("pci card", report::PciCardText(p));
+    s.Add("pcie link", report::PciLinkText(p.link));
+    s.Add("msi", report::PciIrqCapText("MSI", p.msi));
+    s.Add("msi-x", report::PciIrqCapText("MSI-X", p.msix));
+  }
   s.AddMeasured("irq mode", nic.irq_mode, Plain);
   s.AddMeasured("irq vectors", nic.irq_vectors, [](const std::vector<record::IrqVector>& vectors) {
     std::string text = std::to_string(vectors.size());
@@ -174,6 +184,23 @@ void PrintJsonError(bool json, const std::string& message) {
   LogError(message);
 }
 
+int Inspect(const InspectArgs& args);
+
+// --capture DIR: the tree the probes read, written for --root DIR to read back.
+int Capture(const InspectArgs& args, const std::string& iface) {
+  std::vector<std::string> interfaces;
+  if (!iface.empty()) interfaces.push_back(iface);
+  if (auto s = probes::CaptureTree(args.capture, interfaces, args.root.empty() ? "/" : args.root + "/");
+      !s) {
+    PrintJsonError(args.json, "inspect: " + s.error().ToString());
+    return ToInt(ExitCode::kEnvironment);
+  }
+  std::fprintf(stderr, "nicbench: captured %s; read it with: nicbench inspect --root %s%s\n",
+               iface.empty() ? "every interface" : iface.c_str(), args.capture.c_str(),
+               iface.empty() ? "" : (" --iface " + iface).c_str());
+  return Inspect(InspectArgs{iface, "", args.capture, "", args.json});
+}
+
 int Inspect(const InspectArgs& args) {
   probes::DirFileSource files(args.root.empty() ? "/" : args.root);
   std::string iface = args.iface;
@@ -182,13 +209,21 @@ int Inspect(const InspectArgs& args) {
       PrintJsonError(args.json, "inspect: --peer looks up a route on this machine; it cannot be used with --root");
       return ToInt(ExitCode::kUsage);
     }
-    auto found = probes::InterfaceForPeer(args.peer);
+    // A name is resolved here as `run` resolves its host (the probe takes numeric addresses).
+    auto addresses = net::Resolve(args.peer, 0);
+    if (!addresses) {
+      PrintJsonError(args.json, "inspect: cannot resolve '" + args.peer + "': " +
+                                    addresses.error().ToString());
+      return ToInt(ExitCode::kEnvironment);
+    }
+    auto found = probes::InterfaceForPeer(addresses->front().HostString());
     if (!found) {
       PrintJsonError(args.json, "inspect: " + found.error().ToString());
       return ToInt(ExitCode::kEnvironment);
     }
     iface = *found;
   }
+  if (!args.capture.empty()) return Capture(args, iface);
   record::HostFacts host = probes::CollectHostFacts(files);
   nlohmann::json doc;
   doc["host"] = host;
@@ -231,6 +266,8 @@ int RunInspectCommand(int argc, char** argv) {
   app.add_flag("-J,--json", args.json, "one JSON document on stdout");
   app.add_option("--root", args.root, "read /proc and /sys under this directory (a captured tree)")
       ->check(CLI::ExistingDirectory);
+  app.add_option("--capture", args.capture, "write what the probes read from /proc and /sys "
+                                            "under this directory (for --root), then describe it");
   if (auto code = ParseArgs(app, argc, argv, [](const std::string& m) {
         std::fprintf(stderr, "%s\n", m.c_str());
       })) {

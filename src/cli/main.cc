@@ -63,7 +63,7 @@ int main(int argc, char** argv) {
   }
   int sub_argc = argc - 1;
   char** sub_argv = argv + 1;
-  if (command == "ttcp") return cli::RunTtcpCommand(sub_argc, sub_argv);
+  if (command == "ttcp") return cli::RunTtcpSubcommand(sub_argc, sub_argv);
   if (command == "serve") return cli::RunServeCommand(sub_argc, sub_argv);
   if (command == "run") return cli::RunRunCommand(sub_argc, sub_argv);
   if (command == "inspect") return cli::RunInspectCommand(sub_argc, sub_argv);

@@ -2,7 +2,6 @@
 
 #include <cerrno>
 #include <cstring>
-#include <ctime>
 
 #include <fmt/format.h>
 
@@ -23,24 +22,8 @@ void AddOutputOptions(CLI::App& app, OutputArgs& args) {
   app.add_flag("--forceflush", args.forceflush, "flush output at every interval (always done)");
 }
 
-void Emit(const OutputArgs& args, const std::string& text) {
-  if (args.timestamps.empty()) {
-    std::fputs(text.c_str(), stdout);
-  } else {
-    char stamp[256] = {};
-    const std::time_t now = std::time(nullptr);
-    std::tm local{};
-    localtime_r(&now, &local);
-    std::strftime(stamp, sizeof stamp, args.timestamps.c_str(), &local);
-    size_t from = 0;
-    while (from < text.size()) {
-      size_t nl = text.find('\n', from);
-      size_t to = nl == std::string::npos ? text.size() : nl + 1;
-      std::fputs(stamp, stdout);
-      std::fwrite(text.data() + from, 1, to - from, stdout);
-      from = to;
-    }
-  }
+void Emit(const OutputArgs&, const std::string& text) {
+  std::fputs(text.c_str(), stdout);
   std::fflush(stdout);
 }
 

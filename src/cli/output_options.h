@@ -27,9 +27,9 @@ struct OutputArgs {
 
 void AddOutputOptions(CLI::App& app, OutputArgs& args);
 
-// Writes text to stdout: each line prefixed with the time when --timestamps asked for it,
-// flushed at once (interval lines must show as they happen, piped or not; --forceflush is
-// accepted for iperf3's scripts and changes nothing).
+// Writes --json-stream events to stdout, flushed at once (--forceflush is accepted for iperf3's
+// scripts and changes nothing: every line is flushed). Text lines go through TextOutput
+// (cli/iperf3_options.h), which adds --timestamps and -T.
 void Emit(const OutputArgs& args, const std::string& text);
 
 // --json-stream: the start event before the first interval's, one event per interval (and per

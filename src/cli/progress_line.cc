@@ -37,10 +37,10 @@ std::string ProgressLine::Text(double elapsed, double total, std::optional<doubl
   return text;
 }
 
-void ProgressLine::Print(const OutputArgs& out, const std::string& text) {
+void ProgressLine::Print(const TextOutput& out, const std::string& text) {
   std::lock_guard lock(mu_);
   EraseLocked();
-  Emit(out, text);
+  out.Print(text);
 }
 
 void ProgressLine::Update(const record::IntervalRecord& interval, bool local_is_client) {

@@ -12,7 +12,7 @@
 #include <string>
 #include <thread>
 
-#include "cli/output_options.h"
+#include "cli/iperf3_options.h"
 #include "record/run_record.h"
 
 namespace nicbench::cli {
@@ -27,7 +27,7 @@ class ProgressLine {
   ProgressLine& operator=(const ProgressLine&) = delete;
 
   // Writes `text` (whole lines) with the progress line out of the way.
-  void Print(const OutputArgs& out, const std::string& text);
+  void Print(const TextOutput& out, const std::string& text);
   // The rates to show from now on: each direction's sum over the interval.
   void Update(const record::IntervalRecord& interval, bool local_is_client);
 

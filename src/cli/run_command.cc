@@ -1,7 +1,8 @@
 // `nicbench run [HOST]`: argv -> record::TestSpec (checked by record::Validate, the same check
 // the server applies to a peer's parameters), then the engine's client session, then report.
 // With no HOST (or --loopback) a server runs in this process on 127.0.0.1 and an ephemeral port
-// and the test runs forward then reverse; the JSON document is then {"runs":[fwd, rev]}.
+// and the test runs forward then reverse; -J then prints one document per line (JSON Lines),
+// forward first, each one an iperf3-shaped document.
 #include <sys/signalfd.h>
 #include <unistd.h>
 
@@ -21,6 +22,7 @@
 #include "base/log.h"
 #include "base/units.h"
 #include "cli/commands.h"
+#include "cli/iperf3_options.h"
 #include "cli/parse_args.h"
 #include "cli/progress_line.h"
 #include "cli/output_options.h"
@@ -47,6 +49,7 @@ struct RunArgs {
        both_directions = false;
   StoreArgs store;
   OutputArgs output;
+  Iperf3RunArgs drop_in;  // iperf3's options, cli/iperf3_options.h
 };
 
 struct RunPlan {
@@ -58,6 +61,8 @@ struct RunPlan {
   bool both_directions = false;  // forward then reverse, then the pair's findings
   OutputArgs output;
   ReportFile html_file;  // open when --html was given
+  int client_cpu = -1;  // -A N
+  TextOutput out;       // -T, -V, -d
 };
 
 void AddOptions(CLI::App& app, RunArgs& a) {
@@ -106,6 +111,7 @@ void AddOptions(CLI::App& app, RunArgs& a) {
                "sampling costs); facts and throughput are still recorded");
   AddStoreWriteOptions(app, a.store);
   AddOutputOptions(app, a.output);
+  AddIperf3RunOptions(app, a.drop_in);
 }
 
 Result<std::chrono::milliseconds> Millis(const std::string& text, const char* what) {
@@ -286,6 +292,10 @@ Result<RunPlan> MakePlan(const RunArgs& a) {
   if (auto s = FillTiming(a, spec); !s) return tl::unexpected(s.error());
   if (auto s = FillSocketOptions(a, spec); !s) return tl::unexpected(s.error());
   if (auto s = FillAddressing(a, plan); !s) return tl::unexpected(s.error());
+  if (auto s = ApplyIperf3RunArgs(a.drop_in, spec, plan.client, &plan.client_cpu); !s) {
+    return tl::unexpected(s.error());
+  }
+  plan.out = TextOutput(a.title, a.drop_in.verbose, a.drop_in.debug, a.output.timestamps);
   if (spec.transport == record::Transport::kUdp &&
       (spec.mss_bytes != 0 || spec.no_delay || !spec.congestion.empty())) {
     return Fail("-M, -N and -C apply to TCP only");
@@ -377,7 +387,7 @@ engine::IntervalSink LiveSink(const RunPlan& plan) {
   if (plan.json) return {};
   if (!plan.text) return JsonStreamSink(plan.output);
   auto first = std::make_shared<bool>(true);
-  const OutputArgs out = plan.output;
+  const TextOutput out = plan.out;
   const record::TestSpec& spec = plan.client.spec;
   const bool timed = spec.bytes == 0 && spec.blocks == 0;
   // Erased when the last copy of the sink goes, i.e. when the test's client returns.
@@ -386,8 +396,10 @@ engine::IntervalSink LiveSink(const RunPlan& plan) {
   return [first, out, progress](const record::RunRecord& run, const record::IntervalRecord* interval,
                                 const record::HostInterval* local,
                                 const record::HostInterval* remote) {
-    if (interval == nullptr) {
-      if (remote != nullptr) progress->Print(out, report::RenderHostLine("remote", *remote));
+    if (interval == nullptr && remote == nullptr) {
+      progress->Print(out, ConnectedLines(run, out.verbose()));  // the streams are connected
+    } else if (interval == nullptr) {
+      progress->Print(out, report::RenderHostLine("remote", *remote));
     } else {
       std::string text = *first ? report::RenderIntervalHeader(run) : "";
       *first = false;
@@ -408,7 +420,8 @@ int RunAgainstHost(const RunPlan& plan) {
   } else if (!plan.text) {
     JsonStreamEnd(plan.output, outcome.record);
   } else if (outcome.failure == engine::ClientFailure::kNone || outcome.record.incomplete) {
-    Emit(plan.output, report::RenderSummary(outcome.record));
+    plan.out.Print(report::RenderSummary(outcome.record));
+    if (plan.out.verbose()) plan.out.Print(VerboseSummary(outcome.record));
   }
   if (plan.text && outcome.failure != engine::ClientFailure::kNone) {
     LogError(outcome.record.error.value_or("test failed"));
@@ -429,8 +442,8 @@ int RunBothDirections(RunPlan plan) {
   for (int i = 0; i < 2 && code == ExitCode::kOk; ++i) {
     plan.client.spec.direction = directions[i];
     if (plan.text) {
-      Emit(plan.output, fmt::format("{}(client -> server {})\n", i ? "\n" : "",
-                                    i ? "reverse: server sends" : "forward: client sends"));
+      plan.out.Print(fmt::format("{}(client -> server {})\n", i ? "\n" : "",
+                                 i ? "reverse: server sends" : "forward: client sends"));
     }
     outcomes.push_back(engine::RunClient(plan.client, LiveSink(plan)));
     code = ExitFor(outcomes.back().failure);
@@ -442,7 +455,8 @@ int RunBothDirections(RunPlan plan) {
     }
     if (!plan.json && !plan.text) JsonStreamEnd(plan.output, run);
     if (plan.text && (code == ExitCode::kOk || run.incomplete)) {
-      Emit(plan.output, report::RenderSummary(run));
+      plan.out.Print(report::RenderSummary(run));
+      if (plan.out.verbose()) plan.out.Print(VerboseSummary(run));
     }
     if (plan.text && code != ExitCode::kOk) {
       LogError(outcomes.back().record.error.value_or("test failed"));
@@ -451,7 +465,7 @@ int RunBothDirections(RunPlan plan) {
   if (plan.json) {
     std::vector<record::RunRecord> records;
     for (const auto& o : outcomes) records.push_back(o.record);
-    std::fputs(report::RenderJsonMulti(records).c_str(), stdout);
+    std::fputs(report::RenderJsonLines(records).c_str(), stdout);
   }
   std::vector<const record::RunRecord*> finished;
   for (const auto& o : outcomes) {
@@ -493,13 +507,22 @@ int RunRunCommand(int argc, char** argv) {
     std::string_view arg(argv[i]);
     json = json || arg == "-J" || arg == "--json" || arg == "--json-stream";
   }
+  RepeatsTakeTheLast(app);
   if (auto code = ParseArgs(app, argc, argv, [json](const std::string& m) { PrintError(json, m); })) {
     return *code;
+  }
+  if (auto s = PrepareIperf3Run(app, args.rate, args.drop_in); !s) {
+    PrintError(args.json, "nicbench run: " + s.error().message);
+    return ToInt(ExitCode::kUsage);
   }
   auto plan = MakePlan(args);
   if (!plan) {
     PrintError(args.json, "nicbench run: " + plan.error().message);
     return ToInt(ExitCode::kUsage);
+  }
+  if (auto s = StartIperf3Run(plan->client_cpu, plan->out, plan->client.spec); !s) {
+    PrintError(args.json, "nicbench run: " + s.error().message);
+    return ToInt(ExitCode::kEnvironment);
   }
   plan->client.stop_fd = InterruptFd();
   int code = plan->loopback          ? RunLoopback(*plan)

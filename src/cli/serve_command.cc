@@ -19,9 +19,11 @@
 #include "base/log.h"
 #include "base/units.h"
 #include "cli/commands.h"
+#include "cli/iperf3_options.h"
 #include "cli/parse_args.h"
 #include "engine/server.h"
 #include "report/json_report.h"
+#include "report/text_report.h"
 
 namespace nicbench::cli {
 namespace {
@@ -30,11 +32,13 @@ struct ServeArgs {
   std::string port = "5201", bind, idle_timeout, max_tests, max_duration, max_rate, max_streams,
       max_block, pidfile, threads, max_memory, rcv_timeout, max_per_address;
   bool once = false, daemon = false, json = false;
+  Iperf3ServeArgs drop_in;  // iperf3's options, cli/iperf3_options.h
+  int cpu = -1;             // -A
 };
 
 void AddOptions(CLI::App& app, ServeArgs& a) {
   app.add_option("-p,--port", a.port, "TCP/UDP port to listen on (default 5201)");
-  app.add_flag("-1,--once", a.once, "exit after one test");
+  app.add_flag("-1,--once,--one-off", a.once, "exit after one test");
   app.add_flag("-D,--daemon", a.daemon, "fork and detach from the terminal");
   app.add_option("-I,--pidfile", a.pidfile, "write the server's pid to this file");
   app.add_option("-B,--bind", a.bind, "listen on this address only (default: all, IPv4+IPv6)");
@@ -52,6 +56,7 @@ void AddOptions(CLI::App& app, ServeArgs& a) {
   app.add_option("--max-memory", a.max_memory,
                  "buffers of all tests together (K/M/G bytes, default 256M); more is refused");
   app.add_flag("-J,--json", a.json, "one JSON document per test on stdout");
+  AddIperf3ServeOptions(app, a.drop_in);
 }
 
 Status FillLimits(const ServeArgs& a, engine::ServerConfig& config) {
@@ -79,7 +84,7 @@ Status FillLimits(const ServeArgs& a, engine::ServerConfig& config) {
   return Ok();
 }
 
-Result<engine::ServerConfig> MakeConfig(const ServeArgs& a) {
+Result<engine::ServerConfig> MakeConfig(ServeArgs& a) {
   engine::ServerConfig config;
   auto port = ParseUnsigned(a.port);
   if (!port || *port > 65535) return Fail(fmt::format("-p: '{}' is not a port", a.port));
@@ -117,6 +122,10 @@ Result<engine::ServerConfig> MakeConfig(const ServeArgs& a) {
     config.memory_budget_bytes = *m;
   }
   if (auto s = FillLimits(a, config); !s) return tl::unexpected(s.error());
+  if (auto s = ApplyIperf3ServeArgs(a.drop_in, config, &a.cpu); !s) return tl::unexpected(s.error());
+  // --get-server-output from a client: this server's rendering of the test, JSON in -J mode.
+  config.render_output = a.json ? report::RenderJson : report::RenderSummary;
+  config.render_output_json = a.json;
   if (a.daemon && a.json) return Fail("--daemon and -J cannot be used together (stdout is closed)");
   return config;
 }
@@ -174,6 +183,17 @@ Status WritePidFile(const std::string& path) {
   return Ok();
 }
 
+// In -J mode an error is a JSON document with "error" on stdout, as `run -J` prints it, and a
+// line on stderr for people either way.
+void PrintServeError(bool json, const std::string& message) {
+  LogError(message);
+  if (!json) return;
+  record::RunRecord failed;
+  failed.local.role = "server";
+  failed.error = message;
+  std::fputs(report::RenderJson(failed).c_str(), stdout);
+}
+
 int Serve(const ServeArgs& args, const engine::ServerConfig& config) {
   sigset_t mask;
   sigemptyset(&mask);
@@ -199,7 +219,7 @@ int Serve(const ServeArgs& args, const engine::ServerConfig& config) {
   }
   auto server = engine::Server::Create(config, sink);
   if (!server) {
-    LogError("cannot listen: " + server.error().ToString());
+    PrintServeError(args.json, "cannot listen: " + server.error().ToString());
     close(stop_fd);
     return ToInt(ExitCode::kEnvironment);
   }
@@ -232,13 +252,26 @@ int RunServeCommand(int argc, char** argv) {
   CLI::App app{"nicbench serve: accept tests from nicbench and iperf3 clients", "serve"};
   ServeArgs args;
   AddOptions(app, args);
+  RepeatsTakeTheLast(app);
   if (auto code = ParseArgs(app, argc, argv, [](const std::string& m) { LogError(m); })) {
     return *code;
+  }
+  if (!args.drop_in.logfile.empty()) {
+    if (auto s = RedirectToLogfile(args.drop_in.logfile); !s) {
+      LogError("nicbench serve: " + s.error().message);
+      return ToInt(ExitCode::kEnvironment);
+    }
   }
   auto config = MakeConfig(args);
   if (!config) {
     LogError("nicbench serve: " + config.error().message);
     return ToInt(ExitCode::kUsage);
+  }
+  if (args.cpu >= 0) {
+    if (auto s = PinProcess(args.cpu); !s) {
+      LogError("nicbench serve: " + s.error().message);
+      return ToInt(ExitCode::kEnvironment);
+    }
   }
   return Serve(args, *config);
 }

@@ -133,6 +133,12 @@ Status ConnectControl(ClientRun& run) {
   Error last{"no address"};
   net::SocketOptions options;
   options.no_delay = true;  // every control message is its own small write, as iperf3 does
+  options.bind_device = run.spec.bind_device;
+  options.mptcp = run.spec.mptcp;
+  options.keepalive = run.config.control_keepalive;
+  options.keepalive_idle_s = run.config.keepalive_idle_s;
+  options.keepalive_interval_s = run.config.keepalive_interval_s;
+  options.keepalive_count = run.config.keepalive_count;
   for (const net::SocketAddress& addr : *addresses) {
     auto fd = net::Connect(addr, run.spec.bind_address, 0, options, run.config.connect_timeout);
     if (fd) {
@@ -203,6 +209,12 @@ Result<wire::State> CheckServerState(ClientRun& run, wire::State state) {
     run.failure = ClientFailure::kServerError;
     auto info = wire::ReadServerErrorTail(run.control.get(), run.config.control_timeout);
     if (!info) return Fail("the server reported an error: " + info.error().ToString());
+    // A nicbench server says why in words after the code; a stock one closes the connection.
+    auto words = wire::ReadJson(run.control.get(), std::chrono::seconds(1), 64 * 1024,
+                                "the server's error text");
+    if (words && words->is_object() && words->contains("error") && (*words)["error"].is_string()) {
+      return Fail("the server: " + (*words)["error"].get<std::string>());
+    }
     return Fail("the server reported an error: " + info->Text());
   }
   if (state == wire::State::kServerTerminate) {
@@ -276,6 +288,7 @@ Status ConnectTcpStreams(ClientRun& run) {
     if (!sent) return Failed(run, ClientFailure::kProtocol, sent.error());
     if (i == 0) {
       if (auto name = net::CongestionName(fd->get())) run.congestion_used = *name;
+      ReadSocketBuffers(fd->get(), run.spec, run.record);
     }
     AddConnection(run, fd->get());
     run.stream_fds.push_back(std::move(*fd));
@@ -288,6 +301,7 @@ Status ConnectUdpStreams(ClientRun& run) {
     uint16_t port = run.spec.client_port ? static_cast<uint16_t>(run.spec.client_port + i) : 0;
     auto fd = UdpClientHandshake(run.server, run.spec, port, Left(run.setup_deadline));
     if (!fd) return Failed(run, ClientFailure::kConnect, fd.error());
+    if (i == 0) ReadSocketBuffers(fd->get(), run.spec, run.record);
     AddConnection(run, fd->get());
     run.stream_fds.push_back(std::move(*fd));
   }
@@ -388,7 +402,8 @@ Status RunTest(ClientRun& run, const IntervalSink& sink) {
       return keep_measured(Failed(run, ClientFailure::kInterrupted, "interrupted"));
     }
     if (*woke == SessionLoop::Wake::kControl) {
-      auto message = ReadServerMessage(run, run.config.control_timeout, "reading during the test");
+      auto message =
+          ReadServerMessage(run, run.config.control_timeout, "a state byte during the test");
       if (!message) return keep_measured(tl::unexpected(message.error()));
       // A live sample was taken in: go on to the boundary check below, which may be due (the
       // server's clock leads ours by the control path's delay, so its samples come just
@@ -412,7 +427,9 @@ Status RunTest(ClientRun& run, const IntervalSink& sink) {
                           (poll_receive && ReceiveBudgetMet(run.spec, counters));
     if (finished && by_time) AddQueuedBytes(*run.path, run.spec.transport, counters);
     if (t >= boundary || finished) {
-      const bool sliver = finished && run.spec.interval.count() > 0 &&
+      // A test shorter than one sliver (-n on a fast path) still keeps its one interval, as
+      // iperf3 prints it.
+      const bool sliver = finished && run.spec.interval.count() > 0 && run.closed_intervals > 0 &&
                           (t - (boundary - run.spec.interval)) < run.spec.interval / 10;
       auto infos = ReadTcpInfos(*run.path, run.streams, run.spec.transport);
       const record::IntervalRecord* closed = sampler.Close(t, counters, infos, !sliver);
@@ -456,16 +473,18 @@ Status ExchangeResults(ClientRun& run) {
     return Failed(run, ClientFailure::kProtocol, s.error());
   }
   auto doc = wire::ReadJson(run.control.get(), Left(run.ending_deadline),
-                            wire::kMaxResultsBytes, "reading the server's results");
+                            wire::kMaxResultsBytes, "the server's results");
   if (!doc) return Failed(run, ClientFailure::kProtocol, doc.error());
   auto theirs = protocol::DecodeResultsJson(*doc);
   if (!theirs) return Failed(run, ClientFailure::kProtocol, theirs.error());
   auto totals = CombineTotals(run.totals, *theirs, run.spec.transport);
   if (!totals) return Failed(run, ClientFailure::kProtocol, totals.error());
   run.record.streams = std::move(*totals);
+  run.record.peer = MakePeerReport(*theirs);
   if (theirs->extension) {
     auto remote = record::EndpointFromJson(*theirs->extension);
     if (remote) {
+      FillPeerSenderStats(run.record.streams, remote->intervals);
       run.record.remote = std::move(*remote);
     } else {
       run.record.remote = record::Measured<record::EndpointRecord>::Unknown(
@@ -522,6 +541,9 @@ ClientOutcome RunClient(const ClientConfig& config, const IntervalSink& sink) {
   if (status) status = ExchangeParams(run);
   if (status) status = CreateStreams(run);
   run.record.spec = run.spec;
+  // The streams are connected: a sink called without an interval or a sample prints iperf3's
+  // "Connecting to host" and "connected to" lines at once, before the first interval.
+  if (status && sink) sink(run.record, nullptr, nullptr, nullptr);
   if (status) status = StartData(run);
   if (status) status = RunTest(run, sink);
   if (status) status = ExchangeResults(run);

@@ -37,6 +37,9 @@ struct ClientConfig {
   // Ask a nicbench server to send each interval's host sample as it closes, so the sink can
   // show both ends while the test runs (only for a live terminal; the results carry them all).
   bool live_samples = false;
+  // --cntl-ka: TCP keepalive on the control connection (0 = the kernel's default for that knob).
+  bool control_keepalive = false;
+  int keepalive_idle_s = 0, keepalive_interval_s = 0, keepalive_count = 0;
 };
 
 // Called once per finished interval with this end's view, for live terminal lines. Never
@@ -45,6 +48,9 @@ struct ClientConfig {
 // interval (null when none was taken); `remote` the server's, when it came in time (live
 // samples). A server sample that comes after its interval was shown is passed alone, with
 // `interval` and `local` null.
+// Called on the controller thread: with an interval when it closes (and this end's and a
+// nicbench server's sample for it), with only `remote` for a server sample that came after its
+// interval was shown, and once with neither, when the data streams have connected.
 using IntervalSink = std::function<void(const record::RunRecord& run,
                                         const record::IntervalRecord* interval,
                                         const record::HostInterval* local,

@@ -56,7 +56,9 @@ record::StreamInterval IntervalSampler::MakeStream(FlowState& state, const FlowC
       state.last_retrans = sample->total_retrans;
       if (!omitted && now.sender) {
         FlowTotals& t = state.totals;
-        t.max_snd_cwnd = std::max(t.max_snd_cwnd.value_or(0), sample->snd_cwnd);
+        // iperf3 reports the window in bytes; TCP_INFO counts segments of snd_mss.
+        t.max_snd_cwnd = std::max<uint64_t>(t.max_snd_cwnd.value_or(0),
+                                            uint64_t{sample->snd_cwnd} * sample->snd_mss);
         t.max_rtt_us = std::max(t.max_rtt_us.value_or(0), sample->rtt_us);
         t.min_rtt_us = std::min(t.min_rtt_us.value_or(UINT32_MAX), sample->rtt_us);
         state.rtt_sum_us += sample->rtt_us;

@@ -47,7 +47,8 @@ struct FlowTotals {
   double jitter_seconds = 0;
   double seconds = 0;                                  // measured duration after omit
   std::optional<uint64_t> retransmits;                 // TCP with TCP_INFO
-  std::optional<uint32_t> max_snd_cwnd, min_rtt_us, max_rtt_us, mean_rtt_us;
+  std::optional<uint64_t> max_snd_cwnd;               // bytes
+  std::optional<uint32_t> min_rtt_us, max_rtt_us, mean_rtt_us;
 };
 
 class IntervalSampler {

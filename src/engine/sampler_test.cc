@@ -72,6 +72,7 @@ TEST(IntervalSampler, RetransmitsAndRttFromTcpInfo) {
   a.total_retrans = 3;
   a.rtt_us = 100;
   a.snd_cwnd = 10;
+  a.snd_mss = 1000;
   record::TcpInfoSample b = a;
   b.total_retrans = 7;
   b.rtt_us = 300;
@@ -82,7 +83,7 @@ TEST(IntervalSampler, RetransmitsAndRttFromTcpInfo) {
   EXPECT_EQ(sampler.intervals()[1].streams[0].retransmits, 4u);
   FlowTotals t = sampler.Totals()[0];
   EXPECT_EQ(*t.retransmits, 7u);
-  EXPECT_EQ(*t.max_snd_cwnd, 40u);
+  EXPECT_EQ(*t.max_snd_cwnd, 40000u) << "bytes, as iperf3 reports it: segments times the MSS";
   EXPECT_EQ(*t.min_rtt_us, 100u);
   EXPECT_EQ(*t.max_rtt_us, 300u);
   EXPECT_EQ(*t.mean_rtt_us, 200u);

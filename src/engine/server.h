@@ -54,6 +54,12 @@ struct ServerConfig {
   // Tests: called on the test's controller thread with each data socket once the test's socket
   // options are set on it, so a test can read them back with getsockopt.
   std::function<void(int fd)> on_data_socket;
+  // render_output makes a JSON document: it goes to the client as server_output_json.
+  bool render_output_json = false;
+  // --server-bitrate-limit: a test whose total rate (all streams, both directions) over the
+  // last `total_rate_window` exceeds this ends with iperf3's IETOTALRATE; 0 = no limit.
+  uint64_t total_rate_limit_bits_per_second = 0;
+  std::chrono::seconds total_rate_window{5};
 };
 
 // Called on the test's controller thread when a test ends, with the server's record of it

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <ctime>
+#include <deque>
 #include <map>
 #include <optional>
 #include <thread>
@@ -63,7 +64,71 @@ const char* DirectionWord(record::Direction d) {
   }
 }
 
+void AddConnection(int fd, record::RunRecord& record) {
+  record::ConnectionInfo info;
+  if (auto l = net::SocketAddress::Local(fd)) {
+    info.local_host = l->HostString();
+    info.local_port = l->port();
+  }
+  if (auto p = net::SocketAddress::Peer(fd)) {
+    info.remote_host = p->HostString();
+    info.remote_port = p->port();
+  }
+  record.connections.push_back(info);
+}
+
+// --get-server-output: the server's rendering of the test, as text or (a -J server, as
+// iperf3's) as a JSON document.
+void PutServerOutput(const ServerConfig& config, const record::RunRecord& record,
+                     protocol::PeerResults& ours) {
+  if (!config.render_output) return;
+  std::string text = config.render_output(record);
+  if (!config.render_output_json) {
+    ours.server_output_text = std::move(text);
+    return;
+  }
+  nlohmann::json doc = nlohmann::json::parse(text, nullptr, false);
+  if (!doc.is_discarded()) ours.server_output_json = std::move(doc);
+}
+
 }  // namespace
+
+// --server-bitrate-limit: the test's total rate (every stream, both directions) over the last
+// `window`, checked at each interval boundary once a whole window has passed, as iperf3 checks
+// it once a second.
+class TotalRateCheck {
+ public:
+  TotalRateCheck(uint64_t limit_bits_per_second, std::chrono::seconds window)
+      : limit_(limit_bits_per_second), window_(window) {}
+
+  // The refusal's words when the rate over the window ending at `now` is above the limit.
+  std::optional<std::string> Exceeded(MonoTime now, const std::vector<FlowCounters>& counters) {
+    if (limit_ == 0) return std::nullopt;
+    uint64_t total = 0;
+    for (const FlowCounters& c : counters) total += c.bytes;
+    history_.push_back({now, total});
+    while (history_.size() > 1 && now - history_[1].first >= window_) history_.pop_front();
+    const auto& [then, bytes_then] = history_.front();
+    const double seconds = std::chrono::duration<double>(now - then).count();
+    if (now - then < window_ || seconds <= 0) return std::nullopt;
+    const double rate = (total - bytes_then) * 8.0 / seconds;
+    if (rate <= static_cast<double>(limit_)) return std::nullopt;
+    return fmt::format("ended: the test's total rate {} over {} s exceeds the server's "
+                       "--server-bitrate-limit of {}", FormatBitRate(rate), window_.count(),
+                       FormatBitRate(static_cast<double>(limit_)));
+  }
+
+ private:
+  uint64_t limit_;
+  std::chrono::seconds window_;
+  std::deque<std::pair<MonoTime, uint64_t>> history_;
+};
+
+// What a spec asks for in total, all streams and both directions (0 = unlimited).
+uint64_t RequestedTotalRate(const record::TestSpec& spec) {
+  const uint64_t directions = spec.direction == record::Direction::kBidirectional ? 2 : 1;
+  return spec.rate_bits_per_second * static_cast<uint64_t>(spec.parallel) * directions;
+}
 
 struct ServerTest::State {
   record::TestSpec spec;
@@ -130,8 +195,10 @@ void ServerTest::Terminate() {
 }
 
 Status ServerTest::Refuse(State& st, int i_errno, const std::string& why) {
-  (void)st;
   (void)wire::SendServerError(control_.get(), i_errno, 0);
+  // A stock client prints iperf3's sentence for i_errno (with iperf3's own maxima in it); a
+  // nicbench client reads our words, which name the option and the real limit.
+  if (st.peer_is_nicbench) (void)wire::SendJson(control_.get(), nlohmann::json{{"error", why}});
   return Fail(why);
 }
 
@@ -139,8 +206,12 @@ Status ServerTest::Handshake(State& st) {
   const milliseconds timeout = std::max(milliseconds(0),
       std::chrono::duration_cast<milliseconds>(setup_deadline_ - std::chrono::steady_clock::now()));
   if (auto s = wire::SendState(control_.get(), wire::State::kParamExchange); !s) return s;
-  auto doc = wire::ReadJson(control_.get(), timeout, wire::kMaxParamsBytes, "reading parameters");
+  auto doc = wire::ReadJson(control_.get(), timeout, wire::kMaxParamsBytes, "the parameters");
   if (!doc) return tl::unexpected(doc.error());
+  if (doc->is_object() && doc->contains("sctp")) {
+    return Refuse(st, wire::iperf_errno::kNoSctp,
+                  "refused: the client asked for SCTP; nicbench tests TCP and UDP");
+  }
   auto params = wire::DecodeParamsJson(*doc);
   if (!params) return Refuse(st, wire::iperf_errno::kRecvParams, params.error().ToString());
   st.spec = params->spec;
@@ -156,6 +227,21 @@ Status ServerTest::Handshake(State& st) {
   }
   if (auto problem = record::Validate(st.spec, shared_.config.limits)) {
     return Refuse(st, IperfErrnoFor(problem->violation), "refused: " + problem->message);
+  }
+  const uint64_t limit = shared_.config.total_rate_limit_bits_per_second;
+  if (limit != 0 && RequestedTotalRate(st.spec) > limit) {
+    return Refuse(st, wire::iperf_errno::kTotalRate,
+                  fmt::format("refused: {} in total (-b x -P) exceeds the server's "
+                              "--server-bitrate-limit of {}",
+                              FormatBitRate(static_cast<double>(RequestedTotalRate(st.spec))),
+                              FormatBitRate(static_cast<double>(limit))));
+  }
+  if (st.spec.server_affinity >= 0) {
+    // -A N,M: this test's controller thread on CPU M; its DataPath workers, created later by
+    // this thread, inherit the mask. Other tests keep theirs.
+    if (auto s = PinThisThread(st.spec.server_affinity); !s) {
+      return Refuse(st, wire::iperf_errno::kAffinity, "refused: " + s.error().ToString());
+    }
   }
   return ReserveBudgets(st);
 }
@@ -269,18 +355,10 @@ Status ServerTest::SetUpStreams(State& st) {
   Status s = st.spec.transport == record::Transport::kTcp ? SetUpTcpStreams(st)
                                                           : SetUpUdpStreams(st);
   if (!s) return s;
-  for (const auto& fd : st.stream_fds) {
-    record::ConnectionInfo info;
-    if (auto l = net::SocketAddress::Local(fd.get())) {
-      info.local_host = l->HostString();
-      info.local_port = l->port();
-    }
-    if (auto p = net::SocketAddress::Peer(fd.get())) {
-      info.remote_host = p->HostString();
-      info.remote_port = p->port();
-    }
-    st.record.connections.push_back(info);
-  }
+  // The control connection first, as the client's record has it (the report lists the rest).
+  AddConnection(control_.get(), st.record);
+  for (const auto& fd : st.stream_fds) AddConnection(fd.get(), st.record);
+  if (!st.stream_fds.empty()) ReadSocketBuffers(st.stream_fds.front().get(), st.spec, st.record);
   st.path = DataPath::Create(shared_.config.threads);
   for (size_t i = 0; i < st.streams.size(); ++i) {
     if (auto a = st.path->AddFlow(MakeFlowConfig(st.stream_fds[i].Release(), st.streams[i],
@@ -332,9 +410,10 @@ Status ServerTest::Measure(State& st) {
   bool counting = true;
   MonoTime last_close = start;
   // A final interval shorter than a tenth of the interval goes into the totals but is not kept,
-  // as on the client.
+  // as on the client, unless it is the only one.
   auto keep = [&](MonoTime t) {
-    return st.spec.interval.count() == 0 || t - last_close >= st.spec.interval / 10;
+    return st.spec.interval.count() == 0 || last_close == start ||
+           t - last_close >= st.spec.interval / 10;
   };
   auto loop = SessionLoop::Create(control_.get(), st.path->DoneFd(), stop_fd_);
   if (!loop) return tl::unexpected(loop.error());
@@ -346,6 +425,8 @@ Status ServerTest::Measure(State& st) {
   };
   MonoTime boundary = boundary_after(start);
   StallWatch stall(start, shared_.config.receive_timeout);
+  TotalRateCheck rate_check(shared_.config.total_rate_limit_bits_per_second,
+                            shared_.config.total_rate_window);
   for (;;) {
     auto woke = loop->Wait(std::min({boundary, deadline, stall.deadline()}));
     if (!woke) return tl::unexpected(woke.error());
@@ -354,7 +435,7 @@ Status ServerTest::Measure(State& st) {
     // kDone (our senders met the budget) needs nothing but the boundary check below.
     if (*woke == SessionLoop::Wake::kControl) {
       auto state = wire::ReadState(control_.get(), shared_.config.control_timeout,
-                                   "reading during the test");
+                                   "a state byte during the test");
       if (!state) return Fail("the client has unexpectedly closed the connection");
       if (*state != wire::State::kTestEnd) {
         return Fail(*state == wire::State::kClientTerminate
@@ -393,6 +474,9 @@ Status ServerTest::Measure(State& st) {
     }
     if (t >= boundary) {
       auto counters = st.path->Snapshot();
+      if (auto over = rate_check.Exceeded(t, counters)) {
+        return Refuse(st, wire::iperf_errno::kTotalRate, *over);
+      }
       const bool last = t >= counted_end;
       if (last) AddQueuedBytes(*st.path, st.spec.transport, counters);
       const record::IntervalRecord* closed = sampler.Close(
@@ -449,7 +533,7 @@ Status ServerTest::ExchangeResults(State& st) {
   const milliseconds timeout = shared_.config.control_timeout;
   if (auto s = wire::SendState(control_.get(), wire::State::kExchangeResults); !s) return s;
   auto doc = wire::ReadJson(control_.get(), timeout, wire::kMaxParamsBytes * 16,
-                            "reading the client's results");
+                            "the client's results");
   if (!doc) return tl::unexpected(doc.error());
   auto theirs = protocol::DecodeResultsJson(*doc);
   if (!theirs) return tl::unexpected(theirs.error());
@@ -462,12 +546,11 @@ Status ServerTest::ExchangeResults(State& st) {
   auto totals = CombineTotals(st.totals, *theirs, st.spec.transport);
   if (!totals) return tl::unexpected(totals.error());
   st.record.streams = std::move(*totals);
+  st.record.peer = MakePeerReport(*theirs);
   protocol::PeerResults ours = MakeLocalResults(st.totals, cpu, st.spec.transport,
                                                 st.congestion_used);
   if (st.peer_is_nicbench) ours.extension = nlohmann::json(st.record.local);
-  if (st.spec.get_server_output && shared_.config.render_output) {
-    ours.server_output_text = shared_.config.render_output(st.record);
-  }
+  if (st.spec.get_server_output) PutServerOutput(shared_.config, st.record, ours);
   if (auto s = wire::SendJson(control_.get(), protocol::EncodeResults(ours)); !s) return s;
   if (auto s = wire::SendState(control_.get(), wire::State::kDisplayResults); !s) return s;
   auto done = wire::ReadState(control_.get(), timeout, "waiting for IPERF_DONE");

@@ -1,12 +1,15 @@
 #include "engine/session.h"
 
 #include <linux/sockios.h>
+#include <sched.h>
 #include <sys/epoll.h>
 #include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <sys/timerfd.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <map>
 #include <thread>
 
@@ -46,6 +49,11 @@ net::SocketOptions DataSocketOptions(const record::TestSpec& spec) {
   options.no_delay = spec.no_delay;
   options.congestion = spec.congestion;
   options.tos = spec.tos;
+  options.bind_device = spec.bind_device;
+  options.dont_fragment = spec.dont_fragment;
+  options.user_timeout_ms = spec.snd_timeout_ms;
+  options.mptcp = spec.mptcp;
+  options.flowlabel = spec.flowlabel;  // used by the connecting end only
   return options;
 }
 
@@ -59,6 +67,7 @@ FlowConfig MakeFlowConfig(int fd, const StreamRole& role, const record::TestSpec
   flow.rate_bits_per_second = spec.rate_bits_per_second;
   flow.pacing_timer_us = spec.pacing_timer_us;
   flow.burst = spec.burst == 0 ? 1 : spec.burst;
+  flow.fq_rate_bits_per_second = spec.fq_rate_bits_per_second;
   flow.zero_copy = spec.zero_copy;
   flow.skip_rx_copy = spec.skip_rx_copy;
   // A TCP receiver woken for every segment costs a wakeup (a cross-CPU IPI on loopback) per
@@ -174,6 +183,69 @@ Result<std::vector<record::StreamTotals>> CombineTotals(const std::vector<FlowTo
     out.push_back(std::move(s));
   }
   return out;
+}
+
+void FillPeerSenderStats(std::vector<record::StreamTotals>& streams,
+                         const std::vector<record::IntervalRecord>& peer_view) {
+  for (record::StreamTotals& s : streams) {
+    if (s.sender || s.max_snd_cwnd.known()) continue;
+    uint64_t max_cwnd = 0, rtt_sum = 0, samples = 0;
+    uint32_t max_rtt = 0, min_rtt = UINT32_MAX;
+    for (const record::IntervalRecord& interval : peer_view) {
+      if (interval.omitted) continue;
+      for (const record::StreamInterval& i : interval.streams) {
+        const record::TcpInfoSample* t = i.tcp_info.get();
+        if (i.id != s.id || !i.sender || t == nullptr) continue;
+        max_cwnd = std::max<uint64_t>(max_cwnd, uint64_t{t->snd_cwnd} * t->snd_mss);
+        max_rtt = std::max(max_rtt, t->rtt_us);
+        min_rtt = std::min(min_rtt, t->rtt_us);
+        rtt_sum += t->rtt_us;
+        ++samples;
+      }
+    }
+    if (samples == 0) continue;
+    s.max_snd_cwnd = max_cwnd;
+    s.max_rtt_us = max_rtt;
+    s.min_rtt_us = min_rtt;
+    s.mean_rtt_us = static_cast<uint32_t>(rtt_sum / samples);
+  }
+}
+
+record::PeerReport MakePeerReport(const protocol::PeerResults& theirs) {
+  record::PeerReport peer;
+  peer.cpu = record::CpuUtilization{theirs.cpu_util_total, theirs.cpu_util_user,
+                                    theirs.cpu_util_system};
+  peer.congestion_used = theirs.congestion_used;
+  peer.server_output_text = theirs.server_output_text;
+  if (theirs.server_output_json) peer.server_output_json = theirs.server_output_json->dump();
+  return peer;
+}
+
+void ReadSocketBuffers(int fd, const record::TestSpec& spec, record::RunRecord& record) {
+  // iperf3 reads the sizes before it connects, so they are what -w (or the defaults) made,
+  // before receive and send autotuning grow them: a fresh socket of the same kind with the
+  // same options tells the same, where the connected one would tell what autotuning did.
+  int family = AF_INET;
+  if (auto local = net::SocketAddress::Local(fd)) family = local->family();
+  const int type = spec.transport == record::Transport::kTcp ? SOCK_STREAM : SOCK_DGRAM;
+  net::UniqueFd fresh(socket(family, type | SOCK_CLOEXEC, 0));
+  if (!fresh.valid()) return;
+  (void)net::ApplySocketOptions(fresh.get(), family, type, DataSocketOptions(spec));
+  auto snd = net::GetIntOption(fresh.get(), SOL_SOCKET, SO_SNDBUF, "SO_SNDBUF");
+  auto rcv = net::GetIntOption(fresh.get(), SOL_SOCKET, SO_RCVBUF, "SO_RCVBUF");
+  record.sndbuf_actual = snd && *snd > 0 ? static_cast<uint32_t>(*snd) : 0;
+  record.rcvbuf_actual = rcv && *rcv > 0 ? static_cast<uint32_t>(*rcv) : 0;
+}
+
+Status PinThisThread(int cpu) {
+  if (cpu < 0 || cpu >= CPU_SETSIZE) return Fail(fmt::format("CPU {} is out of range", cpu));
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(cpu, &set);
+  if (sched_setaffinity(0, sizeof set, &set) != 0) {
+    return FailErrno(fmt::format("sched_setaffinity(CPU {})", cpu));
+  }
+  return Ok();
 }
 
 TcpInfoByFlow ReadTcpInfos(const DataPath& path, const std::vector<StreamRole>& streams,

@@ -69,6 +69,25 @@ Result<std::vector<record::StreamTotals>> CombineTotals(const std::vector<FlowTo
                                                         const protocol::PeerResults& peer,
                                                         record::Transport transport);
 
+// For the streams the peer sent on (reverse, the reverse half of bidir): the sender's TCP
+// figures iperf3 reports (max_snd_cwnd in bytes, min/max/mean RTT) from the peer's own
+// per-interval view, which a nicbench peer sends in its extension. Omitted intervals are left
+// out, as on the sending end. Streams already known are kept.
+void FillPeerSenderStats(std::vector<record::StreamTotals>& streams,
+                         const std::vector<record::IntervalRecord>& peer_view);
+
+// The figures of the peer's results header that any iperf3 peer sends: its CPU use, its
+// congestion control and --get-server-output's text or JSON.
+record::PeerReport MakePeerReport(const protocol::PeerResults& theirs);
+
+// SO_SNDBUF and SO_RCVBUF as iperf3's start.sndbuf_actual / rcvbuf_actual: of a data socket
+// (`fd` gives the address family) as the spec's options leave it before it connects; 0 where
+// unreadable.
+void ReadSocketBuffers(int fd, const record::TestSpec& spec, record::RunRecord& record);
+
+// Pins the calling thread (and the threads it creates afterwards) to one CPU (-A).
+Status PinThisThread(int cpu);
+
 // TCP_INFO of every TCP flow, read now.
 TcpInfoByFlow ReadTcpInfos(const DataPath& path, const std::vector<StreamRole>& streams,
                            record::Transport transport);

@@ -56,6 +56,7 @@ class RunContext {
   int done_fd_ = -1;
   mutable std::mutex error_mu_;  // taken only when a worker fails, never on the data path
   std::optional<Error> first_error_;
+  int more_errors_ = 0;  // after the first: counted, not logged (see ReportError)
   std::atomic<bool> failed_{false};
 };
 

@@ -26,7 +26,14 @@ struct SocketOptions {
   // IPV6_V6ONLY on IPv6 sockets, before bind only (false: a "::" listener takes v4 too); unset =
   // leave it alone, as an accepted or connected socket must (Linux answers EINVAL there).
   std::optional<bool> v6only;
-  bool dont_fragment = false; // IP_MTU_DISCOVER / IPV6_MTU_DISCOVER = "do" (no fragmentation)
+  std::string bind_device;    // SO_BINDTODEVICE (needs CAP_NET_RAW), empty = any interface
+  bool dont_fragment = false; // UDP: IP(V6)_MTU_DISCOVER = PMTUDISC_DO (the DF bit on IPv4)
+  uint32_t user_timeout_ms = 0;  // TCP_USER_TIMEOUT: unacknowledged data this long ends it
+  // SO_KEEPALIVE with TCP_KEEPIDLE / TCP_KEEPINTVL / TCP_KEEPCNT (0 = the kernel's default).
+  bool keepalive = false;
+  int keepalive_idle_s = 0, keepalive_interval_s = 0, keepalive_count = 0;
+  bool mptcp = false;         // TCP sockets are created as IPPROTO_MPTCP (Linux >= 5.6)
+  uint32_t flowlabel = 0;     // IPv6 TCP connect: this flow label (IPV6_FLOWLABEL_MGR), 0 = none
 };
 
 // Applies `options` to a socket of `family` (AF_INET/AF_INET6) and `socket_type`

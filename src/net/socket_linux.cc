@@ -1,5 +1,6 @@
 #include "net/socket.h"
 
+#include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -8,6 +9,8 @@
 
 #include <cerrno>
 #include <cstring>
+#include <optional>
+#include <utility>
 #include <vector>
 
 namespace nicbench::net {
@@ -20,7 +23,17 @@ Status SetInt(int fd, int level, int name, int value, const char* label) {
   return Ok();
 }
 
-Result<UniqueFd> NewSocket(int family, int type) {
+Result<UniqueFd> NewSocket(int family, int type, bool mptcp = false) {
+  if (mptcp && type == SOCK_STREAM) {
+    int fd = ::socket(family, type | SOCK_CLOEXEC, IPPROTO_MPTCP);
+    if (fd >= 0) return UniqueFd(fd);
+    // EPROTONOSUPPORT without CONFIG_MPTCP, ENOPROTOOPT with net.mptcp.enabled = 0.
+    if (errno == EPROTONOSUPPORT || errno == ENOPROTOOPT || errno == EINVAL) {
+      return FailErrno("socket(MPTCP): this kernel does not offer MPTCP (it needs "
+                       "CONFIG_MPTCP, Linux >= 5.6, and sysctl net.mptcp.enabled=1)");
+    }
+    return FailErrno("socket(MPTCP)");
+  }
   int fd = ::socket(family, type | SOCK_CLOEXEC, 0);
   if (fd < 0) return FailErrno(type == SOCK_STREAM ? "socket(TCP)" : "socket(UDP)");
   return UniqueFd(fd);
@@ -76,6 +89,71 @@ void ApplyTcpOptions(int fd, const SocketOptions& o, Keep& keep) {
   }
 }
 
+// Device binding, the TCP user timeout and keepalive (iperf3's --bind-dev, --snd-timeout and
+// --cntl-ka).
+Status ApplyDeviceAndTimeouts(int fd, int socket_type, const SocketOptions& o) {
+  if (!o.bind_device.empty()) {
+    if (setsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, o.bind_device.c_str(),
+                   static_cast<socklen_t>(o.bind_device.size())) != 0) {
+      return FailErrno("setsockopt(SO_BINDTODEVICE=" + o.bind_device + ")");
+    }
+  }
+  if (socket_type != SOCK_STREAM) return Ok();
+  if (o.user_timeout_ms != 0) {
+    if (auto s = SetInt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, static_cast<int>(o.user_timeout_ms),
+                        "TCP_USER_TIMEOUT");
+        !s) {
+      return s;
+    }
+  }
+  if (!o.keepalive) return Ok();
+  if (auto s = SetInt(fd, SOL_SOCKET, SO_KEEPALIVE, 1, "SO_KEEPALIVE"); !s) return s;
+  const std::pair<int, int> knobs[] = {{TCP_KEEPIDLE, o.keepalive_idle_s},
+                                       {TCP_KEEPINTVL, o.keepalive_interval_s},
+                                       {TCP_KEEPCNT, o.keepalive_count}};
+  for (const auto& [name, value] : knobs) {
+    if (value == 0) continue;
+    if (auto s = SetInt(fd, IPPROTO_TCP, name, value, "TCP_KEEPALIVE"); !s) return s;
+  }
+  return Ok();
+}
+
+// linux/in6.h's flow label request; that header cannot be included beside glibc's
+// netinet/in.h, so the layout (stable since Linux 2.6) is repeated here.
+struct FlowLabelRequest {
+  in6_addr dst;
+  uint32_t label;  // network order
+  uint8_t action, share;
+  uint16_t flags, expires, linger;
+  uint32_t pad;
+};
+constexpr int kFlowLabelMgr = 32;     // IPV6_FLOWLABEL_MGR
+constexpr int kFlowInfoSend = 33;     // IPV6_FLOWINFO_SEND
+constexpr uint8_t kFlowGet = 0;       // IPV6_FL_A_GET
+constexpr uint8_t kFlowShareAny = 255;  // IPV6_FL_S_ANY
+constexpr uint16_t kFlowCreate = 1;   // IPV6_FL_F_CREATE
+
+// Leases `label` for the destination and returns the address to connect to with it, as
+// iperf3 -L does (the label rides in sin6_flowinfo).
+Result<sockaddr_in6> WithFlowLabel(int fd, const SocketAddress& addr, uint32_t label) {
+  sockaddr_in6 sin6{};
+  std::memcpy(&sin6, addr.addr(), sizeof sin6);
+  FlowLabelRequest req{};
+  req.dst = sin6.sin6_addr;
+  req.label = htonl(label & 0xFFFFF);
+  req.action = kFlowGet;
+  req.share = kFlowShareAny;
+  req.flags = kFlowCreate;
+  if (setsockopt(fd, IPPROTO_IPV6, kFlowLabelMgr, &req, sizeof req) != 0) {
+    return FailErrno("setsockopt(IPV6_FLOWLABEL_MGR=" + std::to_string(label) + ")");
+  }
+  if (auto s = SetInt(fd, IPPROTO_IPV6, kFlowInfoSend, 1, "IPV6_FLOWINFO_SEND"); !s) {
+    return tl::unexpected(s.error());
+  }
+  sin6.sin6_flowinfo = htonl(label & 0xFFFFF);
+  return sin6;
+}
+
 }  // namespace
 
 // Every option is tried even when an earlier one fails, so one refused setting (say an unknown
@@ -104,6 +182,7 @@ Status ApplySocketOptions(int fd, int family, int socket_type, const SocketOptio
     keep(SetInt(fd, IPPROTO_IP, IP_TOS, o.tos, "IP_TOS"));
   }
   if (o.dont_fragment) keep(SetDontFragment(fd, family));
+  keep(ApplyDeviceAndTimeouts(fd, socket_type, o));
   if (socket_type == SOCK_STREAM) ApplyTcpOptions(fd, o, keep);
   if (failed.empty()) return Ok();
   std::string message = failed.front().ToString();
@@ -139,7 +218,7 @@ Result<UniqueFd> Accept(int listen_fd, SocketAddress* peer) {
 
 Result<UniqueFd> Connect(const SocketAddress& addr, const std::string& bind_host, uint16_t bind_port,
                          const SocketOptions& options, std::chrono::milliseconds timeout) {
-  auto fd = NewSocket(addr.family(), SOCK_STREAM);
+  auto fd = NewSocket(addr.family(), SOCK_STREAM, options.mptcp);
   if (!fd) return fd;
   if (auto s = ApplySocketOptions(fd->get(), addr.family(), SOCK_STREAM, options); !s) {
     return tl::unexpected(s.error());
@@ -147,8 +226,16 @@ Result<UniqueFd> Connect(const SocketAddress& addr, const std::string& bind_host
   if (auto s = BindLocal(fd->get(), addr.family(), bind_host, bind_port, SOCK_STREAM); !s) {
     return tl::unexpected(s.error());
   }
+  std::optional<sockaddr_in6> labelled;
+  if (options.flowlabel != 0) {
+    if (addr.family() != AF_INET6) return Fail("-L: a flow label needs an IPv6 connection");
+    auto with = WithFlowLabel(fd->get(), addr, options.flowlabel);
+    if (!with) return tl::unexpected(with.error());
+    labelled = *with;
+  }
+  const sockaddr* target = labelled ? reinterpret_cast<const sockaddr*>(&*labelled) : addr.addr();
   if (auto s = SetNonBlocking(fd->get(), true); !s) return tl::unexpected(s.error());
-  if (::connect(fd->get(), addr.addr(), addr.length()) != 0) {
+  if (::connect(fd->get(), target, addr.length()) != 0) {
     if (errno != EINPROGRESS) return FailErrno("connect " + addr.ToString());
     if (auto s = WaitConnected(fd->get(), addr, timeout); !s) return tl::unexpected(s.error());
   }

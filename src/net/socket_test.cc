@@ -218,3 +218,54 @@ TEST(SocketTest, SetNonBlockingTogglesTheFlag) {
 
 }  // namespace
 }  // namespace nicbench::net
+
+namespace nicbench::net {
+namespace {
+
+int IntOption(int fd, int level, int name) {
+  auto v = GetIntOption(fd, level, name, "test");
+  return v ? *v : -1;
+}
+
+// The drop-in options (--snd-timeout, --cntl-ka, --dont-fragment, --bind-dev) reach the kernel.
+TEST(SocketOptionsTest, TimeoutsKeepaliveDontFragmentAndDevice) {
+  UniqueFd tcp(socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  SocketOptions o;
+  o.user_timeout_ms = 4000;
+  o.keepalive = true;
+  o.keepalive_idle_s = 30;
+  o.keepalive_count = 3;
+  ASSERT_TRUE(ApplySocketOptions(tcp.get(), AF_INET, SOCK_STREAM, o));
+  EXPECT_EQ(IntOption(tcp.get(), IPPROTO_TCP, TCP_USER_TIMEOUT), 4000);
+  EXPECT_EQ(IntOption(tcp.get(), SOL_SOCKET, SO_KEEPALIVE), 1);
+  EXPECT_EQ(IntOption(tcp.get(), IPPROTO_TCP, TCP_KEEPIDLE), 30);
+  EXPECT_EQ(IntOption(tcp.get(), IPPROTO_TCP, TCP_KEEPCNT), 3);
+
+  UniqueFd udp(socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0));
+  SocketOptions df;
+  df.dont_fragment = true;
+  ASSERT_TRUE(ApplySocketOptions(udp.get(), AF_INET, SOCK_DGRAM, df));
+  EXPECT_EQ(IntOption(udp.get(), IPPROTO_IP, IP_MTU_DISCOVER), IP_PMTUDISC_DO);
+
+  SocketOptions dev;
+  dev.bind_device = "nicbench-no-such-if";
+  UniqueFd other(socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0));
+  auto refused = ApplySocketOptions(other.get(), AF_INET, SOCK_DGRAM, dev);
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.error().ToString().find("SO_BINDTODEVICE=nicbench-no-such-if"),
+            std::string::npos);
+}
+
+TEST(SocketOptionsTest, FlowLabelNeedsIpv6) {
+  auto listener = Listen(Loopback4(), 4, {});
+  ASSERT_TRUE(listener);
+  auto local = SocketAddress::Local(listener->get());
+  SocketOptions o;
+  o.flowlabel = 5;
+  auto fd = Connect(*local, "", 0, o, milliseconds(1000));
+  ASSERT_FALSE(fd);
+  EXPECT_NE(fd.error().ToString().find("needs an IPv6 connection"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace nicbench::net

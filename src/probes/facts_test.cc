@@ -42,14 +42,26 @@ TEST(LookupPciNamesTest, VendorAndDeviceLines) {
       "\t1041  Virtio 1.0 network device\n"
       "8086  Intel Corporation\n"
       "\t10fb  82599ES 10-Gigabit SFI/SFP+ Network Connection\n";
-  record::PciIdentity id{"8086", "10fb", "", ""};
+  record::PciIdentity id;
+  id.vendor_id = "8086";
+  id.device_id = "10fb";
+  id.vendor_name = "";
+  id.device_name = "";
   internal::LookupPciNames(ids, id);
   EXPECT_EQ(id.vendor_name, "Intel Corporation");
   EXPECT_EQ(id.device_name, "82599ES 10-Gigabit SFI/SFP+ Network Connection");
-  record::PciIdentity virtio{"1af4", "1041", "", ""};
+  record::PciIdentity virtio;
+  virtio.vendor_id = "1af4";
+  virtio.device_id = "1041";
+  virtio.vendor_name = "";
+  virtio.device_name = "";
   internal::LookupPciNames(ids, virtio);
   EXPECT_EQ(virtio.device_name, "Virtio 1.0 network device");
-  record::PciIdentity unknown{"1af4", "ffff", "", ""};
+  record::PciIdentity unknown;
+  unknown.vendor_id = "1af4";
+  unknown.device_id = "ffff";
+  unknown.vendor_name = "";
+  unknown.device_name = "";
   internal::LookupPciNames(ids, unknown);
   EXPECT_EQ(unknown.vendor_name, "Red Hat, Inc.");
   EXPECT_EQ(unknown.device_name, "");

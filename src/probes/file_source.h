@@ -5,6 +5,7 @@
 // Thread safety: a FileSource is not shared between threads; each reader holds its own.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -32,6 +33,10 @@ class FileSource {
   // host as the files. False for a captured tree: only what the files hold is known.
   virtual bool IsLive() const = 0;
 
+  // The directory the paths are read under ("/" live, DIR for --root DIR), for a library that
+  // reads the tree itself (libpci); nullopt for a source that is not a directory tree.
+  virtual std::optional<std::string> DirectoryRoot() const { return std::nullopt; }
+
   // Convenience: the content of a small file with trailing newlines removed.
   Result<std::string> ReadTrimmed(std::string_view path);
 };
@@ -44,6 +49,9 @@ class DirFileSource final : public FileSource {
   Result<std::vector<std::string>> ListDir(std::string_view path) override;
   Result<std::string> ReadLink(std::string_view path) override;
   bool IsLive() const override { return live_; }
+  std::optional<std::string> DirectoryRoot() const override {
+    return root_.empty() ? std::string("/") : root_;
+  }
 
  private:
   std::string Full(std::string_view path) const;

@@ -3,6 +3,7 @@
 
 #include "probes/facts.h"
 #include "probes/nic_device.h"
+#include "probes/pci_config.h"
 #include "probes/nic_internal.h"
 #include "probes/proc_parsers.h"
 #include "probes/text_scan.h"
@@ -97,6 +98,7 @@ void FillPci(FileSource& files, const NicDevice& nic, record::NicFacts& facts) {
   DirFileSource local("/");
   std::string ids;
   if (local.ReadInto(kPciIdsPath, ids)) internal::LookupPciNames(ids, identity);
+  FillPciDetails(files, nic.pci_address, identity);
   facts.pci = std::move(identity);
 }
 

@@ -28,6 +28,7 @@ constexpr ErrorText kTexts[] = {
     {iperf_errno::kUdpBlockSize, "block size invalid"},
     {iperf_errno::kBadTos, "bad TOS value (must be between 0 and 255 inclusive)"},
     {iperf_errno::kReverseBidir, "cannot be both reverse and bidirectional"},
+    {iperf_errno::kTotalRate, "total required bandwidth is larger than server limit"},
     {iperf_errno::kNewTest, "unable to create a new test"},
     {iperf_errno::kInitTest, "test initialization failed"},
     {iperf_errno::kListen, "unable to start listener for connections"},

@@ -120,6 +120,9 @@ Status DecodeFlagsAndText(const json& doc, DecodedParams* out) {
   NB_PROTO_TRY(SetInt(doc, "server_affinity", -1, kInt32Max, &affinity, kWhere, MinusOne::kAccept));
   if (internal::Present(doc, "server_affinity")) out->server_affinity = static_cast<int>(affinity);
   NB_PROTO_TRY(SetInt(doc, "flowlabel", 0, 0xFFFFF, &out->flowlabel));
+  spec->dont_fragment = out->dont_fragment;
+  spec->server_affinity = out->server_affinity.value_or(-1);
+  spec->flowlabel = static_cast<uint32_t>(out->flowlabel);
   out->has_authtoken = internal::Present(doc, "authtoken");
   return Ok();
 }
@@ -183,6 +186,9 @@ void EncodeOptionalKeys(const TestSpec& spec, nlohmann::ordered_json& j) {
   if (spec.udp_counters_64bit) j["udp_counters_64bit"] = 1;
   if (spec.repeating_payload) j["repeating_payload"] = 1;
   if (spec.zero_copy != ZeroCopy::kOff) j["zerocopy"] = 1;
+  if (spec.dont_fragment) j["dont_fragment"] = 1;
+  if (spec.server_affinity >= 0) j["server_affinity"] = spec.server_affinity;
+  if (spec.flowlabel != 0) j["flowlabel"] = spec.flowlabel;
 }
 
 }  // namespace

@@ -106,6 +106,7 @@ inline constexpr int kNoSctp = 18;           // IENOSCTP
 inline constexpr int kUdpBlockSize = 20;     // IEUDPBLOCKSIZE
 inline constexpr int kBadTos = 21;           // IEBADTOS
 inline constexpr int kReverseBidir = 25;     // IEREVERSEBIDIR
+inline constexpr int kTotalRate = 27;        // IETOTALRATE (--server-bitrate-limit, --max-rate)
 // Test errors.
 inline constexpr int kNewTest = 100;         // IENEWTEST
 inline constexpr int kInitTest = 101;        // IEINITTEST

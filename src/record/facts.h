@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "record/measured.h"
@@ -56,9 +57,40 @@ struct Qdisc {
   uint64_t burst_bytes = 0;
 };
 
+// A PCI Express link: its speed per lane in GT/s (2.5, 5, 8, 16, 32, 64) and its width in lanes.
+struct PciLink {
+  double speed_gts = 0;
+  uint32_t width = 0;
+};
+
+struct PciLinkState {
+  PciLink current, max;  // negotiated (Link Status) and capable (Link Capabilities)
+};
+
+// An MSI or MSI-X capability, as `pciconf -c` and `lspci -vv` show it.
+struct PciInterruptCap {
+  uint32_t messages = 0;          // vectors the function supports
+  bool enabled = false;
+  uint32_t enabled_messages = 0;  // MSI: vectors enabled (2^MME); MSI-X: `messages` when enabled
+};
+
 struct PciIdentity {
+  PciIdentity() = default;
+  PciIdentity(std::string vendor, std::string device, std::string vendor_label = {},
+              std::string device_label = {})
+      : vendor_id(std::move(vendor)), device_id(std::move(device)),
+        vendor_name(std::move(vendor_label)), device_name(std::move(device_label)) {}
+
   std::string vendor_id, device_id;    // "8086", "10fb"
   std::string vendor_name, device_name;  // from pci.ids when available
+  // What `pciconf -lv` shows besides (read with libpci; empty where unknown):
+  std::string subsystem_vendor_id, subsystem_device_id;  // "card=" in pciconf
+  std::string subsystem_name;          // pci.ids' name of the subsystem
+  std::string class_id;                // "0200": base class and subclass
+  std::string class_name;              // "Ethernet controller"
+  std::string revision;                // "01"
+  Measured<PciLinkState> link;         // absent: not PCI Express
+  Measured<PciInterruptCap> msi, msix; // absent: the function has no such capability
 };
 
 struct NicFacts {

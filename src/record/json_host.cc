@@ -10,6 +10,7 @@ namespace nicbench::record {
 using json_detail::EnumField;
 using json_detail::EnumName;
 using json_detail::Field;
+using json_detail::LaterField;
 using json_detail::MeasuredField;
 using json_detail::NameOf;
 using json_detail::Num;
@@ -117,11 +118,50 @@ void from_json(const json& j, Qdisc& v) {
   json_detail::LaterField(j, "burst_bytes", v.burst_bytes);
 }
 
+void to_json(json& j, const PciLink& v) {
+  j = json{{"speed_gts", Num(v.speed_gts)}, {"width", v.width}};
+}
+
+void from_json(const json& j, PciLink& v) {
+  RequireObject(j);
+  Field(j, "speed_gts", v.speed_gts);
+  Field(j, "width", v.width);
+}
+
+void to_json(json& j, const PciLinkState& v) { j = json{{"current", v.current}, {"max", v.max}}; }
+
+void from_json(const json& j, PciLinkState& v) {
+  RequireObject(j);
+  Field(j, "current", v.current);
+  Field(j, "max", v.max);
+}
+
+void to_json(json& j, const PciInterruptCap& v) {
+  j = json{{"messages", v.messages}, {"enabled", v.enabled},
+           {"enabled_messages", v.enabled_messages}};
+}
+
+void from_json(const json& j, PciInterruptCap& v) {
+  RequireObject(j);
+  Field(j, "messages", v.messages);
+  Field(j, "enabled", v.enabled);
+  Field(j, "enabled_messages", v.enabled_messages);
+}
+
 void to_json(json& j, const PciIdentity& v) {
   j = json{{"vendor_id", v.vendor_id},
            {"device_id", v.device_id},
            {"vendor_name", v.vendor_name},
-           {"device_name", v.device_name}};
+           {"device_name", v.device_name},
+           {"subsystem_vendor_id", v.subsystem_vendor_id},
+           {"subsystem_device_id", v.subsystem_device_id},
+           {"subsystem_name", v.subsystem_name},
+           {"class_id", v.class_id},
+           {"class_name", v.class_name},
+           {"revision", v.revision}};
+  PutMeasured(j, "link", v.link);
+  PutMeasured(j, "msi", v.msi);
+  PutMeasured(j, "msix", v.msix);
 }
 
 void from_json(const json& j, PciIdentity& v) {
@@ -130,6 +170,16 @@ void from_json(const json& j, PciIdentity& v) {
   Field(j, "device_id", v.device_id);
   Field(j, "vendor_name", v.vendor_name);
   Field(j, "device_name", v.device_name);
+  // Members added later: a record from an older nicbench has none of them.
+  LaterField(j, "subsystem_vendor_id", v.subsystem_vendor_id);
+  LaterField(j, "subsystem_device_id", v.subsystem_device_id);
+  LaterField(j, "subsystem_name", v.subsystem_name);
+  LaterField(j, "class_id", v.class_id);
+  LaterField(j, "class_name", v.class_name);
+  LaterField(j, "revision", v.revision);
+  MeasuredField(j, "link", v.link);
+  MeasuredField(j, "msi", v.msi);
+  MeasuredField(j, "msix", v.msix);
 }
 
 void to_json(json& j, const NicFacts& v) {
@@ -355,6 +405,12 @@ void to_json(json& j, const TestSpec& v) {
   j["family"] = NameOf(kFamilies, v.family);
   j["bind_address"] = v.bind_address;
   j["client_port"] = v.client_port;
+  j["dont_fragment"] = v.dont_fragment;
+  j["server_affinity"] = v.server_affinity;
+  j["flowlabel"] = v.flowlabel;
+  j["bind_device"] = v.bind_device;
+  j["snd_timeout_ms"] = v.snd_timeout_ms;
+  j["mptcp"] = v.mptcp;
 }
 
 void from_json(const json& j, TestSpec& v) {
@@ -387,6 +443,13 @@ void from_json(const json& j, TestSpec& v) {
   EnumField(j, "family", kFamilies, v.family);
   Field(j, "bind_address", v.bind_address);
   Field(j, "client_port", v.client_port);
+  // The iperf3 drop-in options, added later: absent from an older nicbench's record.
+  LaterField(j, "dont_fragment", v.dont_fragment);
+  LaterField(j, "server_affinity", v.server_affinity);
+  LaterField(j, "flowlabel", v.flowlabel);
+  LaterField(j, "bind_device", v.bind_device);
+  LaterField(j, "snd_timeout_ms", v.snd_timeout_ms);
+  LaterField(j, "mptcp", v.mptcp);
 }
 
 }  // namespace nicbench::record

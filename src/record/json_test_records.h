@@ -158,7 +158,7 @@ inline RunRecord MakeRun(Transport transport, Direction direction, std::vector<S
     t.seconds_received = 2.0;
     if (tcp) {
       t.retransmits = uint64_t{4};
-      t.max_snd_cwnd = uint32_t{14480};
+      t.max_snd_cwnd = uint64_t{14480};
       t.min_rtt_us = uint32_t{480};
       t.max_rtt_us = uint32_t{560};
       t.mean_rtt_us = uint32_t{520};

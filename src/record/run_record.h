@@ -70,7 +70,9 @@ struct StreamTotals {
   uint64_t packets = 0, lost = 0, out_of_order = 0;
   double jitter_seconds = 0;
   // TCP sender, over the intervals:
-  Measured<uint32_t> max_snd_cwnd, min_rtt_us, max_rtt_us, mean_rtt_us;
+  // max_snd_cwnd is in bytes (TCP_INFO's segments times the MSS), as iperf3 reports it.
+  Measured<uint64_t> max_snd_cwnd;
+  Measured<uint32_t> min_rtt_us, max_rtt_us, mean_rtt_us;
 };
 
 // CPU use of the nicbench (or iperf3) process over the whole test, as iperf3 reports it.
@@ -102,6 +104,15 @@ struct Finding {
   std::string next_step;
 };
 
+// What any peer, nicbench or a stock iperf3, sent in its results beside our extension.
+struct PeerReport {
+  Measured<CpuUtilization> cpu = Measured<CpuUtilization>::Unknown(
+      Missing::kNotReported, "the test did not reach the results exchange");
+  std::string congestion_used;                    // "" = the peer did not say
+  std::optional<std::string> server_output_text;  // --get-server-output from a text-mode server
+  std::optional<std::string> server_output_json;  // the same from a -J server (JSON text)
+};
+
 struct ConnectionInfo {
   std::string local_host, remote_host;
   uint16_t local_port = 0, remote_port = 0;
@@ -117,11 +128,15 @@ struct RunRecord {
   std::string server_host;     // as the user named it
   uint16_t server_port = 0;
   std::vector<ConnectionInfo> connections;  // control first, then data streams
+  // SO_SNDBUF / SO_RCVBUF of the first data socket right after it connected (iperf3's
+  // start.sndbuf_actual / rcvbuf_actual; the kernel reports twice what -w asked for).
+  uint32_t sndbuf_actual = 0, rcvbuf_actual = 0;
   std::string label;           // free text: stand profile, experiment variant
   std::optional<std::string> stand_profile;
 
   EndpointRecord local;                // the end that made this record
   Measured<EndpointRecord> remote;     // the peer's view; kNotReported for a stock iperf3 peer
+  PeerReport peer;                     // from the peer's results, whoever the peer is
   std::vector<IntervalRecord> intervals;  // local view, iperf3-shaped
   std::vector<StreamTotals> streams;
   double test_seconds = 0;             // measured duration after omit

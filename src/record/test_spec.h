@@ -45,11 +45,20 @@ struct TestSpec {
   bool get_server_output = false;
   std::string title;                         // -T
   std::string extra_data;
+  bool dont_fragment = false;                // --dont-fragment: UDP datagrams with DF set
+  int server_affinity = -1;                  // -A N,M: the server's CPU M (-1 = not pinned)
+  uint32_t flowlabel = 0;                    // -L: IPv6 flow label of the client's streams
 
   // Client-side addressing (not sent to the peer).
   AddressFamily family = AddressFamily::kAny;
   std::string bind_address;                  // -B
   uint16_t client_port = 0;                  // --cport, 0 = ephemeral
+  // Presentation, not sent: -f, the unit of the text report's rates (k/m/g/t bits/s, K/M/G/T
+  // bytes/s, 'a' = adaptive bits/s).
+  char format = 'a';
+  std::string bind_device;                   // --bind-dev: SO_BINDTODEVICE
+  uint32_t snd_timeout_ms = 0;               // --snd-timeout: TCP_USER_TIMEOUT of senders
+  bool mptcp = false;                        // -m: MPTCP instead of TCP
 };
 
 // Limits a server enforces on what peers ask for; a client uses the defaults as sanity bounds.

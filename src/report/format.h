@@ -23,6 +23,11 @@ std::string IperfBitRate(double bits_per_second);
 // IperfBitRate, or "-" padded when the rate is unknown.
 std::string IperfBitRateOr(std::optional<double> bits_per_second);
 
+// A rate in iperf3's -f unit: 'k' 'm' 'g' 't' (Kbits/sec ... Tbits/sec, powers of 1000), 'K'
+// 'M' 'G' 'T' (KBytes/sec ..., bytes in powers of 1024), anything else adaptive bits/sec as
+// IperfBitRate; "-" padded when unknown.
+std::string IperfRateOr(std::optional<double> bits_per_second, char format);
+
 // "812", "8.12k", "1.20M": a count or a per-second figure, compact.
 std::string CompactCount(double value);
 

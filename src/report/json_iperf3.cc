@@ -1,6 +1,7 @@
 // The iperf3-shaped "intervals" and "end" members of the JSON report. Member names, nesting and
-// units follow iperf3 3.12's -J output (docs/json-schema.md lists them); values a stock iperf3
-// would print as 0 because it cannot know them are null with a reason instead.
+// units follow iperf3 3.12's -J output (docs/json-schema.md lists them). Where a value is
+// unknown the member keeps iperf3's 0 (its parsers expect a number) and "unknown" beside it
+// says why.
 #include <algorithm>
 
 #include "report/format.h"
@@ -23,11 +24,12 @@ void PutTcpInfo(Json& j, const record::StreamInterval& s) {
     j["rtt"] = t.rtt_us;
     j["rttvar"] = t.rttvar_us;
     j["pmtu"] = t.pmtu;
+    j["reorder"] = t.reord_seen;  // iperf3 3.17+: reordering events seen (cumulative)
     return;
   }
   const std::string reason = record::UnknownReason(s.tcp_info.why(), s.tcp_info.detail());
-  for (const char* key : {"snd_cwnd", "snd_wnd", "rtt", "rttvar", "pmtu"}) {
-    j[key] = nullptr;
+  for (const char* key : {"snd_cwnd", "snd_wnd", "rtt", "rttvar", "pmtu", "reorder"}) {
+    j[key] = 0;
     j["unknown"][key] = reason;
   }
 }
@@ -36,7 +38,7 @@ void PutUdpReceived(Json& j, uint64_t packets, uint64_t lost, double jitter_seco
   j["jitter_ms"] = jitter_seconds * 1000.0;
   j["lost_packets"] = lost;
   j["packets"] = packets;
-  PutNumber(j, "lost_percent",
+  PutIperf3Number(j, "lost_percent",
             packets > 0 ? std::optional<double>(100.0 * lost / packets) : std::nullopt,
             "not present: no packets");
 }
@@ -44,7 +46,7 @@ void PutUdpReceived(Json& j, uint64_t packets, uint64_t lost, double jitter_seco
 Json StreamIntervalJson(const record::StreamInterval& s, bool tcp) {
   Json j{{"socket", s.id}, {"start", s.start}, {"end", s.end}, {"seconds", s.end - s.start},
          {"bytes", s.bytes}};
-  PutNumber(j, "bits_per_second", BitsPerSecond(static_cast<double>(s.bytes), s.end - s.start),
+  PutIperf3Number(j, "bits_per_second", BitsPerSecond(static_cast<double>(s.bytes), s.end - s.start),
             kNoDuration);
   if (tcp && s.sender) {
     j["retransmits"] = s.retransmits;
@@ -62,7 +64,7 @@ Json StreamIntervalJson(const record::StreamInterval& s, bool tcp) {
 Json IntervalSumJson(const IntervalSum& sum, bool tcp) {
   Json j{{"start", sum.start}, {"end", sum.end}, {"seconds", sum.end - sum.start},
          {"bytes", sum.bytes}};
-  PutNumber(j, "bits_per_second", sum.bits_per_second, kNoDuration);
+  PutIperf3Number(j, "bits_per_second", sum.bits_per_second, kNoDuration);
   if (tcp && sum.sender) {
     j["retransmits"] = sum.retransmits;
   } else if (!tcp && sum.sender) {
@@ -101,11 +103,30 @@ record::Measured<uint64_t> MaxSndWnd(const record::RunRecord& run, int id) {
   return max_wnd;
 }
 
+// iperf3 3.17+'s end "reorder": the sender's reordering events over the test (TCP_INFO
+// reord_seen at its last sample), from whichever end sent on the stream.
+record::Measured<uint64_t> Reorder(const record::RunRecord& run, int id) {
+  const std::vector<record::IntervalRecord>* view = &run.intervals;
+  for (const auto& totals : run.streams) {
+    if (totals.id != id || totals.sender) continue;
+    if (!run.remote.known()) {
+      return record::Measured<uint64_t>::Unknown(run.remote.why(), "sender is the peer");
+    }
+    view = &run.remote.value().intervals;
+  }
+  for (auto it = view->rbegin(); it != view->rend(); ++it) {
+    for (const record::StreamInterval& s : it->streams) {
+      if (s.id == id && s.sender && s.tcp_info.known()) return s.tcp_info.value().reord_seen;
+    }
+  }
+  return record::Measured<uint64_t>::Unknown(record::Missing::kAbsent, "no TCP_INFO");
+}
+
 Json SideJson(const record::StreamTotals& s, bool sent) {
   const double seconds = sent ? s.seconds_sent : s.seconds_received;
   const uint64_t bytes = sent ? s.bytes_sent : s.bytes_received;
   Json j{{"socket", s.id}, {"start", 0}, {"end", seconds}, {"seconds", seconds}, {"bytes", bytes}};
-  PutNumber(j, "bits_per_second", BitsPerSecond(static_cast<double>(bytes), seconds),
+  PutIperf3Number(j, "bits_per_second", BitsPerSecond(static_cast<double>(bytes), seconds),
             kNoDuration);
   return j;
 }
@@ -137,19 +158,20 @@ Json EndStreamJson(const record::RunRecord& run, const record::StreamTotals& s) 
   if (!s.peer_reported) {
     // Only this end's side was measured; the other is left out rather than shown as 0.
     Json side = SideJson(s, s.sender);
-    if (s.sender) PutMeasured(side, "retransmits", s.retransmits);
+    if (s.sender) PutIperf3Measured(side, "retransmits", s.retransmits);
     side["sender"] = s.sender;
     Json j{{s.sender ? "sender" : "receiver", std::move(side)}};
     j["unknown"][s.sender ? "receiver" : "sender"] = kNotExchanged;
     return j;
   }
   Json sender = SideJson(s, true);
-  PutMeasured(sender, "retransmits", s.retransmits);
-  PutMeasured(sender, "max_snd_cwnd", s.max_snd_cwnd);
-  PutMeasured(sender, "max_snd_wnd", MaxSndWnd(run, s.id));
-  PutMeasured(sender, "max_rtt", s.max_rtt_us);
-  PutMeasured(sender, "min_rtt", s.min_rtt_us);
-  PutMeasured(sender, "mean_rtt", s.mean_rtt_us);
+  PutIperf3Measured(sender, "retransmits", s.retransmits);
+  PutIperf3Measured(sender, "max_snd_cwnd", s.max_snd_cwnd);
+  PutIperf3Measured(sender, "max_snd_wnd", MaxSndWnd(run, s.id));
+  PutIperf3Measured(sender, "max_rtt", s.max_rtt_us);
+  PutIperf3Measured(sender, "min_rtt", s.min_rtt_us);
+  PutIperf3Measured(sender, "mean_rtt", s.mean_rtt_us);
+  PutIperf3Measured(sender, "reorder", Reorder(run, s.id));
   sender["sender"] = s.sender;
   Json receiver = SideJson(s, false);
   receiver["sender"] = s.sender;
@@ -158,11 +180,12 @@ Json EndStreamJson(const record::RunRecord& run, const record::StreamTotals& s) 
 
 Json EndSumJson(const EndSum& sum, bool tcp, bool sent) {
   Json j{{"start", 0}, {"end", sum.seconds}, {"seconds", sum.seconds}, {"bytes", sum.bytes}};
-  PutNumber(j, "bits_per_second", sum.bits_per_second, kNoDuration);
-  if (tcp && sent) PutMeasured(j, "retransmits", sum.retransmits);
+  PutIperf3Number(j, "bits_per_second", sum.bits_per_second, kNoDuration);
+  if (tcp && sent) PutIperf3Measured(j, "retransmits", sum.retransmits);
   if (!tcp) {
-    // iperf3 puts the receiver's jitter in every UDP sum but sum_sent, where it is 0.
-    PutUdpReceived(j, sum.packets, sum.lost, sent ? 0.0 : sum.jitter_seconds);
+    // iperf3 puts the receiver's loss and jitter in every UDP sum but sum_sent, where both
+    // are 0.
+    PutUdpReceived(j, sum.packets, sent ? 0 : sum.lost, sent ? 0.0 : sum.jitter_seconds);
   }
   j["sender"] = sum.sender;
   return j;
@@ -190,9 +213,11 @@ void PutEndSums(Json& end, const record::RunRecord& run, StreamSet set, const ch
     return;
   }
   if (!tcp) {
-    // UDP's "sum": bytes as sent, loss and jitter as received (iperf3 3.12).
+    // UDP's "sum": bytes and rate as sent, loss, jitter and duration as received (iperf3
+    // 3.12).
     Json sum = EndSumJson(received, false, false);
     sum["bytes"] = sent.bytes;
+    PutIperf3Number(sum, "bits_per_second", sent.bits_per_second, kNoDuration);
     sum["sender"] = sent.sender;
     end[std::string("sum") + suffix] = std::move(sum);
   }
@@ -206,20 +231,16 @@ Json CpuJson(const record::RunRecord& run) {
     const std::string total = std::string(prefix) + "_total", user = std::string(prefix) + "_user",
                       system = std::string(prefix) + "_system";
     const std::string reason = m.known() ? "" : record::UnknownReason(m.why(), m.detail());
-    PutNumber(cpu, total.c_str(), m.known() ? std::optional(m.value().total_percent) : std::nullopt,
+    PutIperf3Number(cpu, total.c_str(), m.known() ? std::optional(m.value().total_percent) : std::nullopt,
               reason);
-    PutNumber(cpu, user.c_str(), m.known() ? std::optional(m.value().user_percent) : std::nullopt,
+    PutIperf3Number(cpu, user.c_str(), m.known() ? std::optional(m.value().user_percent) : std::nullopt,
               reason);
-    PutNumber(cpu, system.c_str(),
+    PutIperf3Number(cpu, system.c_str(),
               m.known() ? std::optional(m.value().system_percent) : std::nullopt, reason);
   };
   put("host", run.local.cpu);
-  if (run.remote.known()) {
-    put("remote", run.remote.value().cpu);
-  } else {
-    put("remote", record::Measured<record::CpuUtilization>::Unknown(run.remote.why(),
-                                                                     run.remote.detail()));
-  }
+  // A stock iperf3 peer sends its CPU use in its results too (run.peer).
+  put("remote", run.remote.known() ? run.remote.value().cpu : run.peer.cpu);
   return cpu;
 }
 
@@ -233,13 +254,26 @@ void PutCongestion(Json& end, const record::RunRecord& run) {
       end[key] = run.local.congestion_used;
     } else if (run.remote.known()) {
       end[key] = run.remote.value().congestion_used;
+    } else if (!run.peer.congestion_used.empty()) {
+      end[key] = run.peer.congestion_used;  // a stock iperf3 peer's results name it too
     } else {
-      end[key] = nullptr;
-      end["unknown"][key] = record::UnknownReason(run.remote.why(), run.remote.detail());
+      end[key] = "";
+      end["unknown"][key] = "not reported by peer: its results did not name it";
     }
   };
   put("sender_tcp_congestion", local_is_sender);
   put("receiver_tcp_congestion", !local_is_sender);
+}
+
+// In bidir, iperf3's "sum" is the client-to-server direction on both ends and
+// "sum_bidir_reverse" the other: the local senders on the client, the local receivers on the
+// server.
+StreamSet Forward(const record::RunRecord& run) {
+  return run.local.role == "server" ? StreamSet::kLocalReceives : StreamSet::kLocalSends;
+}
+
+StreamSet Backward(const record::RunRecord& run) {
+  return run.local.role == "server" ? StreamSet::kLocalSends : StreamSet::kLocalReceives;
 }
 
 }  // namespace
@@ -254,12 +288,8 @@ Json IntervalsJson(const record::RunRecord& run) {
       streams.push_back(StreamIntervalJson(s, tcp));
     }
     Json j{{"streams", std::move(streams)}};
-    j["sum"] = IntervalSumJson(
-        SumInterval(interval, bidir ? StreamSet::kLocalSends : StreamSet::kAll), tcp);
-    if (bidir) {
-      j["sum_bidir_reverse"] =
-          IntervalSumJson(SumInterval(interval, StreamSet::kLocalReceives), tcp);
-    }
+    j["sum"] = IntervalSumJson(SumInterval(interval, bidir ? Forward(run) : StreamSet::kAll), tcp);
+    if (bidir) j["sum_bidir_reverse"] = IntervalSumJson(SumInterval(interval, Backward(run)), tcp);
     intervals.push_back(std::move(j));
   }
   return intervals;
@@ -272,8 +302,8 @@ Json EndJson(const record::RunRecord& run) {
   for (const record::StreamTotals& s : run.streams) streams.push_back(EndStreamJson(run, s));
   end["streams"] = std::move(streams);
   if (run.spec.direction == record::Direction::kBidirectional) {
-    PutEndSums(end, run, StreamSet::kLocalSends, "");
-    PutEndSums(end, run, StreamSet::kLocalReceives, "_bidir_reverse");
+    PutEndSums(end, run, Forward(run), "");
+    PutEndSums(end, run, Backward(run), "_bidir_reverse");
   } else {
     PutEndSums(end, run, StreamSet::kAll, "");
   }

@@ -28,6 +28,22 @@ void PutMeasured(Json& obj, const char* key, const record::Measured<T>& m) {
   obj["unknown"][key] = record::UnknownReason(m.why(), m.detail());
 }
 
+// The same for a member iperf3 defines: iperf3 writes 0 there when it cannot know the value, and
+// its parsers expect a number, so the member keeps iperf3's 0 and the truth goes beside it, the
+// reason under obj["unknown"][key] (docs/json-schema.md, "iperf3's members").
+void PutIperf3Number(Json& obj, const char* key, std::optional<double> value,
+                     const std::string& reason);
+
+template <typename T>
+void PutIperf3Measured(Json& obj, const char* key, const record::Measured<T>& m) {
+  if (m.known()) {
+    obj[key] = m.value();
+    return;
+  }
+  obj[key] = 0;
+  obj["unknown"][key] = record::UnknownReason(m.why(), m.detail());
+}
+
 Json StartJson(const record::RunRecord& run);
 Json IntervalsJson(const record::RunRecord& run);
 Json EndJson(const record::RunRecord& run);

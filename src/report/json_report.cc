@@ -23,6 +23,16 @@ void PutNumber(Json& obj, const char* key, std::optional<double> value,
   obj["unknown"][key] = reason;
 }
 
+void PutIperf3Number(Json& obj, const char* key, std::optional<double> value,
+                     const std::string& reason) {
+  if (value && std::isfinite(*value)) {
+    obj[key] = *value;
+    return;
+  }
+  obj[key] = 0;
+  obj["unknown"][key] = reason;
+}
+
 }  // namespace json_parts
 
 namespace {
@@ -65,6 +75,9 @@ Json TestStartJson(const record::RunRecord& run) {
               {"target_bitrate", spec.rate_bits_per_second},
               {"bidir", spec.direction == record::Direction::kBidirectional ? 1 : 0},
               {"fqrate", spec.fq_rate_bits_per_second},
+              // iperf3 3.19+'s UDP GSO/GRO (--gsro); nicbench sends one datagram per call.
+              {"gso", 0},
+              {"gro", 0},
               {"interval", spec.interval.count() / 1000.0}};
 }
 
@@ -97,8 +110,24 @@ void PutMss(Json& start, const record::RunRecord& run) {
       }
     }
   }
-  start["tcp_mss_default"] = nullptr;
+  start["tcp_mss_default"] = 0;
   start["unknown"]["tcp_mss_default"] = "not present: no TCP_INFO sample";
+}
+
+// --get-server-output: iperf3's server_output_text, or server_output_json from a -J server.
+void PutServerOutput(Json& doc, const record::PeerReport& peer) {
+  if (peer.server_output_text) doc["server_output_text"] = *peer.server_output_text;
+  if (peer.server_output_json) {
+    Json parsed = Json::parse(*peer.server_output_json, nullptr, false);
+    if (!parsed.is_discarded()) doc["server_output_json"] = std::move(parsed);
+  }
+}
+
+// nicbench.version is the bare version ("0.1.0") in every document; start.version names the
+// program as iperf3's does ("nicbench 0.1.0").
+std::string BareVersion(const std::string& version) {
+  constexpr std::string_view kPrefix = "nicbench ";
+  return version.starts_with(kPrefix) ? version.substr(kPrefix.size()) : version;
 }
 
 }  // namespace
@@ -112,6 +141,7 @@ Json StartJson(const record::RunRecord& run) {
   start["system_info"] = SystemInfo(run.local.host);
   start["timestamp"] = Json{{"time", Rfc1123(run.timestamp_secs)},
                             {"timesecs", run.timestamp_secs},
+                            {"timemillisecs", run.timestamp_secs * 1000},  // iperf3 3.17+
                             {"rfc3339", run.timestamp}};
   if (run.local.role == "server" && !run.connections.empty()) {
     start["accepted_connection"] = Json{{"host", run.connections[0].remote_host},
@@ -123,6 +153,9 @@ Json StartJson(const record::RunRecord& run) {
   if (run.spec.transport == record::Transport::kTcp) PutMss(start, run);
   start["target_bitrate"] = run.spec.rate_bits_per_second;
   start["sock_bufsize"] = run.spec.window_bytes;
+  start["sndbuf_actual"] = run.sndbuf_actual;
+  start["rcvbuf_actual"] = run.rcvbuf_actual;
+  start["fq_rate"] = run.spec.fq_rate_bits_per_second;  // iperf3 3.17+
   start["test_start"] = TestStartJson(run);
   return start;
 }
@@ -136,7 +169,8 @@ Json BuildJson(const record::RunRecord& run) {
   doc["end"] = json_parts::EndJson(run);
   if (!run.spec.title.empty()) doc["title"] = run.spec.title;
   if (!run.spec.extra_data.empty()) doc["extra_data"] = run.spec.extra_data;
-  Json nb{{"version", run.version},
+  PutServerOutput(doc, run.peer);
+  Json nb{{"version", BareVersion(run.version)},
           {"schema_version", record::kJsonSchemaVersion},
           {"label", run.label},
           {"stand_profile", run.stand_profile ? Json(*run.stand_profile) : Json(nullptr)}};
@@ -177,13 +211,12 @@ std::string RenderJsonError(const std::string& message) {
   return Dump(doc);
 }
 
-std::string RenderJsonMulti(const std::vector<record::RunRecord>& runs) {
-  Json doc;
-  doc["nicbench"] = Json{{"version", kVersion}, {"schema_version", record::kJsonSchemaVersion}};
-  Json list = Json::array();
-  for (const record::RunRecord& run : runs) list.push_back(BuildJson(run));
-  doc["runs"] = std::move(list);
-  return Dump(doc);
+std::string RenderJsonLines(const std::vector<record::RunRecord>& runs) {
+  std::string out;
+  for (const record::RunRecord& run : runs) {
+    out += BuildJson(run).dump(-1, ' ', false, Json::error_handler_t::replace) + "\n";
+  }
+  return out;
 }
 
 }  // namespace nicbench::report

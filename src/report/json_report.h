@@ -28,7 +28,8 @@ std::string RenderJson(const record::RunRecord& run);
 std::string RenderJsonError(const std::string& message);
 
 // Several tests of one invocation (e.g. forward then reverse):
-// {"nicbench": {version, schema_version}, "runs": [<RenderJson document>, ...]}.
-std::string RenderJsonMulti(const std::vector<record::RunRecord>& runs);
+// JSON Lines: one RenderJson document per line (compact), in order, so each direction of the
+// main job is a document an iperf3 -J parser reads (docs/json-schema.md).
+std::string RenderJsonLines(const std::vector<record::RunRecord>& runs);
 
 }  // namespace nicbench::report

@@ -189,24 +189,38 @@ TEST(JsonReportTest, BidirSumsSplitByDirection) {
   EXPECT_EQ(doc["start"]["test_start"]["bidir"], 1);
 }
 
-TEST(JsonReportTest, StockIperfPeerGivesNullRemoteWithReasons) {
-  const json doc = Parse(RenderJson(MakeReverseRun(false)));
+TEST(JsonReportTest, StockIperfPeerKeepsIperf3MembersWithReasonsBeside) {
+  record::RunRecord run = MakeReverseRun(false);
+  const json doc = Parse(RenderJson(run));
   EXPECT_TRUE(doc["remote"].is_null());
   EXPECT_EQ(doc["unknown"]["remote"], "not reported by peer: peer is iperf 3.12");
+  // iperf3's members keep iperf3's 0 where the value is unknown; "unknown" says why.
   const json& cpu = doc["end"]["cpu_utilization_percent"];
-  EXPECT_TRUE(cpu["remote_total"].is_null());
-  EXPECT_EQ(cpu["unknown"]["remote_total"], "not reported by peer: peer is iperf 3.12");
+  EXPECT_EQ(cpu["remote_total"], 0);
+  EXPECT_NE(cpu["unknown"]["remote_total"].get<std::string>().find("not reported"),
+            std::string::npos);
   // Reverse: the peer sends, so its congestion control and window are what we lack.
-  EXPECT_TRUE(doc["end"]["sender_tcp_congestion"].is_null());
+  EXPECT_EQ(doc["end"]["sender_tcp_congestion"], "");
+  EXPECT_TRUE(doc["end"]["unknown"].contains("sender_tcp_congestion"));
   EXPECT_EQ(doc["end"]["receiver_tcp_congestion"], "cubic");
   const json& sender = doc["end"]["streams"][0]["sender"];
-  EXPECT_TRUE(sender["max_snd_wnd"].is_null());
+  EXPECT_EQ(sender["max_snd_wnd"], 0);
   EXPECT_NE(sender["unknown"]["max_snd_wnd"].get<std::string>().find("not reported"),
             std::string::npos);
   EXPECT_EQ(doc["start"]["test_start"]["reverse"], 1);
+
+  // What the stock peer's results did carry is used: its CPU and congestion control.
+  run.peer.cpu = record::CpuUtilization{42.5, 2.5, 40};
+  run.peer.congestion_used = "bbr";
+  run.peer.server_output_text = "Accepted connection from 198.18.0.1\n";
+  const json with_peer = Parse(RenderJson(run));
+  EXPECT_EQ(with_peer["end"]["cpu_utilization_percent"]["remote_total"], 42.5);
+  EXPECT_FALSE(with_peer["end"]["cpu_utilization_percent"].contains("unknown"));
+  EXPECT_EQ(with_peer["end"]["sender_tcp_congestion"], "bbr");
+  EXPECT_EQ(with_peer["server_output_text"], "Accepted connection from 198.18.0.1\n");
 }
 
-TEST(JsonReportTest, ZeroLengthIntervalAndNaNGiveNullNeverNaN) {
+TEST(JsonReportTest, ZeroLengthIntervalAndNaNGiveNoNaN) {
   record::RunRecord run = MakeTcpRun();
   run.intervals[1].streams[0].end = run.intervals[1].streams[0].start;
   run.intervals[1].end = run.intervals[1].start;
@@ -221,11 +235,14 @@ TEST(JsonReportTest, ZeroLengthIntervalAndNaNGiveNullNeverNaN) {
   EXPECT_FALSE(std::regex_search(text, std::regex(R"([:\[,]\s*-?(nan|inf|NaN|Infinity))")))
       << text;
   const json doc = Parse(text);
+  // iperf3's members keep a number (iperf3's 0) with the reason beside it.
   const json& s = doc["intervals"][1]["streams"][0];
-  EXPECT_TRUE(s["bits_per_second"].is_null());
+  EXPECT_EQ(s["bits_per_second"], 0);
   EXPECT_EQ(s["unknown"]["bits_per_second"], "not present: zero-length interval");
-  EXPECT_TRUE(doc["end"]["streams"][0]["receiver"]["bits_per_second"].is_null());
-  EXPECT_TRUE(doc["end"]["cpu_utilization_percent"]["host_total"].is_null());
+  EXPECT_EQ(doc["end"]["streams"][0]["receiver"]["bits_per_second"], 0);
+  EXPECT_EQ(doc["end"]["cpu_utilization_percent"]["host_total"], 0);
+  EXPECT_TRUE(doc["end"]["cpu_utilization_percent"]["unknown"].contains("host_total"));
+  // nicbench's own members are null with the reason.
   EXPECT_TRUE(doc["local"]["samples"][0]["cpus"][0]["user"].is_null());
 }
 
@@ -277,12 +294,17 @@ TEST(JsonReportTest, InvalidUtf8IsReplacedNotThrown) {
   EXPECT_NO_THROW(Parse(text));
 }
 
-TEST(JsonReportTest, MultiWrapsEachRun) {
-  const json doc = Parse(RenderJsonMulti({MakeTcpRun(), MakeReverseRun()}));
-  EXPECT_EQ(doc["nicbench"]["schema_version"], 1);
-  ASSERT_EQ(doc["runs"].size(), 2u);
-  EXPECT_EQ(doc["runs"][0]["start"]["test_start"]["reverse"], 0);
-  EXPECT_EQ(doc["runs"][1]["start"]["test_start"]["reverse"], 1);
+TEST(JsonReportTest, LinesHoldOneIperf3DocumentPerRun) {
+  const std::string text = RenderJsonLines({MakeTcpRun(), MakeReverseRun()});
+  const size_t newline = text.find('\n');
+  ASSERT_NE(newline, std::string::npos);
+  ASSERT_EQ(text.back(), '\n');
+  const json forward = Parse(text.substr(0, newline));
+  const json reverse = Parse(text.substr(newline + 1));
+  EXPECT_EQ(forward["start"]["test_start"]["reverse"], 0);
+  EXPECT_EQ(reverse["start"]["test_start"]["reverse"], 1);
+  EXPECT_EQ(forward["nicbench"]["version"], reverse["nicbench"]["version"]);
+  EXPECT_TRUE(forward.contains("end") && reverse.contains("intervals"));
 }
 
 TEST(JsonReportTest, ServerDocumentNamesTheAcceptedConnection) {

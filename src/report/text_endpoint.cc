@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "report/format.h"
+#include "report/text_report.h"
 #include "report/host_view.h"
 #include "report/text_lines.h"
 
@@ -163,6 +164,12 @@ std::string NicSection(const record::NicFacts& nic) {
     ident += fmt::format(", {}:{} {} {}", p.vendor_id, p.device_id, p.vendor_name, p.device_name);
   }
   std::string out = Row("NIC", ident);
+  if (nic.pci.known()) {
+    const record::PciIdentity& p = nic.pci.value();
+    out += std::string(kIndent) + "PCI " + PciCardText(p) + "; PCIe " + PciLinkText(p.link) +
+           "\n" + std::string(kIndent) + PciIrqCapText("MSI", p.msi) + "; " +
+           PciIrqCapText("MSI-X", p.msix) + "\n";
+  }
   out += std::string(kIndent) + LinkLine(nic) + "\n";
   out += std::string(kIndent) + OffloadsOff(nic) + "\n";
   out += std::string(kIndent) + QueueLine(nic) + "\n";

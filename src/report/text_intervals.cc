@@ -21,10 +21,11 @@ std::string Tag(const record::RunRecord& run, int id, bool local_sends) {
   return tag;
 }
 
-std::string Transfer(double start, double end, uint64_t bytes) {
+std::string Transfer(const record::RunRecord& run, double start, double end, uint64_t bytes) {
   return fmt::format(" {:6.2f}-{:<6.2f} sec  {}  {}", start, end,
                      IperfBytes(static_cast<double>(bytes)),
-                     IperfBitRateOr(BitsPerSecond(static_cast<double>(bytes), end - start)));
+                     IperfRateOr(BitsPerSecond(static_cast<double>(bytes), end - start),
+                                 run.spec.format));
 }
 
 std::string UdpLoss(double jitter_seconds, uint64_t lost, uint64_t packets) {
@@ -46,7 +47,7 @@ std::string Cwnd(const record::StreamInterval& s) {
 }
 
 std::string StreamLine(const record::RunRecord& run, const record::StreamInterval& s) {
-  std::string line = text::Tag(run, s.id, s.sender) + text::Transfer(s.start, s.end, s.bytes);
+  std::string line = text::Tag(run, s.id, s.sender) + text::Transfer(run, s.start, s.end, s.bytes);
   if (IsTcp(run) && s.sender) {
     line += fmt::format("  {:>3}   {}", s.retransmits, Cwnd(s));
   } else if (!IsTcp(run) && s.sender) {
@@ -59,7 +60,7 @@ std::string StreamLine(const record::RunRecord& run, const record::StreamInterva
 }
 
 std::string SumLine(const record::RunRecord& run, const IntervalSum& sum) {
-  std::string line = text::Tag(run, -1, sum.sender) + text::Transfer(sum.start, sum.end, sum.bytes);
+  std::string line = text::Tag(run, -1, sum.sender) + text::Transfer(run, sum.start, sum.end, sum.bytes);
   if (IsTcp(run) && sum.sender) {
     line += fmt::format("  {:>3}", sum.retransmits);
   } else if (!IsTcp(run) && sum.sender) {

@@ -15,7 +15,8 @@ inline constexpr const char kSeparator[] = "- - - - - - - - - - - - - - - - - - 
 std::string Tag(const record::RunRecord& run, int id, bool local_sends);
 
 // "   0.00-1.00   sec  11.9 MBytes   100 Mbits/sec" (no newline).
-std::string Transfer(double start, double end, uint64_t bytes);
+// The interval, the bytes and the rate; the rate in -f's unit (`format`, TestSpec::format).
+std::string Transfer(const record::RunRecord& run, double start, double end, uint64_t bytes);
 
 // "  0.250 ms  5/12500 (0.04%)": UDP jitter and loss columns.
 std::string UdpLoss(double jitter_seconds, uint64_t lost, uint64_t packets);

@@ -34,4 +34,10 @@ std::string RenderHostLine(const char* who, const record::HostInterval& sample);
 // "No problems found.". Starts with "error: ..." when the record carries an error.
 std::string RenderSummary(const record::RunRecord& run);
 
+// pciconf-style lines of a NIC's PCI identity: "card=1af4:1041 class=0200 (Ethernet
+// controller) rev=01", "link x4(x8) speed 5.0(8.0) GT/s", "MSI-X 64 messages, enabled with 64".
+std::string PciCardText(const record::PciIdentity& pci);
+std::string PciLinkText(const record::Measured<record::PciLinkState>& link);
+std::string PciIrqCapText(const char* name, const record::Measured<record::PciInterruptCap>& cap);
+
 }  // namespace nicbench::report

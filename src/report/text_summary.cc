@@ -24,26 +24,27 @@ std::string TcpStreamLines(const record::RunRecord& run, const record::StreamTot
   const std::string tag = text::Tag(run, s.id, s.sender);
   if (!s.peer_reported) {  // an incomplete run: this end's own side only
     if (s.sender) {
-      return tag + text::Transfer(0, s.seconds_sent, s.bytes_sent) + Retransmits(s.retransmits) +
-             "             sender\n";
+      return tag + text::Transfer(run, 0, s.seconds_sent, s.bytes_sent) +
+             Retransmits(s.retransmits) + "             sender\n";
     }
-    return tag + text::Transfer(0, s.seconds_received, s.bytes_received) + kTcpReceiverPad;
+    return tag + text::Transfer(run, 0, s.seconds_received, s.bytes_received) + kTcpReceiverPad;
   }
-  return tag + text::Transfer(0, s.seconds_sent, s.bytes_sent) + Retransmits(s.retransmits) +
-         "             sender\n" + tag + text::Transfer(0, s.seconds_received, s.bytes_received) +
+  return tag + text::Transfer(run, 0, s.seconds_sent, s.bytes_sent) + Retransmits(s.retransmits) +
+         "             sender\n" + tag +
+         text::Transfer(run, 0, s.seconds_received, s.bytes_received) +
          kTcpReceiverPad;
 }
 
 std::string UdpStreamLines(const record::RunRecord& run, const record::StreamTotals& s) {
   const std::string tag = text::Tag(run, s.id, s.sender);
   if (!s.peer_reported && s.sender) {
-    return tag + text::Transfer(0, s.seconds_sent, s.bytes_sent) +
+    return tag + text::Transfer(run, 0, s.seconds_sent, s.bytes_sent) +
            fmt::format("  {} datagrams sent", s.packets) + "  sender\n";
   }
   // The sender cannot measure jitter; iperf3 prints 0 there.
-  return tag + text::Transfer(0, s.seconds_sent, s.bytes_sent) +
+  return tag + text::Transfer(run, 0, s.seconds_sent, s.bytes_sent) +
          text::UdpLoss(0, s.lost, s.packets) + "  sender\n" + tag +
-         text::Transfer(0, s.seconds_received, s.bytes_received) +
+         text::Transfer(run, 0, s.seconds_received, s.bytes_received) +
          text::UdpLoss(s.jitter_seconds, s.lost, s.packets) + "  receiver\n";
 }
 
@@ -55,20 +56,20 @@ std::string SumLines(const record::RunRecord& run, StreamSet set) {
     const bool local_sent = sent.streams > 0;
     const EndSum& side = local_sent ? sent : received;
     const std::string tag = text::Tag(run, -1, side.sender);
-    return tag + text::Transfer(0, side.seconds, side.bytes) +
+    return tag + text::Transfer(run, 0, side.seconds, side.bytes) +
            (local_sent ? (IsTcp(run) ? Retransmits(sent.retransmits) : std::string()) +
                              "             sender\n"
                        : std::string(kTcpReceiverPad));
   }
   const std::string tag = text::Tag(run, -1, sent.sender);
   if (IsTcp(run)) {
-    return tag + text::Transfer(0, sent.seconds, sent.bytes) + Retransmits(sent.retransmits) +
-           "             sender\n" + tag + text::Transfer(0, received.seconds, received.bytes) +
+    return tag + text::Transfer(run, 0, sent.seconds, sent.bytes) + Retransmits(sent.retransmits) +
+           "             sender\n" + tag + text::Transfer(run, 0, received.seconds, received.bytes) +
            kTcpReceiverPad;
   }
-  return tag + text::Transfer(0, sent.seconds, sent.bytes) +
+  return tag + text::Transfer(run, 0, sent.seconds, sent.bytes) +
          text::UdpLoss(0, sent.lost, sent.packets) + "  sender\n" + tag +
-         text::Transfer(0, received.seconds, received.bytes) +
+         text::Transfer(run, 0, received.seconds, received.bytes) +
          text::UdpLoss(received.jitter_seconds, received.lost, received.packets) + "  receiver\n";
 }
 
@@ -137,6 +138,8 @@ std::string RenderSummary(const record::RunRecord& run) {
   } else {
     out += "\n" + Findings(run.findings);
   }
+  // --get-server-output, as iperf3 prints it after its own summary.
+  if (run.peer.server_output_text) out += "\nServer output:\n" + *run.peer.server_output_text;
   return out;
 }
 

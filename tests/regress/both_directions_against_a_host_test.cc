@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "server_test_util.h"
+#include "support/json_lines.h"
 
 namespace nicbench::regress {
 namespace {
@@ -18,10 +19,9 @@ TEST(BothDirections, RunsForwardThenReverseAgainstAHostAndDiagnosesThePair) {
       {"run", "127.0.0.1", "-p", std::to_string(serve.port), "--both-directions", "-t", "1",
        "-J"});
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
-  auto doc = nlohmann::json::parse(r.out, nullptr, false);
-  ASSERT_FALSE(doc.is_discarded()) << r.out;
-  ASSERT_TRUE(doc.contains("runs")) << r.out;
-  ASSERT_EQ(doc["runs"].size(), 2u);
+  // One iperf3 document per line, forward then reverse (docs/json-schema.md).
+  auto doc = testing::ParseJsonLines(r.out);
+  ASSERT_EQ(doc["runs"].size(), 2u) << r.out;
   EXPECT_EQ(doc["runs"][0]["start"]["test_start"]["reverse"], 0);
   EXPECT_EQ(doc["runs"][1]["start"]["test_start"]["reverse"], 1);
   for (const auto& run : doc["runs"]) EXPECT_GT(SumBytes(run, "sum_received"), 0u);

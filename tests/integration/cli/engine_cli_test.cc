@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "support/json_lines.h"
 #include "support/run_binary.h"
 
 namespace nicbench {
@@ -69,7 +70,8 @@ TEST(EngineCli, JsonErrorIsOneDocumentAndNonZeroExit) {
 TEST(EngineCli, LoopbackRunsBothDirections) {
   testing::ProcessResult r = testing::RunNicbench({"run", "-J", "-t", "1", "-i", "0.5"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  json doc = json::parse(r.out);
+  // One iperf3-shaped document per line, forward first (JSON Lines).
+  json doc = testing::ParseJsonLines(r.out);
   ASSERT_EQ(doc["runs"].size(), 2u);
   for (const json& run : doc["runs"]) {
     EXPECT_GT(run["end"]["sum_received"]["bytes"].get<uint64_t>(), 0u);

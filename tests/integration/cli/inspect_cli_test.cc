@@ -1,4 +1,7 @@
 // `nicbench inspect` run as a user would: text and JSON, a captured tree, errors and exit codes.
+#include <stdlib.h>
+
+#include <filesystem>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -78,6 +81,45 @@ TEST(InspectCliTest, BadOptionsAreUsageErrors) {
   EXPECT_EQ(RunNicbench({"inspect", "--iface", "lo", "--peer", "127.0.0.1"}).exit_code, 2);
   EXPECT_EQ(RunNicbench({"inspect", "--root", "/nonexistent-nicbench-dir"}).exit_code, 2);
   EXPECT_EQ(RunNicbench({"inspect", "--peer", "not-an-address"}).exit_code, 3);
+}
+
+}  // namespace
+}  // namespace nicbench
+
+namespace nicbench {
+namespace {
+
+// `inspect --capture DIR` writes a tree that `--root DIR` reads back to the same facts.
+TEST(InspectCapture, RoundTripsThroughRoot) {
+  std::string iface = "lo";
+  testing::ProcessResult list = testing::RunNicbench({"inspect", "--json"});
+  ASSERT_EQ(list.exit_code, 0) << list.err;
+  for (const auto& name : nlohmann::json::parse(list.out)["interfaces"]) {
+    if (name != "lo") {
+      iface = name.get<std::string>();
+      break;
+    }
+  }
+  char dir[] = "/tmp/nicbench-capture-XXXXXX";
+  ASSERT_NE(mkdtemp(dir), nullptr);
+  testing::ProcessResult captured =
+      testing::RunNicbench({"inspect", "--capture", dir, "--iface", iface, "--json"});
+  ASSERT_EQ(captured.exit_code, 0) << captured.err;
+  testing::ProcessResult back =
+      testing::RunNicbench({"inspect", "--root", dir, "--iface", iface, "--json"});
+  ASSERT_EQ(back.exit_code, 0) << back.err;
+  testing::ProcessResult live = testing::RunNicbench({"inspect", "--iface", iface, "--json"});
+  const nlohmann::json a = nlohmann::json::parse(live.out)["nic"];
+  const nlohmann::json b = nlohmann::json::parse(back.out)["nic"];
+  EXPECT_EQ(a["pci"], b["pci"]);
+  EXPECT_EQ(a["irq_mode"], b["irq_mode"]);
+  EXPECT_EQ(a["mtu"], b["mtu"]);
+  EXPECT_EQ(nlohmann::json::parse(live.out)["host"]["kernel"],
+            nlohmann::json::parse(back.out)["host"]["kernel"]);
+  std::filesystem::remove_all(dir);
+  testing::ProcessResult bad = testing::RunNicbench({"inspect", "--capture", "/proc/nope/x"});
+  EXPECT_EQ(bad.exit_code, 3) << bad.err;
+  EXPECT_NE(bad.err.find("--capture: cannot create"), std::string::npos) << bad.err;
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "support/json_lines.h"
 #include "support/run_binary.h"
 
 namespace nicbench {
@@ -19,9 +20,7 @@ json RunLoopbackJson(const std::vector<std::string>& extra) {
   args.insert(args.end(), extra.begin(), extra.end());
   testing::ProcessResult r = testing::RunNicbench(args);
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  json doc = json::parse(r.out, nullptr, false);
-  EXPECT_FALSE(doc.is_discarded()) << r.out;
-  return doc;
+  return testing::ParseJsonLines(r.out);
 }
 
 // Percent shares of one CPU sample add up to 100 (every jiffy has a kind).

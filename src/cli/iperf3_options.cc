@@ -1,0 +1,379 @@
+#include "cli/iperf3_options.h"
+
+#include <fcntl.h>
+#include <net/if.h>
+#include <sched.h>
+#include <unistd.h>
+
+#include <array>
+#include <cctype>
+#include <cstdio>
+#include <ctime>
+#include <sstream>
+#include <string_view>
+
+#include <fmt/format.h>
+
+#include "base/units.h"
+#include "record/json.h"
+
+namespace nicbench::cli {
+namespace {
+
+constexpr uint32_t kMaxBurst = 1000;  // iperf3's MAX_BURST
+
+// iperf3's --dscp names (src/dscp.c): the class selectors, assured forwarding, EF, VA, LE.
+struct DscpName {
+  std::string_view name;
+  int value;
+};
+constexpr std::array<DscpName, 25> kDscpNames = {{
+    {"cs0", 0},   {"cs1", 8},   {"cs2", 16},  {"cs3", 24},  {"cs4", 32},  {"cs5", 40},
+    {"cs6", 48},  {"cs7", 56},  {"af11", 10}, {"af12", 12}, {"af13", 14}, {"af21", 18},
+    {"af22", 20}, {"af23", 22}, {"af31", 26}, {"af32", 28}, {"af33", 30}, {"af41", 34},
+    {"af42", 36}, {"af43", 38}, {"ef", 46},   {"va", 44},   {"le", 1},    {"nqb", 45},
+    {"df", 0},
+}};
+
+Result<int> ParseDscp(const std::string& text) {
+  std::string lower;
+  for (char c : text) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (const DscpName& d : kDscpNames) {
+    if (lower == d.name) return d.value;
+  }
+  // A number in C's notation, as iperf3 reads it (strtol base 0): 46, 0x2e, 056.
+  char* end = nullptr;
+  const long value = std::strtol(text.c_str(), &end, 0);
+  if (text.empty() || end == nullptr || *end != '\0') {
+    return Fail(fmt::format("--dscp: '{}' is neither 0..63 nor a name such as EF or AF41", text));
+  }
+  if (value < 0 || value > 63) return Fail(fmt::format("--dscp: {} is out of range 0..63", text));
+  return static_cast<int>(value);
+}
+
+Result<uint64_t> Number(const std::string& text, const char* what, uint64_t min, uint64_t max,
+                        Result<uint64_t> (*parse)(std::string_view) = ParseUnsigned) {
+  auto value = parse(text);
+  if (!value) return Fail(fmt::format("{}: {}", what, value.error().message));
+  if (*value < min || *value > max) {
+    return Fail(fmt::format("{}: {} is out of range {}..{}", what, text, min, max));
+  }
+  return *value;
+}
+
+// -A N[,M]: the client's CPU, then the server's (either may be left out: "N", ",M").
+Status ParseAffinity(const std::string& text, int* client_cpu, int* server_cpu) {
+  const size_t comma = text.find(',');
+  const std::string first = text.substr(0, comma);
+  const std::string second = comma == std::string::npos ? "" : text.substr(comma + 1);
+  if (first.empty() && second.empty()) return Fail("-A: expected N or N,M (CPU numbers)");
+  if (!first.empty()) {
+    auto n = Number(first, "-A", 0, CPU_SETSIZE - 1);
+    if (!n) return tl::unexpected(n.error());
+    *client_cpu = static_cast<int>(*n);
+  }
+  if (!second.empty()) {
+    auto m = Number(second, "-A", 0, CPU_SETSIZE - 1);
+    if (!m) return tl::unexpected(m.error());
+    *server_cpu = static_cast<int>(*m);
+  }
+  return Ok();
+}
+
+// --cntl-ka[=IDLE/INTERVAL/COUNT]: keepalive on the control connection, each part optional.
+Status ParseKeepalive(const std::string& text, engine::ClientConfig& client) {
+  client.control_keepalive = true;
+  int* parts[] = {&client.keepalive_idle_s, &client.keepalive_interval_s, &client.keepalive_count};
+  std::istringstream in(text);
+  std::string part;
+  for (int i = 0; std::getline(in, part, '/'); ++i) {
+    if (i >= 3) return Fail("--cntl-ka: expected IDLE/INTERVAL/COUNT");
+    if (part.empty()) continue;
+    auto v = Number(part, "--cntl-ka", 1, 32767);
+    if (!v) return tl::unexpected(v.error());
+    *parts[i] = static_cast<int>(*v);
+  }
+  return Ok();
+}
+
+Status CheckFormat(const std::string& format, record::TestSpec& spec) {
+  if (format.empty()) return Ok();
+  if (format.size() != 1 || std::string_view("kmgtKMGTaA").find(format[0]) == std::string::npos) {
+    return Fail(fmt::format("-f: '{}' is not one of k m g t K M G T", format));
+  }
+  spec.format = format[0] == 'A' ? 'a' : format[0];
+  return Ok();
+}
+
+Status ApplyTransportOptions(const Iperf3RunArgs& a, record::TestSpec& spec) {
+  const bool udp = spec.transport == record::Transport::kUdp;
+  if (a.sctp) return Fail("--sctp: SCTP is not supported; nicbench tests TCP and UDP");
+  if (a.mptcp && udp) return Fail("-m/--mptcp applies to TCP only");
+  spec.mptcp = a.mptcp;
+  if (a.dont_fragment && !udp) {
+    return Fail("--dont-fragment applies to UDP only (TCP's path MTU discovery sets DF itself)");
+  }
+  spec.dont_fragment = a.dont_fragment;
+  if (!a.snd_timeout.empty()) {
+    if (udp) return Fail("--snd-timeout applies to TCP only");
+    auto ms = Number(a.snd_timeout, "--snd-timeout", 0, INT32_MAX);
+    if (!ms) return tl::unexpected(ms.error());
+    spec.snd_timeout_ms = static_cast<uint32_t>(*ms);
+  }
+  if (!a.flowlabel.empty()) {
+    auto label = Number(a.flowlabel, "-L", 0, 0xFFFFF);
+    if (!label) return tl::unexpected(label.error());
+    spec.flowlabel = static_cast<uint32_t>(*label);
+  }
+  if (!a.bind_dev.empty()) {
+    if (a.bind_dev.size() >= IFNAMSIZ) {
+      return Fail(fmt::format("--bind-dev: '{}' is longer than an interface name", a.bind_dev));
+    }
+    spec.bind_device = a.bind_dev;
+  }
+  return Ok();
+}
+
+Status ApplyRateOptions(const Iperf3RunArgs& a, record::TestSpec& spec) {
+  if (!a.fq_rate.empty()) {
+    auto r = ParseBitRate(a.fq_rate);
+    if (!r) return Fail("--fq-rate: " + r.error().message);
+    spec.fq_rate_bits_per_second = *r;
+  }
+  if (!a.pacing_timer.empty()) {
+    auto us = Number(a.pacing_timer, "--pacing-timer", 1, 10000000, ParseByteSize);
+    if (!us) return tl::unexpected(us.error());
+    spec.pacing_timer_us = static_cast<uint32_t>(*us);
+  }
+  if (!a.dscp.empty()) {
+    auto dscp = ParseDscp(a.dscp);
+    if (!dscp) return tl::unexpected(dscp.error());
+    // The DSCP is the TOS byte's upper six bits; -S's two ECN bits stay.
+    spec.tos = (spec.tos & 0x3) | (*dscp << 2);
+  }
+  return Ok();
+}
+
+}  // namespace
+
+TextOutput::TextOutput(std::string title, bool verbose, bool debug, std::string timestamps)
+    : prefix_(title.empty() ? "" : title + ":  "),
+      timestamps_(std::move(timestamps)),
+      verbose_(verbose),
+      debug_(debug) {}
+
+void TextOutput::Print(const std::string& text) const {
+  std::string stamp;
+  if (!timestamps_.empty()) {
+    char buffer[256] = {};
+    const std::time_t now = std::time(nullptr);
+    std::tm local{};
+    localtime_r(&now, &local);
+    std::strftime(buffer, sizeof buffer, timestamps_.c_str(), &local);
+    stamp = buffer;
+  }
+  const std::string prefix = stamp + prefix_;
+  std::string out;
+  size_t start = 0;
+  while (start < text.size()) {
+    const size_t end = text.find('\n', start);
+    const size_t stop = end == std::string::npos ? text.size() : end + 1;
+    out += prefix;
+    out.append(text, start, stop - start);
+    start = stop;
+  }
+  std::fputs(out.c_str(), stdout);
+  std::fflush(stdout);
+}
+
+void AddIperf3RunOptions(CLI::App& app, Iperf3RunArgs& a) {
+  app.add_option("--fq-rate", a.fq_rate, "fair-queue pacing rate per stream (SO_MAX_PACING_RATE, "
+                                         "k/m/g bit/s)");
+  app.add_option("--pacing-timer", a.pacing_timer, "microseconds between a paced sender's rate "
+                                                   "checks (default 1000)");
+  app.add_option("-A,--affinity", a.affinity, "N[,M]: pin nicbench to CPU N (and the server's "
+                                              "test to CPU M)");
+  app.add_option("-f,--format", a.format, "units of the text rates: k m g t (bits) K M G T (bytes)");
+  app.add_flag("-V,--verbose", a.verbose, "more detail: the test's setup, CPU use, congestion "
+                                          "control");
+  app.add_flag("-d,--debug", a.debug, "the effective options and parameters on stderr");
+  app.add_option("--logfile", a.logfile, "send all output (stdout and stderr) to this file");
+  app.add_option("--dscp", a.dscp, "DSCP bits of the TOS byte: 0..63 or a name (EF, AF41, CS1)");
+  app.add_option("--bind-dev", a.bind_dev, "bind the sockets to this interface (SO_BINDTODEVICE)");
+  app.add_option("-L,--flowlabel", a.flowlabel, "IPv6 flow label of the data streams (0..1048575)");
+  app.add_flag("--dont-fragment", a.dont_fragment, "UDP: set the don't-fragment bit");
+  app.add_option("--extra-data", a.extra_data, "text carried in the JSON output (extra_data)");
+  a.cntl_ka_option = app.add_option("--cntl-ka", a.cntl_ka, "[IDLE/INTERVAL/COUNT]: TCP keepalive on the control "
+                                         "connection")
+      ->expected(0, 1);
+  app.add_option("--snd-timeout", a.snd_timeout, "ms of unacknowledged data before a TCP stream "
+                                                 "fails (TCP_USER_TIMEOUT)");
+  app.add_flag("-m,--mptcp", a.mptcp, "Multipath TCP instead of TCP (Linux >= 5.6)");
+  app.add_flag("--sctp", a.sctp, "refused: nicbench tests TCP and UDP");
+}
+
+void AddIperf3ServeOptions(CLI::App& app, Iperf3ServeArgs& a) {
+  app.add_option("--server-bitrate-limit", a.bitrate_limit,
+                 "RATE[/SECONDS]: end a test whose total rate over SECONDS (default 5) "
+                 "exceeds RATE");
+  app.add_option("--logfile", a.logfile, "send all output (stdout and stderr) to this file");
+  app.add_option("-A,--affinity", a.affinity, "pin the server to this CPU");
+  app.add_flag("-V,--verbose", a.verbose, "accepted for iperf3 scripts (each test is logged)");
+  app.add_flag("-d,--debug", a.debug, "accepted for iperf3 scripts (each test is logged)");
+  app.add_flag("--sctp", a.sctp, "refused: nicbench tests TCP and UDP");
+}
+
+void RepeatsTakeTheLast(CLI::App& app) {
+  for (CLI::Option* option : app.get_options()) {
+    if (option->get_type_size() != 0 && !option->get_positional()) {
+      option->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+    }
+  }
+}
+
+Status CheckHostGivenOnce(const CLI::App& app) {
+  if (app.count("host") > 0 && app.count("--client") > 0) {
+    return Fail("give the server either as HOST or with -c HOST, not both");
+  }
+  return Ok();
+}
+
+Status SplitBurst(std::string& rate, Iperf3RunArgs& args) {
+  const size_t slash = rate.find('/');
+  if (slash == std::string::npos) return Ok();
+  const std::string burst = rate.substr(slash + 1);
+  rate.resize(slash);
+  auto n = Number(burst, "-b RATE/BURST", 1, kMaxBurst);
+  if (!n) return tl::unexpected(n.error());
+  args.burst = static_cast<uint32_t>(*n);
+  if (rate.empty()) rate = "0";  // "-b /10": unlimited rate, bursts of 10
+  return Ok();
+}
+
+Status ApplyIperf3RunArgs(const Iperf3RunArgs& a, record::TestSpec& spec,
+                          engine::ClientConfig& client, int* client_cpu) {
+  if (auto s = ApplyTransportOptions(a, spec); !s) return s;
+  if (auto s = ApplyRateOptions(a, spec); !s) return s;
+  if (auto s = CheckFormat(a.format, spec); !s) return s;
+  if (!a.affinity.empty()) {
+    if (auto s = ParseAffinity(a.affinity, client_cpu, &spec.server_affinity); !s) return s;
+  }
+  if (!a.extra_data.empty()) spec.extra_data = a.extra_data;
+  if (a.burst != 0) spec.burst = a.burst;
+  // --cntl-ka without a value leaves every knob at the kernel's default.
+  if (!a.cntl_ka.empty() || (a.cntl_ka_option != nullptr && a.cntl_ka_option->count() > 0)) {
+    if (auto s = ParseKeepalive(a.cntl_ka, client); !s) return s;
+  }
+  return Ok();
+}
+
+Status ApplyIperf3ServeArgs(const Iperf3ServeArgs& a, engine::ServerConfig& config,
+                            int* server_cpu) {
+  if (a.sctp) return Fail("--sctp: SCTP is not supported; nicbench tests TCP and UDP");
+  if (!a.affinity.empty()) {
+    auto cpu = Number(a.affinity, "-A", 0, CPU_SETSIZE - 1);
+    if (!cpu) return tl::unexpected(cpu.error());
+    *server_cpu = static_cast<int>(*cpu);
+  }
+  if (a.bitrate_limit.empty()) return Ok();
+  std::string rate = a.bitrate_limit;
+  const size_t slash = rate.find('/');
+  if (slash != std::string::npos) {
+    auto seconds = Number(rate.substr(slash + 1), "--server-bitrate-limit", 1, 3600);
+    if (!seconds) return tl::unexpected(seconds.error());
+    config.total_rate_window = std::chrono::seconds(*seconds);
+    rate.resize(slash);
+  }
+  auto r = ParseBitRate(rate);
+  if (!r || *r == 0) return Fail("--server-bitrate-limit: expected a rate > 0 such as 1G");
+  config.total_rate_limit_bits_per_second = *r;
+  return Ok();
+}
+
+Status PrepareIperf3Run(const CLI::App& app, std::string& rate, Iperf3RunArgs& args) {
+  if (!args.logfile.empty()) {
+    if (auto s = RedirectToLogfile(args.logfile); !s) return s;
+  }
+  if (auto s = CheckHostGivenOnce(app); !s) return s;
+  return SplitBurst(rate, args);
+}
+
+Status StartIperf3Run(int client_cpu, const TextOutput& out, const record::TestSpec& spec) {
+  if (client_cpu >= 0) {
+    if (auto s = PinProcess(client_cpu); !s) return s;
+  }
+  if (out.debug()) {
+    std::fprintf(stderr, "nicbench: debug: test spec %s\n", nlohmann::json(spec).dump().c_str());
+    if (client_cpu >= 0) std::fprintf(stderr, "nicbench: debug: pinned to CPU %d\n", client_cpu);
+  }
+  return Ok();
+}
+
+Status PinProcess(int cpu) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(cpu, &set);
+  if (sched_setaffinity(0, sizeof set, &set) != 0) {
+    return FailErrno(fmt::format("-A: cannot pin to CPU {}", cpu));
+  }
+  return Ok();
+}
+
+Status RedirectToLogfile(const std::string& path) {
+  const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (fd < 0) return FailErrno("--logfile: cannot open " + path);
+  std::fflush(stdout);
+  std::fflush(stderr);
+  const bool ok = dup2(fd, STDOUT_FILENO) >= 0 && dup2(fd, STDERR_FILENO) >= 0;
+  close(fd);
+  if (!ok) return FailErrno("--logfile: dup2");
+  return Ok();
+}
+
+std::string ConnectedLines(const record::RunRecord& run, bool verbose) {
+  std::string out = fmt::format("Connecting to host {}, port {}\n", run.server_host,
+                                run.server_port);
+  for (size_t i = 1; i < run.connections.size(); ++i) {
+    const record::ConnectionInfo& c = run.connections[i];
+    const int id = i == 1 ? 1 : static_cast<int>(i) + 1;  // iperf3's 1, 3, 4, ...
+    out += fmt::format("[{:>3}] local {} port {} connected to {} port {}\n", id, c.local_host,
+                       c.local_port, c.remote_host, c.remote_port);
+  }
+  if (verbose) {
+    const record::TestSpec& s = run.spec;
+    const std::string end =
+        s.bytes != 0 ? fmt::format("{} bytes to send", s.bytes)
+        : s.blocks != 0 ? fmt::format("{} blocks to send", s.blocks)
+                        : fmt::format("{} second test", s.duration.count() / 1000.0);
+    out += fmt::format("Starting Test: protocol: {}, {} streams, {} byte blocks, omitting {} "
+                       "seconds, {}, tos {}\n",
+                       record::TransportName(s.transport), s.parallel,
+                       record::EffectiveBlockBytes(s), s.omit.count() / 1000.0, end, s.tos);
+  }
+  return out;
+}
+
+std::string VerboseSummary(const record::RunRecord& run) {
+  const record::Measured<record::CpuUtilization>& remote =
+      run.remote.known() ? run.remote.value().cpu : run.peer.cpu;
+  auto cpu = [](const record::Measured<record::CpuUtilization>& m) {
+    if (!m.known()) return std::string("unknown");
+    const record::CpuUtilization& c = m.value();
+    return fmt::format("{:.1f}% ({:.1f}%u/{:.1f}%s)", c.total_percent, c.user_percent,
+                       c.system_percent);
+  };
+  const bool local_sends = run.spec.direction != record::Direction::kReverse;
+  std::string out = fmt::format("CPU Utilization: local/{} {}, remote/{} {}\n",
+                                local_sends ? "sender" : "receiver", cpu(run.local.cpu),
+                                local_sends ? "receiver" : "sender", cpu(remote));
+  if (run.spec.transport == record::Transport::kTcp) {
+    const std::string peer = run.remote.known() ? run.remote.value().congestion_used
+                                                : run.peer.congestion_used;
+    out += fmt::format("snd_tcp_congestion {}\nrcv_tcp_congestion {}\n",
+                       local_sends ? run.local.congestion_used : peer,
+                       local_sends ? peer : run.local.congestion_used);
+  }
+  return out;
+}
+
+}  // namespace nicbench::cli
