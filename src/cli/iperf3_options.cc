@@ -223,8 +223,14 @@ void AddIperf3ServeOptions(CLI::App& app, Iperf3ServeArgs& a) {
   app.add_flag("--sctp", a.sctp, "refused: nicbench tests TCP and UDP");
 }
 
+// The options nicbench defines to be given several times, each adding a value (--label K=V).
+static bool IsRepeatable(const CLI::Option& option) {
+  return option.check_lname("label");
+}
+
 void RepeatsTakeTheLast(CLI::App& app) {
   for (CLI::Option* option : app.get_options()) {
+    if (IsRepeatable(*option)) continue;
     if (option->get_type_size() != 0 && !option->get_positional()) {
       option->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
     }

@@ -53,7 +53,8 @@ void AddIperf3RunOptions(CLI::App& app, Iperf3RunArgs& args);
 void AddIperf3ServeOptions(CLI::App& app, Iperf3ServeArgs& args);
 
 // As iperf3's getopt: every option that takes a value keeps the last one when repeated
-// (`-t 5 -t 1` runs 1 s). Call after every option is added, before parsing.
+// (`-t 5 -t 1` runs 1 s); options meant to repeat (--label) keep every value. Call after every
+// option is added, before parsing.
 void RepeatsTakeTheLast(CLI::App& app);
 
 // -b RATE/BURST: takes "/BURST" off `rate` into args.burst (iperf3's blocks per pacing check,
