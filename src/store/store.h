@@ -98,7 +98,8 @@ struct RunSummary {
   // Goodput over all streams (both directions summed for a bidirectional test), as the senders
   // counted their bytes and as the receivers did.
   std::optional<double> sender_bits_per_second, receiver_bits_per_second;
-  // What moving the data cost each end (diagnosis::Costs).
+  // What moving the data cost each end (analysis::EndCost: the transfer's CPU-seconds per GB,
+  // the NIC's interrupts per GB).
   std::optional<double> client_cpu_seconds_per_gb, server_cpu_seconds_per_gb;
   std::optional<double> client_interrupts_per_gb, server_interrupts_per_gb;
   std::optional<int64_t> retransmits;  // TCP: summed over the sending streams

@@ -1,11 +1,11 @@
 // The indexed columns of a run, computed once when it is stored, so `history` and `compare` read
-// figures without parsing records. CPU and interrupt cost come from diagnosis::Costs, the figures
-// the cpu-cost finding prints, so the store and the report never disagree.
+// figures without parsing records. CPU and interrupt cost come from analysis (cost.h), the figures
+// the cpu-cost finding prints and compare computes, so the store and the report never disagree.
 #include "store/summary.h"
 
 #include <algorithm>
 
-#include "diagnosis/diagnose.h"
+#include "analysis/figures.h"
 #include "record/json.h"
 
 namespace nicbench::store {
@@ -53,21 +53,16 @@ void FillTcp(const RunRecord& run, RunSummary& s) {
   if (rtt_count > 0) s.mean_rtt_us = rtt_sum / rtt_count;
 }
 
-// diagnosis::Costs lists the local end first, then the remote one when it reported.
-void FillCosts(const RunRecord& run, RunSummary& s) {
-  const bool local_client = run.local.role != "server";
-  std::vector<diagnosis::EndCost> costs = diagnosis::Costs(run);
-  for (size_t i = 0; i < costs.size() && i < 2; ++i) {
-    const bool client = (i == 0) == local_client;
-    const auto& cpu = costs[i].cpu_seconds_per_gigabyte;
-    const auto& irq = costs[i].nic_interrupts_per_gbit;
-    std::optional<double> cpu_value, irq_value;
-    if (cpu.known()) cpu_value = cpu.value();
-    // Interrupts/s per Gbit/s is interrupts per 10^9 bits: 8 of those make a gigabyte.
-    if (irq.known()) irq_value = irq.value() * 8;
-    (client ? s.client_cpu_seconds_per_gb : s.server_cpu_seconds_per_gb) = cpu_value;
-    (client ? s.client_interrupts_per_gb : s.server_interrupts_per_gb) = irq_value;
-  }
+std::optional<double> ValueOf(const record::Measured<double>& m) {
+  return m.known() ? std::optional<double>(m.value()) : std::nullopt;
+}
+
+// The transfer's CPU cost and the NIC's interrupts of each end, as analysis computes them.
+void FillCosts(const analysis::RunFigures& f, RunSummary& s) {
+  s.client_cpu_seconds_per_gb = ValueOf(f.client.cpu_seconds_per_gigabyte);
+  s.server_cpu_seconds_per_gb = ValueOf(f.server.cpu_seconds_per_gigabyte);
+  s.client_interrupts_per_gb = ValueOf(f.client.nic_interrupts_per_gigabyte);
+  s.server_interrupts_per_gb = ValueOf(f.server.nic_interrupts_per_gigabyte);
 }
 
 void FillTopFinding(const RunRecord& run, RunSummary& s) {
@@ -106,7 +101,7 @@ RunSummary Summarize(const RunRecord& run) {
   s.duration_seconds = run.test_seconds;
   FillGoodput(run, s);
   FillTcp(run, s);
-  FillCosts(run, s);
+  FillCosts(analysis::ComputeFigures(run), s);
   FillTopFinding(run, s);
   return s;
 }
