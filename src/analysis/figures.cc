@@ -38,40 +38,6 @@ DirectionFigures DirectionOf(const record::RunRecord& run, Role sender) {
   return out;
 }
 
-}  // namespace
-
-EndFigures ComputeEndFigures(const record::RunRecord& run, Role role) {
-  EndFigures out;
-  const record::EndpointRecord* end = EndIn(run, role);
-  if (end == nullptr) {
-    out.cpu_seconds_per_gigabyte = Unknown(Missing::kNotReported, "the peer does not report");
-    out.nic_interrupts_per_gigabyte = out.cpu_seconds_per_gigabyte;
-    return out;
-  }
-  const double bits = EndBitsPerSecond(run, role);
-  if (!(bits > 0)) {
-    out.cpu_seconds_per_gigabyte = Unknown(Missing::kAbsent, "no data moved");
-    out.nic_interrupts_per_gigabyte = out.cpu_seconds_per_gigabyte;
-    return out;
-  }
-  const double gigabytes_per_second = bits / 8 / 1e9;
-  if (const auto cores = BusyCores(run, *end)) {
-    out.cpu_seconds_per_gigabyte = *cores / gigabytes_per_second;
-  } else {
-    out.cpu_seconds_per_gigabyte = Unknown(Missing::kNotReported, "no CPU samples");
-  }
-  const NicInterrupts irqs = CountNicInterrupts(run, *end);
-  if (irqs.total > 0 && irqs.seconds > 0) {
-    out.nic_interrupts_per_gigabyte = (irqs.total / irqs.seconds) / gigabytes_per_second;
-  } else {
-    out.nic_interrupts_per_gigabyte =
-        Unknown(Missing::kAbsent, IsSoftwareNic(end->nic) ? "no NIC interrupt lines"
-                                                          : "no NIC interrupts sampled");
-  }
-  return out;
-}
-
-namespace {
 
 Measured<double> Retransmits(const record::RunRecord& run) {
   if (run.spec.transport != record::Transport::kTcp) {
@@ -212,7 +178,10 @@ NicInterrupts CountNicInterrupts(const record::RunRecord& run,
     if (irqs == nullptr) continue;
     out.seconds += Seconds(*s);
     for (const record::IrqRate& line : *irqs) {
-      if (line.nic) out.total += line.total;
+      if (!line.nic) continue;
+      out.total += line.total;
+      if (out.per_cpu.size() < line.per_cpu.size()) out.per_cpu.resize(line.per_cpu.size());
+      for (size_t c = 0; c < line.per_cpu.size(); ++c) out.per_cpu[c] += line.per_cpu[c];
     }
   }
   return out;
@@ -228,8 +197,8 @@ RunFigures ComputeFigures(const record::RunRecord& run) {
   RunFigures f;
   f.client_to_server = DirectionOf(run, Role::kClient);
   f.server_to_client = DirectionOf(run, Role::kServer);
-  f.client = ComputeEndFigures(run, Role::kClient);
-  f.server = ComputeEndFigures(run, Role::kServer);
+  f.client = CostOf(run, Role::kClient);
+  f.server = CostOf(run, Role::kServer);
   f.retransmits = Retransmits(run);
   f.mean_rtt_us = MeanRtt(run);
   return f;

@@ -1,6 +1,6 @@
 // The derived figures of one RunRecord, each computed once and with one unit: who sends in
 // which direction, the host samples that count, goodput of each direction as the sender and
-// the receiver saw it, what moving a gigabyte cost each end in CPU time and NIC interrupts,
+// the receiver saw it, what moving a gigabyte cost each end (cost.h),
 // retransmits and mean RTT. diagnosis, compare and matrix read these; a figure that was not
 // measured is unknown with a reason, never 0. Pure functions of the record; thread-safe.
 #pragma once
@@ -9,13 +9,12 @@
 #include <optional>
 #include <vector>
 
+#include "analysis/cost.h"
 #include "record/measured.h"
 #include "record/run_record.h"
 
 namespace nicbench::analysis {
 
-// Which end of the test an EndpointRecord is: the one that connected, or the one that accepted.
-enum class Role { kClient, kServer };
 Role RoleOf(const record::EndpointRecord& end);
 const char* RoleName(Role role);  // "client" | "server"
 
@@ -51,24 +50,14 @@ struct DirectionFigures {
   record::Measured<double> sender_bits_per_second;    // bytes the sender wrote / its seconds
   record::Measured<double> receiver_bits_per_second;  // bytes the receiver read / its seconds
 };
-struct EndFigures {
-  // CPU-seconds over all the host's cores per gigabyte (10^9 bytes) that moved through this
-  // end (both directions in a bidirectional test), from the counted samples.
-  record::Measured<double> cpu_seconds_per_gigabyte;
-  // Interrupts of the NIC's own IRQ lines per gigabyte moved; unknown on loopback and software
-  // devices, which have no IRQ lines.
-  record::Measured<double> nic_interrupts_per_gigabyte;
-};
 struct RunFigures {
   DirectionFigures client_to_server, server_to_client;
-  EndFigures client, server;
+  EndCost client, server;  // cost.h
   record::Measured<double> retransmits;   // TCP segments over all sending streams, count
   record::Measured<double> mean_rtt_us;   // the senders' smoothed RTT, mean over counted
                                           // intervals and streams, microseconds
 };
 RunFigures ComputeFigures(const record::RunRecord& run);
-// The EndFigures of the end in `role` alone.
-EndFigures ComputeEndFigures(const record::RunRecord& run, Role role);
 
 // The end of `run` in `role`: the local one, the remote one, or null when the peer did not
 // report (a stock iperf3 end).
@@ -86,6 +75,7 @@ std::optional<double> BusyCores(const record::RunRecord& run, const record::Endp
 struct NicInterrupts {
   uint64_t total = 0;
   double seconds = 0;
+  std::vector<uint64_t> per_cpu;  // summed over the lines and samples
 };
 NicInterrupts CountNicInterrupts(const record::RunRecord& run, const record::EndpointRecord& end);
 

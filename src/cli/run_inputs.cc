@@ -1,5 +1,6 @@
 // Selector's LoadInputs: compare's per-run inputs from the store's summary columns and facts, so
-// two sets of a thousand runs compare without parsing two thousand whole records.
+// two sets of a thousand runs compare without parsing two thousand whole records (bidirectional
+// ones included: each direction's goodput has its columns).
 #include <unordered_map>
 
 #include <fmt/format.h>
@@ -24,17 +25,20 @@ record::Direction DirectionOf(const std::string& name) {
   return record::Direction::kForward;
 }
 
-// A unidirectional run's goodput is its one direction's; the other direction carried nothing.
+// A direction the run did not send in carried nothing; the other is in its columns.
+analysis::DirectionFigures GoodputOf(const store::RunSummary::Goodput& g, bool carried) {
+  if (!carried) {
+    const auto none = Measured<double>::Unknown(Missing::kAbsent, "no data in this direction");
+    return {none, none};
+  }
+  return {FromColumn(g.sender_bits_per_second), FromColumn(g.receiver_bits_per_second)};
+}
+
+// The columns hold analysis's figures (store/summary.cc), each direction on its own.
 analysis::RunFigures FiguresOf(const store::RunSummary& s, record::Direction direction) {
   analysis::RunFigures f;
-  analysis::DirectionFigures moved{FromColumn(s.sender_bits_per_second),
-                                   FromColumn(s.receiver_bits_per_second)};
-  analysis::DirectionFigures none{
-      Measured<double>::Unknown(Missing::kAbsent, "no data in this direction"),
-      Measured<double>::Unknown(Missing::kAbsent, "no data in this direction")};
-  const bool forward = direction == record::Direction::kForward;
-  f.client_to_server = forward ? moved : none;
-  f.server_to_client = forward ? none : moved;
+  f.client_to_server = GoodputOf(s.client_to_server, direction != record::Direction::kReverse);
+  f.server_to_client = GoodputOf(s.server_to_client, direction != record::Direction::kForward);
   f.client.cpu_seconds_per_gigabyte = FromColumn(s.client_cpu_seconds_per_gb);
   f.server.cpu_seconds_per_gigabyte = FromColumn(s.server_cpu_seconds_per_gb);
   f.client.nic_interrupts_per_gigabyte = FromColumn(s.client_interrupts_per_gb);
@@ -82,7 +86,6 @@ Result<std::vector<analysis::RunInput>> LoadInputs(store::Store& store,
   if (!facts) return tl::unexpected(facts.error());
   std::unordered_map<int64_t, const store::RunFacts*> by_id;
   for (const store::RunFacts& f : *facts) by_id[f.id] = &f;
-  std::vector<int64_t> bidirectional;
   std::vector<analysis::RunInput> out;
   out.reserve(runs.size());
   for (const store::RunSummary& s : runs) {
@@ -90,23 +93,12 @@ Result<std::vector<analysis::RunInput>> LoadInputs(store::Store& store,
     input.id = s.id;
     input.direction = DirectionOf(s.direction);
     input.figures = FiguresOf(s, input.direction);
-    if (input.direction == record::Direction::kBidirectional) bidirectional.push_back(s.id);
     if (const auto it = by_id.find(s.id); it != by_id.end()) {
       auto partial = RecordOfFacts(*it->second);
       if (!partial) return tl::unexpected(partial.error());
       input.facts = analysis::FactsOf(*partial);
     }
     out.push_back(std::move(input));
-  }
-  if (bidirectional.empty()) return out;
-  // Both directions' goodput, split, need the whole record.
-  auto whole = store.GetMany(bidirectional);
-  if (!whole) return tl::unexpected(whole.error());
-  std::unordered_map<int64_t, const store::StoredRun*> whole_by_id;
-  for (const store::StoredRun& r : *whole) whole_by_id[r.summary.id] = &r;
-  for (analysis::RunInput& input : out) {
-    const auto it = whole_by_id.find(input.id);
-    if (it != whole_by_id.end()) input.figures = analysis::ComputeFigures(it->second->record);
   }
   return out;
 }

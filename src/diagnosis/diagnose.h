@@ -74,30 +74,4 @@ std::vector<record::Finding> DiagnosePair(const record::RunRecord& forward,
 // "info", "notice", "warning", "critical".
 const char* SeverityName(record::Severity severity);
 
-// What moving the data cost one end, per gigabyte (10^9 bytes) moved through that end (both
-// directions for a bidirectional test), each part on its own (cost.cc):
-// - nicbench's own process time, user and system (getrusage of the end's process);
-// - softirq and hard-irq time on the cores that carried the flows (the cores that ran at least
-//   5% of the host's NET_RX+NET_TX softirqs, else those that took the NIC's interrupts);
-// - the NIC's interrupts per Gbit/s of goodput;
-// - the whole host's busy time (all processes), with the share of it the transfer does not
-//   account for: above half, other load makes that host-wide figure meaningless.
-// Unknown when the samples or the NIC lines are missing. On a shared host (the stand) both ends
-// see the same cores, so the softirq/irq and host-wide figures are the host's, once.
-struct EndCost {
-  std::string end;  // "local client (sender)"
-  record::Measured<double> process_user_seconds_per_gigabyte;
-  record::Measured<double> process_system_seconds_per_gigabyte;
-  record::Measured<double> softirq_seconds_per_gigabyte;
-  record::Measured<double> irq_seconds_per_gigabyte;
-  std::vector<int> flow_cores;  // the cores the two figures above are taken on
-  record::Measured<double> nic_interrupts_per_gbit;
-  record::Measured<double> cpu_seconds_per_gigabyte;  // whole host, every process
-  // Share (0..1) of the host's busy time that is neither nicbench's processes nor the softirq
-  // and irq time of the flow cores; unknown without process or CPU samples.
-  std::optional<double> other_load_fraction;
-  bool HostFigureMeaningless() const { return other_load_fraction && *other_load_fraction > 0.5; }
-};
-std::vector<EndCost> Costs(const record::RunRecord& run);
-
 }  // namespace nicbench::diagnosis

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "analysis/cost.h"
 #include "base/units.h"
 #include "diagnosis/cpu_analysis.h"
 #include "diagnosis/rules.h"
@@ -11,6 +12,7 @@
 namespace nicbench::diagnosis {
 namespace {
 
+using analysis::InterruptsPerGbit;
 using record::Severity;
 
 double Goodput(const RunView& view) {
@@ -73,11 +75,15 @@ std::optional<record::Finding> InterruptRates(const record::RunRecord& fwd_run,
                                               const Thresholds& t) {
   std::vector<std::pair<std::string, double>> rates;
   for (const auto* run : {&fwd_run, &rev_run}) {
-    for (const EndCost& cost : Costs(*run)) {
-      if (cost.nic_interrupts_per_gbit.known() && cost.nic_interrupts_per_gbit.value() > 0) {
-        rates.emplace_back(fmt::format("{}, {}", run == &fwd_run ? "forward" : "reverse", cost.end),
-                           cost.nic_interrupts_per_gbit.value());
-      }
+    const RunView view(*run);
+    const std::vector<const End*> ends = view.ends();
+    const std::vector<analysis::EndCost> costs = analysis::Costs(*run);
+    for (size_t i = 0; i < costs.size() && i < ends.size(); ++i) {
+      const record::Measured<double>& irqs = costs[i].nic_interrupts_per_gigabyte;
+      if (!irqs.known() || irqs.value() <= 0) continue;
+      rates.emplace_back(
+          fmt::format("{}, {}", run == &fwd_run ? "forward" : "reverse", ends[i]->name),
+          InterruptsPerGbit(irqs.value()));
     }
   }
   if (rates.size() < 2) return std::nullopt;

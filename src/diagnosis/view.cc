@@ -170,15 +170,7 @@ bool RunView::UnshapedSoftwarePath() const {
   return true;
 }
 
-bool RunView::SharedHost() const {
-  if (!remote_) return false;
-  const auto& a = run_.local.host;
-  const auto& b = remote_->record->host;
-  if (!a.hostname.known() || !b.hostname.known()) return false;
-  if (a.hostname.value() != b.hostname.value()) return false;
-  return a.cpu_count.value_or(-1) == b.cpu_count.value_or(-2) ||
-         (!a.cpu_count.known() && !b.cpu_count.known());
-}
+bool RunView::SharedHost() const { return remote_ && analysis::SharedHost(run_); }
 
 bool IsSoftwareNic(const record::NicFacts& nic) { return analysis::IsSoftwareNic(nic); }
 

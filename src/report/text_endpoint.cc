@@ -2,6 +2,7 @@
 // dropped, and the NIC facts that matter. Unknowns print as "unknown (reason)".
 #include <fmt/format.h>
 
+#include "analysis/figures.h"
 #include "report/format.h"
 #include "report/text_report.h"
 #include "report/host_view.h"
@@ -16,36 +17,38 @@ std::string Row(const char* label, const std::string& value) {
   return fmt::format("  {:<13}{}\n", label, value);
 }
 
-// Bytes this end's CPU time paid for: what arrived, or what was sent when nothing arrived.
-uint64_t BytesMoved(const record::RunRecord& run) {
-  uint64_t received = 0, sent = 0;
-  for (const record::StreamTotals& s : run.streams) {
-    received += s.bytes_received;
-    sent += s.bytes_sent;
-  }
-  return received > 0 ? received : sent;
+std::string PerGigabyte(const record::Measured<double>& m) {
+  return m.known() ? fmt::format("{:.3g} CPU-s/GB", m.value()) : "unknown (" + m.detail() + ")";
 }
 
-// netperf's service demand: CPU microseconds per KB (1024 bytes) moved, whole host, every
-// process. Labelled as the host's: the transfer's own cost, part by part, is the cpu-cost
-// finding's (diagnosis/cost.cc).
-std::string CpuCost(const record::RunRecord& run, const record::EndpointRecord& end) {
+// The whole host's busy time per GB moved through this end (analysis::EndCost), split by kind
+// of work in the shares the host's samples give. Labelled as the host's: other processes are in
+// it; the transfer's own cost is the next row, part by part the cpu-cost finding's.
+std::string HostBusy(const analysis::EndCost& cost, const record::EndpointRecord& end) {
   const std::optional<CpuSeconds> cpu = HostCpuSeconds(end.samples);
   if (!cpu) {
     return end.samples.empty() ? "unknown (no host samples)"
                                : UnknownText(end.samples.front().cpus);
   }
-  const double kb = BytesMoved(run) / 1024.0;
-  if (!(kb > 0)) return "unknown (no bytes moved)";
-  std::string text = fmt::format("{:.3g} CPU-us/KB (", cpu->total * 1e6 / kb);
+  const record::Measured<double>& host = cost.host_cpu_seconds_per_gigabyte;
+  if (!host.known() || !(cpu->total > 0)) return PerGigabyte(host);
+  std::string text = PerGigabyte(host) + " (";
   bool first = true;
   for (const KindShare& k : cpu->kinds) {
-    if (k.percent <= 0) continue;
-    text += fmt::format("{}{} {:.3g}", first ? "" : ", ", k.name, k.percent * 1e6 / kb);
+    if (k.percent <= 0) continue;  // CPU-seconds of this kind, despite the name
+    text += fmt::format("{}{} {:.3g}", first ? "" : ", ", k.name,
+                        k.percent / cpu->total * host.value());
     first = false;
   }
   return text + fmt::format(") over {} CPUs, {:.2f} s; all processes, not only this transfer",
                             cpu->cpus, cpu->wall_seconds);
+}
+
+// The transfer's own CPU cost per GB: nicbench's time plus the packet work on the flow cores.
+std::string TransferCost(const analysis::EndCost& cost) {
+  if (!cost.cpu_seconds_per_gigabyte.known()) return PerGigabyte(cost.cpu_seconds_per_gigabyte);
+  return PerGigabyte(cost.cpu_seconds_per_gigabyte) +
+         " (nicbench's own time and the packet work of the cores that carried the flows)";
 }
 
 std::string Busiest(const record::EndpointRecord& end) {
@@ -184,7 +187,9 @@ std::string EndpointSection(const record::RunRecord& run, const record::Endpoint
   if (!end.software.empty()) head += ", " + end.software;
   if (end.host.kernel.known()) head += ", Linux " + end.host.kernel.value();
   std::string out = head + "\n";
-  out += Row("Host busy", CpuCost(run, end));
+  const analysis::EndCost cost = analysis::CostOf(run, analysis::RoleOf(end));
+  out += Row("Host busy", HostBusy(cost, end));
+  out += Row("Transfer", TransferCost(cost));
   out += Row("Busiest", Busiest(end));
   out += Row("Interrupts", Interrupts(end));
   out += Row("Drops", Drops(end));

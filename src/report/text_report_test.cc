@@ -123,7 +123,10 @@ TEST(TextSummaryTest, IperfSenderAndReceiverLines) {
 TEST(TextSummaryTest, EachEndShowsCostCoresInterruptsAndNic) {
   const std::string text = RenderSummary(MakeTcpRun());
   // 2 intervals x (0.30 + 0.97) CPU-s over 49,600,000 bytes received = 52.4 us/KB.
-  EXPECT_TRUE(Contains(text, "Host busy    52.4 CPU-us/KB (si 37.2")) << text;
+  // The analysis figures, in CPU-s/GB: the whole host's (51.2 CPU-s/GB is 52.4 CPU-us/KB),
+  // then the transfer's own.
+  EXPECT_TRUE(Contains(text, "Host busy    51.2 CPU-s/GB (si 36.3")) << text;
+  EXPECT_TRUE(Contains(text, "Transfer     54.4 CPU-s/GB (nicbench's own time")) << text;
   EXPECT_TRUE(Contains(text, "Busiest      cpu1 97% (si 90, hi 4, sy 2), cpu0 30%")) << text;
   EXPECT_TRUE(Contains(text, "45 eth0-rx-0 [NIC] 16k/s, mostly cpu1")) << text;
   EXPECT_TRUE(Contains(text, "softnet 4 dropped, 14 squeezed")) << text;

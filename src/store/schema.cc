@@ -55,10 +55,9 @@ Status ToVersion1(Connection& c) {
 }
 
 // Version 2: experiments (`nicbench matrix`), the interrupt and RTT columns compare needs, and
-// each run's configuration facts; the new derived columns are computed for the stored runs.
+// each run's configuration facts (filled by version 3's recomputation).
 Status ToVersion2(Connection& c) {
-  auto s =
-      ExecAll(c, {
+  return ExecAll(c, {
                      "ALTER TABLE runs ADD COLUMN client_irq_per_gb {real}",
                      "ALTER TABLE runs ADD COLUMN server_irq_per_gb {real}",
                      "ALTER TABLE runs ADD COLUMN mean_rtt_us {real}",
@@ -66,12 +65,24 @@ Status ToVersion2(Connection& c) {
                      "CREATE TABLE experiments ({id}, created_time TEXT NOT NULL, "
                      "created_secs {int} NOT NULL, state TEXT NOT NULL, definition TEXT NOT NULL)",
                  });
+}
+
+// Version 3: each direction's goodput, and every derived column recomputed from the records by
+// analysis: CPU per GB became the transfer's cost (no longer the whole host's), retransmits are
+// unknown when a sender lacks them, the RTT is the senders' (known for reverse runs too).
+Status ToVersion3(Connection& c) {
+  auto s = ExecAll(c, {
+                          "ALTER TABLE runs ADD COLUMN c2s_sender_bps {real}",
+                          "ALTER TABLE runs ADD COLUMN c2s_receiver_bps {real}",
+                          "ALTER TABLE runs ADD COLUMN s2c_sender_bps {real}",
+                          "ALTER TABLE runs ADD COLUMN s2c_receiver_bps {real}",
+                      });
   if (!s) return s;
   return RecomputeDerived(c);
 }
 
 using Migration = Status (*)(Connection&);
-constexpr Migration kMigrations[] = {ToVersion1, ToVersion2};
+constexpr Migration kMigrations[] = {ToVersion1, ToVersion2, ToVersion3};
 static_assert(std::size(kMigrations) == kSchemaVersion, "one migration per schema version");
 
 Status Upgrade(Connection& c, int target) {
@@ -140,6 +151,28 @@ Status MigrateTo(Connection& c, int version) {
 
 Status Migrate(Connection& c) { return MigrateTo(c, kSchemaVersion); }
 
+namespace {
+
+SqlValue Opt(const std::optional<double>& v) { return v ? SqlValue(*v) : SqlValue(std::monostate{}); }
+
+Status UpdateDerived(Connection& c, int64_t id, const RunSummary& s) {
+  const SqlValue retransmits = s.retransmits ? SqlValue(*s.retransmits) : SqlValue(std::monostate{});
+  return c.Exec(
+      "UPDATE runs SET sender_bps = ?, receiver_bps = ?, client_cpu_s_per_gb = ?, "
+      "server_cpu_s_per_gb = ?, client_irq_per_gb = ?, server_irq_per_gb = ?, retransmits = ?, "
+      "mean_rtt_us = ?, c2s_sender_bps = ?, c2s_receiver_bps = ?, s2c_sender_bps = ?, "
+      "s2c_receiver_bps = ? WHERE id = ?",
+      {Opt(s.sender_bits_per_second), Opt(s.receiver_bits_per_second),
+       Opt(s.client_cpu_seconds_per_gb), Opt(s.server_cpu_seconds_per_gb),
+       Opt(s.client_interrupts_per_gb), Opt(s.server_interrupts_per_gb), retransmits,
+       Opt(s.mean_rtt_us), Opt(s.client_to_server.sender_bits_per_second),
+       Opt(s.client_to_server.receiver_bits_per_second),
+       Opt(s.server_to_client.sender_bits_per_second),
+       Opt(s.server_to_client.receiver_bits_per_second), id});
+}
+
+}  // namespace
+
 Status RecomputeDerived(Connection& c) {
   int64_t after = 0;
   for (;;) {
@@ -154,15 +187,7 @@ Status RecomputeDerived(Connection& c) {
       auto doc = nlohmann::json::parse(AsText(row[1]), nullptr, false);
       auto run = record::RunRecordFromJson(doc);
       if (!run) continue;  // left NULL: unknown, and Get will name the problem
-      RunSummary s = Summarize(*run);
-      auto opt = [](const std::optional<double>& v) -> SqlValue {
-        return v ? SqlValue(*v) : SqlValue(std::monostate{});
-      };
-      auto st = c.Exec(
-          "UPDATE runs SET client_irq_per_gb = ?, server_irq_per_gb = ?, mean_rtt_us = ? "
-          "WHERE id = ?",
-          {opt(s.client_interrupts_per_gb), opt(s.server_interrupts_per_gb), opt(s.mean_rtt_us),
-           after});
+      auto st = UpdateDerived(c, after, Summarize(*run));
       if (!st) return st;
       st = c.Exec("UPDATE run_records SET facts = ? WHERE run_id = ?",
                   {FactsOf(*run).dump(), after});

@@ -19,8 +19,8 @@ constexpr const char* kSummaryColumns =
     "id, start_time, start_secs, client_host, server_host, peer, direction, protocol, streams, "
     "duration_seconds, sender_bps, receiver_bps, client_cpu_s_per_gb, server_cpu_s_per_gb, "
     "client_irq_per_gb, server_irq_per_gb, retransmits, mean_rtt_us, top_finding, top_severity, "
-    "labels";
-constexpr size_t kSummaryColumnCount = 21;
+    "labels, c2s_sender_bps, c2s_receiver_bps, s2c_sender_bps, s2c_receiver_bps";
+constexpr size_t kSummaryColumnCount = 25;
 // Ids per `IN (...)` list: well under SQLite's and libpq's parameter limits.
 constexpr size_t kIdsPerQuery = 500;
 
@@ -73,6 +73,8 @@ RunSummary SummaryFromRow(const SqlRow& r) {
   s.top_finding = AsText(r[18]);
   s.top_severity = AsText(r[19]);
   s.labels = ParseLabels(AsText(r[20]));
+  s.client_to_server = {OptDouble(r[21]), OptDouble(r[22])};
+  s.server_to_client = {OptDouble(r[23]), OptDouble(r[24])};
   return s;
 }
 
@@ -100,8 +102,9 @@ class SqlStore final : public Store {
         "INSERT INTO runs (stored_secs, record_schema, nicbench_version, start_time, start_secs, "
         "client_host, server_host, peer, direction, protocol, streams, duration_seconds, "
         "sender_bps, receiver_bps, client_cpu_s_per_gb, server_cpu_s_per_gb, client_irq_per_gb, "
-        "server_irq_per_gb, retransmits, mean_rtt_us, top_finding, top_severity, labels) "
-        "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) RETURNING id",
+        "server_irq_per_gb, retransmits, mean_rtt_us, top_finding, top_severity, labels, "
+        "c2s_sender_bps, c2s_receiver_bps, s2c_sender_bps, s2c_receiver_bps) "
+        "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) RETURNING id",
         {NowUtc().first,
          int64_t{run.schema_version},
          run.version,
@@ -124,7 +127,11 @@ class SqlStore final : public Store {
          Opt(s.mean_rtt_us),
          s.top_finding,
          s.top_severity,
-         labels_text});
+         labels_text,
+         Opt(s.client_to_server.sender_bits_per_second),
+         Opt(s.client_to_server.receiver_bits_per_second),
+         Opt(s.server_to_client.sender_bits_per_second),
+         Opt(s.server_to_client.receiver_bits_per_second)});
     if (!rows) return tl::unexpected(rows.error());
     const int64_t id = AsInt(rows->at(0).at(0));
     auto kept = c_->Exec("INSERT INTO run_records (run_id, record, facts) VALUES (?, ?, ?)",

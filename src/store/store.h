@@ -38,7 +38,7 @@ namespace nicbench::store {
 
 // Version of the store's schema (tables and columns, docs/store.md). A database of an older
 // version is upgraded when opened; a newer one is refused.
-inline constexpr int kSchemaVersion = 2;
+inline constexpr int kSchemaVersion = 3;
 
 // Labels of a run: KEY=VALUE tags, ordered by key. The run's free-text RunRecord::label is stored
 // as the label "label"; an experiment's runs carry "experiment"=ID and one label per variant name.
@@ -98,11 +98,20 @@ struct RunSummary {
   // Goodput over all streams (both directions summed for a bidirectional test), as the senders
   // counted their bytes and as the receivers did.
   std::optional<double> sender_bits_per_second, receiver_bits_per_second;
-  // What moving the data cost each end (diagnosis::Costs).
+  // Goodput of each direction, as its sender and its receiver counted it (analysis::
+  // DirectionFigures); unset for a direction that carried nothing.
+  struct Goodput {
+    std::optional<double> sender_bits_per_second, receiver_bits_per_second;
+  };
+  Goodput client_to_server, server_to_client;
+  // What moving the data cost each end (analysis::EndCost: the transfer's CPU-seconds per GB,
+  // the NIC's interrupts per GB).
   std::optional<double> client_cpu_seconds_per_gb, server_cpu_seconds_per_gb;
   std::optional<double> client_interrupts_per_gb, server_interrupts_per_gb;
-  std::optional<int64_t> retransmits;  // TCP: summed over the sending streams
-  std::optional<double> mean_rtt_us;   // TCP: mean over the sending streams
+  // TCP, as analysis::RunFigures: summed over the sending streams (unset when one lacks them),
+  // and the senders' smoothed RTT over the counted intervals.
+  std::optional<int64_t> retransmits;
+  std::optional<double> mean_rtt_us;
   std::string top_finding;             // id of the most severe finding; "" when none
   std::string top_severity;            // "info", "notice", "warning", "critical"; "" when none
   Labels labels;

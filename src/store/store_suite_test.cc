@@ -107,6 +107,8 @@ TEST_P(StoreSuite, RunReadsBackWholeWithItsSummary) {
   EXPECT_EQ(s.retransmits.value_or(-1), 8);
   EXPECT_DOUBLE_EQ(s.mean_rtt_us.value_or(0), 520);
   EXPECT_TRUE(s.client_cpu_seconds_per_gb.has_value());
+  EXPECT_DOUBLE_EQ(s.client_to_server.receiver_bits_per_second.value_or(0), 198.4e6);
+  EXPECT_FALSE(s.server_to_client.sender_bits_per_second.has_value());  // a forward run
   EXPECT_EQ(s.top_finding, "link-rate-limited");
   EXPECT_EQ(s.top_severity, "warning");
   EXPECT_EQ(s.labels, (Labels{{"nic", "re0"}, {"tso", "off"}}));
@@ -357,6 +359,11 @@ TEST_P(StoreSuite, AVersion1StoreUpgradesAndKeepsItsRuns) {
   ASSERT_TRUE(found.has_value()) << found.error().message;
   ASSERT_EQ(found->size(), 1u);
   EXPECT_DOUBLE_EQ((*found)[0].mean_rtt_us.value_or(0), 520);  // computed by the migration
+  // Version 3 recomputes the derived columns: the transfer's CPU cost, each direction's goodput.
+  EXPECT_TRUE((*found)[0].client_cpu_seconds_per_gb.has_value());
+  EXPECT_DOUBLE_EQ((*found)[0].client_to_server.sender_bits_per_second.value_or(0), 200e6);
+  EXPECT_DOUBLE_EQ((*found)[0].client_to_server.receiver_bits_per_second.value_or(0), 198.4e6);
+  EXPECT_FALSE((*found)[0].server_to_client.receiver_bits_per_second.has_value());
   auto facts = (*store)->GetFacts({1});
   ASSERT_TRUE(facts.has_value());
   ASSERT_EQ(facts->size(), 1u);

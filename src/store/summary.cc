@@ -1,11 +1,11 @@
 // The indexed columns of a run, computed once when it is stored, so `history` and `compare` read
-// figures without parsing records. CPU and interrupt cost come from diagnosis::Costs, the figures
-// the cpu-cost finding prints, so the store and the report never disagree.
+// figures without parsing records. Every figure comes from analysis (figures.h, cost.h), the ones
+// the cpu-cost finding prints and compare computes, so the store and the report never disagree.
 #include "store/summary.h"
 
-#include <algorithm>
+#include <utility>
 
-#include "diagnosis/diagnose.h"
+#include "analysis/figures.h"
 #include "record/json.h"
 
 namespace nicbench::store {
@@ -17,57 +17,39 @@ std::string HostnameOf(const record::EndpointRecord& end) {
   return end.host.hostname.known() ? end.host.hostname.value() : std::string();
 }
 
-// Goodput of all streams (both directions of a bidirectional test), as sent and as received:
-// bytes over the longest stream's duration, unknown when nothing was timed.
-void FillGoodput(const RunRecord& run, RunSummary& s) {
-  uint64_t sent = 0, received = 0;
-  double sent_seconds = 0, received_seconds = 0;
-  for (const record::StreamTotals& t : run.streams) {
-    sent += t.bytes_sent;
-    received += t.bytes_received;
-    sent_seconds = std::max(sent_seconds, t.seconds_sent);
-    received_seconds = std::max(received_seconds, t.seconds_received);
-  }
-  if (sent_seconds > 0) s.sender_bits_per_second = sent * 8.0 / sent_seconds;
-  if (received_seconds > 0) s.receiver_bits_per_second = received * 8.0 / received_seconds;
+std::optional<double> ValueOf(const record::Measured<double>& m) {
+  return m.known() ? std::optional<double>(m.value()) : std::nullopt;
 }
 
-// Retransmits summed over the streams that report them, and the mean of their mean RTTs.
-void FillTcp(const RunRecord& run, RunSummary& s) {
-  if (run.spec.transport != record::Transport::kTcp) return;
-  int64_t retransmits = 0;
-  bool any_retransmits = false;
-  double rtt_sum = 0;
-  int rtt_count = 0;
-  for (const record::StreamTotals& t : run.streams) {
-    if (t.retransmits.known()) {
-      retransmits += static_cast<int64_t>(t.retransmits.value());
-      any_retransmits = true;
-    }
-    if (t.mean_rtt_us.known()) {
-      rtt_sum += t.mean_rtt_us.value();
-      ++rtt_count;
-    }
-  }
-  if (any_retransmits) s.retransmits = retransmits;
-  if (rtt_count > 0) s.mean_rtt_us = rtt_sum / rtt_count;
+std::optional<double> Sum(const std::optional<double>& a, const std::optional<double>& b) {
+  if (!a) return b;
+  return b ? std::optional<double>(*a + *b) : a;
 }
 
-// diagnosis::Costs lists the local end first, then the remote one when it reported.
-void FillCosts(const RunRecord& run, RunSummary& s) {
-  const bool local_client = run.local.role != "server";
-  std::vector<diagnosis::EndCost> costs = diagnosis::Costs(run);
-  for (size_t i = 0; i < costs.size() && i < 2; ++i) {
-    const bool client = (i == 0) == local_client;
-    const auto& cpu = costs[i].cpu_seconds_per_gigabyte;
-    const auto& irq = costs[i].nic_interrupts_per_gbit;
-    std::optional<double> cpu_value, irq_value;
-    if (cpu.known()) cpu_value = cpu.value();
-    // Interrupts/s per Gbit/s is interrupts per 10^9 bits: 8 of those make a gigabyte.
-    if (irq.known()) irq_value = irq.value() * 8;
-    (client ? s.client_cpu_seconds_per_gb : s.server_cpu_seconds_per_gb) = cpu_value;
-    (client ? s.client_interrupts_per_gb : s.server_interrupts_per_gb) = irq_value;
+// Each direction's goodput, and both summed (what `history` shows), as analysis computes them.
+void FillGoodput(const analysis::RunFigures& f, RunSummary& s) {
+  for (auto [from, to] : {std::pair{&f.client_to_server, &s.client_to_server},
+                          std::pair{&f.server_to_client, &s.server_to_client}}) {
+    to->sender_bits_per_second = ValueOf(from->sender_bits_per_second);
+    to->receiver_bits_per_second = ValueOf(from->receiver_bits_per_second);
   }
+  s.sender_bits_per_second = Sum(s.client_to_server.sender_bits_per_second,
+                                 s.server_to_client.sender_bits_per_second);
+  s.receiver_bits_per_second = Sum(s.client_to_server.receiver_bits_per_second,
+                                   s.server_to_client.receiver_bits_per_second);
+}
+
+void FillTcp(const analysis::RunFigures& f, RunSummary& s) {
+  if (f.retransmits.known()) s.retransmits = static_cast<int64_t>(f.retransmits.value());
+  s.mean_rtt_us = ValueOf(f.mean_rtt_us);
+}
+
+// The transfer's CPU cost and the NIC's interrupts of each end, as analysis computes them.
+void FillCosts(const analysis::RunFigures& f, RunSummary& s) {
+  s.client_cpu_seconds_per_gb = ValueOf(f.client.cpu_seconds_per_gigabyte);
+  s.server_cpu_seconds_per_gb = ValueOf(f.server.cpu_seconds_per_gigabyte);
+  s.client_interrupts_per_gb = ValueOf(f.client.nic_interrupts_per_gigabyte);
+  s.server_interrupts_per_gb = ValueOf(f.server.nic_interrupts_per_gigabyte);
 }
 
 void FillTopFinding(const RunRecord& run, RunSummary& s) {
@@ -104,9 +86,10 @@ RunSummary Summarize(const RunRecord& run) {
   s.protocol = run.spec.transport == record::Transport::kTcp ? "tcp" : "udp";
   s.streams = run.spec.parallel;
   s.duration_seconds = run.test_seconds;
-  FillGoodput(run, s);
-  FillTcp(run, s);
-  FillCosts(run, s);
+  const analysis::RunFigures figures = analysis::ComputeFigures(run);
+  FillGoodput(figures, s);
+  FillTcp(figures, s);
+  FillCosts(figures, s);
   FillTopFinding(run, s);
   return s;
 }
