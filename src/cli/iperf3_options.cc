@@ -336,29 +336,6 @@ Status RedirectToLogfile(const std::string& path) {
   return Ok();
 }
 
-std::string ConnectedLines(const record::RunRecord& run, bool verbose) {
-  std::string out = fmt::format("Connecting to host {}, port {}\n", run.server_host,
-                                run.server_port);
-  for (size_t i = 1; i < run.connections.size(); ++i) {
-    const record::ConnectionInfo& c = run.connections[i];
-    const int id = i == 1 ? 1 : static_cast<int>(i) + 1;  // iperf3's 1, 3, 4, ...
-    out += fmt::format("[{:>3}] local {} port {} connected to {} port {}\n", id, c.local_host,
-                       c.local_port, c.remote_host, c.remote_port);
-  }
-  if (verbose) {
-    const record::TestSpec& s = run.spec;
-    const std::string end =
-        s.bytes != 0 ? fmt::format("{} bytes to send", s.bytes)
-        : s.blocks != 0 ? fmt::format("{} blocks to send", s.blocks)
-                        : fmt::format("{} second test", s.duration.count() / 1000.0);
-    out += fmt::format("Starting Test: protocol: {}, {} streams, {} byte blocks, omitting {} "
-                       "seconds, {}, tos {}\n",
-                       record::TransportName(s.transport), s.parallel,
-                       record::EffectiveBlockBytes(s), s.omit.count() / 1000.0, end, s.tos);
-  }
-  return out;
-}
-
 std::string VerboseSummary(const record::RunRecord& run) {
   const record::Measured<record::CpuUtilization>& remote =
       run.remote.known() ? run.remote.value().cpu : run.peer.cpu;

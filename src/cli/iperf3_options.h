@@ -83,11 +83,6 @@ Status PinProcess(int cpu);
 // --logfile FILE: stdout and stderr appended to FILE from here on, as iperf3 does.
 Status RedirectToLogfile(const std::string& path);
 
-// The lines iperf3 prints as soon as the streams are connected: "Connecting to host H, port
-// P" and one "[ ID] local A port a connected to B port b" per stream; with -V, iperf3's
-// "Starting Test: ..." line too.
-std::string ConnectedLines(const record::RunRecord& run, bool verbose);
-
 // -V after the summary: iperf3's CPU utilization and congestion control lines.
 std::string VerboseSummary(const record::RunRecord& run);
 

@@ -397,7 +397,8 @@ engine::IntervalSink LiveSink(const RunPlan& plan) {
                                 const record::HostInterval* local,
                                 const record::HostInterval* remote) {
     if (interval == nullptr && remote == nullptr) {
-      progress->Print(out, ConnectedLines(run, out.verbose()));  // the streams are connected
+      // The streams are connected.
+      progress->Print(out, report::RenderConnectedLines(run, out.verbose()));
     } else if (interval == nullptr) {
       progress->Print(out, report::RenderHostLine("remote", *remote));
     } else {

@@ -243,7 +243,7 @@ Result<wire::State> ReadServerState(ClientRun& run, milliseconds timeout, std::s
 }
 
 Status Expect(ClientRun& run, wire::State want, milliseconds timeout) {
-  auto state = ReadServerState(run, timeout, "waiting for " + wire::StateName(want));
+  auto state = ReadServerState(run, timeout, "a state byte before " + wire::StateName(want));
   if (!state) return tl::unexpected(state.error());
   if (*state != want) {
     return Failed(run, ClientFailure::kProtocol,

@@ -35,9 +35,10 @@ using Clock = std::chrono::steady_clock;
 // Connections still sending their cookie; beyond this the oldest of the address with the most
 // is dropped, so a flood of idle connections cannot exhaust our fds nor crowd out other
 // clients (each also has its own deadline).
-constexpr size_t kMaxPending = 512;
-// A client with -P 128 connects 128 streams at once; twice that from one address is a flood.
-constexpr int kMaxPendingPerAddress = 256;
+constexpr size_t kMaxPending = 1024;
+// A client with --bidir -P 128 connects 256 streams (and its control connection) at once;
+// twice that from one address is a flood.
+constexpr int kMaxPendingPerAddress = 512;
 constexpr int kBacklog = 128;
 
 struct Pending {

@@ -553,7 +553,7 @@ Status ServerTest::ExchangeResults(State& st) {
   if (st.spec.get_server_output) PutServerOutput(shared_.config, st.record, ours);
   if (auto s = wire::SendJson(control_.get(), protocol::EncodeResults(ours)); !s) return s;
   if (auto s = wire::SendState(control_.get(), wire::State::kDisplayResults); !s) return s;
-  auto done = wire::ReadState(control_.get(), timeout, "waiting for IPERF_DONE");
+  auto done = wire::ReadState(control_.get(), timeout, "IPERF_DONE");
   if (!done) return tl::unexpected(done.error());
   return Ok();
 }

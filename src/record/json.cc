@@ -271,6 +271,22 @@ void from_json(const json& j, ConnectionInfo& v) {
   Field(j, "remote_port", v.remote_port);
 }
 
+void to_json(json& j, const PeerReport& v) {
+  j = json::object();
+  PutMeasured(j, "cpu", v.cpu);
+  j["congestion_used"] = v.congestion_used;
+  j["server_output_text"] = v.server_output_text ? json(*v.server_output_text) : json(nullptr);
+  j["server_output_json"] = v.server_output_json ? json(*v.server_output_json) : json(nullptr);
+}
+
+void from_json(const json& j, PeerReport& v) {
+  RequireObject(j);
+  MeasuredField(j, "cpu", v.cpu);
+  Field(j, "congestion_used", v.congestion_used);
+  OptionalStringField(j, "server_output_text", v.server_output_text);
+  OptionalStringField(j, "server_output_json", v.server_output_json);
+}
+
 void to_json(json& j, const RunRecord& v) {
   j = json{{"version", v.version},
            {"schema_version", v.schema_version},
@@ -290,6 +306,10 @@ void to_json(json& j, const RunRecord& v) {
   j["stand_profile"] = v.stand_profile ? json(*v.stand_profile) : json(nullptr);
   j["error"] = v.error ? json(*v.error) : json(nullptr);
   PutMeasured(j, "remote", v.remote);
+  j["sndbuf_actual"] = v.sndbuf_actual;
+  j["rcvbuf_actual"] = v.rcvbuf_actual;
+  j["incomplete"] = v.incomplete;
+  j["peer"] = v.peer;
 }
 
 void from_json(const json& j, RunRecord& v) {
@@ -315,6 +335,10 @@ void from_json(const json& j, RunRecord& v) {
   Field(j, "test_seconds", v.test_seconds);
   Field(j, "findings", v.findings);
   OptionalStringField(j, "error", v.error);
+  LaterField(j, "sndbuf_actual", v.sndbuf_actual);
+  LaterField(j, "rcvbuf_actual", v.rcvbuf_actual);
+  LaterField(j, "incomplete", v.incomplete);
+  LaterField(j, "peer", v.peer);
 }
 
 Result<EndpointRecord> EndpointFromJson(const json& j) {

@@ -100,6 +100,8 @@ void to_json(nlohmann::json& j, const EndpointRecord& v);
 void from_json(const nlohmann::json& j, EndpointRecord& v);
 void to_json(nlohmann::json& j, const Finding& v);
 void from_json(const nlohmann::json& j, Finding& v);
+void to_json(nlohmann::json& j, const PeerReport& v);
+void from_json(const nlohmann::json& j, PeerReport& v);
 void to_json(nlohmann::json& j, const ConnectionInfo& v);
 void from_json(const nlohmann::json& j, ConnectionInfo& v);
 // The whole record in field-name form (for the store; the iperf3-shaped report is

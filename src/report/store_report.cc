@@ -199,7 +199,8 @@ std::string RenderHistoryCsv(const std::vector<RunSummary>& runs) {
 }
 
 std::string RenderReplay(const record::RunRecord& run) {
-  std::string out;
+  // A client's record: the connection lines printed before the first interval.
+  std::string out = run.local.role == "client" ? RenderConnectedLines(run, false) : "";
   const std::vector<record::HostInterval> none;
   const auto& remote = run.remote.known() ? run.remote.value().samples : none;
   for (size_t i = 0; i < run.intervals.size(); ++i) {

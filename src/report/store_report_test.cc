@@ -73,10 +73,12 @@ TEST(ShowReport, IntervalsCsvHasARowPerIntervalPerStreamPerEnd) {
   EXPECT_NE(csv.find("\n5,remote,server,1,2,0,3,0,"), std::string::npos) << csv;
 }
 
-TEST(ShowReport, ReplayIsTheIntervalsThenTheSummary) {
+TEST(ShowReport, ReplayIsTheConnectionsThenTheIntervalsThenTheSummary) {
   const record::RunRecord run = record::testing::MakeTcpRun();
   const std::string text = RenderReplay(run);
-  EXPECT_EQ(text.find("[ ID] Interval"), 0u) << text;
+  const std::string connected = RenderConnectedLines(run, false);
+  EXPECT_EQ(text.find(run.local.role == "client" ? connected : "[ ID] Interval"), 0u) << text;
+  EXPECT_NE(text.find("[ ID] Interval"), std::string::npos) << text;
   EXPECT_NE(text.find(RenderSummary(run)), std::string::npos);
 }
 

@@ -14,6 +14,11 @@ namespace nicbench::report {
 // "[ ID] Interval           Transfer     Bitrate         Retr  Cwnd\n".
 std::string RenderIntervalHeader(const record::RunRecord& run);
 
+// The lines iperf3 prints as soon as the streams are connected: "Connecting to host H, port
+// P" and one "[ ID] local A port a connected to B port b" per stream; with `verbose` (-V),
+// iperf3's "Starting Test: ..." line too.
+std::string RenderConnectedLines(const record::RunRecord& run, bool verbose);
+
 // One interval: a line per stream, a [SUM] line per direction when there are several streams,
 // then one compact line per end whose sample is given (nullptr: no line), e.g.
 //   "[  1]   0.00-1.00   sec  11.9 MBytes   100 Mbits/sec    2   14.1 KBytes\n"
