@@ -94,7 +94,10 @@ TEST(InspectCapture, RoundTripsThroughRoot) {
   std::string iface = "lo";
   testing::ProcessResult list = testing::RunNicbench({"inspect", "--json"});
   ASSERT_EQ(list.exit_code, 0) << list.err;
-  for (const auto& name : nlohmann::json::parse(list.out)["interfaces"]) {
+  // The document must outlive the loop: a range-for over a member of a temporary would read
+  // freed memory.
+  const nlohmann::json listed = nlohmann::json::parse(list.out);
+  for (const auto& name : listed["interfaces"]) {
     if (name != "lo") {
       iface = name.get<std::string>();
       break;
