@@ -93,24 +93,29 @@ Result<MatrixDefinition> NewDefinition(const MatrixArgs& a, std::vector<std::str
   return d;
 }
 
-// Roles, variants and the stand for a definition.
-Result<MatrixContext> Prepare(MatrixDefinition d) {
+// The stand whose host HOST is, when a --vary name is a stand toggle; nullopt otherwise.
+Result<std::optional<stand::StandInfo>> StandFor(const MatrixDefinition& d) {
   bool stand_names = false;
   for (const Vary& v : d.varies) stand_names = stand_names || IsStandToggle(v.name);
+  if (!stand_names) return std::optional<stand::StandInfo>();
+  auto stand = stand::StandWithAddress(d.host);
+  if (!stand) return Fail("cannot read the test stands: " + stand.error().message);
+  return stand;
+}
+
+// Roles, variants and the schedule for a definition; `stand` when HOST is a stand host.
+Result<MatrixContext> Prepare(MatrixDefinition d, std::optional<stand::StandInfo> stand) {
   MatrixContext ctx;
-  if (stand_names) {
-    auto stand = stand::StandWithAddress(d.host);
-    if (!stand) return tl::unexpected(stand.error());
-    ctx.stand = *stand;
-  }
-  auto roles = Classify(d.varies, ctx.stand.has_value(), d.setup, d.teardown);
+  auto roles = Classify(d.varies, stand.has_value(), d.setup, d.teardown);
   if (!roles) return tl::unexpected(roles.error());
-  bool any_stand_role = false;
-  for (const VaryRole& r : *roles) any_stand_role = any_stand_role || r.kind == VaryKind::kStand;
-  if (!any_stand_role) ctx.stand.reset();
+  for (const VaryRole& r : *roles) {
+    if (r.kind == VaryKind::kStand) ctx.stand = stand;
+  }
   ctx.roles = std::move(*roles);
   ctx.variants = CrossProduct(d.varies);
-  if (d.schedule.empty()) d.schedule = Schedule(static_cast<int>(ctx.variants.size()), d.repeat, d.seed);
+  if (d.schedule.empty()) {
+    d.schedule = Schedule(static_cast<int>(ctx.variants.size()), d.repeat, d.seed);
+  }
   ctx.definition = std::move(d);
   return ctx;
 }
@@ -177,7 +182,9 @@ Started Resume(store::Store& store, const MatrixArgs& a, bool run_options) {
   }
   auto definition = DefinitionFromJson((*found)->definition);
   if (!definition) return Refuse(ExitCode::kStore, definition.error().message);
-  auto ctx = Prepare(std::move(*definition));
+  auto stand = StandFor(*definition);
+  if (!stand) return Refuse(ExitCode::kEnvironment, stand.error().message);
+  auto ctx = Prepare(std::move(*definition), std::move(*stand));
   if (!ctx) return Refuse(ExitCode::kUsage, ctx.error().message);
   ctx->experiment = id;
   return {std::move(*ctx), 0};
@@ -186,7 +193,9 @@ Started Resume(store::Store& store, const MatrixArgs& a, bool run_options) {
 Started Create(store::Store& store, const MatrixArgs& a, std::vector<std::string> options) {
   auto definition = NewDefinition(a, std::move(options));
   if (!definition) return Refuse(ExitCode::kUsage, definition.error().message);
-  auto ctx = Prepare(std::move(*definition));
+  auto stand = StandFor(*definition);
+  if (!stand) return Refuse(ExitCode::kEnvironment, stand.error().message);
+  auto ctx = Prepare(std::move(*definition), std::move(*stand));
   if (!ctx) return Refuse(ExitCode::kUsage, ctx.error().message);
   auto id = store.PutExperiment(DefinitionToJson(ctx->definition));
   if (!id) return Refuse(ExitCode::kStore, id.error().message);

@@ -103,6 +103,10 @@ std::optional<MatrixOutcome> RunOne(const MatrixContext& ctx, stand::StandInfo* 
       return failed;
     }
     current->spec = wanted;
+    if (auto s = stand::RecordChange(*current); !s) {
+      std::fprintf(stderr, "nicbench matrix: warning: the stand's state file: %s\n",
+                   s.error().message.c_str());
+    }
   }
   if (auto err = RunUserCommand("--setup", ctx.definition.setup, variant); !err.empty()) {
     if (TakeInterrupt()) return MatrixOutcome{MatrixEnd::kInterrupted, "", 130};
@@ -132,9 +136,11 @@ MatrixOutcome RunRemaining(const MatrixContext& ctx) {
   auto done = DoneRuns(ctx);
   if (!done) return {MatrixEnd::kFailed, done.error().message, ToInt(ExitCode::kStore)};
   std::optional<stand::StandInfo> current = ctx.stand;
-  // The stand's state file holds the spec it came up with, not what a matrix set since: the
-  // first run applies its MTU and profile whatever the state says.
-  if (current) current->spec.mtu = 0;
+  // The state file may predate what an earlier, interrupted matrix set: when MTU or profile
+  // vary, the first run applies them whatever the state says.
+  for (const Vary& v : ctx.definition.varies) {
+    if (current && (v.name == "mtu" || v.name == "profile")) current->spec.mtu = 0;
+  }
   const int total = static_cast<int>(ctx.definition.schedule.size() * ctx.variants.size());
   int count = static_cast<int>(done->size());
   for (size_t r = 0; r < ctx.definition.schedule.size(); ++r) {

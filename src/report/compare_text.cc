@@ -13,19 +13,28 @@ using analysis::MetricComparison;
 using analysis::SetComparison;
 using analysis::Verdict;
 
-std::string Value(double v, const std::string& unit) {
-  if (unit == "bit/s") return FormatBitRate(v);
-  if (unit == "CPU-s/GB") return fmt::format("{:.3g} CPU-s/GB", v);
-  if (unit == "irq/GB") return CompactCount(v) + " irq/GB";
-  if (unit == "us") return fmt::format("{:.0f} us", v);
-  return fmt::format("{:.6g}", v);
-}
-
+// "10.99 Gbits/sec [10.88 .. 11.10] n=5": the median with its unit, the range in the median's
+// scale, then n.
 std::string Spread(const std::optional<analysis::Summary>& s, const std::string& unit,
                    int unknown) {
   if (!s) return unknown > 0 ? fmt::format("unknown in {} runs", unknown) : "no runs";
-  std::string text = fmt::format("{} [{} .. {}] n={}", Value(s->median, unit),
-                                 Value(s->min, unit), Value(s->max, unit), s->n);
+  std::string text;
+  if (unit == "bit/s") {
+    const Scaled m = ScaleBy(s->median, 1000.0);
+    double scale = 1;
+    for (int i = 0; i < m.unit; ++i) scale *= 1000;
+    text = fmt::format("{:.2f} {} [{:.2f} .. {:.2f}]", m.value, kBitRateUnits[m.unit],
+                       s->min / scale, s->max / scale);
+  } else if (unit == "irq/GB") {
+    text = fmt::format("{} irq/GB [{} .. {}]", CompactCount(s->median), CompactCount(s->min),
+                       CompactCount(s->max));
+  } else if (unit == "us") {
+    text = fmt::format("{:.0f} us [{:.0f} .. {:.0f}]", s->median, s->min, s->max);
+  } else {
+    const char* suffix = unit == "CPU-s/GB" ? " CPU-s/GB" : "";
+    text = fmt::format("{:.3g}{} [{:.3g} .. {:.3g}]", s->median, suffix, s->min, s->max);
+  }
+  text += fmt::format(" n={}", s->n);
   if (unknown > 0) text += fmt::format(" ({} unknown)", unknown);
   return text;
 }
@@ -89,6 +98,7 @@ std::string IdsText(const std::vector<int64_t>& ids) {
 }  // namespace
 
 std::string ChangeText(const Comparison& c) {
+  if (!c.a || !c.b) return "~ (not measured in both sets)";
   if (c.verdict == Verdict::kTooFew) return "~ (too few runs)";
   if (c.verdict == Verdict::kNotSignificant) return "~";
   if (!c.change_percent) return "significant (A's median is 0)";

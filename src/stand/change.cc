@@ -50,6 +50,19 @@ Status ApplyChange(CommandRunner& runner, const ChangePlan& plan) {
   return Ok();
 }
 
+Status RecordChange(const StandInfo& changed, const std::string& state_dir) {
+  if (!changed.from_state || !changed.subnet_index) return Ok();
+  StateDir dir(state_dir);
+  auto lock = dir.Acquire();
+  if (!lock) return tl::unexpected(lock.error());
+  StandState state;
+  state.spec = changed.spec;
+  state.subnet_index = *changed.subnet_index;
+  state.shaper = ShaperFor(changed, changed.spec.profile);
+  state.qdiscs = changed.qdiscs;
+  return dir.Save(state);
+}
+
 Result<std::optional<StandInfo>> StandWithAddress(std::string_view address) {
   auto stands = List();
   if (!stands) return tl::unexpected(stands.error());

@@ -1,7 +1,8 @@
 // Changing a stand that is up, in place, without taking its namespaces down (processes running
 // inside, such as a server, keep running): offload toggles, MTU and link profile. Used by
 // `nicbench matrix` to apply a variant's stand toggles. The stand's state file keeps the spec it
-// came up with. REQUIRES: CAP_NET_ADMIN (and CAP_SYS_ADMIN for `ip netns exec`).
+// came up with until RecordChange writes the new one. REQUIRES: CAP_NET_ADMIN (and
+// CAP_SYS_ADMIN for `ip netns exec`).
 #pragma once
 
 #include <optional>
@@ -31,6 +32,11 @@ Shaper ShaperFor(const StandInfo& current, Profile profile);
 
 // Runs the plan; the first failing command that may not fail is the error, naming it.
 Status ApplyChange(CommandRunner& runner, const ChangePlan& plan);
+
+// Writes `changed` (a stand after ApplyChange, its spec the wanted one) to its state file in
+// `state_dir`, under the directory lock, so `stand list` and the runs' stand profile say what the
+// stand now is. Nothing to do for a stand rediscovered without a state file.
+Status RecordChange(const StandInfo& changed, const std::string& state_dir = kDefaultStateDir);
 
 // The stand one of whose hosts has `address`, from List(); nullopt when none.
 Result<std::optional<StandInfo>> StandWithAddress(std::string_view address);

@@ -1,5 +1,9 @@
 #include "stand/change.h"
 
+#include <unistd.h>
+
+#include <filesystem>
+
 #include <gtest/gtest.h>
 
 #include "stand/fake_command_runner.h"
@@ -59,6 +63,26 @@ TEST(StandChange, ApplyStopsAtTheFirstRealFailure) {
   auto status = ApplyChange(runner, plan);
   ASSERT_FALSE(status);
   EXPECT_NE(status.error().message.find("mtu greater than device maximum"), std::string::npos);
+}
+
+TEST(StandChange, RecordChangeWritesTheNewSpec) {
+  const std::string dir = ::testing::TempDir() + "/cmp-stand-state-" + std::to_string(getpid());
+  StandInfo changed = Current();
+  changed.subnet_index = 3;
+  changed.spec.mtu = 9000;
+  changed.spec.offloads.tso = Toggle::kOff;
+  ASSERT_TRUE(RecordChange(changed, dir));
+  auto loaded = StateDir(dir).Load("cmp");
+  ASSERT_TRUE(loaded && *loaded);
+  EXPECT_EQ((*loaded)->spec.mtu, 9000);
+  EXPECT_EQ((*loaded)->spec.offloads.tso, Toggle::kOff);
+  EXPECT_EQ((*loaded)->subnet_index, 3);
+  // A rediscovered stand has no state file to keep.
+  changed.spec.name = "cmpx";
+  changed.from_state = false;
+  ASSERT_TRUE(RecordChange(changed, dir));
+  EXPECT_FALSE(*StateDir(dir).Load("cmpx"));
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -3,11 +3,13 @@
 // applied in place between runs), then `compare` of TSO on against off. Needs root.
 //
 // What is asserted: the experiment completes with 5 runs of each of the 4 variants; compare shows
-// the offload in "what differs" on both ends, and the receiver's CPU per GB higher with TSO off,
-// significant by an exact U test (5 against 5 entirely apart: p = 2/252 = 0.0079). Both ends of
-// a stand share the machine's cores, so other processes' CPU time lands in the same host-wide
-// figure; the difference is large enough not to drown in it (measured at a load average of 10:
-// forward 1.0 -> 6.3, reverse 0.9 -> 3.4 CPU-s/GB; the figures are printed).
+// the offload in "what differs" on both ends; the receiver's median CPU per GB is higher with TSO
+// off in both directions, and significant by the exact U test in at least one of them. Both ends
+// of a stand share the machine's cores, so other processes' CPU time lands in the same host-wide
+// figure: at a load average of 10 the figures were forward 1.0 -> 6.3 and 1.9 -> 7.6 CPU-s/GB
+// (p = 0.0079, the samples entirely apart), reverse 0.9 -> 3.4 (p = 0.0079) and 1.3 -> 6.1
+// (p = 0.032: one slow run overlapped), so significance in both directions at once is not
+// robust on a loaded machine and is printed rather than asserted.
 #include <string>
 #include <vector>
 
@@ -63,6 +65,7 @@ TEST(MatrixStand, TsoOffCostsTheReceiverCpuAndShowsInWhatDiffers) {
   ASSERT_EQ(table["variants"].size(), 4u);
   for (const auto& v : table["variants"]) EXPECT_EQ(v["runs"], 5) << v["name"];
 
+  int significant = 0;
   for (const std::string direction : {"forward", "reverse"}) {
     auto r = testing::RunNicbench({"compare", "label:tso=on,direction=" + direction,
                                    "label:tso=off,direction=" + direction, "--store", db, "--json"});
@@ -85,13 +88,15 @@ TEST(MatrixStand, TsoOffCostsTheReceiverCpuAndShowsInWhatDiffers) {
     EXPECT_EQ((*cpu)["a"]["n"], 5);
     EXPECT_EQ((*cpu)["b"]["n"], 5);
     EXPECT_TRUE((*cpu)["exact"].get<bool>()) << cpu->dump();
-    EXPECT_EQ((*cpu)["verdict"], "significant") << cpu->dump();
+    EXPECT_NE((*cpu)["verdict"], "too few runs") << cpu->dump();
     EXPECT_GT((*cpu)["b"]["median"].get<double>(), (*cpu)["a"]["median"].get<double>());
+    significant += (*cpu)["verdict"] == "significant" ? 1 : 0;
     std::printf("%s: receiver CPU per GB, TSO on %.3f -> off %.3f CPU-s/GB, p=%.4f, %s\n",
                 direction.c_str(), (*cpu)["a"]["median"].get<double>(),
                 (*cpu)["b"]["median"].get<double>(), (*cpu)["p"].get<double>(),
                 (*cpu)["verdict"].get<std::string>().c_str());
   }
+  EXPECT_GE(significant, 1) << "TSO off made no significant receiver CPU difference either way";
 }
 
 }  // namespace
