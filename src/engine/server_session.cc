@@ -146,7 +146,6 @@ struct ServerTest::State {
   bool params_read = false;
   uint64_t memory_reserved = 0;  // from shared_.memory, given back when the test ends
   uint64_t fds_reserved = 0;     // from shared_.fds, likewise
-  bool dont_fragment = false;  // iperf3 --dont-fragment (UDP)
   std::optional<HostObserver> host;  // created before the data starts
   std::optional<IntervalSampler> sampler;
   // A forward TCP test ended by bytes or blocks keeps receiving after TEST_END until the
@@ -220,7 +219,6 @@ Status ServerTest::Handshake(State& st) {
   st.want_samples = st.peer_is_nicbench && params->ext->want_samples;
   st.live_samples = st.want_samples && params->ext->live_samples;
   st.params_read = true;
-  st.dont_fragment = params->dont_fragment;
   if (params->has_authtoken) {
     return Refuse(st, wire::iperf_errno::kAuthTest, "the client asked for authentication, "
                                                     "which this server does not offer");
@@ -328,8 +326,7 @@ Status ServerTest::SetUpUdpStreams(State& st) {
     streams_udp_ = true;
     accepting_streams_ = true;
   }
-  net::SocketOptions options = DataSocketOptions(st.spec);
-  options.dont_fragment = st.dont_fragment;
+  const net::SocketOptions options = DataSocketOptions(st.spec);  // carries --dont-fragment
   UdpHellos& hellos = *shared_.udp_hellos;
   hellos.Expect(this, UdpHellos::PlainHost(*peer), st.streams.size(), options,
                 [this](net::UniqueFd fd) { return !OfferStream(std::move(fd), /*udp=*/true); });
