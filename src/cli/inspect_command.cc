@@ -21,7 +21,7 @@
 #include "cli/parse_args.h"
 #include "net/socket_address.h"
 #include "probes/capture.h"
-#include "probes/facts.h"
+#include "probes/collect_facts.h"
 #include "probes/file_source.h"
 #include "record/json.h"
 #include "report/text_report.h"

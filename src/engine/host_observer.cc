@@ -6,7 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "probes/facts.h"
+#include "probes/collect_facts.h"
 #include "record/json.h"
 #include "record/merge.h"
 

@@ -10,7 +10,7 @@
 #include <cstring>
 #include <memory>
 
-#include "probes/facts.h"
+#include "probes/collect_facts.h"
 #include "probes/proc_parsers.h"
 
 namespace nicbench::probes {

@@ -1,7 +1,7 @@
 #include <algorithm>
 #include <string>
 
-#include "probes/facts.h"
+#include "probes/collect_facts.h"
 #include "probes/nic_device.h"
 #include "probes/pci_config.h"
 #include "probes/nic_internal.h"

@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "probes/facts.h"
+#include "probes/collect_facts.h"
 #include "probes/host_sampler.h"
 
 namespace nicbench::probes {

@@ -16,7 +16,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "probes/facts.h"
+#include "probes/collect_facts.h"
 #include "record/json.h"
 #include "support/run_binary.h"
 

@@ -1,4 +1,4 @@
-#include "probes/facts.h"
+#include "probes/collect_facts.h"
 
 #include <gtest/gtest.h>
 
