@@ -16,13 +16,17 @@
 // No NaN or infinity is ever written: a non-finite double becomes null (and is rejected when
 // read back, since it can only come from a bug upstream).
 //
+// Both directions follow one field list per type (record/json_schema.h, which says how to add a
+// member), so a member is never written without being read.
+//
 // Reading: from_json is type-checked member by member (an unsigned field rejects -1 and 1e300, a
 // string field rejects 5, arrays and maps are capped at kMaxJsonElements), and signals a bad
 // document by throwing (a std::exception). At a trust boundary call it through one of the
 // *FromJson functions below, which catch everything and return an Error naming the member path
 // ("samples[3].cpus[1].user: expected a finite number"). A Measured member that is absent from
-// the document reads as unknown (kNotReported), so an older peer's record still reads; every
-// other member is required.
+// the document reads as unknown (kNotReported), and a member added after schema 1 shipped keeps
+// its default when absent, so an older peer's record still reads; every other member is
+// required.
 #pragma once
 
 #include <cstddef>
@@ -47,72 +51,27 @@ inline constexpr int kJsonSchemaVersion = 1;
 // at 0.1 s intervals has 864,000 samples; more than this is a hostile or broken peer.
 inline constexpr size_t kMaxJsonElements = 1u << 20;
 
-// facts.h
-void to_json(nlohmann::json& j, const HostFacts& v);
-void from_json(const nlohmann::json& j, HostFacts& v);
-void to_json(nlohmann::json& j, const OffloadState& v);
-void from_json(const nlohmann::json& j, OffloadState& v);
-void to_json(nlohmann::json& j, const RingSizes& v);
-void from_json(const nlohmann::json& j, RingSizes& v);
-void to_json(nlohmann::json& j, const ChannelCounts& v);
-void from_json(const nlohmann::json& j, ChannelCounts& v);
-void to_json(nlohmann::json& j, const Coalescing& v);
-void from_json(const nlohmann::json& j, Coalescing& v);
-void to_json(nlohmann::json& j, const IrqVector& v);
-void from_json(const nlohmann::json& j, IrqVector& v);
-void to_json(nlohmann::json& j, const Qdisc& v);
-void from_json(const nlohmann::json& j, Qdisc& v);
-void to_json(nlohmann::json& j, const PciLink& v);
-void from_json(const nlohmann::json& j, PciLink& v);
-void to_json(nlohmann::json& j, const PciLinkState& v);
-void from_json(const nlohmann::json& j, PciLinkState& v);
-void to_json(nlohmann::json& j, const PciInterruptCap& v);
-void from_json(const nlohmann::json& j, PciInterruptCap& v);
-void to_json(nlohmann::json& j, const PciIdentity& v);
-void from_json(const nlohmann::json& j, PciIdentity& v);
-void to_json(nlohmann::json& j, const NicFacts& v);
-void from_json(const nlohmann::json& j, NicFacts& v);
+// Every record type with a JSON form. Each has one field list (record/json_schema.h) that both
+// its to_json and its from_json walk; a new record type is added here and there.
+#define NICBENCH_RECORD_JSON_TYPES(X)                                                     \
+  /* facts.h */                                                                          \
+  X(HostFacts) X(OffloadState) X(RingSizes) X(ChannelCounts) X(Coalescing) X(IrqVector)  \
+  X(Qdisc) X(PciLink) X(PciLinkState) X(PciInterruptCap) X(PciIdentity) X(NicFacts)      \
+  /* host_sample.h */                                                                    \
+  X(CpuShare) X(IrqRate) X(SoftnetDelta) X(ProcessUsage) X(RunQueueDelay) X(HostInterval) \
+  /* run_record.h; RunRecord is the whole record in field-name form (for the store; the   \
+     iperf3-shaped report is report::RenderJson) */                                      \
+  X(TcpInfoSample) X(StreamInterval) X(IntervalRecord) X(StreamTotals) X(CpuUtilization) \
+  X(EndpointRecord) X(Finding) X(PeerReport) X(ConnectionInfo) X(RunRecord)              \
+  /* test_spec.h: durations are integer milliseconds (duration_ms, omit_ms, interval_ms); \
+     reading does not Validate(), the caller does, with its own limits */                \
+  X(TestSpec)
 
-// host_sample.h
-void to_json(nlohmann::json& j, const CpuShare& v);
-void from_json(const nlohmann::json& j, CpuShare& v);
-void to_json(nlohmann::json& j, const IrqRate& v);
-void from_json(const nlohmann::json& j, IrqRate& v);
-void to_json(nlohmann::json& j, const SoftnetDelta& v);
-void from_json(const nlohmann::json& j, SoftnetDelta& v);
-void to_json(nlohmann::json& j, const ProcessUsage& v);
-void from_json(const nlohmann::json& j, ProcessUsage& v);
-void to_json(nlohmann::json& j, const HostInterval& v);
-void from_json(const nlohmann::json& j, HostInterval& v);
-
-// run_record.h
-void to_json(nlohmann::json& j, const TcpInfoSample& v);
-void from_json(const nlohmann::json& j, TcpInfoSample& v);
-void to_json(nlohmann::json& j, const StreamInterval& v);
-void from_json(const nlohmann::json& j, StreamInterval& v);
-void to_json(nlohmann::json& j, const IntervalRecord& v);
-void from_json(const nlohmann::json& j, IntervalRecord& v);
-void to_json(nlohmann::json& j, const StreamTotals& v);
-void from_json(const nlohmann::json& j, StreamTotals& v);
-void to_json(nlohmann::json& j, const CpuUtilization& v);
-void from_json(const nlohmann::json& j, CpuUtilization& v);
-void to_json(nlohmann::json& j, const EndpointRecord& v);
-void from_json(const nlohmann::json& j, EndpointRecord& v);
-void to_json(nlohmann::json& j, const Finding& v);
-void from_json(const nlohmann::json& j, Finding& v);
-void to_json(nlohmann::json& j, const PeerReport& v);
-void from_json(const nlohmann::json& j, PeerReport& v);
-void to_json(nlohmann::json& j, const ConnectionInfo& v);
-void from_json(const nlohmann::json& j, ConnectionInfo& v);
-// The whole record in field-name form (for the store; the iperf3-shaped report is
-// report::RenderJson).
-void to_json(nlohmann::json& j, const RunRecord& v);
-void from_json(const nlohmann::json& j, RunRecord& v);
-
-// test_spec.h. Durations are integer milliseconds (duration_ms, omit_ms, interval_ms). Reading
-// does not Validate(); the caller does, with its own limits.
-void to_json(nlohmann::json& j, const TestSpec& v);
-void from_json(const nlohmann::json& j, TestSpec& v);
+#define NICBENCH_RECORD_JSON_DECLARE(T)              \
+  void to_json(nlohmann::json& j, const T& v);       \
+  void from_json(const nlohmann::json& j, T& v);
+NICBENCH_RECORD_JSON_TYPES(NICBENCH_RECORD_JSON_DECLARE)
+#undef NICBENCH_RECORD_JSON_DECLARE
 
 // Enum names as written in JSON.
 const char* SeverityName(Severity s);         // "info", "notice", "warning", "critical"
@@ -121,17 +80,6 @@ const char* MissingToken(Missing why);        // same text as MissingName()
 
 // The reason string of the unknown rule: "permission denied: needs CAP_NET_ADMIN".
 std::string UnknownReason(Missing why, std::string_view detail);
-
-// Writes a Measured member under the unknown rule (see top of file).
-template <typename T>
-void PutMeasured(nlohmann::json& obj, const char* key, const Measured<T>& m) {
-  if (m.known()) {
-    obj[key] = m.value();
-  } else {
-    obj[key] = nullptr;
-    obj["unknown"][key] = UnknownReason(m.why(), m.detail());
-  }
-}
 
 // Trust-boundary readers: never throw; a bad document gives an Error naming the member path.
 Result<EndpointRecord> EndpointFromJson(const nlohmann::json& j);

@@ -1,7 +1,8 @@
-// Internal to record/json*.cc: the type-checked readers and the writers' NaN guard behind the
-// public to_json/from_json in record/json.h. Not for other layers.
+// Internal to record/json*.cc: the type-checked value readers and the writers' NaN guard that the
+// generic codec (record/json_codec.h) applies to every member. Not for other layers.
 #pragma once
 
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -49,6 +50,38 @@ template <typename T>
 struct IsStringMap : std::false_type {};
 template <typename T>
 struct IsStringMap<std::map<std::string, T>> : std::true_type {};
+
+// Names a type for overload lookup: FieldsOf(Type<NicFacts>{}), NamesOf(Type<Severity>{}).
+template <typename T>
+struct Type {};
+
+// Enums as strings through a small table; NamesOf(Type<E>{}) returns E's (record/json_schema.h).
+template <typename E>
+struct EnumName {
+  E value;
+  const char* name;
+};
+
+template <typename E, size_t N>
+const char* NameOf(const EnumName<E> (&table)[N], E value) {
+  for (const auto& entry : table) {
+    if (entry.value == value) return entry.name;
+  }
+  return "unknown";
+}
+
+template <typename E, size_t N>
+void ReadEnum(const json& j, const EnumName<E> (&table)[N], E& out) {
+  if (!j.is_string()) throw ShapeError("", "expected a string");
+  const std::string& text = j.get_ref<const std::string&>();
+  for (const auto& entry : table) {
+    if (text == entry.name) {
+      out = entry.value;
+      return;
+    }
+  }
+  throw ShapeError("", "unexpected value \"" + text.substr(0, 40) + "\"");
+}
 
 inline void RequireObject(const json& j) {
   if (!j.is_object()) throw ShapeError("", "expected an object");
@@ -141,6 +174,12 @@ void ReadValue(const json& j, T& out) {
   } else if constexpr (std::is_same_v<T, std::string>) {
     if (!j.is_string()) throw ShapeError("", "expected a string");
     out = j.get<std::string>();
+  } else if constexpr (std::is_enum_v<T>) {
+    ReadEnum(j, NamesOf(Type<T>{}), out);
+  } else if constexpr (std::is_same_v<T, std::chrono::milliseconds>) {
+    int64_t ms = 0;
+    ReadSigned(j, ms);
+    out = std::chrono::milliseconds(ms);
   } else if constexpr (IsVector<T>::value) {
     ReadVector(j, out);
   } else if constexpr (IsStringMap<T>::value) {
@@ -152,7 +191,7 @@ void ReadValue(const json& j, T& out) {
 
 // Reads the required member `key` of object `obj` into out.
 template <typename T>
-void Field(const json& obj, const char* key, T& out) {
+void ReadRequired(const json& obj, const char* key, T& out) {
   const auto it = obj.find(key);
   if (it == obj.end()) throw ShapeError(key, "missing");
   try {
@@ -167,15 +206,8 @@ void Field(const json& obj, const char* key, T& out) {
 std::pair<Missing, std::string> ReadUnknownReason(const json& obj, const char* key);
 
 // Reads a Measured member under the unknown rule (record/json.h). Absent -> kNotReported.
-// A field added to the record after a peer may have been built: absent there, it keeps its
-// default; present, it is checked like any other.
 template <typename T>
-void LaterField(const json& obj, const char* key, T& out) {
-  if (obj.contains(key)) Field(obj, key, out);
-}
-
-template <typename T>
-void MeasuredField(const json& obj, const char* key, Measured<T>& out) {
+void ReadMeasured(const json& obj, const char* key, Measured<T>& out) {
   const auto it = obj.find(key);
   if (it == obj.end()) {
     out = Measured<T>::Unknown(Missing::kNotReported, "absent from the record");
@@ -196,35 +228,7 @@ void MeasuredField(const json& obj, const char* key, Measured<T>& out) {
 }
 
 // optional<string>: null or absent = nullopt.
-void OptionalStringField(const json& obj, const char* key, std::optional<std::string>& out);
-
-// Enums as strings through a small table.
-template <typename E>
-struct EnumName {
-  E value;
-  const char* name;
-};
-
-template <typename E, size_t N>
-const char* NameOf(const EnumName<E> (&table)[N], E value) {
-  for (const auto& entry : table) {
-    if (entry.value == value) return entry.name;
-  }
-  return "unknown";
-}
-
-template <typename E, size_t N>
-void EnumField(const json& obj, const char* key, const EnumName<E> (&table)[N], E& out) {
-  std::string text;
-  Field(obj, key, text);
-  for (const auto& entry : table) {
-    if (text == entry.name) {
-      out = entry.value;
-      return;
-    }
-  }
-  throw ShapeError(key, "unexpected value \"" + text.substr(0, 40) + "\"");
-}
+void ReadOptionalString(const json& obj, const char* key, std::optional<std::string>& out);
 
 // Runs a from_json at a trust boundary: any exception becomes an Error.
 template <typename T>
