@@ -139,6 +139,7 @@ struct ServerTest::State {
   std::vector<StreamRole> streams;
   std::vector<net::UniqueFd> stream_fds;
   std::unique_ptr<DataPath> path;
+  std::shared_ptr<FileTransfer> file;  // serve -F, shared by the test's streams
   CpuMeter cpu;
   std::vector<FlowTotals> totals;
   record::RunRecord record;
@@ -357,10 +358,15 @@ Status ServerTest::SetUpStreams(State& st) {
   for (const auto& fd : st.stream_fds) AddConnection(fd.get(), st.record);
   if (!st.stream_fds.empty()) ReadSocketBuffers(st.stream_fds.front().get(), st.spec, st.record);
   st.path = DataPath::Create(shared_.config.threads);
+  if (auto refused = RefuseForFile(shared_.config.file, st.spec)) {
+    return Refuse(st, wire::iperf_errno::kFile, *refused);
+  }
+  if (shared_.config.file.enabled()) st.file = std::make_shared<FileTransfer>(shared_.config.file);
   for (size_t i = 0; i < st.streams.size(); ++i) {
-    if (auto a = st.path->AddFlow(MakeFlowConfig(st.stream_fds[i].Release(), st.streams[i],
-                                                 st.spec));
-        !a) {
+    FlowConfig flow = MakeFlowConfig(st.stream_fds[i].Release(), st.streams[i], st.spec);
+    flow.file = st.file;
+    if (auto a = st.path->AddFlow(flow); !a) {
+      if (st.file) return Refuse(st, wire::iperf_errno::kFile, a.error().ToString());
       return a;
     }
   }
@@ -539,6 +545,7 @@ Status ServerTest::ExchangeResults(State& st) {
   st.record.local.cpu = cpu;
   st.record.local.congestion_used = st.congestion_used;
   st.record.local.intervals = st.record.intervals;
+  if (st.file) st.record.local.file = st.file->Record();
   st.host->Finish(st.record.local);
   auto totals = CombineTotals(st.totals, *theirs, st.spec.transport);
   if (!totals) return tl::unexpected(totals.error());

@@ -223,6 +223,7 @@ void to_json(json& j, const EndpointRecord& v) {
            {"intervals", v.intervals},
            {"congestion_used", v.congestion_used}};
   PutMeasured(j, "cpu", v.cpu);
+  if (v.file) j["file"] = *v.file;  // only when -F was used on this end
 }
 
 void from_json(const json& j, EndpointRecord& v) {
@@ -235,6 +236,11 @@ void from_json(const json& j, EndpointRecord& v) {
   Field(j, "intervals", v.intervals);
   MeasuredField(j, "cpu", v.cpu);
   Field(j, "congestion_used", v.congestion_used);
+  if (j.contains("file") && !j["file"].is_null()) {
+    FileRecord file;
+    Field(j, "file", file);
+    v.file = std::move(file);
+  }
 }
 
 void to_json(json& j, const Finding& v) {

@@ -47,6 +47,10 @@ inline constexpr int kJsonSchemaVersion = 1;
 // at 0.1 s intervals has 864,000 samples; more than this is a hostile or broken peer.
 inline constexpr size_t kMaxJsonElements = 1u << 20;
 
+// file_record.h (json_file.cc)
+void to_json(nlohmann::json& j, const FileRecord& v);
+void from_json(const nlohmann::json& j, FileRecord& v);
+
 // facts.h
 void to_json(nlohmann::json& j, const HostFacts& v);
 void from_json(const nlohmann::json& j, HostFacts& v);
