@@ -419,6 +419,13 @@ Status RunTest(ClientRun& run, const IntervalSink& sink) {
             "unexpected " + wire::StateName(*state) + " from the server during the test"));
       }
     }
+    if (run.file && run.path->Failed()) {
+      // A -F file call failed (the disk is full, an I/O error): the test cannot go on.
+      (void)wire::SendState(run.control.get(), wire::State::kClientTerminate);
+      Status failed = run.path->Join();
+      return keep_measured(Failed(run, ClientFailure::kData,
+                                  failed ? Error{"-F: a file call failed"} : failed.error()));
+    }
     auto counters = run.path->Snapshot();
     if (stall.Stalled(t, counters)) {
       (void)wire::SendState(run.control.get(), wire::State::kClientTerminate);

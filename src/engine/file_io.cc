@@ -38,11 +38,11 @@ constexpr FsName kFilesystems[] = {
     {BTRFS_SUPER_MAGIC, "btrfs"}, {OVERLAYFS_SUPER_MAGIC, "overlay"}, {NFS_SUPER_MAGIC, "nfs"},
     {0xFF534D42, "cifs"},        {0x65735546, "fuse"},        {0x2011BAB0, "exfat"},
     {MSDOS_SUPER_MAGIC, "vfat"}, {0x5346544e, "ntfs"},        {0x2fc12fc1, "zfs"},
-    {RAMFS_MAGIC, "ramfs"},
+    {RAMFS_MAGIC, "ramfs"},      {PROC_SUPER_MAGIC, "proc"},  {SYSFS_MAGIC, "sysfs"},
 };
 
 std::string OpenError(const std::string& path, bool write, int err) {
-  return fmt::format("-F {}: cannot open for {}: {}", path, write ? "writing" : "reading",
+  return fmt::format("{}: cannot open for {}: {}", path, write ? "writing" : "reading",
                      std::strerror(err));
 }
 
@@ -91,14 +91,14 @@ FileCheck CheckFileTarget(const FileOptions& options, bool write) {
   }
   if (!write && !exists) {
     const int err = errno;
-    return {FileProblem::kEnvironment, OpenError(path, false, err)};
+    return {FileProblem::kEnvironment, "-F " + OpenError(path, false, err)};
   }
   const int fd = ::open(path.c_str(), write ? (O_WRONLY | O_CREAT | O_CLOEXEC) : (O_RDONLY | O_CLOEXEC),
                         0600);
   if (fd < 0) {
     const int err = errno;
     if (err == EISDIR) return {FileProblem::kUsage, fmt::format("-F {}: is a directory", path)};
-    return {FileProblem::kEnvironment, OpenError(path, write, err)};
+    return {FileProblem::kEnvironment, "-F " + OpenError(path, write, err)};
   }
   ::close(fd);
   return {};
@@ -122,8 +122,8 @@ Result<TimedFile> TimedFile::Open(const std::string& path, bool write, bool dire
   }
   f.fd_.Reset(fd);
   struct stat st {};
-  if (fstat(fd, &st) != 0) return FailErrno("-F " + path + ": fstat");
-  if (S_ISDIR(st.st_mode)) return Fail("-F " + path + ": is a directory (-F takes a file)");
+  if (fstat(fd, &st) != 0) return FailErrno(path + ": fstat");
+  if (S_ISDIR(st.st_mode)) return Fail(path + ": is a directory");
   record::FileRecord& info = f.info_;
   info.path = path;
   info.write = write;
@@ -134,6 +134,10 @@ Result<TimedFile> TimedFile::Open(const std::string& path, bool write, bool dire
   if (direct && !f.direct_) {
     info.notes.push_back(fmt::format("--direct: {} does not support O_DIRECT; the page cache was used",
                                      info.filesystem.empty() ? "the filesystem" : info.filesystem));
+  } else if (f.direct_ && (info.filesystem == "tmpfs" || info.filesystem == "ramfs")) {
+    // Linux 6.6 and later accept O_DIRECT on tmpfs; the file is memory all the same.
+    info.notes.push_back("--direct: " + info.filesystem + " accepts O_DIRECT, but the file is "
+                         "memory: the rate is memory's, not a disk's");
   }
   if (!write && S_ISREG(st.st_mode)) {
     info.size_at_open = static_cast<uint64_t>(st.st_size);
@@ -166,7 +170,7 @@ Result<size_t> TimedFile::Read(uint8_t* buf, size_t len) {
     }
     const int err = errno;
     if (err == EINTR) continue;
-    return Fail(fmt::format("-F {}: read after {} bytes", info_.path, offset_), err);
+    return Fail(fmt::format("{}: read after {} bytes", info_.path, offset_), err);
   }
 }
 
@@ -179,7 +183,7 @@ Status TimedFile::WriteRaw(const uint8_t* buf, size_t len) {
     if (n < 0) {
       const int err = errno;
       if (err == EINTR) continue;
-      return Fail(fmt::format("-F {}: write after {} bytes", info_.path, offset_), err);
+      return Fail(fmt::format("{}: write after {} bytes", info_.path, offset_), err);
     }
     done += static_cast<size_t>(n);
     bytes_ += static_cast<uint64_t>(n);
@@ -199,7 +203,7 @@ Status TimedFile::FlushStage(bool all) {
   // The unaligned tail cannot go out with O_DIRECT: clear it for the last write.
   const int flags = fcntl(fd_.get(), F_GETFL);
   if (flags < 0 || fcntl(fd_.get(), F_SETFL, flags & ~O_DIRECT) != 0) {
-    return FailErrno("-F " + info_.path + ": fcntl(clear O_DIRECT)");
+    return FailErrno(info_.path + ": fcntl(clear O_DIRECT)");
   }
   auto s = WriteRaw(stage_.get(), stage_used_);
   stage_used_ = 0;
@@ -236,7 +240,7 @@ Status TimedFile::Finish() {
   sync_ns_ += took;
   // A character device (-F /dev/null) has nothing to sync (EINVAL): not an error.
   if (r != 0 && err != EINVAL && err != EROFS) {
-    return Fail(fmt::format("-F {}: fdatasync after {} bytes", info_.path, offset_), err);
+    return Fail(fmt::format("{}: fdatasync after {} bytes", info_.path, offset_), err);
   }
   return Ok();
 }

@@ -32,7 +32,7 @@ Result<bool> FileTcpSender::Refill() {
   if (!n) {
     error_ = n.error().ToString();
     Error e = n.error();
-    e.message = "stream " + std::to_string(config_.id) + ": " + e.message;
+    e.message = "stream " + std::to_string(config_.id) + ": -F " + e.message;
     return tl::unexpected(e);
   }
   if (*n == 0) {
@@ -143,7 +143,7 @@ Result<FlowState> FileTcpReceiver::OnEvents(uint32_t) {
         PublishBytes();
         Error e = s.error();
         error_ = e.ToString();
-        e.message = "stream " + std::to_string(config_.id) + ": " + e.message;
+        e.message = "stream " + std::to_string(config_.id) + ": -F " + e.message;
         return tl::unexpected(e);
       }
       continue;
@@ -181,8 +181,10 @@ Result<std::unique_ptr<Flow>> MakeFileFlow(const FlowConfig& config, net::Unique
   }
   auto file = TimedFile::Open(options.path, /*write=*/!config.sender, options.direct);
   if (!file) {
-    config.file->AddError(file.error().ToString());
-    return tl::unexpected(file.error());
+    Error e = file.error();
+    e.message = "-F " + e.message;
+    config.file->AddError(e.ToString());
+    return tl::unexpected(e);
   }
   if (!config.sender) {
     return std::make_unique<FileTcpReceiver>(config, std::move(fd), env, std::move(*file));

@@ -435,6 +435,12 @@ Status ServerTest::Measure(State& st) {
     if (!woke) return tl::unexpected(woke.error());
     const MonoTime t = clock.Now();
     if (*woke == SessionLoop::Wake::kStop) return Fail("server stopping: test terminated");
+    if (st.file && st.path->Failed()) {
+      // A -F file call failed (the disk is full, an I/O error): the test cannot go on.
+      Status failed = st.path->Join();
+      return Refuse(st, wire::iperf_errno::kFile,
+                    failed ? std::string("-F: a file call failed") : failed.error().ToString());
+    }
     // kDone (our senders met the budget) needs nothing but the boundary check below.
     if (*woke == SessionLoop::Wake::kControl) {
       auto state = wire::ReadState(control_.get(), shared_.config.control_timeout,

@@ -72,7 +72,7 @@ json Parse(const std::string& text) {
   return doc;
 }
 
-std::vector<std::string> Run(int port, std::vector<std::string> args) {
+std::vector<std::string> RunArgv(int port, std::vector<std::string> args) {
   std::vector<std::string> argv = {"run", "127.0.0.1", "-p", std::to_string(port), "--no-store"};
   argv.insert(argv.end(), args.begin(), args.end());
   return argv;
@@ -89,7 +89,7 @@ TEST(FilesLoopback, ClientSendsAFileToAServerThatWritesIt) {
   TempDir dir;
   const std::string data = MakeRandomFile(dir.File("src"), 4 << 20);
   ServeChild server = StartServe({"--once", "-F", dir.File("out")});
-  ProcessResult r = RunNicbench(Run(server.port, {"-F", dir.File("src"), "-J"}));
+  ProcessResult r = RunNicbench(RunArgv(server.port, {"-F", dir.File("src"), "-J"}));
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   json doc = Parse(r.out);
   // As iperf3: a file sent without -t/-n is a byte test of the file's length.
@@ -118,7 +118,7 @@ TEST(FilesLoopback, ReverseWritesWhatAFileServerSends) {
   TempDir dir;
   const std::string data = MakeRandomFile(dir.File("src"), 1 << 20);
   ServeChild server = StartServe({"--once", "-F", dir.File("src")});
-  ProcessResult r = RunNicbench(Run(server.port, {"-R", "-t", "1", "-F", dir.File("out")}));
+  ProcessResult r = RunNicbench(RunArgv(server.port, {"-R", "-t", "1", "-F", dir.File("out")}));
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("File (local client): wrote"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("File (remote server): read"), std::string::npos) << r.out;
@@ -130,7 +130,7 @@ TEST(FilesLoopback, ParallelStreamsShareTheFilesLengthAsIperf3Does) {
   TempDir dir;
   const std::string data = MakeRandomFile(dir.File("src"), 2 << 20);
   ServeChild server = StartServe({"--once"});
-  ProcessResult r = RunNicbench(Run(server.port, {"-F", dir.File("src"), "-P", "2", "-J"}));
+  ProcessResult r = RunNicbench(RunArgv(server.port, {"-F", dir.File("src"), "-P", "2", "-J"}));
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   json doc = Parse(r.out);
   EXPECT_EQ(doc["end"]["sum_sent"]["bytes"].get<uint64_t>(), data.size());
@@ -147,7 +147,7 @@ TEST(FilesLoopback, StockIperf3ServerWritesTheFileWeSend) {
                             "-F", dir.File("out")});
   ProcessResult r;
   for (int attempt = 0; attempt < 50; ++attempt) {
-    r = RunNicbench(Run(port, {"-F", dir.File("src")}));
+    r = RunNicbench(RunArgv(port, {"-F", dir.File("src")}));
     if (r.err.find("unable to connect") == std::string::npos &&
         r.out.find("unable to connect") == std::string::npos) {
       break;
@@ -202,7 +202,7 @@ TEST(FilesLoopback, TtcpNormalModeAndFileFiguresAgree) {
   const uint64_t ttcp_bytes = std::stoull(m[1]);
 
   ServeChild server = StartServe({"--once", "-F", dir.File("file-out")});
-  ProcessResult r = RunNicbench(Run(server.port, {"-F", dir.File("src"), "-J"}));
+  ProcessResult r = RunNicbench(RunArgv(server.port, {"-F", dir.File("src"), "-J"}));
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   json doc = Parse(r.out);
   server.process->Stop(0);
@@ -218,12 +218,12 @@ TEST(FilesLoopback, AFullDiskEndsTheTestWithAClearError) {
   if (!dir.MountTmpfs("size=1m")) GTEST_SKIP() << "needs root and mount(8) for a small tmpfs";
   MakeRandomFile(dir.File("src"), 4 << 20);
   ServeChild server = StartServe({"--once", "-F", dir.File("mnt/out")});
-  ProcessResult r = RunNicbench(Run(server.port, {"-F", dir.File("src")}));
+  ProcessResult r = RunNicbench(RunArgv(server.port, {"-F", dir.File("src")}));
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
   EXPECT_NE((r.out + r.err).find("No space left on device"), std::string::npos) << r.out << r.err;
   // The client's own receiving end on a full disk.
   ServeChild sender = StartServe({"--once", "-F", dir.File("src")});
-  r = RunNicbench(Run(sender.port, {"-R", "-t", "2", "-F", dir.File("mnt/back")}));
+  r = RunNicbench(RunArgv(sender.port, {"-R", "-t", "2", "-F", dir.File("mnt/back")}));
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
   EXPECT_NE((r.out + r.err).find("-F " + dir.File("mnt/back") + ": write after"),
             std::string::npos)
@@ -280,7 +280,7 @@ TEST(FilesLoopback, BadTargetsAndCombinationsAreUsageErrors) {
 TEST(FilesLoopback, AFileServerRefusesAUdpTestWithIperf3sFileError) {
   TempDir dir;
   ServeChild server = StartServe({"-F", dir.File("out")});
-  ProcessResult r = RunNicbench(Run(server.port, {"-u", "-t", "1"}));
+  ProcessResult r = RunNicbench(RunArgv(server.port, {"-u", "-t", "1"}));
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_NE(r.err.find("TCP tests only"), std::string::npos) << r.err;
 }
@@ -306,7 +306,7 @@ TEST(FilesLoopback, DiskOnlyReadsAnExistingFileAndNamesASparseOne) {
   ProcessResult r = RunNicbench({"disk", dir.File("big"), "--size", "8M"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out.find("write:"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("read:   8.00 MBytes"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("read:  8.00 MBytes"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("only read, never overwritten"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("sparse"), std::string::npos) << r.out;
   struct stat st {};
@@ -320,7 +320,7 @@ TEST(FilesLoopback, DiskOnAFullFilesystemReportsWhatWasWrittenAndFails) {
   ProcessResult r = RunNicbench({"disk", dir.File("mnt/f"), "--size", "4M", "--direct"});
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
   EXPECT_NE(r.err.find("No space left on device"), std::string::npos) << r.err;
-  EXPECT_NE(r.out.find("tmpfs does not support O_DIRECT"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("write: "), std::string::npos) << r.out;  // what was written, before it
 }
 
 }  // namespace
