@@ -139,6 +139,9 @@ Result<TimedFile> TimedFile::Open(const std::string& path, bool write, bool dire
     info.notes.push_back("--direct: " + info.filesystem + " accepts O_DIRECT, but the file is "
                          "memory: the rate is memory's, not a disk's");
   }
+  if (S_ISCHR(st.st_mode)) {
+    info.notes.push_back("a character device (" + path + "): no disk behind it");
+  }
   if (!write && S_ISREG(st.st_mode)) {
     info.size_at_open = static_cast<uint64_t>(st.st_size);
     info.allocated_bytes = static_cast<uint64_t>(st.st_blocks) * 512;

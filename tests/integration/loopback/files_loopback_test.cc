@@ -213,6 +213,30 @@ TEST(FilesLoopback, TtcpNormalModeAndFileFiguresAgree) {
   EXPECT_EQ(Slurp(dir.File("file-out")), data);
 }
 
+// The file is cut to 1 MiB while a paced stream (1 MB/s, so 4 s for the whole file) reads
+// it: the stream ends where the file now ends, the test succeeds, and the record says why.
+TEST(FilesLoopback, AFileThatShrinksWhileSentEndsTheStreamAndSaysSo) {
+  TempDir dir;
+  MakeRandomFile(dir.File("src"), 4 << 20);
+  ServeChild server = StartServe({"--once"});
+  std::vector<std::string> argv = RunArgv(server.port, {"-F", dir.File("src"), "-b", "8M", "-J"});
+  std::string command = "'" + NicbenchPath() + "'";
+  for (const std::string& a : argv) command += " '" + a + "'";
+  ProcessResult r = RunProcess({"/bin/sh", "-c",
+                                command + " > '" + dir.File("out.json") + "' & c=$!; sleep 0.5; " +
+                                    "truncate -s 1M '" + dir.File("src") + "'; wait $c"});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  json doc = Parse(Slurp(dir.File("out.json")));
+  const json& file = doc["local"]["file"];
+  EXPECT_TRUE(file["shrank"].get<bool>()) << file.dump();
+  EXPECT_EQ(file["size_at_open"].get<uint64_t>(), 4u << 20);
+  EXPECT_LT(file["bytes"].get<uint64_t>(), 4u << 20);
+  bool noted = false;
+  for (const auto& n : file["notes"]) noted = noted || n.get<std::string>().find("shrank") != std::string::npos;
+  EXPECT_TRUE(noted) << file.dump();
+  EXPECT_EQ(doc["end"]["sum_sent"]["bytes"].get<uint64_t>(), file["bytes"].get<uint64_t>());
+}
+
 TEST(FilesLoopback, AFullDiskEndsTheTestWithAClearError) {
   TempDir dir;
   if (!dir.MountTmpfs("size=1m")) GTEST_SKIP() << "needs root and mount(8) for a small tmpfs";
