@@ -24,10 +24,9 @@ FileTcpSender::FileTcpSender(const FlowConfig& config, net::UniqueFd fd, FlowEnv
 
 Result<bool> FileTcpSender::Refill() {
   if (ended_) return false;
-  const uint32_t want = ReserveBlock(/*exact=*/true);
-  if (want == 0) return false;
-  // O_DIRECT reads whole aligned chunks; past a byte budget's end the rest is not sent.
-  const size_t ask = file_.direct_used() ? capacity_ : want;
+  // O_DIRECT reads whole aligned chunks; what a chunk holds beyond the block goes out with the
+  // next one, so the stream stays the file's bytes in order.
+  const size_t ask = file_.direct_used() ? capacity_ : config_.block_bytes;
   auto n = file_.Read(buffer_.get(), ask);
   if (!n) {
     error_ = n.error().ToString();
@@ -39,7 +38,7 @@ Result<bool> FileTcpSender::Refill() {
     ended_ = true;
     return false;
   }
-  have_ = std::min<size_t>(*n, want);
+  have_ = *n;
   pos_ = 0;
   return true;
 }
@@ -81,13 +80,19 @@ Result<SenderFlow::SendOutcome> FileTcpSender::SendFromFile() {
 
 Result<SenderFlow::SendOutcome> FileTcpSender::SendBlock() {
   if (sendfile_) return SendFromFile();
-  if (pos_ == have_) {
-    auto more = Refill();
-    if (!more) return tl::unexpected(more.error());
-    if (!*more) return SendOutcome::kBudgetSpent;
+  if (reserved_left_ == 0) {
+    if (ended_) return SendOutcome::kBudgetSpent;
+    reserved_left_ = ReserveBlock(/*exact=*/true);  // a block of the budget (-n, the file's size)
+    if (reserved_left_ == 0) return SendOutcome::kBudgetSpent;
   }
   for (;;) {
-    const net::SysResult r = env_.sys->Send(fd(), buffer_.get() + pos_, have_ - pos_, kSendFlags);
+    if (pos_ == have_) {
+      auto more = Refill();
+      if (!more) return tl::unexpected(more.error());
+      if (!*more) return SendOutcome::kBudgetSpent;
+    }
+    const size_t len = std::min<size_t>(have_ - pos_, reserved_left_);
+    const net::SysResult r = env_.sys->Send(fd(), buffer_.get() + pos_, len, kSendFlags);
     if (r.failed()) {
       if (r.err == EINTR) continue;
       if (r.err == EAGAIN) return SendOutcome::kWouldBlock;
@@ -95,10 +100,11 @@ Result<SenderFlow::SendOutcome> FileTcpSender::SendBlock() {
       if (!state) return tl::unexpected(state.error());
       return SendOutcome::kBudgetSpent;
     }
-    const auto n = static_cast<size_t>(r.value);
+    const auto n = static_cast<uint32_t>(r.value);
     local_bytes_ += n;
     pos_ += n;
-    if (pos_ == have_) {
+    reserved_left_ -= n;
+    if (reserved_left_ == 0) {
       ++local_blocks_;
       PublishBytes();
       return SendOutcome::kBlock;

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
@@ -110,6 +111,25 @@ TEST(FilesLoopback, ClientSendsAFileToAServerThatWritesIt) {
   EXPECT_TRUE(HasFinding(doc, "disk-limits-file-transfer") ||
               HasFinding(doc, "network-limits-file-transfer"))
       << doc["findings"].dump();
+  server.process->Stop(0);
+  EXPECT_EQ(Slurp(dir.File("out")), data);
+}
+
+// O_DIRECT reads whole aligned chunks; a block length that is not a multiple of 4096 must
+// still carry the file's bytes in order (the disk under /var/tmp has O_DIRECT, unlike tmpfs
+// before Linux 6.6).
+TEST(FilesLoopback, DirectReadsWithAnOddBlockLengthStillCopyTheFileExactly) {
+  TempDir dir;
+  const std::string src = "/var/tmp/nicbench-files-direct-" + std::to_string(getpid());
+  const std::string data = MakeRandomFile(src, 3 << 20);
+  ServeChild server = StartServe({"--once", "-F", dir.File("out"), "--direct"});
+  ProcessResult r =
+      RunNicbench(RunArgv(server.port, {"-F", src, "--direct", "-l", "100000", "-J"}));
+  std::remove(src.c_str());
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  json doc = Parse(r.out);
+  EXPECT_TRUE(doc["local"]["file"]["direct_requested"].get<bool>());
+  EXPECT_EQ(doc["local"]["file"]["bytes"].get<uint64_t>(), data.size());
   server.process->Stop(0);
   EXPECT_EQ(Slurp(dir.File("out")), data);
 }
