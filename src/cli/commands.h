@@ -16,5 +16,6 @@ int RunShowCommand(int argc, char** argv);     // history_command.cc
 int RunCompareCommand(int argc, char** argv);  // compare_command.cc
 int RunMatrixCommand(int argc, char** argv);   // matrix_command.cc
 int RunReportCommand(int argc, char** argv);   // report_command.cc
+int RunDiskCommand(int argc, char** argv);     // disk_command.cc
 
 }  // namespace nicbench::cli

@@ -28,6 +28,7 @@ constexpr const char kUsage[] =
     "  compare A B   compare two sets of stored runs: medians, U test, what differs\n"
     "  matrix HOST   an experiment: every combination of --vary values, interleaved rounds\n"
     "  report SEL -o FILE.html   stored runs as a self-contained HTML report with charts\n"
+    "  disk PATH     a file's sequential write and read rate alone, as dd measures it\n"
     "\n"
     "Run `nicbench COMMAND --help` for a command's options.\n"
     "Options: -h, --help   this text;  -V, --version   print the version\n";
@@ -73,6 +74,7 @@ int main(int argc, char** argv) {
   if (command == "compare") return cli::RunCompareCommand(sub_argc, sub_argv);
   if (command == "matrix") return cli::RunMatrixCommand(sub_argc, sub_argv);
   if (command == "report") return cli::RunReportCommand(sub_argc, sub_argv);
+  if (command == "disk") return cli::RunDiskCommand(sub_argc, sub_argv);
   std::fprintf(stderr, "nicbench: unknown command '%s'\n\n%s", argv[1], kUsage);
   return ToInt(ExitCode::kUsage);
 }

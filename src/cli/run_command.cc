@@ -22,6 +22,7 @@
 #include "base/log.h"
 #include "base/units.h"
 #include "cli/commands.h"
+#include "cli/file_options.h"
 #include "cli/iperf3_options.h"
 #include "cli/parse_args.h"
 #include "cli/progress_line.h"
@@ -50,6 +51,7 @@ struct RunArgs {
   StoreArgs store;
   OutputArgs output;
   Iperf3RunArgs drop_in;  // iperf3's options, cli/iperf3_options.h
+  FileArgs file;          // -F, --direct (cli/file_options.h)
 };
 
 struct RunPlan {
@@ -112,6 +114,7 @@ void AddOptions(CLI::App& app, RunArgs& a) {
   AddStoreWriteOptions(app, a.store);
   AddOutputOptions(app, a.output);
   AddIperf3RunOptions(app, a.drop_in);
+  AddFileOptions(app, a.file);
 }
 
 Result<std::chrono::milliseconds> Millis(const std::string& text, const char* what) {
@@ -520,6 +523,19 @@ int RunRunCommand(int argc, char** argv) {
   if (!plan) {
     PrintError(args.json, "nicbench run: " + plan.error().message);
     return ToInt(ExitCode::kUsage);
+  }
+  if (!args.file.file.empty() && (plan->loopback || plan->both_directions)) {
+    PrintError(args.json, "nicbench run: -F needs a HOST and one direction (loopback and "
+                          "--both-directions would read and write the file in turn)");
+    return ToInt(ExitCode::kUsage);
+  }
+  if (auto problem = ApplyRunFileArgs(args.file, plan->client.spec, &plan->client.file)) {
+    PrintError(args.json, "nicbench run: " + problem->message);
+    return ToInt(problem->code);
+  }
+  if (args.time.empty() && args.bytes.empty() && args.blocks.empty()) {
+    // As iperf3: a client sending a file without -t/-n/-k sends the file's length.
+    plan->client.spec.bytes = SendFileBytes(plan->client.file, plan->client.spec);
   }
   if (auto s = StartIperf3Run(plan->client_cpu, plan->out, plan->client.spec); !s) {
     PrintError(args.json, "nicbench run: " + s.error().message);

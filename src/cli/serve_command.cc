@@ -19,6 +19,7 @@
 #include "base/log.h"
 #include "base/units.h"
 #include "cli/commands.h"
+#include "cli/file_options.h"
 #include "cli/iperf3_options.h"
 #include "cli/parse_args.h"
 #include "engine/server.h"
@@ -33,6 +34,7 @@ struct ServeArgs {
       max_block, pidfile, threads, max_memory, rcv_timeout, max_per_address;
   bool once = false, daemon = false, json = false;
   Iperf3ServeArgs drop_in;  // iperf3's options, cli/iperf3_options.h
+  FileArgs file;            // -F, --direct (cli/file_options.h)
   int cpu = -1;             // -A
 };
 
@@ -57,6 +59,7 @@ void AddOptions(CLI::App& app, ServeArgs& a) {
                  "buffers of all tests together (K/M/G bytes, default 256M); more is refused");
   app.add_flag("-J,--json", a.json, "one JSON document per test on stdout");
   AddIperf3ServeOptions(app, a.drop_in);
+  AddFileOptions(app, a.file);
 }
 
 Status FillLimits(const ServeArgs& a, engine::ServerConfig& config) {
@@ -127,6 +130,7 @@ Result<engine::ServerConfig> MakeConfig(ServeArgs& a) {
   config.render_output = a.json ? report::RenderJson : report::RenderSummary;
   config.render_output_json = a.json;
   if (a.daemon && a.json) return Fail("--daemon and -J cannot be used together (stdout is closed)");
+  if (auto problem = ApplyServeFileArgs(a.file, &config.file)) return Fail(problem->message);
   return config;
 }
 

@@ -12,7 +12,7 @@ using record::Severity;
 // The rule table, in the order findings of equal severity are listed: what limits the
 // transfer first, then causes, then configuration, then the measurement itself.
 constexpr RuleFn kRules[] = {
-    LinkRateLimited, CpuBound,     IrqConcentration,  WindowLimited,     Retransmissions,
+    LinkRateLimited, FileTransferLimit, CpuBound,     IrqConcentration,  WindowLimited,     Retransmissions,
     UdpLoss,         Drops,        NicDrops,     HalfDuplex,        MtuMismatch,       OffloadsOff,
     LinkBelowCapability, LegacyIrqMode, ToolCpuBound, TestTooShort,      IntervalsVary,
     RemoteNotReported, CostPerEnd,

@@ -44,6 +44,9 @@ Findings HalfDuplex(const RunView& view, const Thresholds& t);
 Findings LinkBelowCapability(const RunView& view, const Thresholds& t);
 Findings LegacyIrqMode(const RunView& view, const Thresholds& t);
 
+// rules_file.cc: -F, the disk's rate against the network's.
+Findings FileTransferLimit(const RunView& view, const Thresholds& t);
+
 // rules_measurement.cc
 Findings TestTooShort(const RunView& view, const Thresholds& t);
 Findings IntervalsVary(const RunView& view, const Thresholds& t);

@@ -54,6 +54,7 @@ struct ClientRun {
   std::vector<StreamRole> streams;
   std::vector<net::UniqueFd> stream_fds;
   std::unique_ptr<DataPath> path;
+  std::shared_ptr<FileTransfer> file;  // -F, shared by the streams
   record::RunRecord record;
   std::vector<FlowTotals> totals;
   CpuMeter cpu;
@@ -329,8 +330,10 @@ Status CreateStreams(ClientRun& run) {
 
 Status StartData(ClientRun& run) {
   run.path = DataPath::Create(run.config.threads);
+  if (run.config.file.enabled()) run.file = std::make_shared<FileTransfer>(run.config.file);
   for (size_t i = 0; i < run.streams.size(); ++i) {
     FlowConfig flow = MakeFlowConfig(run.stream_fds[i].Release(), run.streams[i], run.spec);
+    flow.file = run.file;
     if (auto s = run.path->AddFlow(flow); !s) return Failed(run, ClientFailure::kData, s.error());
   }
   run.path->SetBudget(MakeBudget(run.spec));
@@ -415,6 +418,13 @@ Status RunTest(ClientRun& run, const IntervalSink& sink) {
             run, ClientFailure::kProtocol,
             "unexpected " + wire::StateName(*state) + " from the server during the test"));
       }
+    }
+    if (run.file && run.path->Failed()) {
+      // A -F file call failed (the disk is full, an I/O error): the test cannot go on.
+      (void)wire::SendState(run.control.get(), wire::State::kClientTerminate);
+      Status failed = run.path->Join();
+      return keep_measured(Failed(run, ClientFailure::kData,
+                                  failed ? Error{"-F: a file call failed"} : failed.error()));
     }
     auto counters = run.path->Snapshot();
     if (stall.Stalled(t, counters)) {
@@ -510,6 +520,7 @@ void FinishData(ClientRun& run) {
   // A worker failure after the end condition (the server closed its sockets) changes nothing
   // that was measured; one before it already ended the test through the done fd or a short count.
   (void)run.path->Join();
+  if (run.file) run.record.local.file = run.file->Record();
 }
 
 // A run that failed after data moved keeps this end's totals (the peer's side unknown) and its

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "base/result.h"
+#include "engine/file_io.h"
 #include "record/run_record.h"
 #include "record/test_spec.h"
 
@@ -40,6 +41,9 @@ struct ClientConfig {
   // --cntl-ka: TCP keepalive on the control connection (0 = the kernel's default for that knob).
   bool control_keepalive = false;
   int keepalive_idle_s = 0, keepalive_interval_s = 0, keepalive_count = 0;
+  // -F: send this file (each stream reads it whole; the test ends at its end), or with -R
+  // write what arrives into it. Local only: iperf3 does not tell the peer.
+  FileOptions file;
 };
 
 // Called once per finished interval with this end's view, for live terminal lines. Never

@@ -106,6 +106,7 @@ Status DataPathImpl::Join() {
   if (!joined_ && started_) {
     for (auto& worker : workers_) worker->Join();
     joined_ = true;
+    for (auto& flow : flows_) flow->Finish();
   }
   if (auto error = run_.first_error()) return tl::unexpected(*error);
   return Ok();

@@ -22,6 +22,8 @@ class SysCalls;
 
 namespace nicbench::engine {
 
+class FileTransfer;  // engine/file_io.h
+
 struct FlowConfig {
   int fd = -1;                  // connected socket; DataPath takes ownership and closes it
   int id = 0;                   // iperf3 stream id (1, 3, 4, ...)
@@ -39,6 +41,8 @@ struct FlowConfig {
   // TCP sender: SO_MAX_PACING_RATE, kernel pacing (fq qdisc, or TCP's own since 4.13) on top of
   // or instead of rate_bits_per_second. 0 = unset.
   uint64_t fq_rate_bits_per_second = 0;
+  // -F: this end's file (TCP only); the flow opens it, and reports its figures there at Join.
+  std::shared_ptr<FileTransfer> file;
 };
 
 // Shared end conditions across all sender flows of a test (bytes/blocks, counted after omit is

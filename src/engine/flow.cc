@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "base/log.h"
+#include "engine/flow_file.h"
 #include "engine/flow_payload.h"
 #include "engine/flow_tcp.h"
 #include "engine/flow_udp.h"
@@ -66,6 +67,7 @@ Result<std::unique_ptr<Flow>> MakeFlow(const FlowConfig& config, net::UniqueFd f
     return Fail("stream " + std::to_string(config.id) + ": UDP block of " + std::to_string(config.block_bytes) +
                 " bytes cannot carry the header or exceeds a datagram");
   }
+  if (config.file) return MakeFileFlow(config, std::move(fd), env);
   if (!config.sender) {
     if (udp) return std::make_unique<UdpReceiver>(config, std::move(fd), env);
     return std::make_unique<TcpReceiver>(config, std::move(fd), env);

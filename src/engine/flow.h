@@ -50,6 +50,10 @@ class Flow {
   // Called on each tick of the worker's pacing timer when paced() is true.
   virtual Result<FlowState> OnPacingTick(MonoTime now) = 0;
 
+  // Called once after the workers have stopped (DataPath::Join): a -F flow syncs its file and
+  // reports its figures.
+  virtual void Finish() {}
+
   // The epoll events the flow wants now (EPOLLIN, EPOLLOUT or 0); the worker re-arms on change.
   uint32_t interest() const { return interest_; }
   bool paced() const { return config_.rate_bits_per_second != 0 && config_.sender; }

@@ -14,6 +14,7 @@
 #include <string>
 
 #include "base/result.h"
+#include "engine/file_io.h"
 #include "record/run_record.h"
 #include "record/test_spec.h"
 
@@ -60,6 +61,9 @@ struct ServerConfig {
   // last `total_rate_window` exceeds this ends with iperf3's IETOTALRATE; 0 = no limit.
   uint64_t total_rate_limit_bits_per_second = 0;
   std::chrono::seconds total_rate_window{5};
+  // serve -F: every TCP test's streams read this file when the server sends (-R) or write
+  // what they receive into it, as iperf3 -s -F does.
+  FileOptions file;
 };
 
 // Called on the test's controller thread when a test ends, with the server's record of it

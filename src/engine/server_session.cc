@@ -139,6 +139,7 @@ struct ServerTest::State {
   std::vector<StreamRole> streams;
   std::vector<net::UniqueFd> stream_fds;
   std::unique_ptr<DataPath> path;
+  std::shared_ptr<FileTransfer> file;  // serve -F, shared by the test's streams
   CpuMeter cpu;
   std::vector<FlowTotals> totals;
   record::RunRecord record;
@@ -357,10 +358,15 @@ Status ServerTest::SetUpStreams(State& st) {
   for (const auto& fd : st.stream_fds) AddConnection(fd.get(), st.record);
   if (!st.stream_fds.empty()) ReadSocketBuffers(st.stream_fds.front().get(), st.spec, st.record);
   st.path = DataPath::Create(shared_.config.threads);
+  if (auto refused = RefuseForFile(shared_.config.file, st.spec)) {
+    return Refuse(st, wire::iperf_errno::kFile, *refused);
+  }
+  if (shared_.config.file.enabled()) st.file = std::make_shared<FileTransfer>(shared_.config.file);
   for (size_t i = 0; i < st.streams.size(); ++i) {
-    if (auto a = st.path->AddFlow(MakeFlowConfig(st.stream_fds[i].Release(), st.streams[i],
-                                                 st.spec));
-        !a) {
+    FlowConfig flow = MakeFlowConfig(st.stream_fds[i].Release(), st.streams[i], st.spec);
+    flow.file = st.file;
+    if (auto a = st.path->AddFlow(flow); !a) {
+      if (st.file) return Refuse(st, wire::iperf_errno::kFile, a.error().ToString());
       return a;
     }
   }
@@ -429,6 +435,12 @@ Status ServerTest::Measure(State& st) {
     if (!woke) return tl::unexpected(woke.error());
     const MonoTime t = clock.Now();
     if (*woke == SessionLoop::Wake::kStop) return Fail("server stopping: test terminated");
+    if (st.file && st.path->Failed()) {
+      // A -F file call failed (the disk is full, an I/O error): the test cannot go on.
+      Status failed = st.path->Join();
+      return Refuse(st, wire::iperf_errno::kFile,
+                    failed ? std::string("-F: a file call failed") : failed.error().ToString());
+    }
     // kDone (our senders met the budget) needs nothing but the boundary check below.
     if (*woke == SessionLoop::Wake::kControl) {
       auto state = wire::ReadState(control_.get(), shared_.config.control_timeout,
@@ -539,6 +551,7 @@ Status ServerTest::ExchangeResults(State& st) {
   st.record.local.cpu = cpu;
   st.record.local.congestion_used = st.congestion_used;
   st.record.local.intervals = st.record.intervals;
+  if (st.file) st.record.local.file = st.file->Record();
   st.host->Finish(st.record.local);
   auto totals = CombineTotals(st.totals, *theirs, st.spec.transport);
   if (!totals) return tl::unexpected(totals.error());

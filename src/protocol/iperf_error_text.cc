@@ -68,6 +68,7 @@ constexpr ErrorText kTexts[] = {
      "unable to set TCP_CONGESTION: Supplied congestion control algorithm not supported on "
      "this host"},
     {iperf_errno::kPidFile, "unable to write PID file"},
+    {iperf_errno::kFile, "unable to open -F file"},
     {iperf_errno::kV6Only, "Unable to set/reset IPV6_V6ONLY"},
     {iperf_errno::kSetSctpDisableFrag, "unable to set SCTP_DISABLE_FRAGMENTS"},
     {iperf_errno::kSetSctpNumStreams, "unable to set SCTP_INIT num of SCTP streams"},

@@ -100,6 +100,7 @@ inline constexpr int kInterval = 9;          // IEINTERVAL
 inline constexpr int kMss = 10;              // IEMSS
 inline constexpr int kOmit = 12;             // IEOMIT
 inline constexpr int kUnimplemented = 13;    // IEUNIMP
+inline constexpr int kFile = 14;             // IEFILE (-F could not be opened)
 inline constexpr int kBurst = 15;            // IEBURST
 inline constexpr int kEndConditions = 16;    // IEENDCONDITIONS
 inline constexpr int kNoSctp = 18;           // IENOSCTP

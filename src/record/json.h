@@ -51,6 +51,10 @@ inline constexpr int kJsonSchemaVersion = 1;
 // at 0.1 s intervals has 864,000 samples; more than this is a hostile or broken peer.
 inline constexpr size_t kMaxJsonElements = 1u << 20;
 
+// file_record.h: hand-written in json_file.cc (its mode is a name and its rate is derived).
+void to_json(nlohmann::json& j, const FileRecord& v);
+void from_json(const nlohmann::json& j, FileRecord& v);
+
 // Every record type with a JSON form. Each has one field list (record/json_schema.h) that both
 // its to_json and its from_json walk; a new record type is added here and there.
 #define NICBENCH_RECORD_JSON_TYPES(X)                                                     \

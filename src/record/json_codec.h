@@ -103,6 +103,13 @@ struct IsMeasured : std::false_type {};
 template <typename T>
 struct IsMeasured<Measured<T>> : std::true_type {};
 
+// An optional record (not a string): present only when the end had one (e.g. -F's file), so it
+// is written only when set and an absent or null member reads as none.
+template <typename T>
+struct IsOptionalRecord : std::false_type {};
+template <typename T>
+struct IsOptionalRecord<std::optional<T>> : std::bool_constant<!std::is_same_v<T, std::string>> {};
+
 template <typename T>
 json ToJson(const T& v) {
   if constexpr (std::is_floating_point_v<T>) {
@@ -136,6 +143,8 @@ void WriteMember(json& obj, const Member<S, M>& f, const S& v) {
     }
   } else if constexpr (std::is_same_v<M, std::optional<std::string>>) {
     obj[f.name] = m ? json(*m) : json(nullptr);
+  } else if constexpr (IsOptionalRecord<M>::value) {
+    if (m) obj[f.name] = ToJson(*m);
   } else {
     obj[f.name] = ToJson(m);
   }
@@ -162,6 +171,12 @@ void ReadMember(const json& obj, const Member<S, M>& f, S& v) {
     ReadMeasured(obj, f.name, m);
   } else if constexpr (std::is_same_v<M, std::optional<std::string>>) {
     ReadOptionalString(obj, f.name, m);
+  } else if constexpr (IsOptionalRecord<M>::value) {
+    const auto it = obj.find(f.name);
+    if (it == obj.end() || it->is_null()) return;
+    typename M::value_type value{};
+    ReadRequired(obj, f.name, value);
+    m = std::move(value);
   } else {
     if (f.presence == Presence::kLater && !obj.contains(f.name)) return;
     ReadRequired(obj, f.name, m);

@@ -7,7 +7,7 @@
 // the written order is alphabetical, nlohmann::json sorts its objects):
 //   LaterField("name", &T::name)   a plain member: an older peer's record lacks it and reads
 //                                  with the default; this is the line for a new plain member
-//   Field("name", &T::name)        a Measured<X> or optional<string> member (absent already
+//   Field("name", &T::name)        a Measured<X>, optional<string> or optional<Record> member (absent already
 //                                  reads as unknown / none), or a required plain member (only
 //                                  those schema 1 had from the start: a new required member
 //                                  would refuse every record stored and every older peer)
@@ -369,7 +369,8 @@ constexpr auto FieldsOf(Type<EndpointRecord>) {
                 Field("samples", &T::samples),
                 Field("intervals", &T::intervals),
                 Field("cpu", &T::cpu),
-                Field("congestion_used", &T::congestion_used));
+                Field("congestion_used", &T::congestion_used),
+                Field("file", &T::file));  // -F: written only when this end used a file
 }
 
 constexpr auto FieldsOf(Type<Finding>) {

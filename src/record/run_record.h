@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "record/facts.h"
+#include "record/file_record.h"
 #include "record/host_sample.h"
 #include "record/measured.h"
 #include "record/test_spec.h"
@@ -90,6 +91,7 @@ struct EndpointRecord {
   std::vector<IntervalRecord> intervals;  // this end's per-stream view
   Measured<CpuUtilization> cpu;
   std::string congestion_used;
+  std::optional<FileRecord> file;         // -F: this end read or wrote a file
 };
 
 enum class Severity { kInfo, kNotice, kWarning, kCritical };

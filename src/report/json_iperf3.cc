@@ -299,7 +299,11 @@ Json EndJson(const record::RunRecord& run) {
   Json end = Json::object();
   if (run.streams.empty()) return end;  // iperf3 leaves "end" empty when the test never ran
   Json streams = Json::array();
-  for (const record::StreamTotals& s : run.streams) streams.push_back(EndStreamJson(run, s));
+  for (const record::StreamTotals& s : run.streams) {
+    Json stream = EndStreamJson(run, s);
+    PutDiskfile(stream, run, s);
+    streams.push_back(std::move(stream));
+  }
   end["streams"] = std::move(streams);
   if (run.spec.direction == record::Direction::kBidirectional) {
     PutEndSums(end, run, Forward(run), "");

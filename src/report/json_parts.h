@@ -48,4 +48,7 @@ Json StartJson(const record::RunRecord& run);
 Json IntervalsJson(const record::RunRecord& run);
 Json EndJson(const record::RunRecord& run);
 
+// json_file.cc: iperf3's end.streams[].diskfile for a -F test (nothing without -F).
+void PutDiskfile(Json& stream, const record::RunRecord& run, const record::StreamTotals& s);
+
 }  // namespace nicbench::report::json_parts

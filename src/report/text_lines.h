@@ -26,4 +26,11 @@ std::string EndpointSection(const record::RunRecord& run, const record::Endpoint
                             const char* title);
 std::string NicSection(const record::NicFacts& nic);
 
+// text_file.cc: "File (local client): read 1.00 GBytes /data/x (ext4), ...: the disk reads at
+// 93.1 MB/s (...)" per end that used -F, with its notes; "" when neither did.
+std::string FileLines(const record::RunRecord& run);
+std::string FileLine(const record::FileRecord& file, const std::string& who);
+// Decimal bytes per second as dd prints them: "93.1 MB/s", "5.11 GB/s".
+std::string FormatByteRate(double bytes_per_second);
+
 }  // namespace nicbench::report::text

@@ -133,6 +133,7 @@ std::string RenderSummary(const record::RunRecord& run) {
   } else {
     out += "Remote end: " + UnknownText(run.remote) + "\n";
   }
+  out += text::FileLines(run);
   if (run.error) {
     out += "\nNot diagnosed: the test did not complete.\n";
   } else {

@@ -1,0 +1,312 @@
+#include "engine/file_io.h"
+
+#include <fcntl.h>
+#include <linux/magic.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "base/units.h"
+
+namespace nicbench::engine {
+namespace {
+
+uint64_t NowNs() {
+  return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                   std::chrono::steady_clock::now().time_since_epoch())
+                                   .count());
+}
+
+// Direct writes are staged and written in chunks this large (or the block, if larger).
+constexpr size_t kDirectStageBytes = 1u << 20;
+
+struct FsName {
+  int64_t magic;
+  const char* name;
+};
+
+constexpr FsName kFilesystems[] = {
+    {EXT4_SUPER_MAGIC, "ext2/3/4"},  {TMPFS_MAGIC, "tmpfs"},       {XFS_SUPER_MAGIC, "xfs"},
+    {BTRFS_SUPER_MAGIC, "btrfs"}, {OVERLAYFS_SUPER_MAGIC, "overlay"}, {NFS_SUPER_MAGIC, "nfs"},
+    {0xFF534D42, "cifs"},        {0x65735546, "fuse"},        {0x2011BAB0, "exfat"},
+    {MSDOS_SUPER_MAGIC, "vfat"}, {0x5346544e, "ntfs"},        {0x2fc12fc1, "zfs"},
+    {RAMFS_MAGIC, "ramfs"},      {PROC_SUPER_MAGIC, "proc"},  {SYSFS_MAGIC, "sysfs"},
+};
+
+std::string OpenError(const std::string& path, bool write, int err) {
+  return fmt::format("{}: cannot open for {}: {}", path, write ? "writing" : "reading",
+                     std::strerror(err));
+}
+
+}  // namespace
+
+void AlignedFree::operator()(uint8_t* p) const { std::free(p); }
+
+Result<AlignedBuffer> MakeAlignedBuffer(size_t bytes) {
+  void* p = nullptr;
+  const int err = posix_memalign(&p, kDirectAlignment, RoundUpAligned(std::max<size_t>(bytes, 1)));
+  if (err != 0) return Fail("posix_memalign", err);
+  return AlignedBuffer(static_cast<uint8_t*>(p));
+}
+
+std::string FilesystemName(int fd) {
+  struct statfs fs {};
+  if (fstatfs(fd, &fs) != 0) return "";
+  for (const FsName& f : kFilesystems) {
+    if (static_cast<int64_t>(fs.f_type) == f.magic) return f.name;
+  }
+  return fmt::format("0x{:x}", static_cast<uint64_t>(fs.f_type));
+}
+
+std::optional<std::string> RefuseForFile(const FileOptions& options, const record::TestSpec& spec) {
+  if (!options.enabled()) return std::nullopt;
+  if (spec.transport != record::Transport::kTcp) {
+    return "-F " + options.path + ": the file works with TCP tests only";
+  }
+  if (spec.direction == record::Direction::kBidirectional) {
+    return "-F " + options.path + ": --bidir would read and write the same file at once";
+  }
+  return std::nullopt;
+}
+
+FileCheck CheckFileTarget(const FileOptions& options, bool write) {
+  const std::string& path = options.path;
+  struct stat st {};
+  const bool exists = ::stat(path.c_str(), &st) == 0;
+  if (exists && S_ISDIR(st.st_mode)) {
+    return {FileProblem::kUsage, fmt::format("-F {}: is a directory (-F takes a file)", path)};
+  }
+  if (exists && !S_ISREG(st.st_mode) && !S_ISCHR(st.st_mode) && !S_ISBLK(st.st_mode)) {
+    return {FileProblem::kUsage,
+            fmt::format("-F {}: not a regular file or a device (a FIFO or socket would block)",
+                        path)};
+  }
+  if (!write && !exists) {
+    const int err = errno;
+    return {FileProblem::kEnvironment, "-F " + OpenError(path, false, err)};
+  }
+  const int fd = ::open(path.c_str(), write ? (O_WRONLY | O_CREAT | O_CLOEXEC) : (O_RDONLY | O_CLOEXEC),
+                        0600);
+  if (fd < 0) {
+    const int err = errno;
+    if (err == EISDIR) return {FileProblem::kUsage, fmt::format("-F {}: is a directory", path)};
+    return {FileProblem::kEnvironment, "-F " + OpenError(path, write, err)};
+  }
+  ::close(fd);
+  return {};
+}
+
+Result<TimedFile> TimedFile::Open(const std::string& path, bool write, bool direct) {
+  TimedFile f;
+  f.write_ = write;
+  const int flags = (write ? (O_WRONLY | O_CREAT | O_TRUNC) : O_RDONLY) | O_CLOEXEC;
+  int fd = -1;
+  if (direct) {
+    fd = ::open(path.c_str(), flags | O_DIRECT, 0600);
+    const int err = errno;
+    f.direct_ = fd >= 0;
+    if (fd < 0 && err != EINVAL) return Fail(OpenError(path, write, err));
+  }
+  if (fd < 0) fd = ::open(path.c_str(), flags, 0600);
+  if (fd < 0) {
+    const int err = errno;
+    return Fail(OpenError(path, write, err));
+  }
+  f.fd_.Reset(fd);
+  struct stat st {};
+  if (fstat(fd, &st) != 0) return FailErrno(path + ": fstat");
+  if (S_ISDIR(st.st_mode)) return Fail(path + ": is a directory");
+  record::FileRecord& info = f.info_;
+  info.path = path;
+  info.write = write;
+  info.streams = 1;
+  info.filesystem = FilesystemName(fd);
+  info.direct_requested = direct;
+  info.direct_used = f.direct_;
+  if (direct && !f.direct_) {
+    info.notes.push_back(fmt::format("--direct: {} does not support O_DIRECT; the page cache was used",
+                                     info.filesystem.empty() ? "the filesystem" : info.filesystem));
+  } else if (f.direct_ && (info.filesystem == "tmpfs" || info.filesystem == "ramfs")) {
+    // Linux 6.6 and later accept O_DIRECT on tmpfs; the file is memory all the same.
+    info.notes.push_back("--direct: " + info.filesystem + " accepts O_DIRECT, but the file is "
+                         "memory: the rate is memory's, not a disk's");
+  }
+  if (S_ISCHR(st.st_mode)) {
+    info.notes.push_back("a character device (" + path + "): no disk behind it");
+  }
+  if (!write && S_ISREG(st.st_mode)) {
+    info.size_at_open = static_cast<uint64_t>(st.st_size);
+    info.allocated_bytes = static_cast<uint64_t>(st.st_blocks) * 512;
+    if (info.allocated_bytes + kDirectAlignment < info.size_at_open) {
+      info.notes.push_back(fmt::format(
+          "sparse: {} of its {} are allocated; holes read as zeros without touching the disk",
+          FormatBytes(static_cast<double>(info.allocated_bytes)),
+          FormatBytes(static_cast<double>(info.size_at_open))));
+    }
+  }
+  if (write && f.direct_) {
+    auto stage = MakeAlignedBuffer(kDirectStageBytes);
+    if (!stage) return tl::unexpected(stage.error());
+    f.stage_ = std::move(*stage);
+  }
+  return f;
+}
+
+Result<size_t> TimedFile::Read(uint8_t* buf, size_t len) {
+  for (;;) {
+    const uint64_t t0 = NowNs();
+    const ssize_t n = ::read(fd_.get(), buf, len);
+    call_ns_ += NowNs() - t0;
+    if (n == 0) AtEnd();
+    if (n >= 0) {
+      bytes_ += static_cast<uint64_t>(n);
+      offset_ += static_cast<uint64_t>(n);
+      return static_cast<size_t>(n);
+    }
+    const int err = errno;
+    if (err == EINTR) continue;
+    return Fail(fmt::format("{}: read after {} bytes", info_.path, offset_), err);
+  }
+}
+
+Status TimedFile::WriteRaw(const uint8_t* buf, size_t len) {
+  size_t done = 0;
+  while (done < len) {
+    const uint64_t t0 = NowNs();
+    const ssize_t n = ::write(fd_.get(), buf + done, len - done);
+    call_ns_ += NowNs() - t0;
+    if (n < 0) {
+      const int err = errno;
+      if (err == EINTR) continue;
+      return Fail(fmt::format("{}: write after {} bytes", info_.path, offset_), err);
+    }
+    done += static_cast<size_t>(n);
+    bytes_ += static_cast<uint64_t>(n);
+    offset_ += static_cast<uint64_t>(n);
+  }
+  return Ok();
+}
+
+Status TimedFile::FlushStage(bool all) {
+  const size_t aligned = stage_used_ / kDirectAlignment * kDirectAlignment;
+  if (aligned > 0) {
+    if (auto s = WriteRaw(stage_.get(), aligned); !s) return s;
+    std::memmove(stage_.get(), stage_.get() + aligned, stage_used_ - aligned);
+    stage_used_ -= aligned;
+  }
+  if (!all || stage_used_ == 0) return Ok();
+  // The unaligned tail cannot go out with O_DIRECT: clear it for the last write.
+  const int flags = fcntl(fd_.get(), F_GETFL);
+  if (flags < 0 || fcntl(fd_.get(), F_SETFL, flags & ~O_DIRECT) != 0) {
+    return FailErrno(info_.path + ": fcntl(clear O_DIRECT)");
+  }
+  auto s = WriteRaw(stage_.get(), stage_used_);
+  stage_used_ = 0;
+  return s;
+}
+
+Status TimedFile::Write(const uint8_t* buf, size_t len) {
+  if (!direct_) return WriteRaw(buf, len);
+  while (len > 0) {
+    const size_t room = kDirectStageBytes - stage_used_;
+    const size_t take = std::min(room, len);
+    std::memcpy(stage_.get() + stage_used_, buf, take);
+    stage_used_ += take;
+    buf += take;
+    len -= take;
+    if (stage_used_ == kDirectStageBytes) {
+      if (auto s = FlushStage(false); !s) return s;
+    }
+  }
+  return Ok();
+}
+
+Status TimedFile::Finish() {
+  if (!write_ || finished_) return Ok();
+  finished_ = true;
+  if (direct_) {
+    if (auto s = FlushStage(true); !s) return s;
+  }
+  const uint64_t t0 = NowNs();
+  const int r = ::fdatasync(fd_.get());
+  const int err = errno;
+  const uint64_t took = NowNs() - t0;
+  call_ns_ += took;
+  sync_ns_ += took;
+  // A character device (-F /dev/null) has nothing to sync (EINVAL): not an error.
+  if (r != 0 && err != EINVAL && err != EROFS) {
+    return Fail(fmt::format("{}: fdatasync after {} bytes", info_.path, offset_), err);
+  }
+  return Ok();
+}
+
+void TimedFile::AtEnd() {
+  if (write_ || info_.shrank || offset_ >= info_.size_at_open) return;
+  info_.shrank = true;
+  info_.notes.push_back(fmt::format(
+      "the file shrank while it was read: it ended after {} of the {} it had at open",
+      FormatBytes(static_cast<double>(offset_)), FormatBytes(static_cast<double>(info_.size_at_open))));
+}
+
+record::FileRecord TimedFile::Record() const {
+  record::FileRecord r = info_;
+  r.bytes = bytes_;
+  r.rate_measured = !untimed_;
+  r.call_seconds = untimed_ ? 0.0 : static_cast<double>(call_ns_) / 1e9;
+  r.sync_seconds = static_cast<double>(sync_ns_) / 1e9;
+  if (untimed_) {
+    r.notes.push_back("-Z: sendfile(2) moved the file's pages to the socket; the disk's own "
+                      "time is not separable from the network's");
+  }
+  return r;
+}
+
+void FileTransfer::Add(const record::FileRecord& stream) {
+  std::lock_guard<std::mutex> lock(mu_);
+  streams_.push_back(stream);
+}
+
+void FileTransfer::AddError(const std::string& error) {
+  std::lock_guard<std::mutex> lock(mu_);
+  errors_.push_back(error);
+}
+
+record::FileRecord FileTransfer::Record() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  record::FileRecord out;
+  out.path = options_.path;
+  out.direct_requested = options_.direct;
+  if (streams_.empty()) out.rate_measured = false;
+  for (size_t i = 0; i < streams_.size(); ++i) {
+    const record::FileRecord& s = streams_[i];
+    if (i == 0) {
+      out = s;
+      out.streams = 0;
+      out.bytes = 0;
+      out.call_seconds = out.sync_seconds = 0;
+      out.notes.clear();
+    }
+    out.streams += 1;
+    out.bytes += s.bytes;
+    out.call_seconds += s.call_seconds;
+    out.sync_seconds += s.sync_seconds;
+    out.rate_measured = out.rate_measured && s.rate_measured;
+    out.shrank = out.shrank || s.shrank;
+    out.direct_used = i == 0 ? s.direct_used : out.direct_used && s.direct_used;
+    for (const std::string& note : s.notes) {
+      if (std::find(out.notes.begin(), out.notes.end(), note) == out.notes.end()) out.notes.push_back(note);
+    }
+  }
+  if (!errors_.empty()) out.error = errors_.front();
+  return out;
+}
+
+}  // namespace nicbench::engine

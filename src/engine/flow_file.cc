@@ -1,0 +1,205 @@
+#include "engine/flow_file.h"
+
+#include <sys/epoll.h>
+#include <sys/socket.h>
+
+#include <algorithm>
+#include <cerrno>
+
+namespace nicbench::engine {
+namespace {
+
+constexpr int kSendFlags = MSG_DONTWAIT | MSG_NOSIGNAL;
+constexpr uint32_t kWakeupBytes = 4u << 20;  // as in flow_sender.cc
+
+}  // namespace
+
+FileTcpSender::FileTcpSender(const FlowConfig& config, net::UniqueFd fd, FlowEnv env,
+                             TimedFile file, AlignedBuffer buffer, size_t capacity)
+    : SenderFlow(config, std::move(fd), env),
+      file_(std::move(file)),
+      buffer_(std::move(buffer)),
+      capacity_(capacity),
+      sendfile_(config.zero_copy == record::ZeroCopy::kSendfile) {}
+
+Result<bool> FileTcpSender::Refill() {
+  if (ended_) return false;
+  // O_DIRECT reads whole aligned chunks; what a chunk holds beyond the block goes out with the
+  // next one, so the stream stays the file's bytes in order.
+  const size_t ask = file_.direct_used() ? capacity_ : config_.block_bytes;
+  auto n = file_.Read(buffer_.get(), ask);
+  if (!n) {
+    error_ = n.error().ToString();
+    Error e = n.error();
+    e.message = "stream " + std::to_string(config_.id) + ": -F " + e.message;
+    return tl::unexpected(e);
+  }
+  if (*n == 0) {
+    ended_ = true;
+    return false;
+  }
+  have_ = *n;
+  pos_ = 0;
+  return true;
+}
+
+Result<SenderFlow::SendOutcome> FileTcpSender::SendFromFile() {
+  if (reserved_left_ == 0) {
+    if (ended_) return SendOutcome::kBudgetSpent;
+    reserved_left_ = ReserveBlock(/*exact=*/true);
+    if (reserved_left_ == 0) return SendOutcome::kBudgetSpent;
+  }
+  for (;;) {
+    off_t offset = static_cast<off_t>(file_.offset());
+    const net::SysResult r = env_.sys->SendFile(fd(), file_.fd(), &offset, reserved_left_);
+    if (r.failed()) {
+      if (r.err == EINTR) continue;
+      if (r.err == EAGAIN) return SendOutcome::kWouldBlock;
+      auto state = Failure("sendfile", r.err);
+      if (!state) return tl::unexpected(state.error());
+      return SendOutcome::kBudgetSpent;
+    }
+    if (r.value == 0) {  // the end of the file
+      file_.AtEnd();
+      ended_ = true;
+      reserved_left_ = 0;
+      return SendOutcome::kBudgetSpent;
+    }
+    const auto n = static_cast<uint32_t>(r.value);
+    file_.CountUntimed(n);
+    local_bytes_ += n;
+    reserved_left_ -= n;
+    if (reserved_left_ == 0) {
+      ++local_blocks_;
+      PublishBytes();
+      return SendOutcome::kBlock;
+    }
+    PublishBytes();
+  }
+}
+
+Result<SenderFlow::SendOutcome> FileTcpSender::SendBlock() {
+  if (sendfile_) return SendFromFile();
+  if (reserved_left_ == 0) {
+    if (ended_) return SendOutcome::kBudgetSpent;
+    reserved_left_ = ReserveBlock(/*exact=*/true);  // a block of the budget (-n, the file's size)
+    if (reserved_left_ == 0) return SendOutcome::kBudgetSpent;
+  }
+  for (;;) {
+    if (pos_ == have_) {
+      auto more = Refill();
+      if (!more) return tl::unexpected(more.error());
+      if (!*more) return SendOutcome::kBudgetSpent;
+    }
+    const size_t len = std::min<size_t>(have_ - pos_, reserved_left_);
+    const net::SysResult r = env_.sys->Send(fd(), buffer_.get() + pos_, len, kSendFlags);
+    if (r.failed()) {
+      if (r.err == EINTR) continue;
+      if (r.err == EAGAIN) return SendOutcome::kWouldBlock;
+      auto state = Failure("send", r.err);
+      if (!state) return tl::unexpected(state.error());
+      return SendOutcome::kBudgetSpent;
+    }
+    const auto n = static_cast<uint32_t>(r.value);
+    local_bytes_ += n;
+    pos_ += n;
+    reserved_left_ -= n;
+    if (reserved_left_ == 0) {
+      ++local_blocks_;
+      PublishBytes();
+      return SendOutcome::kBlock;
+    }
+    PublishBytes();
+  }
+}
+
+void FileTcpSender::Finish() {
+  if (!config_.file) return;
+  record::FileRecord r = file_.Record();
+  r.error = error_;
+  config_.file->Add(r);
+  if (!error_.empty()) config_.file->AddError(error_);
+}
+
+FileTcpReceiver::FileTcpReceiver(const FlowConfig& config, net::UniqueFd fd, FlowEnv env,
+                                 TimedFile file)
+    : Flow(config, std::move(fd), env),
+      file_(std::move(file)),
+      buffer_(new uint8_t[std::max<uint32_t>(config.block_bytes, 1)]),
+      max_reads_per_wakeup_(
+          std::max<uint32_t>(kWakeupBytes / std::max<uint32_t>(config.block_bytes, 1), 1)) {}
+
+void FileTcpReceiver::Begin(MonoTime) {
+  interest_ = EPOLLIN;
+  if (config_.receive_low_water > 1) {
+    // As TcpReceiver: fewer wakeups; a failure only costs wakeups.
+    const int low_water = static_cast<int>(config_.receive_low_water);
+    (void)setsockopt(fd(), SOL_SOCKET, SO_RCVLOWAT, &low_water, sizeof(low_water));
+  }
+}
+
+Result<FlowState> FileTcpReceiver::OnEvents(uint32_t) {
+  const size_t len = std::max<uint32_t>(config_.block_bytes, 1);
+  for (uint32_t i = 0; i < max_reads_per_wakeup_; ++i) {
+    const net::SysResult r = env_.sys->Recv(fd(), buffer_.get(), len, MSG_DONTWAIT);
+    if (r.value > 0) {
+      local_bytes_ += static_cast<uint64_t>(r.value);
+      ++local_blocks_;
+      if (auto s = file_.Write(buffer_.get(), static_cast<size_t>(r.value)); !s) {
+        PublishBytes();
+        Error e = s.error();
+        error_ = e.ToString();
+        e.message = "stream " + std::to_string(config_.id) + ": -F " + e.message;
+        return tl::unexpected(e);
+      }
+      continue;
+    }
+    PublishBytes();
+    if (r.value == 0) {
+      interest_ = 0;
+      return FlowState::kClosed;
+    }
+    if (r.err == EINTR) continue;
+    if (r.err == EAGAIN) return FlowState::kActive;
+    return Failure("recv", r.err);
+  }
+  PublishBytes();
+  return FlowState::kActive;
+}
+
+void FileTcpReceiver::Finish() {
+  // A failed write leaves nothing worth a sync; the error is the result.
+  if (error_.empty()) {
+    if (auto s = file_.Finish(); !s) error_ = s.error().ToString();
+  }
+  if (!config_.file) return;
+  record::FileRecord r = file_.Record();
+  r.error = error_;
+  config_.file->Add(r);
+  if (!error_.empty()) config_.file->AddError(error_);
+}
+
+Result<std::unique_ptr<Flow>> MakeFileFlow(const FlowConfig& config, net::UniqueFd fd,
+                                           FlowEnv env) {
+  const FileOptions& options = config.file->options();
+  if (config.transport != record::Transport::kTcp) {
+    return Fail("-F works with TCP streams only");
+  }
+  auto file = TimedFile::Open(options.path, /*write=*/!config.sender, options.direct);
+  if (!file) {
+    Error e = file.error();
+    e.message = "-F " + e.message;
+    config.file->AddError(e.ToString());
+    return tl::unexpected(e);
+  }
+  if (!config.sender) {
+    return std::make_unique<FileTcpReceiver>(config, std::move(fd), env, std::move(*file));
+  }
+  const size_t capacity = RoundUpAligned(config.block_bytes);
+  auto buffer = MakeAlignedBuffer(capacity);
+  if (!buffer) return tl::unexpected(buffer.error());
+  return std::make_unique<FileTcpSender>(config, std::move(fd), env, std::move(*file),
+                                         std::move(*buffer), capacity);
+}
+
+}  // namespace nicbench::engine

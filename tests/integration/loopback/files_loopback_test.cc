@@ -1,0 +1,371 @@
+// -F over loopback with real processes: nicbench to nicbench in both directions, against the
+// stock iperf3 on either side, the figures beside classic ttcp's normal mode on the same file,
+// and the targets that must fail clearly: a full disk and a read-only one (tmpfs mounts made
+// here as root, skipped otherwise), a directory, a UDP test on a -F server. `nicbench disk`
+// on the same targets. docs/files.md.
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+#include <random>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "support/run_binary.h"
+
+namespace nicbench::testing {
+namespace {
+
+using nlohmann::json;
+
+class TempDir {
+ public:
+  TempDir() {
+    std::string t = "/tmp/nicbench-files-XXXXXX";
+    path_ = mkdtemp(t.data()) ? t : "";
+  }
+  ~TempDir() {
+    if (mounted_) (void)std::system(("umount '" + path_ + "/mnt'").c_str());
+    if (!path_.empty()) (void)std::system(("rm -rf '" + path_ + "'").c_str());
+  }
+  std::string File(const std::string& name) const { return path_ + "/" + name; }
+  const std::string& path() const { return path_; }
+  // A small tmpfs at path()/mnt (root only); false when it cannot be made.
+  bool MountTmpfs(const std::string& options) {
+    const std::string mnt = File("mnt");
+    if (!IsRoot() || mkdir(mnt.c_str(), 0700) != 0) return false;
+    mounted_ = std::system(("mount -t tmpfs -o " + options + " nicbench-files '" + mnt + "' 2>/dev/null").c_str()) == 0;
+    return mounted_;
+  }
+
+ private:
+  std::string path_;
+  bool mounted_ = false;
+};
+
+std::string MakeRandomFile(const std::string& path, size_t bytes) {
+  std::string data(bytes, '\0');
+  std::mt19937_64 rng(bytes);
+  for (size_t i = 0; i < bytes; i += 8) {
+    const uint64_t v = rng();
+    for (size_t k = 0; k < 8 && i + k < bytes; ++k) data[i + k] = static_cast<char>(v >> (8 * k));
+  }
+  std::ofstream(path, std::ios::binary).write(data.data(), static_cast<std::streamsize>(bytes));
+  return data;
+}
+
+std::string Slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+json Parse(const std::string& text) {
+  json doc = json::parse(text, nullptr, false);
+  EXPECT_FALSE(doc.is_discarded()) << text;
+  return doc;
+}
+
+std::vector<std::string> RunArgv(int port, std::vector<std::string> args) {
+  std::vector<std::string> argv = {"run", "127.0.0.1", "-p", std::to_string(port), "--no-store"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return argv;
+}
+
+bool HasFinding(const json& doc, const std::string& id) {
+  for (const auto& f : doc["findings"]) {
+    if (f["id"] == id) return true;
+  }
+  return false;
+}
+
+TEST(FilesLoopback, ClientSendsAFileToAServerThatWritesIt) {
+  TempDir dir;
+  const std::string data = MakeRandomFile(dir.File("src"), 4 << 20);
+  ServeChild server = StartServe({"--once", "-F", dir.File("out")});
+  ProcessResult r = RunNicbench(RunArgv(server.port, {"-F", dir.File("src"), "-J"}));
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  json doc = Parse(r.out);
+  // As iperf3: a file sent without -t/-n is a byte test of the file's length.
+  EXPECT_EQ(doc["start"]["test_start"]["bytes"].get<uint64_t>(), data.size());
+  EXPECT_EQ(doc["end"]["sum_sent"]["bytes"].get<uint64_t>(), data.size());
+  const json& local = doc["local"]["file"];
+  EXPECT_EQ(local["mode"], "read");
+  EXPECT_EQ(local["bytes"].get<uint64_t>(), data.size());
+  EXPECT_GT(local["bytes_per_second"].get<double>(), 0.0);
+  const json& remote = doc["remote"]["file"];
+  EXPECT_EQ(remote["mode"], "write");
+  EXPECT_EQ(remote["bytes"].get<uint64_t>(), data.size());
+  EXPECT_GT(remote["sync_seconds"].get<double>(), 0.0);
+  const json& diskfile = doc["end"]["streams"][0]["diskfile"];
+  EXPECT_EQ(diskfile["size"].get<uint64_t>(), data.size());
+  EXPECT_EQ(diskfile["percent_sent"].get<int>(), 100);
+  EXPECT_EQ(diskfile["filename"], dir.File("src"));
+  EXPECT_TRUE(HasFinding(doc, "disk-limits-file-transfer") ||
+              HasFinding(doc, "network-limits-file-transfer"))
+      << doc["findings"].dump();
+  server.process->Stop(0);
+  EXPECT_EQ(Slurp(dir.File("out")), data);
+}
+
+// O_DIRECT reads whole aligned chunks; a block length that is not a multiple of 4096 must
+// still carry the file's bytes in order (the disk under /var/tmp has O_DIRECT, unlike tmpfs
+// before Linux 6.6).
+TEST(FilesLoopback, DirectReadsWithAnOddBlockLengthStillCopyTheFileExactly) {
+  TempDir dir;
+  const std::string src = "/var/tmp/nicbench-files-direct-" + std::to_string(getpid());
+  const std::string data = MakeRandomFile(src, 3 << 20);
+  ServeChild server = StartServe({"--once", "-F", dir.File("out"), "--direct"});
+  ProcessResult r =
+      RunNicbench(RunArgv(server.port, {"-F", src, "--direct", "-l", "100000", "-J"}));
+  std::remove(src.c_str());
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  json doc = Parse(r.out);
+  EXPECT_TRUE(doc["local"]["file"]["direct_requested"].get<bool>());
+  EXPECT_EQ(doc["local"]["file"]["bytes"].get<uint64_t>(), data.size());
+  server.process->Stop(0);
+  EXPECT_EQ(Slurp(dir.File("out")), data);
+}
+
+TEST(FilesLoopback, ReverseWritesWhatAFileServerSends) {
+  TempDir dir;
+  const std::string data = MakeRandomFile(dir.File("src"), 1 << 20);
+  ServeChild server = StartServe({"--once", "-F", dir.File("src")});
+  ProcessResult r = RunNicbench(RunArgv(server.port, {"-R", "-t", "1", "-F", dir.File("out")}));
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("File (local client): wrote"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("File (remote server): read"), std::string::npos) << r.out;
+  server.process->Stop(0);
+  EXPECT_EQ(Slurp(dir.File("out")), data);
+}
+
+TEST(FilesLoopback, ParallelStreamsShareTheFilesLengthAsIperf3Does) {
+  TempDir dir;
+  const std::string data = MakeRandomFile(dir.File("src"), 2 << 20);
+  ServeChild server = StartServe({"--once"});
+  ProcessResult r = RunNicbench(RunArgv(server.port, {"-F", dir.File("src"), "-P", "2", "-J"}));
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  json doc = Parse(r.out);
+  EXPECT_EQ(doc["end"]["sum_sent"]["bytes"].get<uint64_t>(), data.size());
+  EXPECT_EQ(doc["local"]["file"]["streams"].get<int>(), 2);
+  EXPECT_EQ(doc["local"]["file"]["bytes"].get<uint64_t>(), data.size());
+}
+
+TEST(FilesLoopback, StockIperf3ServerWritesTheFileWeSend) {
+  if (!HaveProgram("iperf3")) GTEST_SKIP() << "iperf3 is not installed";
+  TempDir dir;
+  const std::string data = MakeRandomFile(dir.File("src"), 2 << 20);
+  const int port = FreeTcpPort();
+  BackgroundProcess server({"iperf3", "-s", "-1", "-p", std::to_string(port), "-B", "127.0.0.1",
+                            "-F", dir.File("out")});
+  ProcessResult r;
+  for (int attempt = 0; attempt < 50; ++attempt) {
+    r = RunNicbench(RunArgv(port, {"-F", dir.File("src")}));
+    if (r.err.find("unable to connect") == std::string::npos &&
+        r.out.find("unable to connect") == std::string::npos) {
+      break;
+    }
+    usleep(100000);
+  }
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("(100%) of " + dir.File("src")), std::string::npos) << r.out;
+  server.Stop(0);
+  EXPECT_EQ(Slurp(dir.File("out")), data);
+}
+
+TEST(FilesLoopback, StockIperf3ClientFilesInBothDirections) {
+  if (!HaveProgram("iperf3")) GTEST_SKIP() << "iperf3 is not installed";
+  TempDir dir;
+  const std::string data = MakeRandomFile(dir.File("src"), 2 << 20);
+  {
+    ServeChild server = StartServe({"--once", "-F", dir.File("out")});
+    ProcessResult r = RunProcess({"iperf3", "-c", "127.0.0.1", "-p", std::to_string(server.port),
+                                  "-F", dir.File("src")});
+    ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+    server.process->Stop(0);
+    EXPECT_EQ(Slurp(dir.File("out")), data);
+  }
+  {
+    ServeChild server = StartServe({"--once", "-F", dir.File("src")});
+    ProcessResult r = RunProcess({"iperf3", "-c", "127.0.0.1", "-p", std::to_string(server.port),
+                                  "-R", "-t", "1", "-F", dir.File("back")});
+    ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+    server.process->Stop(0);
+    EXPECT_EQ(Slurp(dir.File("back")), data);
+  }
+}
+
+// Classic ttcp's normal mode (stdin -> network -> stdout) and -F move the same file: both count
+// its bytes exactly and deliver it whole.
+TEST(FilesLoopback, TtcpNormalModeAndFileFiguresAgree) {
+  TempDir dir;
+  const std::string data = MakeRandomFile(dir.File("src"), 3 << 20);
+  const std::string nicbench = NicbenchPath();
+  const std::string ttcp = nicbench.substr(0, nicbench.rfind('/') + 1) + "ttcp";
+  const int port = FreeTcpPort();
+  ProcessResult t = RunProcess(
+      {"/bin/sh", "-c",
+       "'" + ttcp + "' -r -p " + std::to_string(port) + " > '" + dir.File("ttcp-out") +
+           "' 2> '" + dir.File("ttcp-r.err") + "' & r=$!; sleep 0.5; '" + ttcp + "' -t -p " +
+           std::to_string(port) + " 127.0.0.1 < '" + dir.File("src") + "'; wait $r"});
+  ASSERT_EQ(t.exit_code, 0) << t.out << t.err;
+  std::smatch m;
+  const std::string receiver = Slurp(dir.File("ttcp-r.err"));
+  ASSERT_TRUE(std::regex_search(receiver, m, std::regex(R"(ttcp-r: (\d+) bytes in)"))) << receiver;
+  const uint64_t ttcp_bytes = std::stoull(m[1]);
+
+  ServeChild server = StartServe({"--once", "-F", dir.File("file-out")});
+  ProcessResult r = RunNicbench(RunArgv(server.port, {"-F", dir.File("src"), "-J"}));
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  json doc = Parse(r.out);
+  server.process->Stop(0);
+  EXPECT_EQ(ttcp_bytes, data.size());
+  EXPECT_EQ(doc["remote"]["file"]["bytes"].get<uint64_t>(), ttcp_bytes);
+  EXPECT_EQ(doc["end"]["sum_received"]["bytes"].get<uint64_t>(), ttcp_bytes);
+  EXPECT_EQ(Slurp(dir.File("ttcp-out")), data);
+  EXPECT_EQ(Slurp(dir.File("file-out")), data);
+}
+
+// The file is cut to 1 MiB while a paced stream (1 MB/s, so 4 s for the whole file) reads
+// it: the stream ends where the file now ends, the test succeeds, and the record says why.
+TEST(FilesLoopback, AFileThatShrinksWhileSentEndsTheStreamAndSaysSo) {
+  TempDir dir;
+  MakeRandomFile(dir.File("src"), 4 << 20);
+  ServeChild server = StartServe({"--once"});
+  std::vector<std::string> argv = RunArgv(server.port, {"-F", dir.File("src"), "-b", "8M", "-J"});
+  std::string command = "'" + NicbenchPath() + "'";
+  for (const std::string& a : argv) command += " '" + a + "'";
+  ProcessResult r = RunProcess({"/bin/sh", "-c",
+                                command + " > '" + dir.File("out.json") + "' & c=$!; sleep 0.5; " +
+                                    "truncate -s 1M '" + dir.File("src") + "'; wait $c"});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  json doc = Parse(Slurp(dir.File("out.json")));
+  const json& file = doc["local"]["file"];
+  EXPECT_TRUE(file["shrank"].get<bool>()) << file.dump();
+  EXPECT_EQ(file["size_at_open"].get<uint64_t>(), 4u << 20);
+  EXPECT_LT(file["bytes"].get<uint64_t>(), 4u << 20);
+  bool noted = false;
+  for (const auto& n : file["notes"]) noted = noted || n.get<std::string>().find("shrank") != std::string::npos;
+  EXPECT_TRUE(noted) << file.dump();
+  EXPECT_EQ(doc["end"]["sum_sent"]["bytes"].get<uint64_t>(), file["bytes"].get<uint64_t>());
+}
+
+TEST(FilesLoopback, AFullDiskEndsTheTestWithAClearError) {
+  TempDir dir;
+  if (!dir.MountTmpfs("size=1m")) GTEST_SKIP() << "needs root and mount(8) for a small tmpfs";
+  MakeRandomFile(dir.File("src"), 4 << 20);
+  ServeChild server = StartServe({"--once", "-F", dir.File("mnt/out")});
+  ProcessResult r = RunNicbench(RunArgv(server.port, {"-F", dir.File("src")}));
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE((r.out + r.err).find("No space left on device"), std::string::npos) << r.out << r.err;
+  // The client's own receiving end on a full disk.
+  ServeChild sender = StartServe({"--once", "-F", dir.File("src")});
+  r = RunNicbench(RunArgv(sender.port, {"-R", "-t", "2", "-F", dir.File("mnt/back")}));
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE((r.out + r.err).find("-F " + dir.File("mnt/back") + ": write after"),
+            std::string::npos)
+      << r.out << r.err;
+}
+
+TEST(FilesLoopback, AReadOnlyTargetIsAnEnvironmentError) {
+  TempDir dir;
+  std::string target;
+  if (dir.MountTmpfs("ro,size=1m")) {
+    target = dir.File("mnt/out");
+  } else if (!IsRoot()) {
+    ASSERT_EQ(mkdir(dir.File("ro").c_str(), 0500), 0);
+    target = dir.File("ro/out");
+  } else {
+    GTEST_SKIP() << "root without mount(8): no read-only target to test";
+  }
+  ProcessResult r = RunNicbench({"run", "127.0.0.1", "-p", "5", "-R", "-F", target});
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_NE(r.err.find("cannot open for writing"), std::string::npos) << r.err;
+  r = RunNicbench({"disk", target, "--size", "1M"});
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+}
+
+TEST(FilesLoopback, BadTargetsAndCombinationsAreUsageErrors) {
+  TempDir dir;
+  MakeRandomFile(dir.File("src"), 4096);
+  struct Case {
+    std::vector<std::string> args;
+    int code;
+    const char* says;
+  };
+  const std::vector<Case> cases = {
+      {{"run", "127.0.0.1", "-F", dir.path()}, 2, "is a directory"},
+      {{"run", "127.0.0.1", "-R", "-F", dir.path()}, 2, "is a directory"},
+      {{"run", "127.0.0.1", "-F", dir.File("missing")}, 3, "cannot open for reading"},
+      {{"run", "127.0.0.1", "-F", dir.File("src"), "-u"}, 2, "TCP tests only"},
+      {{"run", "127.0.0.1", "-F", dir.File("src"), "--bidir"}, 2, "--bidir"},
+      {{"run", "127.0.0.1", "--direct"}, 2, "--direct needs -F"},
+      {{"run", "-F", dir.File("src")}, 2, "-F needs a HOST"},
+      {{"run", "127.0.0.1", "-R", "--skip-rx-copy", "-F", dir.File("o")}, 2, "--skip-rx-copy"},
+      {{"serve", "-F", dir.path()}, 2, "is a directory"},
+      {{"disk", dir.path(), "--size", "0"}, 2, "--size"},
+      {{"disk", dir.path(), "--direct", "-l", "1000"}, 2, "multiple of 4096"},
+      {{"disk", dir.File("no/such/dir/f")}, 3, "No such file"},
+  };
+  for (const Case& c : cases) {
+    ProcessResult r = RunNicbench(c.args);
+    EXPECT_EQ(r.exit_code, c.code) << c.args.back() << ": " << r.err;
+    EXPECT_NE(r.err.find(c.says), std::string::npos) << r.err;
+  }
+}
+
+TEST(FilesLoopback, AFileServerRefusesAUdpTestWithIperf3sFileError) {
+  TempDir dir;
+  ServeChild server = StartServe({"-F", dir.File("out")});
+  ProcessResult r = RunNicbench(RunArgv(server.port, {"-u", "-t", "1"}));
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("TCP tests only"), std::string::npos) << r.err;
+}
+
+TEST(FilesLoopback, DiskMeasuresWriteThenReadInADirectory) {
+  TempDir dir;
+  ProcessResult r = RunNicbench({"disk", dir.path(), "--size", "4M", "-J"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json doc = Parse(r.out);
+  EXPECT_EQ(doc["write"]["bytes"].get<uint64_t>(), 4u << 20);
+  EXPECT_EQ(doc["read"]["bytes"].get<uint64_t>(), 4u << 20);
+  EXPECT_GT(doc["write"]["sync_seconds"].get<double>(), 0.0);
+  EXPECT_GT(doc["read"]["bytes_per_second"].get<double>(), 0.0);
+  // The temporary file is gone.
+  ProcessResult ls = RunProcess({"/bin/sh", "-c", "ls -A '" + dir.path() + "'"});
+  EXPECT_EQ(ls.out, "");
+}
+
+TEST(FilesLoopback, DiskOnlyReadsAnExistingFileAndNamesASparseOne) {
+  TempDir dir;
+  std::ofstream(dir.File("big")).close();
+  ASSERT_EQ(truncate(dir.File("big").c_str(), off_t{64} << 30), 0);  // 64 GiB apparent
+  ProcessResult r = RunNicbench({"disk", dir.File("big"), "--size", "8M"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.find("write:"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("read:  8.00 MBytes"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("only read, never overwritten"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("sparse"), std::string::npos) << r.out;
+  struct stat st {};
+  ASSERT_EQ(stat(dir.File("big").c_str(), &st), 0);
+  EXPECT_EQ(st.st_size, off_t{64} << 30);
+}
+
+TEST(FilesLoopback, DiskOnAFullFilesystemReportsWhatWasWrittenAndFails) {
+  TempDir dir;
+  if (!dir.MountTmpfs("size=1m")) GTEST_SKIP() << "needs root and mount(8) for a small tmpfs";
+  ProcessResult r = RunNicbench({"disk", dir.File("mnt/f"), "--size", "4M", "--direct"});
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.err.find("No space left on device"), std::string::npos) << r.err;
+  EXPECT_NE(r.out.find("write: "), std::string::npos) << r.out;  // what was written, before it
+}
+
+}  // namespace
+}  // namespace nicbench::testing
