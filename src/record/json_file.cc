@@ -7,7 +7,7 @@
 
 namespace nicbench::record {
 
-using json_detail::Field;
+using json_detail::ReadRequired;
 using json_detail::Num;
 using json_detail::RequireObject;
 using nlohmann::json;
@@ -33,26 +33,26 @@ void to_json(json& j, const FileRecord& v) {
 
 void from_json(const json& j, FileRecord& v) {
   RequireObject(j);
-  Field(j, "path", v.path);
+  ReadRequired(j, "path", v.path);
   std::string mode;
-  Field(j, "mode", mode);
+  ReadRequired(j, "mode", mode);
   if (mode != "read" && mode != "write") {
     throw json_detail::ShapeError("mode", "expected \"read\" or \"write\"");
   }
   v.write = mode == "write";
-  Field(j, "streams", v.streams);
-  Field(j, "bytes", v.bytes);
-  Field(j, "call_seconds", v.call_seconds);
-  Field(j, "sync_seconds", v.sync_seconds);
-  Field(j, "rate_measured", v.rate_measured);
-  Field(j, "size_at_open", v.size_at_open);
-  Field(j, "allocated_bytes", v.allocated_bytes);
-  Field(j, "direct_requested", v.direct_requested);
-  Field(j, "direct_used", v.direct_used);
-  Field(j, "filesystem", v.filesystem);
-  Field(j, "shrank", v.shrank);
-  Field(j, "notes", v.notes);
-  Field(j, "error", v.error);
+  ReadRequired(j, "streams", v.streams);
+  ReadRequired(j, "bytes", v.bytes);
+  ReadRequired(j, "call_seconds", v.call_seconds);
+  ReadRequired(j, "sync_seconds", v.sync_seconds);
+  ReadRequired(j, "rate_measured", v.rate_measured);
+  ReadRequired(j, "size_at_open", v.size_at_open);
+  ReadRequired(j, "allocated_bytes", v.allocated_bytes);
+  ReadRequired(j, "direct_requested", v.direct_requested);
+  ReadRequired(j, "direct_used", v.direct_used);
+  ReadRequired(j, "filesystem", v.filesystem);
+  ReadRequired(j, "shrank", v.shrank);
+  ReadRequired(j, "notes", v.notes);
+  ReadRequired(j, "error", v.error);
 }
 
 }  // namespace nicbench::record

@@ -22,6 +22,7 @@ namespace {
 
 using json_detail::FieldsOf;
 using json_detail::IsMeasured;
+using json_detail::IsOptionalRecord;
 using json_detail::IsStringMap;
 using json_detail::IsVector;
 using json_detail::Member;
@@ -65,6 +66,9 @@ struct Filler {
     } else if constexpr (std::is_same_v<T, std::optional<std::string>>) {
       if (mode == Fill::kKnown) v = "text " + std::to_string(next++);
       if (mode == Fill::kUnknown) v.reset();
+    } else if constexpr (IsOptionalRecord<T>::value) {
+      v.reset();
+      if (mode == Fill::kKnown) v.emplace();  // its own JSON is tested beside it (json_file)
     } else {
       std::apply([&](const auto&... f) { (FillMember(v, f), ...); }, FieldsOf(Type<T>{}));
     }
@@ -117,7 +121,8 @@ void ForEachMember(Visit visit) {
     if constexpr (requires { f.name; }) {
       using M = std::remove_cvref_t<decltype(std::declval<T>().*f.ptr)>;
       constexpr bool unknown_able =
-          IsMeasured<M>::value || std::is_same_v<M, std::optional<std::string>>;
+          IsMeasured<M>::value || std::is_same_v<M, std::optional<std::string>> ||
+          IsOptionalRecord<M>::value;
       visit(f.name, f.presence, unknown_able);
     }
   };
