@@ -21,6 +21,7 @@
 #include "engine/host_observer.h"
 #include "engine/session.h"
 #include "engine/session_udp.h"
+#include "engine/test_loop.h"
 #include "net/socket.h"
 #include "protocol/control_channel.h"
 #include "protocol/params.h"
@@ -32,8 +33,6 @@ namespace {
 using std::chrono::milliseconds;
 namespace wire = protocol;
 
-// How often a receive-only end checks the byte/block end condition (it has no DoneFd for it).
-constexpr milliseconds kReceiveBudgetPoll{5};
 // The ending (TEST_END to DISPLAY_RESULTS) gets this plus a tenth of the test's duration.
 constexpr milliseconds kEndingTimeout{10000};
 // A live sample is a few KiB; the server is at most an interval or two ahead of us. Beyond
@@ -43,22 +42,13 @@ constexpr size_t kMaxLiveSamplesAhead = 16;
 constexpr int kLiveSamplesSlack = 8;
 
 // Everything one client run holds; lives on RunClient's stack.
-struct ClientRun {
-  explicit ClientRun(const ClientConfig& c) : config(c), spec(c.spec) {}
+struct ClientRun : TestRun {
+  explicit ClientRun(const ClientConfig& c) : config(c) { spec = c.spec; }
   const ClientConfig& config;
-  record::TestSpec spec;  // the effective spec (UDP block size filled in)
   ClientFailure failure = ClientFailure::kNone;
   net::UniqueFd control;
   net::SocketAddress server;
   std::string cookie;
-  std::vector<StreamRole> streams;
-  std::vector<net::UniqueFd> stream_fds;
-  std::unique_ptr<DataPath> path;
-  record::RunRecord record;
-  std::vector<FlowTotals> totals;
-  CpuMeter cpu;
-  std::string congestion_used;
-  std::optional<HostObserver> host;  // created before the data starts
   // Live samples (ClientConfig::live_samples): the server's samples by interval index that
   // arrived before our own interval closed, and how many of ours have closed.
   const IntervalSink* sink = nullptr;
@@ -71,9 +61,9 @@ struct ClientRun {
   MonoTime ending_deadline{};  // TEST_END to DISPLAY_RESULTS
 };
 
-milliseconds Left(MonoTime deadline) {
-  return std::max(milliseconds(0), std::chrono::duration_cast<milliseconds>(
-                                       deadline - std::chrono::steady_clock::now()));
+milliseconds Left(const ClientRun& run, MonoTime deadline) {
+  return std::max(milliseconds(0),
+                  std::chrono::duration_cast<milliseconds>(deadline - run.clock->Now()));
 }
 
 // More live samples than intervals could have closed by now (plus slack), or too many waiting
@@ -81,7 +71,7 @@ milliseconds Left(MonoTime deadline) {
 bool TooManyLiveSamples(const ClientRun& run, int k) {
   if (run.remote_live.size() >= kMaxLiveSamplesAhead && k >= run.closed_intervals) return true;
   if (run.spec.interval.count() <= 0) return true;
-  const auto elapsed = std::chrono::steady_clock::now() - run.data_start;
+  const auto elapsed = run.clock->Now() - run.data_start;
   const auto possible = elapsed / run.spec.interval + kLiveSamplesSlack;
   return run.live_taken > possible;
 }
@@ -144,7 +134,7 @@ Status ConnectControl(ClientRun& run) {
     if (fd) {
       run.control = std::move(*fd);
       run.server = addr;
-      run.setup_deadline = std::chrono::steady_clock::now() + run.config.control_timeout;
+      run.setup_deadline = run.clock->Now() + run.config.control_timeout;
       AddConnection(run, run.control.get());
       return Ok();
     }
@@ -227,16 +217,16 @@ Result<wire::State> CheckServerState(ClientRun& run, wire::State state) {
 // Reads the next state byte, taking in any live samples before it, and checks it.
 // `timeout` bounds the whole step, live samples included.
 Result<wire::State> ReadServerState(ClientRun& run, milliseconds timeout, std::string_view what) {
-  const MonoTime deadline = std::chrono::steady_clock::now() + timeout;
+  const MonoTime deadline = run.clock->Now() + timeout;
   Result<std::optional<wire::State>> message = std::optional<wire::State>{};
   while (message && !message->has_value()) {
     // Checked here too: a read with no time left still succeeds while data keeps coming.
-    if (std::chrono::steady_clock::now() >= deadline) {
+    if (run.clock->Now() >= deadline) {
       run.failure = ClientFailure::kProtocol;
       return Fail(fmt::format("{}: timed out after {} ms (the server kept sending other "
                               "messages)", what, timeout.count()));
     }
-    message = ReadServerMessage(run, Left(deadline), what);
+    message = ReadServerMessage(run, Left(run, deadline), what);
   }
   if (!message) return tl::unexpected(message.error());
   return CheckServerState(run, **message);
@@ -266,7 +256,7 @@ Status ExchangeParams(ClientRun& run) {
   run.record.cookie = run.cookie;
   auto sent = wire::SendCookie(run.control.get(), run.cookie);
   if (!sent) return Failed(run, ClientFailure::kProtocol, sent.error());
-  if (auto s = Expect(run, wire::State::kParamExchange, Left(run.setup_deadline)); !s) return s;
+  if (auto s = Expect(run, wire::State::kParamExchange, Left(run, run.setup_deadline)); !s) return s;
   FillUdpBlockSize(run);
   wire::Extension ext;  // the exact times and our flags ride in it (params.h)
   ext.want_samples = run.config.sample_host;
@@ -299,7 +289,7 @@ Status ConnectTcpStreams(ClientRun& run) {
 Status ConnectUdpStreams(ClientRun& run) {
   for (size_t i = 0; i < run.streams.size(); ++i) {
     uint16_t port = run.spec.client_port ? static_cast<uint16_t>(run.spec.client_port + i) : 0;
-    auto fd = UdpClientHandshake(run.server, run.spec, port, Left(run.setup_deadline));
+    auto fd = UdpClientHandshake(run.server, run.spec, port, Left(run, run.setup_deadline));
     if (!fd) return Failed(run, ClientFailure::kConnect, fd.error());
     if (i == 0) ReadSocketBuffers(fd->get(), run.spec, run.record);
     AddConnection(run, fd->get());
@@ -309,7 +299,7 @@ Status ConnectUdpStreams(ClientRun& run) {
 }
 
 Status CreateStreams(ClientRun& run) {
-  if (auto s = Expect(run, wire::State::kCreateStreams, Left(run.setup_deadline)); !s) return s;
+  if (auto s = Expect(run, wire::State::kCreateStreams, Left(run, run.setup_deadline)); !s) return s;
   // The host's facts and baseline take milliseconds to read. They are read now, before the
   // streams connect: once they have, the server sends TEST_START and TEST_RUNNING and starts
   // its clock without waiting, so any time we spent after that would be missing from the
@@ -321,9 +311,9 @@ Status CreateStreams(ClientRun& run) {
   Status connected = run.spec.transport == record::Transport::kTcp ? ConnectTcpStreams(run)
                                                                    : ConnectUdpStreams(run);
   if (!connected) return connected;
-  if (auto s = Expect(run, wire::State::kTestStart, Left(run.setup_deadline)); !s) return s;
-  Status running = Expect(run, wire::State::kTestRunning, Left(run.setup_deadline));
-  run.data_start = std::chrono::steady_clock::now();
+  if (auto s = Expect(run, wire::State::kTestStart, Left(run, run.setup_deadline)); !s) return s;
+  Status running = Expect(run, wire::State::kTestRunning, Left(run, run.setup_deadline));
+  run.data_start = run.clock->Now();
   return running;
 }
 
@@ -339,18 +329,6 @@ Status StartData(ClientRun& run) {
   return Ok();
 }
 
-// True when the receive side of a byte/block test has what it asked for (iperf3 ends a -n test
-// on bytes sent OR received, so `-R -n` ends here).
-bool ReceiveBudgetMet(const record::TestSpec& spec, const std::vector<FlowCounters>& counters) {
-  uint64_t bytes = 0, blocks = 0;
-  for (const FlowCounters& c : counters) {
-    if (c.sender) continue;
-    bytes += c.bytes;
-    blocks += c.blocks;
-  }
-  return (spec.bytes != 0 && bytes >= spec.bytes) || (spec.blocks != 0 && blocks >= spec.blocks);
-}
-
 bool HasReceivers(const std::vector<StreamRole>& streams) {
   for (const StreamRole& s : streams) {
     if (!s.sender) return true;
@@ -358,100 +336,71 @@ bool HasReceivers(const std::vector<StreamRole>& streams) {
   return false;
 }
 
-// The test loop: interval boundaries until the end condition, then TEST_END. Returns the
-// sampler's totals in run.totals.
-Status RunTest(ClientRun& run, const IntervalSink& sink) {
-  const Clock& clock = SteadyClock::Instance();
-  const MonoTime start = clock.Now();
-  IntervalSampler sampler(start, run.spec.omit, run.spec.transport);
-  IntervalSchedule schedule(run.spec.interval, run.spec.omit);
-  const bool by_time = run.spec.bytes == 0 && run.spec.blocks == 0;
-  const MonoTime end = start + run.spec.omit + run.spec.duration;
-  const bool poll_receive = !by_time && HasReceivers(run.streams);
-  auto loop = SessionLoop::Create(run.control.get(), run.path->DoneFd(), run.config.stop_fd);
-  if (!loop) return Failed(run, ClientFailure::kData, loop.error());
-  // The next boundary is kept across wake-ups and moves on only when an interval closes: a
-  // wake-up just before it (a live sample, the receive poll) must not let it slip by.
-  auto boundary_after = [&](MonoTime t) {
-    auto next = schedule.NextAfter(std::chrono::duration_cast<milliseconds>(t - start));
-    return next ? start + *next : MonoTime::max();
-  };
-  MonoTime boundary = boundary_after(start);
-  // A failure or an interrupt mid-test keeps what was measured: the interval in progress is
-  // closed at the moment of the failure and the totals so far go into the record.
-  auto keep_measured = [&](Status failure) {
-    const MonoTime t = clock.Now();
-    auto counters = run.path->Snapshot();
-    run.host->OnBoundary(
-        sampler.Close(t, counters, ReadTcpInfos(*run.path, run.streams, run.spec.transport)));
-    run.totals = sampler.Totals();
-    run.record.intervals = sampler.TakeIntervals();
-    run.record.test_seconds = sampler.MeasuredSeconds();
-    return failure;
-  };
-  StallWatch stall(start, run.config.receive_timeout);
-  for (;;) {
-    const MonoTime now = clock.Now();
-    MonoTime wake = std::min(by_time ? std::min(boundary, end) : boundary, stall.deadline());
-    if (poll_receive) wake = std::min(wake, now + kReceiveBudgetPoll);
-    auto woke = loop->Wait(wake);
-    if (!woke) return keep_measured(Failed(run, ClientFailure::kData, woke.error()));
-    const MonoTime t = clock.Now();
-    if (*woke == SessionLoop::Wake::kStop) {
-      (void)wire::SendState(run.control.get(), wire::State::kClientTerminate);
-      return keep_measured(Failed(run, ClientFailure::kInterrupted, "interrupted"));
-    }
-    if (*woke == SessionLoop::Wake::kControl) {
-      auto message =
-          ReadServerMessage(run, run.config.control_timeout, "a state byte during the test");
-      if (!message) return keep_measured(tl::unexpected(message.error()));
-      // A live sample was taken in: go on to the boundary check below, which may be due (the
-      // server's clock leads ours by the control path's delay, so its samples come just
-      // before our boundaries).
-      if (message->has_value()) {
-        auto state = CheckServerState(run, **message);
-        if (!state) return keep_measured(tl::unexpected(state.error()));
-        return keep_measured(Failed(
-            run, ClientFailure::kProtocol,
-            "unexpected " + wire::StateName(*state) + " from the server during the test"));
-      }
-    }
-    auto counters = run.path->Snapshot();
-    if (stall.Stalled(t, counters)) {
-      (void)wire::SendState(run.control.get(), wire::State::kClientTerminate);
-      return keep_measured(Failed(
-          run, ClientFailure::kData,
-          fmt::format("no data moved for {} ms (--rcv-timeout)", stall.limit().count())));
-    }
-    const bool finished = (by_time && t >= end) || *woke == SessionLoop::Wake::kDone ||
-                          (poll_receive && ReceiveBudgetMet(run.spec, counters));
-    if (finished && by_time) AddQueuedBytes(*run.path, run.spec.transport, counters);
-    if (t >= boundary || finished) {
-      // A test shorter than one sliver (-n on a fast path) still keeps its one interval, as
-      // iperf3 prints it.
-      const bool sliver = finished && run.spec.interval.count() > 0 && run.closed_intervals > 0 &&
-                          (t - (boundary - run.spec.interval)) < run.spec.interval / 10;
-      auto infos = ReadTcpInfos(*run.path, run.streams, run.spec.transport);
-      const record::IntervalRecord* closed = sampler.Close(t, counters, infos, !sliver);
-      run.host->OnBoundary(closed);
-      BoundRecordOnce(sampler, *run.host, closed);
-      if (closed && sink && run.spec.interval.count() > 0) {
-        run.record.spec = run.spec;
-        auto remote = run.remote_live.find(run.closed_intervals);
-        sink(run.record, closed, run.host->last(),
-             remote == run.remote_live.end() ? nullptr : &remote->second);
-      }
-      if (closed) run.remote_live.erase(run.closed_intervals++);
-      boundary = boundary_after(t);
-    }
-    if (finished) break;
+// The client's part in the test loop: the server may send live samples (anything else ends
+// the test), a stall or a stop is told to the server with CLIENT_TERMINATE, and each interval
+// that closes goes to the sink with the server's sample of it when that came in time.
+class ClientRole final : public TestRole {
+ public:
+  explicit ClientRole(ClientRun& run) : run_(run) {}
+
+  Result<Control> OnControl(MonoTime) override {
+    auto message =
+        ReadServerMessage(run_, run_.config.control_timeout, "a state byte during the test");
+    if (!message) return tl::unexpected(message.error());
+    if (!message->has_value()) return Control::kContinue;  // a live sample was taken in
+    auto state = CheckServerState(run_, **message);
+    if (!state) return tl::unexpected(state.error());
+    Status unexpected = Failed(run_, ClientFailure::kProtocol, "unexpected " +
+                               wire::StateName(*state) + " from the server during the test");
+    return tl::unexpected(unexpected.error());
   }
-  run.totals = sampler.Totals();
-  run.record.intervals = sampler.TakeIntervals();
-  run.record.test_seconds = sampler.MeasuredSeconds();
+
+  Status OnStop() override {
+    (void)wire::SendState(run_.control.get(), wire::State::kClientTerminate);
+    return Failed(run_, ClientFailure::kInterrupted, "interrupted");
+  }
+
+  Status OnStall(milliseconds limit) override {
+    (void)wire::SendState(run_.control.get(), wire::State::kClientTerminate);
+    return Failed(run_, ClientFailure::kData,
+                  fmt::format("no data moved for {} ms (--rcv-timeout)", limit.count()));
+  }
+
+  void OnClosed(const record::IntervalRecord* closed, const record::HostInterval* sample,
+                bool) override {
+    if (closed == nullptr) return;
+    const IntervalSink& sink = *run_.sink;
+    if (sink && run_.spec.interval.count() > 0) {
+      run_.record.spec = run_.spec;
+      auto remote = run_.remote_live.find(run_.closed_intervals);
+      sink(run_.record, closed, sample,
+           remote == run_.remote_live.end() ? nullptr : &remote->second);
+    }
+    run_.remote_live.erase(run_.closed_intervals++);
+  }
+
+ private:
+  ClientRun& run_;
+};
+
+// The test loop (this end decides the end), then TEST_END. Returns the sampler's totals in
+// run.totals.
+Status RunTest(ClientRun& run) {
+  auto waiter = EpollWaiter::Create(run.control.get(), run.path->DoneFd(), run.config.stop_fd);
+  if (!waiter) return Failed(run, ClientFailure::kData, waiter.error());
+  TestLoopOptions options;
+  options.ender = TestLoopOptions::Ender::kSelf;
+  options.stall_limit = run.config.receive_timeout;
+  options.keep_measured_on_failure = true;
+  DataPathFlows flows(*run.path, run.streams, run.spec.transport);
+  ClientRole role(run);
+  Status looped = TestLoop(run, options, *run.clock, **waiter, flows, role).Run();
+  // The role says why for what it ended; the rest is the wait itself failing.
+  if (!looped && run.failure == ClientFailure::kNone) run.failure = ClientFailure::kData;
+  if (!looped) return looped;
   // Without receivers nothing is left to drain; stopping first keeps our senders from writing
   // into sockets the server is about to close.
-  if (!by_time) {
+  if (run.spec.bytes != 0 || run.spec.blocks != 0) {
     WaitForSendQueues(*run.path, run.streams, run.spec.transport, std::chrono::seconds(3));
   }
   if (!HasReceivers(run.streams)) run.path->Stop();
@@ -459,12 +408,12 @@ Status RunTest(ClientRun& run, const IntervalSink& sink) {
   if (!sent) return Failed(run, ClientFailure::kProtocol, sent.error());
   const milliseconds ending = kEndingTimeout + std::chrono::duration_cast<milliseconds>(
                                                    (run.spec.omit + run.spec.duration) / 10);
-  run.ending_deadline = clock.Now() + std::min(ending, run.config.control_timeout);
+  run.ending_deadline = run.clock->Now() + std::min(ending, run.config.control_timeout);
   return Ok();
 }
 
 Status ExchangeResults(ClientRun& run) {
-  if (auto s = Expect(run, wire::State::kExchangeResults, Left(run.ending_deadline)); !s) return s;
+  if (auto s = Expect(run, wire::State::kExchangeResults, Left(run, run.ending_deadline)); !s) return s;
   const record::CpuUtilization cpu = run.cpu.Read();
   run.record.local.cpu = cpu;
   protocol::PeerResults ours =
@@ -472,7 +421,7 @@ Status ExchangeResults(ClientRun& run) {
   if (auto s = wire::SendJson(run.control.get(), protocol::EncodeResults(ours)); !s) {
     return Failed(run, ClientFailure::kProtocol, s.error());
   }
-  auto doc = wire::ReadJson(run.control.get(), Left(run.ending_deadline),
+  auto doc = wire::ReadJson(run.control.get(), Left(run, run.ending_deadline),
                             wire::kMaxResultsBytes, "the server's results");
   if (!doc) return Failed(run, ClientFailure::kProtocol, doc.error());
   auto theirs = protocol::DecodeResultsJson(*doc);
@@ -499,7 +448,7 @@ Status ExchangeResults(ClientRun& run) {
     run.congestion_used = theirs->congestion_used;
   }
   run.record.local.congestion_used = run.congestion_used;
-  if (auto s = Expect(run, wire::State::kDisplayResults, Left(run.ending_deadline)); !s) return s;
+  if (auto s = Expect(run, wire::State::kDisplayResults, Left(run, run.ending_deadline)); !s) return s;
   (void)wire::SendState(run.control.get(), wire::State::kIperfDone);
   return Ok();
 }
@@ -545,7 +494,7 @@ ClientOutcome RunClient(const ClientConfig& config, const IntervalSink& sink) {
   // "Connecting to host" and "connected to" lines at once, before the first interval.
   if (status && sink) sink(run.record, nullptr, nullptr, nullptr);
   if (status) status = StartData(run);
-  if (status) status = RunTest(run, sink);
+  if (status) status = RunTest(run);
   if (status) status = ExchangeResults(run);
   FinishData(run);
   ClientOutcome outcome;

@@ -35,8 +35,13 @@ class HostObserver {
   // peer_address: the numeric address of the other end (for the route lookup). An empty or
   // unroutable peer leaves the NIC facts unknown with the reason.
   // sample: false makes Begin/OnBoundary do nothing (facts are still collected, once).
+  // Reads the live machine ("/").
   HostObserver(const std::string& peer_address, bool sample);
-  HostObserver(const HostObserver&) = delete;  // the sampler points into files_
+  // Reads `files` (a captured tree in tests); `interface` is the one that carries the test, or
+  // why it is not known.
+  HostObserver(std::unique_ptr<probes::FileSource> files, const Result<std::string>& interface,
+               bool sample);
+  HostObserver(const HostObserver&) = delete;  // the sampler points into *files_
   HostObserver& operator=(const HostObserver&) = delete;
 
   // Takes the first snapshot. Call when the data starts (TEST_RUNNING).
@@ -57,7 +62,7 @@ class HostObserver {
   const record::HostInterval* last() const { return samples_.empty() ? nullptr : &samples_.back(); }
 
  private:
-  probes::DirFileSource files_;
+  std::unique_ptr<probes::FileSource> files_;
   std::string interface_;
   record::NicFacts nic_;
   std::unique_ptr<probes::HostSampler> sampler_;
