@@ -45,7 +45,6 @@ constexpr int kLiveSamplesSlack = 8;
 struct ClientRun : TestRun {
   explicit ClientRun(const ClientConfig& c) : config(c) { spec = c.spec; }
   const ClientConfig& config;
-  ClientFailure failure = ClientFailure::kNone;
   net::UniqueFd control;
   net::SocketAddress server;
   std::string cookie;
@@ -74,16 +73,6 @@ bool TooManyLiveSamples(const ClientRun& run, int k) {
   const auto elapsed = run.clock->Now() - run.data_start;
   const auto possible = elapsed / run.spec.interval + kLiveSamplesSlack;
   return run.live_taken > possible;
-}
-
-Status Failed(ClientRun& run, ClientFailure why, std::string message) {
-  run.failure = why;
-  return Fail(std::move(message));
-}
-
-Status Failed(ClientRun& run, ClientFailure why, const Error& error) {
-  run.failure = why;
-  return tl::unexpected(error);
 }
 
 net::Family FamilyOf(record::AddressFamily f) {
@@ -119,7 +108,7 @@ void AddConnection(ClientRun& run, int fd) {
 
 Status ConnectControl(ClientRun& run) {
   auto addresses = net::Resolve(run.config.host, run.config.port, FamilyOf(run.spec.family));
-  if (!addresses) return Failed(run, ClientFailure::kConnect, addresses.error());
+  if (!addresses) return Fail(ErrorKind::kConnect, addresses.error());
   Error last{"no address"};
   net::SocketOptions options;
   options.no_delay = true;  // every control message is its own small write, as iperf3 does
@@ -140,21 +129,21 @@ Status ConnectControl(ClientRun& run) {
     }
     last = fd.error();
   }
-  return Failed(run, ClientFailure::kConnect, "unable to connect to server: " + last.ToString());
+  return Fail(ErrorKind::kConnect, "unable to connect to server: " + last.ToString());
 }
 
 // A live sample from the server, after its state byte: kept until our interval of the same
 // index closes, or shown at once if that has happened already.
 Status ReadLiveSample(ClientRun& run, milliseconds timeout) {
   auto doc = wire::ReadJson(run.control.get(), timeout, kMaxLiveSampleBytes, "a live sample");
-  if (!doc) return Failed(run, ClientFailure::kProtocol, doc.error());
+  if (!doc) return Fail(ErrorKind::kProtocol, doc.error());
   const auto index = doc->find("index");
   const auto sample = doc->find("sample");
   if (index == doc->end() || !index->is_number_unsigned() || sample == doc->end()) {
-    return Failed(run, ClientFailure::kProtocol, "live sample: expected {index, sample}");
+    return Fail(ErrorKind::kProtocol, "live sample: expected {index, sample}");
   }
   auto decoded = record::HostIntervalFromJson(*sample);
-  if (!decoded) return Failed(run, ClientFailure::kProtocol, "live sample: " + decoded.error().message);
+  if (!decoded) return Fail(ErrorKind::kProtocol, "live sample: " + decoded.error().message);
   const int k = static_cast<int>(std::min<uint64_t>(index->get<uint64_t>(), 1u << 30));
   ++run.live_taken;
   if (TooManyLiveSamples(run, k)) {
@@ -177,10 +166,7 @@ Status ReadLiveSample(ClientRun& run, milliseconds timeout) {
 Result<std::optional<wire::State>> ReadServerMessage(ClientRun& run, milliseconds timeout,
                                                      std::string_view what) {
   auto state = wire::ReadState(run.control.get(), timeout, what);
-  if (!state) {
-    run.failure = ClientFailure::kProtocol;
-    return tl::unexpected(state.error());
-  }
+  if (!state) return Fail(ErrorKind::kProtocol, state.error());
   if (*state == wire::State::kNicbenchSample && run.config.live_samples) {
     if (auto s = ReadLiveSample(run, timeout); !s) return tl::unexpected(s.error());
     return std::optional<wire::State>{};
@@ -192,24 +178,23 @@ Result<std::optional<wire::State>> ReadServerMessage(ClientRun& run, millisecond
 // iperf3's text; any other state is returned.
 Result<wire::State> CheckServerState(ClientRun& run, wire::State state) {
   if (state == wire::State::kAccessDenied) {
-    run.failure = ClientFailure::kBusy;
-    return Fail("the server is busy running a test. try again later");
+    return Fail(ErrorKind::kBusy, "the server is busy running a test. try again later");
   }
   if (state == wire::State::kServerError) {
-    run.failure = ClientFailure::kServerError;
     auto info = wire::ReadServerErrorTail(run.control.get(), run.config.control_timeout);
-    if (!info) return Fail("the server reported an error: " + info.error().ToString());
+    if (!info) {
+      return Fail(ErrorKind::kPeerError, "the server reported an error: " + info.error().ToString());
+    }
     // A nicbench server says why in words after the code; a stock one closes the connection.
     auto words = wire::ReadJson(run.control.get(), std::chrono::seconds(1), 64 * 1024,
                                 "the server's error text");
     if (words && words->is_object() && words->contains("error") && (*words)["error"].is_string()) {
-      return Fail("the server: " + (*words)["error"].get<std::string>());
+      return Fail(ErrorKind::kPeerError, "the server: " + (*words)["error"].get<std::string>());
     }
-    return Fail("the server reported an error: " + info->Text());
+    return Fail(ErrorKind::kPeerError, "the server reported an error: " + info->Text());
   }
   if (state == wire::State::kServerTerminate) {
-    run.failure = ClientFailure::kProtocol;
-    return Fail("the server has terminated");
+    return Fail(ErrorKind::kProtocol, "the server has terminated");
   }
   return state;
 }
@@ -222,8 +207,7 @@ Result<wire::State> ReadServerState(ClientRun& run, milliseconds timeout, std::s
   while (message && !message->has_value()) {
     // Checked here too: a read with no time left still succeeds while data keeps coming.
     if (run.clock->Now() >= deadline) {
-      run.failure = ClientFailure::kProtocol;
-      return Fail(fmt::format("{}: timed out after {} ms (the server kept sending other "
+      return Fail(ErrorKind::kProtocol, fmt::format("{}: timed out after {} ms (the server kept sending other "
                               "messages)", what, timeout.count()));
     }
     message = ReadServerMessage(run, Left(run, deadline), what);
@@ -236,8 +220,7 @@ Status Expect(ClientRun& run, wire::State want, milliseconds timeout) {
   auto state = ReadServerState(run, timeout, "a state byte before " + wire::StateName(want));
   if (!state) return tl::unexpected(state.error());
   if (*state != want) {
-    return Failed(run, ClientFailure::kProtocol,
-                  fmt::format("expected {} from the server, got {}", wire::StateName(want),
+    return Fail(ErrorKind::kProtocol, fmt::format("expected {} from the server, got {}", wire::StateName(want),
                               wire::StateName(*state)));
   }
   return Ok();
@@ -255,14 +238,14 @@ Status ExchangeParams(ClientRun& run) {
   run.cookie = wire::MakeCookie();
   run.record.cookie = run.cookie;
   auto sent = wire::SendCookie(run.control.get(), run.cookie);
-  if (!sent) return Failed(run, ClientFailure::kProtocol, sent.error());
+  if (!sent) return Fail(ErrorKind::kProtocol, sent.error());
   if (auto s = Expect(run, wire::State::kParamExchange, Left(run, run.setup_deadline)); !s) return s;
   FillUdpBlockSize(run);
   wire::Extension ext;  // the exact times and our flags ride in it (params.h)
   ext.want_samples = run.config.sample_host;
   ext.live_samples = run.config.sample_host && run.config.live_samples;
   auto params = wire::SendJson(run.control.get(), wire::EncodeParams(run.spec, ext));
-  if (!params) return Failed(run, ClientFailure::kProtocol, params.error());
+  if (!params) return Fail(ErrorKind::kProtocol, params.error());
   return Ok();
 }
 
@@ -272,10 +255,10 @@ Status ConnectTcpStreams(ClientRun& run) {
     uint16_t port = run.spec.client_port ? static_cast<uint16_t>(run.spec.client_port + i) : 0;
     auto fd = net::Connect(run.server, run.spec.bind_address, port, options,
                            run.config.connect_timeout);
-    if (!fd) return Failed(run, ClientFailure::kConnect, "unable to connect stream: " +
+    if (!fd) return Fail(ErrorKind::kConnect, "unable to connect stream: " +
                                                              fd.error().ToString());
     auto sent = wire::SendCookie(fd->get(), run.cookie);
-    if (!sent) return Failed(run, ClientFailure::kProtocol, sent.error());
+    if (!sent) return Fail(ErrorKind::kProtocol, sent.error());
     if (i == 0) {
       if (auto name = net::CongestionName(fd->get())) run.congestion_used = *name;
       ReadSocketBuffers(fd->get(), run.spec, run.record);
@@ -290,7 +273,7 @@ Status ConnectUdpStreams(ClientRun& run) {
   for (size_t i = 0; i < run.streams.size(); ++i) {
     uint16_t port = run.spec.client_port ? static_cast<uint16_t>(run.spec.client_port + i) : 0;
     auto fd = UdpClientHandshake(run.server, run.spec, port, Left(run, run.setup_deadline));
-    if (!fd) return Failed(run, ClientFailure::kConnect, fd.error());
+    if (!fd) return Fail(ErrorKind::kConnect, fd.error());
     if (i == 0) ReadSocketBuffers(fd->get(), run.spec, run.record);
     AddConnection(run, fd->get());
     run.stream_fds.push_back(std::move(*fd));
@@ -321,11 +304,11 @@ Status StartData(ClientRun& run) {
   run.path = DataPath::Create(run.config.threads);
   for (size_t i = 0; i < run.streams.size(); ++i) {
     FlowConfig flow = MakeFlowConfig(run.stream_fds[i].Release(), run.streams[i], run.spec);
-    if (auto s = run.path->AddFlow(flow); !s) return Failed(run, ClientFailure::kData, s.error());
+    if (auto s = run.path->AddFlow(flow); !s) return Fail(ErrorKind::kData, s.error());
   }
   run.path->SetBudget(MakeBudget(run.spec));
   run.cpu.Start();
-  if (auto s = run.path->Start(); !s) return Failed(run, ClientFailure::kData, s.error());
+  if (auto s = run.path->Start(); !s) return Fail(ErrorKind::kData, s.error());
   return Ok();
 }
 
@@ -350,20 +333,18 @@ class ClientRole final : public TestRole {
     if (!message->has_value()) return Control::kContinue;  // a live sample was taken in
     auto state = CheckServerState(run_, **message);
     if (!state) return tl::unexpected(state.error());
-    Status unexpected = Failed(run_, ClientFailure::kProtocol, "unexpected " +
-                               wire::StateName(*state) + " from the server during the test");
-    return tl::unexpected(unexpected.error());
+    return Fail(ErrorKind::kProtocol,
+                "unexpected " + wire::StateName(*state) + " from the server during the test");
   }
 
   Status OnStop() override {
     (void)wire::SendState(run_.control.get(), wire::State::kClientTerminate);
-    return Failed(run_, ClientFailure::kInterrupted, "interrupted");
+    return Fail(ErrorKind::kInterrupted, "interrupted");
   }
 
   Status OnStall(milliseconds limit) override {
     (void)wire::SendState(run_.control.get(), wire::State::kClientTerminate);
-    return Failed(run_, ClientFailure::kData,
-                  fmt::format("no data moved for {} ms (--rcv-timeout)", limit.count()));
+    return Fail(ErrorKind::kData, fmt::format("no data moved for {} ms (--rcv-timeout)", limit.count()));
   }
 
   void OnClosed(const record::IntervalRecord* closed, const record::HostInterval* sample,
@@ -387,7 +368,7 @@ class ClientRole final : public TestRole {
 // run.totals.
 Status RunTest(ClientRun& run) {
   auto waiter = EpollWaiter::Create(run.control.get(), run.path->DoneFd(), run.config.stop_fd);
-  if (!waiter) return Failed(run, ClientFailure::kData, waiter.error());
+  if (!waiter) return Fail(ErrorKind::kData, waiter.error());
   TestLoopOptions options;
   options.ender = TestLoopOptions::Ender::kSelf;
   options.stall_limit = run.config.receive_timeout;
@@ -395,8 +376,10 @@ Status RunTest(ClientRun& run) {
   DataPathFlows flows(*run.path, run.streams, run.spec.transport);
   ClientRole role(run);
   Status looped = TestLoop(run, options, *run.clock, **waiter, flows, role).Run();
-  // The role says why for what it ended; the rest is the wait itself failing.
-  if (!looped && run.failure == ClientFailure::kNone) run.failure = ClientFailure::kData;
+  // The role gives a kind to what it ended; the rest is the wait itself failing.
+  if (!looped && looped.error().kind == ErrorKind::kOther) {
+    return Fail(ErrorKind::kData, looped.error());
+  }
   if (!looped) return looped;
   // Without receivers nothing is left to drain; stopping first keeps our senders from writing
   // into sockets the server is about to close.
@@ -405,7 +388,7 @@ Status RunTest(ClientRun& run) {
   }
   if (!HasReceivers(run.streams)) run.path->Stop();
   auto sent = wire::SendState(run.control.get(), wire::State::kTestEnd);
-  if (!sent) return Failed(run, ClientFailure::kProtocol, sent.error());
+  if (!sent) return Fail(ErrorKind::kProtocol, sent.error());
   const milliseconds ending = kEndingTimeout + std::chrono::duration_cast<milliseconds>(
                                                    (run.spec.omit + run.spec.duration) / 10);
   run.ending_deadline = run.clock->Now() + std::min(ending, run.config.control_timeout);
@@ -419,15 +402,15 @@ Status ExchangeResults(ClientRun& run) {
   protocol::PeerResults ours =
       MakeLocalResults(run.totals, cpu, run.spec.transport, run.congestion_used);
   if (auto s = wire::SendJson(run.control.get(), protocol::EncodeResults(ours)); !s) {
-    return Failed(run, ClientFailure::kProtocol, s.error());
+    return Fail(ErrorKind::kProtocol, s.error());
   }
   auto doc = wire::ReadJson(run.control.get(), Left(run, run.ending_deadline),
                             wire::kMaxResultsBytes, "the server's results");
-  if (!doc) return Failed(run, ClientFailure::kProtocol, doc.error());
+  if (!doc) return Fail(ErrorKind::kProtocol, doc.error());
   auto theirs = protocol::DecodeResultsJson(*doc);
-  if (!theirs) return Failed(run, ClientFailure::kProtocol, theirs.error());
+  if (!theirs) return Fail(ErrorKind::kProtocol, theirs.error());
   auto totals = CombineTotals(run.totals, *theirs, run.spec.transport);
-  if (!totals) return Failed(run, ClientFailure::kProtocol, totals.error());
+  if (!totals) return Fail(ErrorKind::kProtocol, totals.error());
   run.record.streams = std::move(*totals);
   run.record.peer = MakePeerReport(*theirs);
   if (theirs->extension) {
@@ -499,13 +482,14 @@ ClientOutcome RunClient(const ClientConfig& config, const IntervalSink& sink) {
   FinishData(run);
   ClientOutcome outcome;
   if (!status) {
-    if (run.failure == ClientFailure::kNone) run.failure = ClientFailure::kProtocol;
+    // Every failure above has a kind; one that came through without is the conversation's.
+    if (status.error().kind == ErrorKind::kOther) status.error().kind = ErrorKind::kProtocol;
     run.record.error = status.error().ToString();
     KeepIncomplete(run);
   }
   run.record.local.intervals = run.record.intervals;
   if (run.host) run.host->Finish(run.record.local);
-  outcome.failure = run.failure;
+  outcome.status = status;
   outcome.record = std::move(run.record);
   return outcome;
 }
