@@ -53,8 +53,8 @@ HostObserver::HostObserver(std::unique_ptr<probes::FileSource> files,
     nic_.driver = record::Measured<std::string>::Unknown(
         record::Missing::kError, "no route to the peer: " + iface.error().ToString());
   }
-  sampler_ = std::make_unique<probes::HostSampler>(
-      probes::HostSampler::Create(*files_, probes::SamplerOptions{interface_}));
+  sampler_ = std::make_unique<probes::HostDeltaReader>(
+      probes::HostDeltaReader::Create(*files_, probes::HostDeltaOptions{interface_}));
 }
 
 void HostObserver::Begin() {

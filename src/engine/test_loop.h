@@ -27,8 +27,8 @@
 #include "engine/data_path.h"
 #include "engine/host_observer.h"
 #include "engine/loop_waiter.h"
-#include "engine/sampler.h"
-#include "engine/session.h"
+#include "engine/interval_sampler.h"
+#include "engine/common.h"
 #include "net/unique_fd.h"
 #include "record/run_record.h"
 #include "record/test_spec.h"
@@ -44,7 +44,7 @@ struct PeerEnd {
 };
 
 // What one end keeps per test, the client and the server alike. Each end's own state derives
-// from it (client.cc ClientRun, server_session.cc ServerTest::State).
+// from it (client.cc ClientRun, server_conversation.cc ServerTest::State).
 struct TestRun {
   // Every time this end reads (deadlines, the loop). Tests that run the loop alone pass their
   // FakeClock to TestLoop instead.

@@ -57,8 +57,8 @@ class ServerTest {
   const std::string& cookie() const { return cookie_; }
 
  private:
-  struct State;     // the test's working values (server_session.cc)
-  class LoopRole;   // the server's part in the test loop (server_session.cc)
+  struct State;     // the test's working values (server_conversation.cc)
+  class LoopRole;   // the server's part in the test loop (server_conversation.cc)
   Status Handshake(State& st);
   Status ReserveBudgets(State& st);
   Status SetUpStreams(State& st);

@@ -1,7 +1,7 @@
 // The server's side of one test (spec section 5, mirrored): parameters with the one Validate and
 // the server's limits, streams routed by the acceptor (TCP) or set up under the port's UDP lock,
 // the test loop until TEST_END (or the safety timer), then the results exchange.
-#include "engine/server_session.h"
+#include "engine/server_conversation.h"
 
 #include <sys/eventfd.h>
 #include <sys/socket.h>
@@ -21,7 +21,7 @@
 #include "base/units.h"
 #include "base/version.h"
 #include "engine/host_observer.h"
-#include "engine/session.h"
+#include "engine/common.h"
 #include "engine/test_loop.h"
 #include "net/socket.h"
 #include "protocol/control_channel.h"

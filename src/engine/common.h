@@ -2,7 +2,7 @@
 // numbering and order), the socket options of a data stream, the process CPU meter iperf3
 // reports, the results JSON built from our totals, the per-stream totals combined with the
 // peer's results.
-// Used by client.cc and server_session.cc. Thread safety: plain functions and objects owned by
+// Used by client.cc and server_conversation.cc. Thread safety: plain functions and objects owned by
 // one controller thread.
 #pragma once
 
@@ -16,7 +16,7 @@
 #include "base/clock.h"
 #include "base/result.h"
 #include "engine/data_path.h"
-#include "engine/sampler.h"
+#include "engine/interval_sampler.h"
 #include "net/socket.h"
 #include "protocol/results.h"
 #include "record/run_record.h"
