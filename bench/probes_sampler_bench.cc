@@ -1,20 +1,20 @@
-// Cost of one HostSampler::Sample() on the live machine (read and parse /proc/stat,
+// Cost of one HostDeltaReader::Sample() on the live machine (read and parse /proc/stat,
 // /proc/interrupts, /proc/softirqs, /proc/net/softnet_stat, snmp, netstat; getrusage; the
 // deltas). The session calls it at every interval boundary, down to every 100 ms.
 #include <benchmark/benchmark.h>
 
-#include "probes/host_sampler.h"
+#include "probes/host_delta_reader.h"
 #include "probes/proc_parsers.h"
 
 namespace {
 
 using nicbench::probes::DirFileSource;
-using nicbench::probes::HostSampler;
-using nicbench::probes::SamplerOptions;
+using nicbench::probes::HostDeltaReader;
+using nicbench::probes::HostDeltaOptions;
 
 void BM_Sample(benchmark::State& state) {
   DirFileSource files("/");
-  HostSampler sampler = HostSampler::Create(files, SamplerOptions{"eth0"});
+  HostDeltaReader sampler = HostDeltaReader::Create(files, HostDeltaOptions{"eth0"});
   sampler.Begin();
   double t = 0;
   for (auto _ : state) {

@@ -359,12 +359,10 @@ void PrintError(bool json, const std::string& message) {
   }
 }
 
-ExitCode ExitFor(engine::ClientFailure failure) {
-  switch (failure) {
-    case engine::ClientFailure::kNone: return ExitCode::kOk;
-    case engine::ClientFailure::kInterrupted: return ExitCode::kInterrupted;
-    default: return ExitCode::kTestFailed;
-  }
+ExitCode ExitFor(const engine::ClientOutcome& outcome) {
+  if (outcome.ok()) return ExitCode::kOk;
+  return outcome.status.error().kind == ErrorKind::kInterrupted ? ExitCode::kInterrupted
+                                                                : ExitCode::kTestFailed;
 }
 
 // A signalfd for SIGINT/SIGTERM so the client loop sees an interrupt as an fd event. SIGHUP
@@ -416,23 +414,23 @@ engine::IntervalSink LiveSink(const RunPlan& plan) {
 int RunAgainstHost(const RunPlan& plan) {
   engine::ClientOutcome outcome = engine::RunClient(plan.client, LiveSink(plan));
   NameStandProfile(outcome.record);
-  if (outcome.failure == engine::ClientFailure::kNone) {
+  if (outcome.ok()) {
     outcome.record.findings = diagnosis::Diagnose(outcome.record);
   }
   if (plan.json) {
     std::fputs(report::RenderJson(outcome.record).c_str(), stdout);
   } else if (!plan.text) {
     JsonStreamEnd(plan.output, outcome.record);
-  } else if (outcome.failure == engine::ClientFailure::kNone || outcome.record.incomplete) {
+  } else if (outcome.ok() || outcome.record.incomplete) {
     plan.out.Print(report::RenderSummary(outcome.record));
     if (plan.out.verbose()) plan.out.Print(VerboseSummary(outcome.record));
   }
-  if (plan.text && outcome.failure != engine::ClientFailure::kNone) {
+  if (plan.text && !outcome.ok()) {
     LogError(outcome.record.error.value_or("test failed"));
   }
   std::vector<const record::RunRecord*> finished;
-  if (outcome.failure == engine::ClientFailure::kNone) finished.push_back(&outcome.record);
-  int code = WriteHtmlReport(plan.output, plan.html_file, finished, ToInt(ExitFor(outcome.failure)));
+  if (outcome.ok()) finished.push_back(&outcome.record);
+  int code = WriteHtmlReport(plan.output, plan.html_file, finished, ToInt(ExitFor(outcome)));
   return StoreRuns(plan.store, finished, code);
 }
 
@@ -450,7 +448,7 @@ int RunBothDirections(RunPlan plan) {
                                  i ? "reverse: server sends" : "forward: client sends"));
     }
     outcomes.push_back(engine::RunClient(plan.client, LiveSink(plan)));
-    code = ExitFor(outcomes.back().failure);
+    code = ExitFor(outcomes.back());
     record::RunRecord& run = outcomes.back().record;
     NameStandProfile(run);
     if (code == ExitCode::kOk) {
@@ -473,7 +471,7 @@ int RunBothDirections(RunPlan plan) {
   }
   std::vector<const record::RunRecord*> finished;
   for (const auto& o : outcomes) {
-    if (o.failure == engine::ClientFailure::kNone) finished.push_back(&o.record);
+    if (o.ok()) finished.push_back(&o.record);
   }
   return StoreRuns(plan.store, finished,
                    WriteHtmlReport(plan.output, plan.html_file, finished, ToInt(code)));

@@ -19,8 +19,9 @@
 #include "base/log.h"
 #include "base/version.h"
 #include "engine/host_observer.h"
-#include "engine/session.h"
-#include "engine/session_udp.h"
+#include "engine/common.h"
+#include "engine/udp_handshake.h"
+#include "engine/test_loop.h"
 #include "net/socket.h"
 #include "protocol/control_channel.h"
 #include "protocol/params.h"
@@ -32,8 +33,6 @@ namespace {
 using std::chrono::milliseconds;
 namespace wire = protocol;
 
-// How often a receive-only end checks the byte/block end condition (it has no DoneFd for it).
-constexpr milliseconds kReceiveBudgetPoll{5};
 // The ending (TEST_END to DISPLAY_RESULTS) gets this plus a tenth of the test's duration.
 constexpr milliseconds kEndingTimeout{10000};
 // A live sample is a few KiB; the server is at most an interval or two ahead of us. Beyond
@@ -43,23 +42,12 @@ constexpr size_t kMaxLiveSamplesAhead = 16;
 constexpr int kLiveSamplesSlack = 8;
 
 // Everything one client run holds; lives on RunClient's stack.
-struct ClientRun {
-  explicit ClientRun(const ClientConfig& c) : config(c), spec(c.spec) {}
+struct ClientRun : TestRun {
+  explicit ClientRun(const ClientConfig& c) : config(c) { spec = c.spec; }
   const ClientConfig& config;
-  record::TestSpec spec;  // the effective spec (UDP block size filled in)
-  ClientFailure failure = ClientFailure::kNone;
   net::UniqueFd control;
   net::SocketAddress server;
   std::string cookie;
-  std::vector<StreamRole> streams;
-  std::vector<net::UniqueFd> stream_fds;
-  std::unique_ptr<DataPath> path;
-  std::shared_ptr<FileTransfer> file;  // -F, shared by the streams
-  record::RunRecord record;
-  std::vector<FlowTotals> totals;
-  CpuMeter cpu;
-  std::string congestion_used;
-  std::optional<HostObserver> host;  // created before the data starts
   // Live samples (ClientConfig::live_samples): the server's samples by interval index that
   // arrived before our own interval closed, and how many of ours have closed.
   const IntervalSink* sink = nullptr;
@@ -72,9 +60,9 @@ struct ClientRun {
   MonoTime ending_deadline{};  // TEST_END to DISPLAY_RESULTS
 };
 
-milliseconds Left(MonoTime deadline) {
-  return std::max(milliseconds(0), std::chrono::duration_cast<milliseconds>(
-                                       deadline - std::chrono::steady_clock::now()));
+milliseconds Left(const ClientRun& run, MonoTime deadline) {
+  return std::max(milliseconds(0),
+                  std::chrono::duration_cast<milliseconds>(deadline - run.clock->Now()));
 }
 
 // More live samples than intervals could have closed by now (plus slack), or too many waiting
@@ -82,19 +70,9 @@ milliseconds Left(MonoTime deadline) {
 bool TooManyLiveSamples(const ClientRun& run, int k) {
   if (run.remote_live.size() >= kMaxLiveSamplesAhead && k >= run.closed_intervals) return true;
   if (run.spec.interval.count() <= 0) return true;
-  const auto elapsed = std::chrono::steady_clock::now() - run.data_start;
+  const auto elapsed = run.clock->Now() - run.data_start;
   const auto possible = elapsed / run.spec.interval + kLiveSamplesSlack;
   return run.live_taken > possible;
-}
-
-Status Failed(ClientRun& run, ClientFailure why, std::string message) {
-  run.failure = why;
-  return Fail(std::move(message));
-}
-
-Status Failed(ClientRun& run, ClientFailure why, const Error& error) {
-  run.failure = why;
-  return tl::unexpected(error);
 }
 
 net::Family FamilyOf(record::AddressFamily f) {
@@ -130,7 +108,7 @@ void AddConnection(ClientRun& run, int fd) {
 
 Status ConnectControl(ClientRun& run) {
   auto addresses = net::Resolve(run.config.host, run.config.port, FamilyOf(run.spec.family));
-  if (!addresses) return Failed(run, ClientFailure::kConnect, addresses.error());
+  if (!addresses) return Fail(ErrorKind::kConnect, addresses.error());
   Error last{"no address"};
   net::SocketOptions options;
   options.no_delay = true;  // every control message is its own small write, as iperf3 does
@@ -145,27 +123,27 @@ Status ConnectControl(ClientRun& run) {
     if (fd) {
       run.control = std::move(*fd);
       run.server = addr;
-      run.setup_deadline = std::chrono::steady_clock::now() + run.config.control_timeout;
+      run.setup_deadline = run.clock->Now() + run.config.control_timeout;
       AddConnection(run, run.control.get());
       return Ok();
     }
     last = fd.error();
   }
-  return Failed(run, ClientFailure::kConnect, "unable to connect to server: " + last.ToString());
+  return Fail(ErrorKind::kConnect, "unable to connect to server: " + last.ToString());
 }
 
 // A live sample from the server, after its state byte: kept until our interval of the same
 // index closes, or shown at once if that has happened already.
 Status ReadLiveSample(ClientRun& run, milliseconds timeout) {
   auto doc = wire::ReadJson(run.control.get(), timeout, kMaxLiveSampleBytes, "a live sample");
-  if (!doc) return Failed(run, ClientFailure::kProtocol, doc.error());
+  if (!doc) return Fail(ErrorKind::kProtocol, doc.error());
   const auto index = doc->find("index");
   const auto sample = doc->find("sample");
   if (index == doc->end() || !index->is_number_unsigned() || sample == doc->end()) {
-    return Failed(run, ClientFailure::kProtocol, "live sample: expected {index, sample}");
+    return Fail(ErrorKind::kProtocol, "live sample: expected {index, sample}");
   }
   auto decoded = record::HostIntervalFromJson(*sample);
-  if (!decoded) return Failed(run, ClientFailure::kProtocol, "live sample: " + decoded.error().message);
+  if (!decoded) return Fail(ErrorKind::kProtocol, "live sample: " + decoded.error().message);
   const int k = static_cast<int>(std::min<uint64_t>(index->get<uint64_t>(), 1u << 30));
   ++run.live_taken;
   if (TooManyLiveSamples(run, k)) {
@@ -188,10 +166,7 @@ Status ReadLiveSample(ClientRun& run, milliseconds timeout) {
 Result<std::optional<wire::State>> ReadServerMessage(ClientRun& run, milliseconds timeout,
                                                      std::string_view what) {
   auto state = wire::ReadState(run.control.get(), timeout, what);
-  if (!state) {
-    run.failure = ClientFailure::kProtocol;
-    return tl::unexpected(state.error());
-  }
+  if (!state) return Fail(ErrorKind::kProtocol, state.error());
   if (*state == wire::State::kNicbenchSample && run.config.live_samples) {
     if (auto s = ReadLiveSample(run, timeout); !s) return tl::unexpected(s.error());
     return std::optional<wire::State>{};
@@ -203,24 +178,23 @@ Result<std::optional<wire::State>> ReadServerMessage(ClientRun& run, millisecond
 // iperf3's text; any other state is returned.
 Result<wire::State> CheckServerState(ClientRun& run, wire::State state) {
   if (state == wire::State::kAccessDenied) {
-    run.failure = ClientFailure::kBusy;
-    return Fail("the server is busy running a test. try again later");
+    return Fail(ErrorKind::kBusy, "the server is busy running a test. try again later");
   }
   if (state == wire::State::kServerError) {
-    run.failure = ClientFailure::kServerError;
     auto info = wire::ReadServerErrorTail(run.control.get(), run.config.control_timeout);
-    if (!info) return Fail("the server reported an error: " + info.error().ToString());
+    if (!info) {
+      return Fail(ErrorKind::kPeerError, "the server reported an error: " + info.error().ToString());
+    }
     // A nicbench server says why in words after the code; a stock one closes the connection.
     auto words = wire::ReadJson(run.control.get(), std::chrono::seconds(1), 64 * 1024,
                                 "the server's error text");
     if (words && words->is_object() && words->contains("error") && (*words)["error"].is_string()) {
-      return Fail("the server: " + (*words)["error"].get<std::string>());
+      return Fail(ErrorKind::kPeerError, "the server: " + (*words)["error"].get<std::string>());
     }
-    return Fail("the server reported an error: " + info->Text());
+    return Fail(ErrorKind::kPeerError, "the server reported an error: " + info->Text());
   }
   if (state == wire::State::kServerTerminate) {
-    run.failure = ClientFailure::kProtocol;
-    return Fail("the server has terminated");
+    return Fail(ErrorKind::kProtocol, "the server has terminated");
   }
   return state;
 }
@@ -228,16 +202,15 @@ Result<wire::State> CheckServerState(ClientRun& run, wire::State state) {
 // Reads the next state byte, taking in any live samples before it, and checks it.
 // `timeout` bounds the whole step, live samples included.
 Result<wire::State> ReadServerState(ClientRun& run, milliseconds timeout, std::string_view what) {
-  const MonoTime deadline = std::chrono::steady_clock::now() + timeout;
+  const MonoTime deadline = run.clock->Now() + timeout;
   Result<std::optional<wire::State>> message = std::optional<wire::State>{};
   while (message && !message->has_value()) {
     // Checked here too: a read with no time left still succeeds while data keeps coming.
-    if (std::chrono::steady_clock::now() >= deadline) {
-      run.failure = ClientFailure::kProtocol;
-      return Fail(fmt::format("{}: timed out after {} ms (the server kept sending other "
+    if (run.clock->Now() >= deadline) {
+      return Fail(ErrorKind::kProtocol, fmt::format("{}: timed out after {} ms (the server kept sending other "
                               "messages)", what, timeout.count()));
     }
-    message = ReadServerMessage(run, Left(deadline), what);
+    message = ReadServerMessage(run, Left(run, deadline), what);
   }
   if (!message) return tl::unexpected(message.error());
   return CheckServerState(run, **message);
@@ -247,8 +220,7 @@ Status Expect(ClientRun& run, wire::State want, milliseconds timeout) {
   auto state = ReadServerState(run, timeout, "a state byte before " + wire::StateName(want));
   if (!state) return tl::unexpected(state.error());
   if (*state != want) {
-    return Failed(run, ClientFailure::kProtocol,
-                  fmt::format("expected {} from the server, got {}", wire::StateName(want),
+    return Fail(ErrorKind::kProtocol, fmt::format("expected {} from the server, got {}", wire::StateName(want),
                               wire::StateName(*state)));
   }
   return Ok();
@@ -266,14 +238,14 @@ Status ExchangeParams(ClientRun& run) {
   run.cookie = wire::MakeCookie();
   run.record.cookie = run.cookie;
   auto sent = wire::SendCookie(run.control.get(), run.cookie);
-  if (!sent) return Failed(run, ClientFailure::kProtocol, sent.error());
-  if (auto s = Expect(run, wire::State::kParamExchange, Left(run.setup_deadline)); !s) return s;
+  if (!sent) return Fail(ErrorKind::kProtocol, sent.error());
+  if (auto s = Expect(run, wire::State::kParamExchange, Left(run, run.setup_deadline)); !s) return s;
   FillUdpBlockSize(run);
   wire::Extension ext;  // the exact times and our flags ride in it (params.h)
   ext.want_samples = run.config.sample_host;
   ext.live_samples = run.config.sample_host && run.config.live_samples;
   auto params = wire::SendJson(run.control.get(), wire::EncodeParams(run.spec, ext));
-  if (!params) return Failed(run, ClientFailure::kProtocol, params.error());
+  if (!params) return Fail(ErrorKind::kProtocol, params.error());
   return Ok();
 }
 
@@ -283,10 +255,10 @@ Status ConnectTcpStreams(ClientRun& run) {
     uint16_t port = run.spec.client_port ? static_cast<uint16_t>(run.spec.client_port + i) : 0;
     auto fd = net::Connect(run.server, run.spec.bind_address, port, options,
                            run.config.connect_timeout);
-    if (!fd) return Failed(run, ClientFailure::kConnect, "unable to connect stream: " +
+    if (!fd) return Fail(ErrorKind::kConnect, "unable to connect stream: " +
                                                              fd.error().ToString());
     auto sent = wire::SendCookie(fd->get(), run.cookie);
-    if (!sent) return Failed(run, ClientFailure::kProtocol, sent.error());
+    if (!sent) return Fail(ErrorKind::kProtocol, sent.error());
     if (i == 0) {
       if (auto name = net::CongestionName(fd->get())) run.congestion_used = *name;
       ReadSocketBuffers(fd->get(), run.spec, run.record);
@@ -300,8 +272,8 @@ Status ConnectTcpStreams(ClientRun& run) {
 Status ConnectUdpStreams(ClientRun& run) {
   for (size_t i = 0; i < run.streams.size(); ++i) {
     uint16_t port = run.spec.client_port ? static_cast<uint16_t>(run.spec.client_port + i) : 0;
-    auto fd = UdpClientHandshake(run.server, run.spec, port, Left(run.setup_deadline));
-    if (!fd) return Failed(run, ClientFailure::kConnect, fd.error());
+    auto fd = UdpClientHandshake(run.server, run.spec, port, Left(run, run.setup_deadline));
+    if (!fd) return Fail(ErrorKind::kConnect, fd.error());
     if (i == 0) ReadSocketBuffers(fd->get(), run.spec, run.record);
     AddConnection(run, fd->get());
     run.stream_fds.push_back(std::move(*fd));
@@ -310,7 +282,7 @@ Status ConnectUdpStreams(ClientRun& run) {
 }
 
 Status CreateStreams(ClientRun& run) {
-  if (auto s = Expect(run, wire::State::kCreateStreams, Left(run.setup_deadline)); !s) return s;
+  if (auto s = Expect(run, wire::State::kCreateStreams, Left(run, run.setup_deadline)); !s) return s;
   // The host's facts and baseline take milliseconds to read. They are read now, before the
   // streams connect: once they have, the server sends TEST_START and TEST_RUNNING and starts
   // its clock without waiting, so any time we spent after that would be missing from the
@@ -322,9 +294,9 @@ Status CreateStreams(ClientRun& run) {
   Status connected = run.spec.transport == record::Transport::kTcp ? ConnectTcpStreams(run)
                                                                    : ConnectUdpStreams(run);
   if (!connected) return connected;
-  if (auto s = Expect(run, wire::State::kTestStart, Left(run.setup_deadline)); !s) return s;
-  Status running = Expect(run, wire::State::kTestRunning, Left(run.setup_deadline));
-  run.data_start = std::chrono::steady_clock::now();
+  if (auto s = Expect(run, wire::State::kTestStart, Left(run, run.setup_deadline)); !s) return s;
+  Status running = Expect(run, wire::State::kTestRunning, Left(run, run.setup_deadline));
+  run.data_start = run.clock->Now();
   return running;
 }
 
@@ -334,24 +306,12 @@ Status StartData(ClientRun& run) {
   for (size_t i = 0; i < run.streams.size(); ++i) {
     FlowConfig flow = MakeFlowConfig(run.stream_fds[i].Release(), run.streams[i], run.spec);
     flow.file = run.file;
-    if (auto s = run.path->AddFlow(flow); !s) return Failed(run, ClientFailure::kData, s.error());
+    if (auto s = run.path->AddFlow(flow); !s) return Fail(ErrorKind::kData, s.error());
   }
   run.path->SetBudget(MakeBudget(run.spec));
   run.cpu.Start();
-  if (auto s = run.path->Start(); !s) return Failed(run, ClientFailure::kData, s.error());
+  if (auto s = run.path->Start(); !s) return Fail(ErrorKind::kData, s.error());
   return Ok();
-}
-
-// True when the receive side of a byte/block test has what it asked for (iperf3 ends a -n test
-// on bytes sent OR received, so `-R -n` ends here).
-bool ReceiveBudgetMet(const record::TestSpec& spec, const std::vector<FlowCounters>& counters) {
-  uint64_t bytes = 0, blocks = 0;
-  for (const FlowCounters& c : counters) {
-    if (c.sender) continue;
-    bytes += c.bytes;
-    blocks += c.blocks;
-  }
-  return (spec.bytes != 0 && bytes >= spec.bytes) || (spec.blocks != 0 && blocks >= spec.blocks);
 }
 
 bool HasReceivers(const std::vector<StreamRole>& streams) {
@@ -361,134 +321,106 @@ bool HasReceivers(const std::vector<StreamRole>& streams) {
   return false;
 }
 
-// The test loop: interval boundaries until the end condition, then TEST_END. Returns the
-// sampler's totals in run.totals.
-Status RunTest(ClientRun& run, const IntervalSink& sink) {
-  const Clock& clock = SteadyClock::Instance();
-  const MonoTime start = clock.Now();
-  IntervalSampler sampler(start, run.spec.omit, run.spec.transport);
-  IntervalSchedule schedule(run.spec.interval, run.spec.omit);
-  const bool by_time = run.spec.bytes == 0 && run.spec.blocks == 0;
-  const MonoTime end = start + run.spec.omit + run.spec.duration;
-  const bool poll_receive = !by_time && HasReceivers(run.streams);
-  auto loop = SessionLoop::Create(run.control.get(), run.path->DoneFd(), run.config.stop_fd);
-  if (!loop) return Failed(run, ClientFailure::kData, loop.error());
-  // The next boundary is kept across wake-ups and moves on only when an interval closes: a
-  // wake-up just before it (a live sample, the receive poll) must not let it slip by.
-  auto boundary_after = [&](MonoTime t) {
-    auto next = schedule.NextAfter(std::chrono::duration_cast<milliseconds>(t - start));
-    return next ? start + *next : MonoTime::max();
-  };
-  MonoTime boundary = boundary_after(start);
-  // A failure or an interrupt mid-test keeps what was measured: the interval in progress is
-  // closed at the moment of the failure and the totals so far go into the record.
-  auto keep_measured = [&](Status failure) {
-    const MonoTime t = clock.Now();
-    auto counters = run.path->Snapshot();
-    run.host->OnBoundary(
-        sampler.Close(t, counters, ReadTcpInfos(*run.path, run.streams, run.spec.transport)));
-    run.totals = sampler.Totals();
-    run.record.intervals = sampler.TakeIntervals();
-    run.record.test_seconds = sampler.MeasuredSeconds();
-    return failure;
-  };
-  StallWatch stall(start, run.config.receive_timeout);
-  for (;;) {
-    const MonoTime now = clock.Now();
-    MonoTime wake = std::min(by_time ? std::min(boundary, end) : boundary, stall.deadline());
-    if (poll_receive) wake = std::min(wake, now + kReceiveBudgetPoll);
-    auto woke = loop->Wait(wake);
-    if (!woke) return keep_measured(Failed(run, ClientFailure::kData, woke.error()));
-    const MonoTime t = clock.Now();
-    if (*woke == SessionLoop::Wake::kStop) {
-      (void)wire::SendState(run.control.get(), wire::State::kClientTerminate);
-      return keep_measured(Failed(run, ClientFailure::kInterrupted, "interrupted"));
-    }
-    if (*woke == SessionLoop::Wake::kControl) {
-      auto message =
-          ReadServerMessage(run, run.config.control_timeout, "a state byte during the test");
-      if (!message) return keep_measured(tl::unexpected(message.error()));
-      // A live sample was taken in: go on to the boundary check below, which may be due (the
-      // server's clock leads ours by the control path's delay, so its samples come just
-      // before our boundaries).
-      if (message->has_value()) {
-        auto state = CheckServerState(run, **message);
-        if (!state) return keep_measured(tl::unexpected(state.error()));
-        return keep_measured(Failed(
-            run, ClientFailure::kProtocol,
-            "unexpected " + wire::StateName(*state) + " from the server during the test"));
-      }
-    }
-    if (run.file && run.path->Failed()) {
-      // A -F file call failed (the disk is full, an I/O error): the test cannot go on.
-      (void)wire::SendState(run.control.get(), wire::State::kClientTerminate);
-      Status failed = run.path->Join();
-      return keep_measured(Failed(run, ClientFailure::kData,
-                                  failed ? Error{"-F: a file call failed"} : failed.error()));
-    }
-    auto counters = run.path->Snapshot();
-    if (stall.Stalled(t, counters)) {
-      (void)wire::SendState(run.control.get(), wire::State::kClientTerminate);
-      return keep_measured(Failed(
-          run, ClientFailure::kData,
-          fmt::format("no data moved for {} ms (--rcv-timeout)", stall.limit().count())));
-    }
-    const bool finished = (by_time && t >= end) || *woke == SessionLoop::Wake::kDone ||
-                          (poll_receive && ReceiveBudgetMet(run.spec, counters));
-    if (finished && by_time) AddQueuedBytes(*run.path, run.spec.transport, counters);
-    if (t >= boundary || finished) {
-      // A test shorter than one sliver (-n on a fast path) still keeps its one interval, as
-      // iperf3 prints it.
-      const bool sliver = finished && run.spec.interval.count() > 0 && run.closed_intervals > 0 &&
-                          (t - (boundary - run.spec.interval)) < run.spec.interval / 10;
-      auto infos = ReadTcpInfos(*run.path, run.streams, run.spec.transport);
-      const record::IntervalRecord* closed = sampler.Close(t, counters, infos, !sliver);
-      run.host->OnBoundary(closed);
-      BoundRecordOnce(sampler, *run.host, closed);
-      if (closed && sink && run.spec.interval.count() > 0) {
-        run.record.spec = run.spec;
-        auto remote = run.remote_live.find(run.closed_intervals);
-        sink(run.record, closed, run.host->last(),
-             remote == run.remote_live.end() ? nullptr : &remote->second);
-      }
-      if (closed) run.remote_live.erase(run.closed_intervals++);
-      boundary = boundary_after(t);
-    }
-    if (finished) break;
+// The client's part in the test loop: the server may send live samples (anything else ends
+// the test), a stall or a stop is told to the server with CLIENT_TERMINATE, and each interval
+// that closes goes to the sink with the server's sample of it when that came in time.
+class ClientRole final : public TestRole {
+ public:
+  explicit ClientRole(ClientRun& run) : run_(run) {}
+
+  Result<Control> OnControl(MonoTime) override {
+    auto message =
+        ReadServerMessage(run_, run_.config.control_timeout, "a state byte during the test");
+    if (!message) return tl::unexpected(message.error());
+    if (!message->has_value()) return Control::kContinue;  // a live sample was taken in
+    auto state = CheckServerState(run_, **message);
+    if (!state) return tl::unexpected(state.error());
+    return Fail(ErrorKind::kProtocol,
+                "unexpected " + wire::StateName(*state) + " from the server during the test");
   }
-  run.totals = sampler.Totals();
-  run.record.intervals = sampler.TakeIntervals();
-  run.record.test_seconds = sampler.MeasuredSeconds();
+
+  Status OnStop() override {
+    (void)wire::SendState(run_.control.get(), wire::State::kClientTerminate);
+    return Fail(ErrorKind::kInterrupted, "interrupted");
+  }
+
+  Status OnWake() override {
+    if (!run_.file || !run_.path->Failed()) return Ok();
+    // A -F file call failed (the disk is full, an I/O error): the test cannot go on.
+    (void)wire::SendState(run_.control.get(), wire::State::kClientTerminate);
+    Status failed = run_.path->Join();
+    return Fail(ErrorKind::kData, failed ? Error{"-F: a file call failed"} : failed.error());
+  }
+
+  Status OnStall(milliseconds limit) override {
+    (void)wire::SendState(run_.control.get(), wire::State::kClientTerminate);
+    return Fail(ErrorKind::kData, fmt::format("no data moved for {} ms (--rcv-timeout)", limit.count()));
+  }
+
+  void OnClosed(const record::IntervalRecord* closed, const record::HostInterval* sample,
+                bool) override {
+    if (closed == nullptr) return;
+    const IntervalSink& sink = *run_.sink;
+    if (sink && run_.spec.interval.count() > 0) {
+      run_.record.spec = run_.spec;
+      auto remote = run_.remote_live.find(run_.closed_intervals);
+      sink(run_.record, closed, sample,
+           remote == run_.remote_live.end() ? nullptr : &remote->second);
+    }
+    run_.remote_live.erase(run_.closed_intervals++);
+  }
+
+ private:
+  ClientRun& run_;
+};
+
+// The test loop (this end decides the end), then TEST_END. Returns the sampler's totals in
+// run.totals.
+Status RunTest(ClientRun& run) {
+  auto waiter = EpollWaiter::Create(run.control.get(), run.path->DoneFd(), run.config.stop_fd);
+  if (!waiter) return Fail(ErrorKind::kData, waiter.error());
+  TestLoopOptions options;
+  options.ender = TestLoopOptions::Ender::kSelf;
+  options.stall_limit = run.config.receive_timeout;
+  options.keep_measured_on_failure = true;
+  DataPathFlows flows(*run.path, run.streams, run.spec.transport);
+  ClientRole role(run);
+  Status looped = TestLoop(run, options, *run.clock, **waiter, flows, role).Run();
+  // The role gives a kind to what it ended; the rest is the wait itself failing.
+  if (!looped && looped.error().kind == ErrorKind::kOther) {
+    return Fail(ErrorKind::kData, looped.error());
+  }
+  if (!looped) return looped;
   // Without receivers nothing is left to drain; stopping first keeps our senders from writing
   // into sockets the server is about to close.
-  if (!by_time) {
+  if (run.spec.bytes != 0 || run.spec.blocks != 0) {
     WaitForSendQueues(*run.path, run.streams, run.spec.transport, std::chrono::seconds(3));
   }
   if (!HasReceivers(run.streams)) run.path->Stop();
   auto sent = wire::SendState(run.control.get(), wire::State::kTestEnd);
-  if (!sent) return Failed(run, ClientFailure::kProtocol, sent.error());
+  if (!sent) return Fail(ErrorKind::kProtocol, sent.error());
   const milliseconds ending = kEndingTimeout + std::chrono::duration_cast<milliseconds>(
                                                    (run.spec.omit + run.spec.duration) / 10);
-  run.ending_deadline = clock.Now() + std::min(ending, run.config.control_timeout);
+  run.ending_deadline = run.clock->Now() + std::min(ending, run.config.control_timeout);
   return Ok();
 }
 
 Status ExchangeResults(ClientRun& run) {
-  if (auto s = Expect(run, wire::State::kExchangeResults, Left(run.ending_deadline)); !s) return s;
+  if (auto s = Expect(run, wire::State::kExchangeResults, Left(run, run.ending_deadline)); !s) return s;
   const record::CpuUtilization cpu = run.cpu.Read();
   run.record.local.cpu = cpu;
   protocol::PeerResults ours =
       MakeLocalResults(run.totals, cpu, run.spec.transport, run.congestion_used);
   if (auto s = wire::SendJson(run.control.get(), protocol::EncodeResults(ours)); !s) {
-    return Failed(run, ClientFailure::kProtocol, s.error());
+    return Fail(ErrorKind::kProtocol, s.error());
   }
-  auto doc = wire::ReadJson(run.control.get(), Left(run.ending_deadline),
+  auto doc = wire::ReadJson(run.control.get(), Left(run, run.ending_deadline),
                             wire::kMaxResultsBytes, "the server's results");
-  if (!doc) return Failed(run, ClientFailure::kProtocol, doc.error());
+  if (!doc) return Fail(ErrorKind::kProtocol, doc.error());
   auto theirs = protocol::DecodeResultsJson(*doc);
-  if (!theirs) return Failed(run, ClientFailure::kProtocol, theirs.error());
+  if (!theirs) return Fail(ErrorKind::kProtocol, theirs.error());
   auto totals = CombineTotals(run.totals, *theirs, run.spec.transport);
-  if (!totals) return Failed(run, ClientFailure::kProtocol, totals.error());
+  if (!totals) return Fail(ErrorKind::kProtocol, totals.error());
   run.record.streams = std::move(*totals);
   run.record.peer = MakePeerReport(*theirs);
   if (theirs->extension) {
@@ -509,7 +441,7 @@ Status ExchangeResults(ClientRun& run) {
     run.congestion_used = theirs->congestion_used;
   }
   run.record.local.congestion_used = run.congestion_used;
-  if (auto s = Expect(run, wire::State::kDisplayResults, Left(run.ending_deadline)); !s) return s;
+  if (auto s = Expect(run, wire::State::kDisplayResults, Left(run, run.ending_deadline)); !s) return s;
   (void)wire::SendState(run.control.get(), wire::State::kIperfDone);
   return Ok();
 }
@@ -556,18 +488,19 @@ ClientOutcome RunClient(const ClientConfig& config, const IntervalSink& sink) {
   // "Connecting to host" and "connected to" lines at once, before the first interval.
   if (status && sink) sink(run.record, nullptr, nullptr, nullptr);
   if (status) status = StartData(run);
-  if (status) status = RunTest(run, sink);
+  if (status) status = RunTest(run);
   if (status) status = ExchangeResults(run);
   FinishData(run);
   ClientOutcome outcome;
   if (!status) {
-    if (run.failure == ClientFailure::kNone) run.failure = ClientFailure::kProtocol;
+    // Every failure above has a kind; one that came through without is the conversation's.
+    if (status.error().kind == ErrorKind::kOther) status.error().kind = ErrorKind::kProtocol;
     run.record.error = status.error().ToString();
     KeepIncomplete(run);
   }
   run.record.local.intervals = run.record.intervals;
   if (run.host) run.host->Finish(run.record.local);
-  outcome.failure = run.failure;
+  outcome.status = status;
   outcome.record = std::move(run.record);
   return outcome;
 }

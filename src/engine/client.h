@@ -60,20 +60,12 @@ using IntervalSink = std::function<void(const record::RunRecord& run,
                                         const record::HostInterval* local,
                                         const record::HostInterval* remote)>;
 
-// Why a client run failed, with enough detail for the cli to pick an exit code.
-enum class ClientFailure {
-  kNone,
-  kConnect,      // resolve/connect failed
-  kBusy,         // ACCESS_DENIED from the server
-  kServerError,  // SERVER_ERROR with an iperf3 i_errno
-  kProtocol,     // the conversation broke (EOF, timeout, bad message)
-  kInterrupted,  // stop_fd fired
-  kData,         // a data stream failed
-};
-
 struct ClientOutcome {
   record::RunRecord record;  // filled as far as the test got; record.error set on failure
-  ClientFailure failure = ClientFailure::kNone;
+  // Ok, or why the run failed; its kind is never kOther (kConnect, kBusy, kPeerError,
+  // kProtocol, kData, kInterrupted), enough for the cli to pick an exit code.
+  Status status = Ok();
+  bool ok() const { return status.has_value(); }
 };
 
 // Runs one test. Never throws; every failure is in the outcome (record.error).

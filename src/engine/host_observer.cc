@@ -24,16 +24,24 @@ std::string PlainAddress(const std::string& address) {
   return address;
 }
 
+// The interface that routes to the peer (the live machine's routing table).
+Result<std::string> InterfaceToPeer(const std::string& peer_address) {
+  if (peer_address.empty()) return Fail("no peer address");
+  return probes::InterfaceForPeer(PlainAddress(peer_address));
+}
+
 }  // namespace
 
 HostObserver::HostObserver(const std::string& peer_address, bool sample)
-    : files_("/"), sample_(sample) {
-  Result<std::string> iface = peer_address.empty()
-                                  ? Result<std::string>(Fail("no peer address"))
-                                  : probes::InterfaceForPeer(PlainAddress(peer_address));
+    : HostObserver(std::make_unique<probes::DirFileSource>("/"), InterfaceToPeer(peer_address),
+                   sample) {}
+
+HostObserver::HostObserver(std::unique_ptr<probes::FileSource> files,
+                           const Result<std::string>& iface, bool sample)
+    : files_(std::move(files)), sample_(sample) {
   if (iface) {
     interface_ = *iface;
-    Result<record::NicFacts> facts = probes::CollectNicFacts(interface_, files_);
+    Result<record::NicFacts> facts = probes::CollectNicFacts(interface_, *files_);
     if (facts) {
       nic_ = std::move(*facts);
     } else {
@@ -45,8 +53,8 @@ HostObserver::HostObserver(const std::string& peer_address, bool sample)
     nic_.driver = record::Measured<std::string>::Unknown(
         record::Missing::kError, "no route to the peer: " + iface.error().ToString());
   }
-  sampler_ = std::make_unique<probes::HostSampler>(
-      probes::HostSampler::Create(files_, probes::SamplerOptions{interface_}));
+  sampler_ = std::make_unique<probes::HostDeltaReader>(
+      probes::HostDeltaReader::Create(*files_, probes::HostDeltaOptions{interface_}));
 }
 
 void HostObserver::Begin() {
@@ -85,7 +93,7 @@ size_t KeepLimitFor(const record::IntervalRecord& first, const record::HostInter
 }
 
 void HostObserver::Finish(record::EndpointRecord& endpoint) {
-  endpoint.host = probes::CollectHostFacts(files_);
+  endpoint.host = probes::CollectHostFacts(*files_);
   endpoint.nic = nic_;
   endpoint.samples = std::move(samples_);
   samples_.clear();

@@ -1,10 +1,10 @@
 // HostObserver: one end's view of its own host during a test. It finds the interface that
 // carries the test (the route to the peer), takes a host snapshot when the data starts, one at
 // every interval boundary (the same boundaries as the throughput intervals, so both ends' samples
-// line up), and collects the host and NIC facts. Both the client and the server session own one.
+// line up), and collects the host and NIC facts. Each end's TestRun (test_loop.h) owns one.
 //
 // Sampling is cheap (a few hundred microseconds of CPU per boundary, see docs/probes.md) and runs
-// on the session's controller thread, never on a data-path worker.
+// on the test's controller thread, never on a data-path worker.
 // Thread safety: owned by one controller thread.
 #pragma once
 
@@ -13,8 +13,8 @@
 #include <string>
 
 #include "probes/file_source.h"
-#include "engine/sampler.h"
-#include "probes/host_sampler.h"
+#include "engine/interval_sampler.h"
+#include "probes/host_delta_reader.h"
 #include "record/run_record.h"
 
 namespace nicbench::engine {
@@ -35,8 +35,13 @@ class HostObserver {
   // peer_address: the numeric address of the other end (for the route lookup). An empty or
   // unroutable peer leaves the NIC facts unknown with the reason.
   // sample: false makes Begin/OnBoundary do nothing (facts are still collected, once).
+  // Reads the live machine ("/").
   HostObserver(const std::string& peer_address, bool sample);
-  HostObserver(const HostObserver&) = delete;  // the sampler points into files_
+  // Reads `files` (a captured tree in tests); `interface` is the one that carries the test, or
+  // why it is not known.
+  HostObserver(std::unique_ptr<probes::FileSource> files, const Result<std::string>& interface,
+               bool sample);
+  HostObserver(const HostObserver&) = delete;  // the sampler points into *files_
   HostObserver& operator=(const HostObserver&) = delete;
 
   // Takes the first snapshot. Call when the data starts (TEST_RUNNING).
@@ -57,10 +62,10 @@ class HostObserver {
   const record::HostInterval* last() const { return samples_.empty() ? nullptr : &samples_.back(); }
 
  private:
-  probes::DirFileSource files_;
+  std::unique_ptr<probes::FileSource> files_;
   std::string interface_;
   record::NicFacts nic_;
-  std::unique_ptr<probes::HostSampler> sampler_;
+  std::unique_ptr<probes::HostDeltaReader> sampler_;
   std::vector<record::HostInterval> samples_;
   bool sample_;
   size_t keep_limit_ = 0;

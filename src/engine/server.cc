@@ -22,7 +22,7 @@
 
 #include "base/log.h"
 #include "engine/accept_gate.h"
-#include "engine/server_session.h"
+#include "engine/server_conversation.h"
 #include "engine/udp_hellos.h"
 #include "net/socket.h"
 #include "protocol/wire.h"

@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "engine/flow_udp.h"
-#include "engine/session.h"
+#include "engine/common.h"
 
 namespace nicbench::engine {
 
@@ -55,7 +55,7 @@ uint64_t TestBufferBytes(const record::TestSpec& spec) {
 
 uint64_t TestDescriptors(const record::TestSpec& spec, int workers) {
   const uint64_t streams = PlanStreams(spec, /*is_client=*/false).size();
-  // control + stop eventfd + session epoll and timerfd + done eventfd + a memfd + the UDP
+  // control + stop eventfd + the test loop's epoll and timerfd + done eventfd + a memfd + the UDP
   // set-up socket + two /proc files open at once = 9; each worker: epoll, eventfd, timerfd.
   return streams + 9 + 3 * static_cast<uint64_t>(std::max(workers, 1));
 }

@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "engine/flow_payload.h"
-#include "engine/session.h"
+#include "engine/common.h"
 
 namespace nicbench::engine {
 namespace {

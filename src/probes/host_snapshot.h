@@ -1,6 +1,6 @@
 // HostSnapshot: the parsed counters of one moment (the files of /proc the sampler reads, plus
 // the process's rusage), and the pure difference of two snapshots as a record::HostInterval.
-// The sampler (host_sampler.h) is a thin loop around these; tests feed them fixtures.
+// The reader (host_delta_reader.h) is a thin loop around these; tests feed them fixtures.
 // Plain values and pure functions; thread-compatible.
 #pragma once
 

@@ -18,7 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/host_observer.h"
-#include "engine/sampler.h"
+#include "engine/interval_sampler.h"
 #include "protocol/control_channel.h"
 #include "protocol/results.h"
 #include "record/json.h"

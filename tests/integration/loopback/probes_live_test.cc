@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "probes/collect_facts.h"
-#include "probes/host_sampler.h"
+#include "probes/host_delta_reader.h"
 
 namespace nicbench::probes {
 namespace {
@@ -22,9 +22,9 @@ void ExpectSane(const record::CpuShare& s) {
   EXPECT_NEAR(SumOf(s), 100.0, 1e-6) << "cpu " << s.cpu;
 }
 
-TEST(HostSamplerLiveTest, BusyLoopGivesSaneShares) {
+TEST(HostDeltaReaderLiveTest, BusyLoopGivesSaneShares) {
   DirFileSource files("/");
-  HostSampler sampler = HostSampler::Create(files, SamplerOptions{"lo"});
+  HostDeltaReader sampler = HostDeltaReader::Create(files, HostDeltaOptions{"lo"});
   sampler.Begin();
   auto start = std::chrono::steady_clock::now();
   volatile uint64_t spin = 0;

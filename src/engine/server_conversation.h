@@ -57,7 +57,8 @@ class ServerTest {
   const std::string& cookie() const { return cookie_; }
 
  private:
-  struct State;  // the test's working values (server_session.cc)
+  struct State;     // the test's working values (server_conversation.cc)
+  class LoopRole;   // the server's part in the test loop (server_conversation.cc)
   Status Handshake(State& st);
   Status ReserveBudgets(State& st);
   Status SetUpStreams(State& st);
@@ -69,7 +70,6 @@ class ServerTest {
   // With live samples asked for: the host sample of the interval that just closed, to the client.
   void SendLiveSample(State& st);
   Status ExchangeResults(State& st);
-  void TakeTotals(State& st);
   // Counts what a client's streams sent before TEST_END and had not arrived yet.
   void CountInFlight(State& st, const protocol::PeerResults& theirs);
   void Finish(State& st, const Status& status);

@@ -1,7 +1,7 @@
 // The server's side of one test (spec section 5, mirrored): parameters with the one Validate and
 // the server's limits, streams routed by the acceptor (TCP) or set up under the port's UDP lock,
 // the test loop until TEST_END (or the safety timer), then the results exchange.
-#include "engine/server_session.h"
+#include "engine/server_conversation.h"
 
 #include <sys/eventfd.h>
 #include <sys/socket.h>
@@ -21,7 +21,8 @@
 #include "base/units.h"
 #include "base/version.h"
 #include "engine/host_observer.h"
-#include "engine/session.h"
+#include "engine/common.h"
+#include "engine/test_loop.h"
 #include "net/socket.h"
 #include "protocol/control_channel.h"
 #include "protocol/params.h"
@@ -130,31 +131,17 @@ uint64_t RequestedTotalRate(const record::TestSpec& spec) {
   return spec.rate_bits_per_second * static_cast<uint64_t>(spec.parallel) * directions;
 }
 
-struct ServerTest::State {
-  record::TestSpec spec;
+struct ServerTest::State : TestRun {
   bool peer_is_nicbench = false;
   bool want_samples = false;
   bool live_samples = false;  // send each interval's host sample as it closes
   int samples_sent = 0;
-  std::vector<StreamRole> streams;
-  std::vector<net::UniqueFd> stream_fds;
-  std::unique_ptr<DataPath> path;
-  std::shared_ptr<FileTransfer> file;  // serve -F, shared by the test's streams
-  CpuMeter cpu;
-  std::vector<FlowTotals> totals;
-  record::RunRecord record;
-  std::string congestion_used;
   bool params_read = false;
   uint64_t memory_reserved = 0;  // from shared_.memory, given back when the test ends
   uint64_t fds_reserved = 0;     // from shared_.fds, likewise
-  std::optional<HostObserver> host;  // created before the data starts
-  std::optional<IntervalSampler> sampler;
   // A forward TCP test ended by bytes or blocks keeps receiving after TEST_END until the
   // client's results say what it sent (CountInFlight): the final interval closes then.
   bool count_in_flight = false;
-  MonoTime end_time{};
-  bool end_pending = false;  // the final interval is still to be closed at end_time
-  bool end_keep = true;
 };
 
 ServerTest::ServerTest(net::UniqueFd control, std::string cookie, std::string peer,
@@ -204,7 +191,7 @@ Status ServerTest::Refuse(State& st, int i_errno, const std::string& why) {
 
 Status ServerTest::Handshake(State& st) {
   const milliseconds timeout = std::max(milliseconds(0),
-      std::chrono::duration_cast<milliseconds>(setup_deadline_ - std::chrono::steady_clock::now()));
+      std::chrono::duration_cast<milliseconds>(setup_deadline_ - st.clock->Now()));
   if (auto s = wire::SendState(control_.get(), wire::State::kParamExchange); !s) return s;
   auto doc = wire::ReadJson(control_.get(), timeout, wire::kMaxParamsBytes, "the parameters");
   if (!doc) return tl::unexpected(doc.error());
@@ -392,121 +379,103 @@ void ServerTest::SendLiveSample(State& st) {
   }
 }
 
+// The server's part in the test loop: the client ends the test (TEST_END; anything else
+// fails it), a stall or the safety timer is told to the client with SERVER_ERROR, the total
+// rate is checked at each boundary, and each interval's host sample goes to the client as it
+// closes when asked for (the last travels with the results: the client may have stopped
+// reading by then).
+class ServerTest::LoopRole final : public TestRole {
+ public:
+  LoopRole(ServerTest& test, State& st)
+      : test_(test),
+        st_(st),
+        rate_check_(test.shared_.config.total_rate_limit_bits_per_second,
+                    test.shared_.config.total_rate_window) {}
+
+  Result<Control> OnControl(MonoTime) override {
+    auto state = wire::ReadState(test_.control_.get(), test_.shared_.config.control_timeout,
+                                 "a state byte during the test");
+    if (!state) return Fail("the client has unexpectedly closed the connection");
+    if (*state != wire::State::kTestEnd) {
+      return Fail(*state == wire::State::kClientTerminate
+                      ? "the client has terminated"
+                      : "unexpected " + wire::StateName(*state) + " during the test");
+    }
+    return Control::kPeerEnded;
+  }
+
+  Status OnStop() override { return Fail("server stopping: test terminated"); }
+
+  Status OnWake() override {
+    if (!st_.file || !st_.path->Failed()) return Ok();
+    // A -F file call failed (the disk is full, an I/O error): the test cannot go on.
+    Status failed = st_.path->Join();
+    return test_.Refuse(st_, wire::iperf_errno::kFile,
+                        failed ? std::string("-F: a file call failed") : failed.error().ToString());
+  }
+
+  Status OnStall(milliseconds limit) override {
+    // What iperf3 sends when its --rcv-timeout fires: "idle timeout for receiving data".
+    (void)wire::SendServerError(test_.control_.get(), wire::iperf_errno::kNoMsg, 0);
+    return Fail(fmt::format("no data moved for {} ms (--rcv-timeout)", limit.count()));
+  }
+
+  Status OnGiveUp() override {
+    // iperf3 has no error for it; the nearest a stock client prints is "the server has
+    // terminated" (IESERVERTERM), with ETIMEDOUT for a nicbench client's message.
+    (void)wire::SendServerError(test_.control_.get(), wire::iperf_errno::kServerTerm, ETIMEDOUT);
+    return Fail("safety timer: the client never ended the test");
+  }
+
+  Status AtBoundary(MonoTime t, const std::vector<FlowCounters>& counters) override {
+    if (auto over = rate_check_.Exceeded(t, counters)) {
+      return test_.Refuse(st_, wire::iperf_errno::kTotalRate, *over);
+    }
+    return Ok();
+  }
+
+  void OnClosed(const record::IntervalRecord* closed, const record::HostInterval*,
+                bool last) override {
+    if (closed != nullptr && !last) test_.SendLiveSample(st_);
+  }
+
+ private:
+  ServerTest& test_;
+  State& st_;
+  TotalRateCheck rate_check_;
+};
+
 Status ServerTest::Measure(State& st) {
-  const Clock& clock = SteadyClock::Instance();
-  const MonoTime start = clock.Now();
-  IntervalSampler& sampler = st.sampler.emplace(start, st.spec.omit, st.spec.transport);
-  IntervalSchedule schedule(st.spec.interval, st.spec.omit);
   const bool by_time = st.spec.bytes == 0 && st.spec.blocks == 0;
   st.count_in_flight = !by_time && st.spec.transport == record::Transport::kTcp &&
                        std::none_of(st.streams.begin(), st.streams.end(),
                                     [](const StreamRole& r) { return r.sender; });
+  auto waiter = EpollWaiter::Create(control_.get(), st.path->DoneFd(), stop_fd_);
+  if (!waiter) return tl::unexpected(waiter.error());
+  TestLoopOptions options;
+  options.ender = TestLoopOptions::Ender::kPeer;
+  options.stall_limit = shared_.config.receive_timeout;
   // The safety timer: a client that never sends TEST_END cannot hold the slot.
-  const MonoTime deadline =
-      start + (by_time ? st.spec.duration + st.spec.omit : shared_.config.limits.max_duration) +
+  options.give_up_after =
+      (by_time ? st.spec.duration + st.spec.omit : shared_.config.limits.max_duration) +
       shared_.config.grace;
-  // A timed test's counted window closes on our own clock, as the client's does on its clock,
-  // so both ends count the same length of time. Waiting for TEST_END instead would count on
-  // for as long as the control message queues behind data at a bottleneck (50 ms of a shaped
-  // stand link, 0.6% of an 8 s test). The data keeps flowing (and is drained) until TEST_END.
-  const MonoTime counted_end = by_time ? start + st.spec.omit + st.spec.duration : MonoTime::max();
-  bool counting = true;
-  MonoTime last_close = start;
-  // A final interval shorter than a tenth of the interval goes into the totals but is not kept,
-  // as on the client, unless it is the only one.
-  auto keep = [&](MonoTime t) {
-    return st.spec.interval.count() == 0 || last_close == start ||
-           t - last_close >= st.spec.interval / 10;
-  };
-  auto loop = SessionLoop::Create(control_.get(), st.path->DoneFd(), stop_fd_);
-  if (!loop) return tl::unexpected(loop.error());
-  // The next boundary is kept across wake-ups and moves on only when an interval closes, so a
-  // wake-up just before it cannot let it slip by (as on the client).
-  auto boundary_after = [&](MonoTime t) {
-    auto next = schedule.NextAfter(std::chrono::duration_cast<milliseconds>(t - start));
-    return std::min(next ? start + *next : MonoTime::max(), counted_end);
-  };
-  MonoTime boundary = boundary_after(start);
-  StallWatch stall(start, shared_.config.receive_timeout);
-  TotalRateCheck rate_check(shared_.config.total_rate_limit_bits_per_second,
-                            shared_.config.total_rate_window);
-  for (;;) {
-    auto woke = loop->Wait(std::min({boundary, deadline, stall.deadline()}));
-    if (!woke) return tl::unexpected(woke.error());
-    const MonoTime t = clock.Now();
-    if (*woke == SessionLoop::Wake::kStop) return Fail("server stopping: test terminated");
-    if (st.file && st.path->Failed()) {
-      // A -F file call failed (the disk is full, an I/O error): the test cannot go on.
-      Status failed = st.path->Join();
-      return Refuse(st, wire::iperf_errno::kFile,
-                    failed ? std::string("-F: a file call failed") : failed.error().ToString());
-    }
-    // kDone (our senders met the budget) needs nothing but the boundary check below.
-    if (*woke == SessionLoop::Wake::kControl) {
-      auto state = wire::ReadState(control_.get(), shared_.config.control_timeout,
-                                   "a state byte during the test");
-      if (!state) return Fail("the client has unexpectedly closed the connection");
-      if (*state != wire::State::kTestEnd) {
-        return Fail(*state == wire::State::kClientTerminate
-                        ? "the client has terminated"
-                        : "unexpected " + wire::StateName(*state) + " during the test");
-      }
-      if (st.count_in_flight) {
-        st.end_time = t;
-        st.end_pending = counting;
-        st.end_keep = keep(t);
-        return Ok();
-      }
-      st.path->Stop();
-      (void)st.path->Join();
-      if (counting) {
-        auto counters = st.path->Snapshot();
-        AddQueuedBytes(*st.path, st.spec.transport, counters);
-        st.host->OnBoundary(sampler.Close(
-            t, counters, ReadTcpInfos(*st.path, st.streams, st.spec.transport), keep(t)));
-      }
-      // Close the data sockets now, as iperf3's server does at TEST_END: a stock client in
-      // reverse mode drains them until they close before it answers EXCHANGE_RESULTS.
-      st.path.reset();
-      break;
-    }
-    if (stall.Stalled(t, st.path->Snapshot())) {
-      // What iperf3 sends when its --rcv-timeout fires: "idle timeout for receiving data".
-      (void)wire::SendServerError(control_.get(), wire::iperf_errno::kNoMsg, 0);
-      return Fail(fmt::format("no data moved for {} ms (--rcv-timeout)", stall.limit().count()));
-    }
-    if (t >= deadline) {
-      // iperf3 has no error for it; the nearest a stock client prints is "the server has
-      // terminated" (IESERVERTERM), with ETIMEDOUT for a nicbench client's message.
-      (void)wire::SendServerError(control_.get(), wire::iperf_errno::kServerTerm, ETIMEDOUT);
-      return Fail("safety timer: the client never ended the test");
-    }
-    if (t >= boundary) {
-      auto counters = st.path->Snapshot();
-      if (auto over = rate_check.Exceeded(t, counters)) {
-        return Refuse(st, wire::iperf_errno::kTotalRate, *over);
-      }
-      const bool last = t >= counted_end;
-      if (last) AddQueuedBytes(*st.path, st.spec.transport, counters);
-      const record::IntervalRecord* closed = sampler.Close(
-          t, counters, ReadTcpInfos(*st.path, st.streams, st.spec.transport), !last || keep(t));
-      st.host->OnBoundary(closed);
-      BoundRecordOnce(sampler, *st.host, closed);
-      // The last one travels with the results: the client may have stopped reading by then.
-      if (closed != nullptr && !last) SendLiveSample(st);
-      last_close = t;
-      counting = !last;
-      boundary = counting ? boundary_after(t) : MonoTime::max();
-    }
+  DataPathFlows flows(*st.path, st.streams, st.spec.transport);
+  LoopRole role(*this, st);
+  if (auto s = TestLoop(st, options, *st.clock, **waiter, flows, role).Run(); !s) {
+    return s;
   }
-  TakeTotals(st);
+  // The client sent TEST_END. A forward TCP test ended by bytes or blocks counts on until the
+  // client's results say what it sent (CountInFlight).
+  if (st.count_in_flight) return Ok();
+  st.path->Stop();
+  (void)st.path->Join();
+  auto counters = st.path->Snapshot();
+  AddQueuedBytes(*st.path, st.spec.transport, counters);
+  CloseAtPeerEnd(st, std::move(counters), flows.TcpInfos());
+  // Close the data sockets now, as iperf3's server does at TEST_END: a stock client in
+  // reverse mode drains them until they close before it answers EXCHANGE_RESULTS.
+  st.path.reset();
   return Ok();
-}
-
-void ServerTest::TakeTotals(State& st) {
-  st.totals = st.sampler->Totals();
-  st.record.intervals = st.sampler->TakeIntervals();
-  st.record.test_seconds = st.sampler->MeasuredSeconds();
 }
 
 void ServerTest::CountInFlight(State& st, const protocol::PeerResults& theirs) {
@@ -515,27 +484,22 @@ void ServerTest::CountInFlight(State& st, const protocol::PeerResults& theirs) {
   // Its results come before ours, so we wait for what each stream sent, briefly.
   std::map<int, uint64_t> sent;
   for (const protocol::PeerStream& s : theirs.streams) sent[s.id] = s.bytes;
-  const auto limit = std::chrono::steady_clock::now() + kInFlightLimit;
+  const auto limit = st.clock->Now() + kInFlightLimit;
   for (;;) {
     auto counters = st.path->Snapshot();
     AddQueuedBytes(*st.path, st.spec.transport, counters);
     const bool all = std::all_of(counters.begin(), counters.end(), [&](const FlowCounters& c) {
       return c.bytes >= sent[c.id];
     });
-    if (all || st.path->Failed() || std::chrono::steady_clock::now() >= limit) break;
+    if (all || st.path->Failed() || st.clock->Now() >= limit) break;
     std::this_thread::sleep_for(milliseconds(1));
   }
   st.path->Stop();
   (void)st.path->Join();
   auto counters = st.path->Snapshot();
   AddQueuedBytes(*st.path, st.spec.transport, counters);
-  if (st.end_pending) {
-    st.host->OnBoundary(st.sampler->Close(
-        st.end_time, counters, ReadTcpInfos(*st.path, st.streams, st.spec.transport),
-        st.end_keep));
-  }
+  CloseAtPeerEnd(st, std::move(counters), ReadTcpInfos(*st.path, st.streams, st.spec.transport));
   st.path.reset();
-  TakeTotals(st);
 }
 
 Status ServerTest::ExchangeResults(State& st) {

@@ -1,11 +1,9 @@
-#include "engine/session.h"
+#include "engine/common.h"
 
 #include <linux/sockios.h>
 #include <sched.h>
-#include <sys/epoll.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
-#include <sys/timerfd.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -289,75 +287,6 @@ void WaitForSendQueues(const DataPath& path, const std::vector<StreamRole>& stre
            std::chrono::steady_clock::now() < deadline) {
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
-  }
-}
-
-Result<SessionLoop> SessionLoop::Create(int control_fd, int done_fd, int stop_fd) {
-  SessionLoop loop;
-  loop.epoll_fd_ = epoll_create1(EPOLL_CLOEXEC);
-  if (loop.epoll_fd_ < 0) return FailErrno("epoll_create1");
-  loop.timer_fd_ = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
-  if (loop.timer_fd_ < 0) return FailErrno("timerfd_create");
-  loop.done_fd_ = done_fd;
-  const std::pair<int, uint32_t> fds[] = {{control_fd, static_cast<uint32_t>(Wake::kControl)},
-                                          {done_fd, static_cast<uint32_t>(Wake::kDone)},
-                                          {stop_fd, static_cast<uint32_t>(Wake::kStop)},
-                                          {loop.timer_fd_, static_cast<uint32_t>(Wake::kTimer)}};
-  for (const auto& [fd, tag] : fds) {
-    if (fd < 0) continue;
-    epoll_event ev{};
-    ev.events = EPOLLIN | (fd == control_fd ? static_cast<uint32_t>(EPOLLRDHUP) : 0u);
-    ev.data.u32 = tag;
-    if (epoll_ctl(loop.epoll_fd_, EPOLL_CTL_ADD, fd, &ev) != 0) return FailErrno("epoll_ctl");
-  }
-  return loop;
-}
-
-SessionLoop::SessionLoop(SessionLoop&& other) noexcept
-    : epoll_fd_(std::exchange(other.epoll_fd_, -1)),
-      timer_fd_(std::exchange(other.timer_fd_, -1)),
-      done_fd_(std::exchange(other.done_fd_, -1)) {}
-
-SessionLoop::~SessionLoop() {
-  if (epoll_fd_ >= 0) close(epoll_fd_);
-  if (timer_fd_ >= 0) close(timer_fd_);
-}
-
-Result<SessionLoop::Wake> SessionLoop::Wait(MonoTime until) {
-  // steady_clock is CLOCK_MONOTONIC on Linux, so its time points arm the timerfd directly.
-  const auto since_epoch = until.time_since_epoch();
-  const auto secs = std::chrono::duration_cast<std::chrono::seconds>(since_epoch);
-  itimerspec spec{};
-  spec.it_value.tv_sec = std::max<int64_t>(0, secs.count());
-  spec.it_value.tv_nsec = std::chrono::duration_cast<std::chrono::nanoseconds>(since_epoch - secs).count();
-  if (spec.it_value.tv_sec == 0 && spec.it_value.tv_nsec == 0) spec.it_value.tv_nsec = 1;
-  if (timerfd_settime(timer_fd_, TFD_TIMER_ABSTIME, &spec, nullptr) != 0) {
-    return FailErrno("timerfd_settime");
-  }
-  for (;;) {
-    epoll_event events[4];
-    int n = epoll_wait(epoll_fd_, events, 4, -1);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return FailErrno("epoll_wait");
-    }
-    std::optional<Wake> timer;
-    std::optional<Wake> event;
-    for (int i = 0; i < n; ++i) {
-      auto wake = static_cast<Wake>(events[i].data.u32);
-      if (wake == Wake::kTimer) {
-        uint64_t expirations = 0;
-        (void)!read(timer_fd_, &expirations, sizeof expirations);
-        timer = wake;
-      } else if (!event || wake == Wake::kStop) {
-        event = wake;
-      }
-    }
-    if (event == Wake::kDone) {
-      epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, done_fd_, nullptr);
-    }
-    if (event) return *event;
-    if (timer) return *timer;
   }
 }
 

@@ -1,4 +1,4 @@
-#include "engine/sampler.h"
+#include "engine/interval_sampler.h"
 
 #include "record/merge.h"
 

@@ -1,4 +1,4 @@
-// HostSampler: per-interval measurements of this host while a test runs (CPU per core by kind,
+// HostDeltaReader: per-interval measurements of this host while a test runs (CPU per core by kind,
 // interrupts per line with the NIC's lines named by queue, NET_RX/NET_TX softirqs, softnet,
 // protocol counters, the process's rusage). The session calls Begin() when the test starts and
 // Sample() at each interval boundary on its controller thread.
@@ -18,16 +18,16 @@
 
 namespace nicbench::probes {
 
-struct SamplerOptions {
+struct HostDeltaOptions {
   // The interface that carries the test ("eth0"); its IRQ lines are marked nic=true with their
   // queue names. Empty, or "lo": no line is marked.
   std::string nic_interface;
 };
 
-class HostSampler {
+class HostDeltaReader {
  public:
   // `files` must outlive the sampler.
-  static HostSampler Create(FileSource& files, SamplerOptions options);
+  static HostDeltaReader Create(FileSource& files, HostDeltaOptions options);
 
   // Takes the first snapshot. Call once before the first Sample().
   void Begin();
@@ -41,7 +41,7 @@ class HostSampler {
   const NicDevice& nic() const { return nic_; }
 
  private:
-  HostSampler(FileSource& files, NicDevice nic, bool mark_nic);
+  HostDeltaReader(FileSource& files, NicDevice nic, bool mark_nic);
 
   FileSource* files_;
   NicDevice nic_;

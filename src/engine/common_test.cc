@@ -1,4 +1,4 @@
-#include "engine/session.h"
+#include "engine/common.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "probes/host_sampler.h"
+#include "probes/host_delta_reader.h"
 
 #include <utility>
 
@@ -6,22 +6,22 @@
 
 namespace nicbench::probes {
 
-HostSampler::HostSampler(FileSource& files, NicDevice nic, bool mark_nic)
+HostDeltaReader::HostDeltaReader(FileSource& files, NicDevice nic, bool mark_nic)
     : files_(&files), nic_(std::move(nic)), mark_nic_(mark_nic) {}
 
-HostSampler HostSampler::Create(FileSource& files, SamplerOptions options) {
+HostDeltaReader HostDeltaReader::Create(FileSource& files, HostDeltaOptions options) {
   const std::string& iface = options.nic_interface;
   bool mark = !iface.empty() && iface != "lo";
   NicDevice nic = mark ? LocateNicDevice(files, iface) : NicDevice{};
-  return HostSampler(files, std::move(nic), mark);
+  return HostDeltaReader(files, std::move(nic), mark);
 }
 
-void HostSampler::Begin() {
+void HostDeltaReader::Begin() {
   previous_ = ReadHostSnapshot(*files_, buffer_, mark_nic_ ? nic_.interface : std::string());
   begun_ = true;
 }
 
-record::HostInterval HostSampler::Sample(double start, double end) {
+record::HostInterval HostDeltaReader::Sample(double start, double end) {
   NB_CHECK(begun_);
   HostSnapshot now = ReadHostSnapshot(*files_, buffer_, mark_nic_ ? nic_.interface : std::string());
   record::HostInterval interval =

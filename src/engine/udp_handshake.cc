@@ -1,4 +1,4 @@
-#include "engine/session_udp.h"
+#include "engine/udp_handshake.h"
 
 #include <poll.h>
 #include <sys/socket.h>
@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-#include "engine/session.h"
+#include "engine/common.h"
 #include "net/socket.h"
 #include "protocol/wire.h"
 

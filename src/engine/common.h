@@ -1,8 +1,8 @@
 // Pieces both ends of a test share: which streams exist and who sends on each (iperf3's
 // numbering and order), the socket options of a data stream, the process CPU meter iperf3
 // reports, the results JSON built from our totals, the per-stream totals combined with the
-// peer's results, and the event loop that waits for the next interval boundary or an event.
-// Used by client.cc and server_session.cc. Thread safety: plain functions and objects owned by
+// peer's results.
+// Used by client.cc and server_conversation.cc. Thread safety: plain functions and objects owned by
 // one controller thread.
 #pragma once
 
@@ -16,7 +16,7 @@
 #include "base/clock.h"
 #include "base/result.h"
 #include "engine/data_path.h"
-#include "engine/sampler.h"
+#include "engine/interval_sampler.h"
 #include "net/socket.h"
 #include "protocol/results.h"
 #include "record/run_record.h"
@@ -123,25 +123,5 @@ class StallWatch {
   MonoTime last_move_;
   uint64_t moved_ = 0;
 };
-
-// The epoll set a controller waits in during a test: the control socket, the DataPath's done
-// fd, a stop fd and a timerfd for interval boundaries.
-class SessionLoop {
- public:
-  enum class Wake { kTimer, kControl, kDone, kStop };
-  static Result<SessionLoop> Create(int control_fd, int done_fd, int stop_fd);
-  SessionLoop(SessionLoop&&) noexcept;
-  SessionLoop& operator=(SessionLoop&&) = delete;
-  ~SessionLoop();
-
-  // Waits until `until` (steady clock) or an fd event. Events win over the timer when both
-  // are ready. The done fd reports once, then is removed from the set.
-  Result<Wake> Wait(MonoTime until);
-
- private:
-  SessionLoop() = default;
-  int epoll_fd_ = -1, timer_fd_ = -1, done_fd_ = -1;
-};
-
 
 }  // namespace nicbench::engine

@@ -1,0 +1,181 @@
+// TestLoop: the measuring part of a test, the same on both ends. It waits for the next interval
+// boundary or an event, snapshots the flows, has the host sampled over the same interval,
+// closes the interval and decides when the counted window ends. What differs between the
+// client and the server is a small TestRole (which control events arrive, who sends the live
+// samples, what a stall or a stop tells the peer) and TestLoopOptions::ender (who decides the
+// end).
+//
+// Time, the wait and the flows come in through seams (Clock, LoopWaiter, TestFlows) and the host
+// through HostObserver's FileSource, so a unit test drives a whole test with a FakeClock, made-up
+// counters and a captured /proc tree (test_loop_test.cc).
+//
+// A new kind of test (request/response, say) reuses the loop as it is: its flows are DataPath
+// flows whose FlowCounters carry its own counts, IntervalSampler turns those into intervals, and
+// its end rule is one of the two below.
+//
+// Thread safety: one loop, its TestRun and its role belong to one controller thread.
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/clock.h"
+#include "base/result.h"
+#include "engine/data_path.h"
+#include "engine/host_observer.h"
+#include "engine/loop_waiter.h"
+#include "engine/interval_sampler.h"
+#include "engine/common.h"
+#include "net/unique_fd.h"
+#include "record/run_record.h"
+#include "record/test_spec.h"
+
+namespace nicbench::engine {
+
+// A test's final interval that the peer's end (TEST_END) left open: it closes at `at` once the
+// last bytes are counted (CloseAtPeerEnd).
+struct PeerEnd {
+  MonoTime at{};
+  bool pending = false;  // the counted window was still open at TEST_END
+  bool keep = true;      // false: a final sliver, counted in the totals but not kept
+};
+
+// What one end keeps per test, the client and the server alike. Each end's own state derives
+// from it (client.cc ClientRun, server_conversation.cc ServerTest::State).
+struct TestRun {
+  // Every time this end reads (deadlines, the loop). Tests that run the loop alone pass their
+  // FakeClock to TestLoop instead.
+  const Clock* clock = &SteadyClock::Instance();
+  record::TestSpec spec;              // the effective spec
+  std::vector<StreamRole> streams;    // this end's view of each stream, in connection order
+  std::vector<net::UniqueFd> stream_fds;  // connected, until the DataPath takes them
+  std::unique_ptr<DataPath> path;
+  std::shared_ptr<FileTransfer> file;  // -F, shared by the test's streams; null without it
+  record::RunRecord record;
+  std::vector<FlowTotals> totals;     // this end's per-stream totals once the loop ended
+  CpuMeter cpu;
+  std::string congestion_used;
+  std::optional<HostObserver> host;   // created before the data starts
+  std::optional<IntervalSampler> sampler;  // created when the loop starts
+  PeerEnd peer_end;
+};
+
+// The flows as the loop reads them.
+class TestFlows {
+ public:
+  virtual ~TestFlows() = default;
+  // Cumulative counters of every flow, now.
+  virtual std::vector<FlowCounters> Snapshot() = 0;
+  // For a final reading: adds what the kernel already accepted for the receivers.
+  virtual void AddQueued(std::vector<FlowCounters>& counters) = 0;
+  virtual TcpInfoByFlow TcpInfos() = 0;
+};
+
+// A running DataPath's flows (AddQueuedBytes, ReadTcpInfos).
+class DataPathFlows final : public TestFlows {
+ public:
+  DataPathFlows(const DataPath& path, const std::vector<StreamRole>& streams,
+                record::Transport transport)
+      : path_(path), streams_(streams), transport_(transport) {}
+  std::vector<FlowCounters> Snapshot() override { return path_.Snapshot(); }
+  void AddQueued(std::vector<FlowCounters>& counters) override {
+    AddQueuedBytes(path_, transport_, counters);
+  }
+  TcpInfoByFlow TcpInfos() override { return ReadTcpInfos(path_, streams_, transport_); }
+
+ private:
+  const DataPath& path_;
+  const std::vector<StreamRole>& streams_;
+  record::Transport transport_;
+};
+
+// What one end does differently. Each hook that returns a Status failing ends the test with it.
+class TestRole {
+ public:
+  enum class Control { kContinue, kPeerEnded };
+  virtual ~TestRole() = default;
+  // The control connection is readable: read what came. kPeerEnded: the peer ended the test
+  // (TEST_END, on the server).
+  virtual Result<Control> OnControl(MonoTime now) = 0;
+  // The user or the server stops the test; tells the peer as this end does.
+  virtual Status OnStop() = 0;
+  // No byte moved for `limit`; tells the peer as this end does.
+  virtual Status OnStall(std::chrono::milliseconds limit) = 0;
+  // After every wake-up but a stop, before anything is read: a failing Status ends the test
+  // (a -F file call failed: the disk is full, an I/O error).
+  virtual Status OnWake() { return Ok(); }
+  // TestLoopOptions::give_up_after passed without the peer's end (the server's safety timer).
+  virtual Status OnGiveUp() { return Fail("the peer never ended the test"); }
+  // At each boundary before its interval closes (the server's total-rate limit).
+  virtual Status AtBoundary(MonoTime, const std::vector<FlowCounters>&) { return Ok(); }
+  // An interval closed: `closed` null when it was a final sliver (not kept); `sample` this
+  // host's sample of it; `last` when it ends the counted window.
+  virtual void OnClosed(const record::IntervalRecord* closed, const record::HostInterval* sample,
+                        bool last) = 0;
+};
+
+struct TestLoopOptions {
+  enum class Ender {
+    // This end decides (the client): the timed window's end, its senders' budget (the done
+    // event) or, with receivers in a -n/-k test, their byte or block count (polled).
+    kSelf,
+    // The peer decides (the server): a timed window's last interval closes on our own clock so
+    // both ends count the same length of time, then the loop waits for the peer's end.
+    kPeer,
+  };
+  Ender ender = Ender::kSelf;
+  std::chrono::milliseconds stall_limit{0};  // 0 = never (--rcv-timeout)
+  // kPeer: fail (OnGiveUp) this long after the start without the peer's end; 0 = never.
+  std::chrono::milliseconds give_up_after{0};
+  // A failure mid-test closes the interval in progress and keeps the totals so far.
+  bool keep_measured_on_failure = false;
+};
+
+// How often a receive-only end checks the byte/block end condition (it has no done event).
+inline constexpr std::chrono::milliseconds kReceiveBudgetPoll{5};
+
+class TestLoop {
+ public:
+  // REQUIRES: run.host is set and Begin() was called; the flows are running. Every reference
+  // must outlive the loop.
+  TestLoop(TestRun& run, const TestLoopOptions& options, const Clock& clock, LoopWaiter& waiter,
+           TestFlows& flows, TestRole& role);
+
+  // Runs from now until the end. On return run.sampler holds the intervals; when this end
+  // decided the end (or a failure kept what was measured), run.totals, record.intervals and
+  // record.test_seconds are filled too. After the peer's end, run.peer_end says what is left
+  // for CloseAtPeerEnd.
+  Status Run();
+
+ private:
+  MonoTime BoundaryAfter(MonoTime t) const;
+  bool KeepFinal(MonoTime t) const;
+  bool SelfFinished(MonoTime t, LoopWaiter::Wake woke, const std::vector<FlowCounters>& c) const;
+  // Closes the interval ending at t (the counted window's last when `finished` or past its end).
+  Status Close(MonoTime t, std::vector<FlowCounters>& counters, bool finished);
+  Status Failure(Status failure);
+
+  TestRun& run_;
+  TestLoopOptions options_;
+  const Clock& clock_;
+  LoopWaiter& waiter_;
+  TestFlows& flows_;
+  TestRole& role_;
+  IntervalSchedule schedule_;
+  bool by_time_;
+  bool poll_receive_;
+  MonoTime start_{}, counted_end_{}, give_up_at_{}, boundary_{}, last_close_{};
+  bool counting_ = true;
+};
+
+// Takes the sampler's totals, intervals and measured seconds into run.
+void TakeTotals(TestRun& run);
+
+// After the peer's end: closes the pending final interval with the final counters (the
+// DataPath stopped, queued bytes added) and takes the totals.
+void CloseAtPeerEnd(TestRun& run, std::vector<FlowCounters> counters, const TcpInfoByFlow& infos);
+
+}  // namespace nicbench::engine
