@@ -411,6 +411,7 @@ void to_json(json& j, const TestSpec& v) {
   j["bind_device"] = v.bind_device;
   j["snd_timeout_ms"] = v.snd_timeout_ms;
   j["mptcp"] = v.mptcp;
+  j["udp_offload"] = v.udp_offload;
 }
 
 void from_json(const json& j, TestSpec& v) {
@@ -450,6 +451,7 @@ void from_json(const json& j, TestSpec& v) {
   LaterField(j, "bind_device", v.bind_device);
   LaterField(j, "snd_timeout_ms", v.snd_timeout_ms);
   LaterField(j, "mptcp", v.mptcp);
+  LaterField(j, "udp_offload", v.udp_offload);
 }
 
 }  // namespace nicbench::record
