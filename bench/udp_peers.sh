@@ -4,7 +4,7 @@
 # runs each configuration once, in a rotating order, each against a fresh server, so slow drift
 # of a shared machine hits all of them alike. Prints per configuration the medians and spreads
 # (min..max) of delivered datagrams/s, lost datagrams/s, Gbit/s delivered and CPU-seconds per
-# GB delivered of each end (GNU time of the client, /proc/<pid>/stat of the server), then the
+# GB delivered of each end (GNU time of the client and of the one-off server), then the
 # medians of the per-round ratios against iperf3 3.21.
 #
 # Usage: bench/udp_peers.sh [-r ROUNDS] [-t SECONDS] [-l BYTES] [-p PORT] [-c "CONFIG ..."]
@@ -72,12 +72,6 @@ cleanup() {
   rm -rf "$tmp"
 }
 trap cleanup EXIT
-clk_tck=$(getconf CLK_TCK)
-
-# cpu_seconds PID: utime+stime of a live process, from /proc/PID/stat (fields 14 and 15).
-cpu_seconds() {
-  awk -v tck="$clk_tck" '{ sub(/^.*\) /, ""); print ($12 + $13) / tck }' "/proc/$1/stat"
-}
 
 # wait_port PORT: until something listens on TCP PORT (the control connection), at most 5 s.
 wait_port() {
@@ -94,31 +88,37 @@ run_one() {
   local client_args=(-p "$p" -u -b 0 -l "$length" -t "$seconds" -J)
   # shellcheck disable=SC2206
   [ -n "$extra" ] && client_args+=($extra)
+  # One-off servers under GNU time, so their CPU is the test's (they exit after it).
+  rm -f "$tmp/stime"
   case $config in
-    nicbench*) "$bin" serve -p "$p" --bind 127.0.0.1 >/dev/null 2>&1 &
+    nicbench*) /usr/bin/time -f "%U %S" -o "$tmp/stime" "$bin" serve -1 -p "$p" --bind 127.0.0.1 >/dev/null 2>&1 &
                client=("$bin" run 127.0.0.1 --no-store --no-samples) ;;
-    *) "$bin" -s -1 -p "$p" -B 127.0.0.1 >/dev/null 2>&1 &
+    *) /usr/bin/time -f "%U %S" -o "$tmp/stime" "$bin" -s -1 -p "$p" -B 127.0.0.1 >/dev/null 2>&1 &
        client=("$bin" -c 127.0.0.1) ;;
   esac
   server_pid=$!
   wait_port "$p" || { echo "$config: the server did not listen on $p" >&2; return 0; }
   [ "$config" = nicbench-offload ] && client_args+=(--udp-offload)
   [ "$config" = iperf3-3.21-gsro ] && client_args+=(--gsro)
-  local before; before=$(cpu_seconds "$server_pid")
   /usr/bin/time -f "%U %S" -o "$tmp/time" "${client[@]}" "${client_args[@]}" >"$tmp/out.json" 2>"$tmp/err" || true
-  local after; after=$(cpu_seconds "$server_pid" 2>/dev/null || echo "$before")
+  # The one-off server exits once the results are exchanged; give it 5 s, then stop it.
+  for _ in $(seq 50); do kill -0 "$server_pid" 2>/dev/null || break; sleep 0.1; done
   kill "$server_pid" 2>/dev/null || true
   wait "$server_pid" 2>/dev/null || true
   server_pid=
-  python3 - "$config" "$tmp/out.json" "$tmp/time" "$before" "$after" "$length" >>"$tmp/results" <<'PY'
+  python3 - "$config" "$tmp/out.json" "$tmp/time" "$tmp/stime" >>"$tmp/results" <<'PY'
 import json, sys
-config, out, timef, before, after, length = sys.argv[1:]
+config, out, timef, stimef = sys.argv[1:]
 try:
     doc = json.load(open(out))
     s = doc["end"]["sum_received"] if "sum_received" in doc["end"] else doc["end"]["sum"]
     secs = s["seconds"]
     packets, lost = s["packets"], s["lost_packets"]
     user, system = map(float, open(timef).read().split()[-2:])
+    try:
+        server_cpu = sum(map(float, open(stimef).read().split()[-2:]))
+    except Exception:
+        server_cpu = None
 except Exception as e:  # a failed run is reported, not averaged in
     print(json.dumps({"config": config, "error": str(e)}))
     sys.exit(0)
@@ -129,7 +129,7 @@ print(json.dumps({
     "lost_ps": lost / secs,
     "gbps": s["bytes"] * 8 / secs / 1e9,
     "client_cpu_gb": (user + system) / delivered if delivered else None,
-    "server_cpu_gb": (float(after) - float(before)) / delivered if delivered else None,
+    "server_cpu_gb": server_cpu / delivered if delivered and server_cpu is not None else None,
 }))
 PY
 }

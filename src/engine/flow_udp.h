@@ -76,7 +76,7 @@ class UdpReceiver final : public Flow {
   Result<FlowState> OnPacingTick(MonoTime) override { return FlowState::kActive; }
 
  private:
-  void PrepareSlots();
+  void PrepareSlots();  // once, at Begin
   // One receive of `bytes` at `data`: a single datagram, or datagrams of `segment_bytes` each
   // (the last may be shorter) when the kernel coalesced them.
   void AccountReceive(const uint8_t* data, size_t bytes, uint32_t segment_bytes, double arrival);

@@ -52,10 +52,15 @@ UdpReceiver::UdpReceiver(const FlowConfig& config, net::UniqueFd fd, FlowEnv env
   for (uint32_t i = 0; i < slots_; ++i) iovs_[i] = iovec{buffer_.get() + static_cast<size_t>(i) * slot_bytes_, slot_bytes_};
 }
 
-void UdpReceiver::Begin(MonoTime) { interest_ = EPOLLIN; }
+void UdpReceiver::Begin(MonoTime) {
+  PrepareSlots();
+  interest_ = EPOLLIN;
+}
 
 void UdpReceiver::PrepareSlots() {
-  // recvmmsg rewrites msg_controllen and msg_flags of every message it fills.
+  // recvmmsg rewrites msg_len, msg_flags and msg_controllen of each message it fills, and only
+  // those: without a control buffer the headers stay as set up here; with one, the filled
+  // messages get their control length back as OnEvents reads them.
   auto* control = reinterpret_cast<uint8_t*>(control_.get());
   for (uint32_t i = 0; i < slots_; ++i) {
     msghdr& h = msgs_[i].msg_hdr;
@@ -72,7 +77,6 @@ void UdpReceiver::PrepareSlots() {
 Result<FlowState> UdpReceiver::OnEvents(uint32_t) {
   uint32_t datagrams = 0;
   for (uint32_t calls = 0; datagrams < kMaxDatagramsPerWakeup && calls < kMaxDatagramsPerWakeup; ++calls) {
-    PrepareSlots();
     const net::SysResult r = env_.sys->RecvMmsg(fd(), msgs_.data(), slots_, MSG_DONTWAIT);
     if (r.failed()) {
       if (r.err == EINTR) continue;
@@ -89,6 +93,7 @@ Result<FlowState> UdpReceiver::OnEvents(uint32_t) {
       AccountReceive(static_cast<const uint8_t*>(iovs_[i].iov_base), msgs_[i].msg_len,
                      gro_ ? net::GroSegmentBytes(msgs_[i].msg_hdr) : 0, arrival);
       datagrams += static_cast<uint32_t>(local_blocks_ - before);
+      if (gro_) msgs_[i].msg_hdr.msg_controllen = net::kGroControlBytes;
     }
     if (static_cast<uint32_t>(r.value) < slots_) break;  // the queue is empty for now
   }
