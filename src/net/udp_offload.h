@@ -15,8 +15,8 @@
 
 namespace nicbench::net {
 
-// Segments per GSO send: UDP_MAX_SEGMENTS is 64 up to Linux 6.8 (include/linux/udp.h), 128
-// after; 64 works on every kernel with UDP_SEGMENT.
+// Segments per GSO send: UDP_MAX_SEGMENTS (include/linux/udp.h) was 64 when UDP_SEGMENT came
+// in (4.18) and is larger in recent kernels; 64 works on every kernel that has it.
 inline constexpr uint32_t kMaxGsoSegments = 64;
 // Bytes per GSO send: a GSO buffer is one UDP datagram to the socket layer, so its payload
 // must fit the 16-bit length (65535 - 8 UDP - 20 IPv4 header bytes).
