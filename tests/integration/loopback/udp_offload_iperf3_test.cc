@@ -55,7 +55,7 @@ void ExpectEveryDatagram(const Counts& c) {
 }
 
 // nicbench run against a stock `iperf3 -s -1 -J`: returns the server's document.
-json AgainstIperfServer(bool offload, json* ours) {
+json AgainstIperfServer(bool offload, json* ours, const std::vector<std::string>& more = {}) {
   const int port = testing::FreeTcpPort();
   testing::BackgroundProcess server({"iperf3", "-s", "-1", "-J", "-p", std::to_string(port), "-B", "127.0.0.1"});
   testing::ProcessResult r;
@@ -63,6 +63,7 @@ json AgainstIperfServer(bool offload, json* ours) {
     std::vector<std::string> argv = {"run", "127.0.0.1", "-p", std::to_string(port), "-J", "--no-store"};
     argv.insert(argv.end(), kArgs.begin(), kArgs.end());
     if (offload) argv.push_back("--udp-offload");
+    argv.insert(argv.end(), more.begin(), more.end());
     r = testing::RunNicbench(argv);
     if (r.out.find("unable to connect") == std::string::npos) break;
     usleep(100000);
@@ -87,6 +88,19 @@ TEST(UdpOffloadInteropTest, StockIperfServerCountsTheSameDatagramsWithAndWithout
     EXPECT_EQ(theirs["end"]["streams"][0]["udp"]["out_of_order"].get<uint64_t>(), 0u);
     ExpectEveryDatagram(Read(ours));
   }
+}
+
+TEST(UdpOffloadInteropTest, GroReceiverCountsAStockSendersDatagrams) {
+  if (!testing::HaveProgram("iperf3")) GTEST_SKIP() << "iperf3 is not installed";
+  // -R: the stock server sends one datagram per send (3.12 sends one past -k), our end receives
+  // with UDP_GRO; every datagram it sent must be counted once.
+  json ours;
+  AgainstIperfServer(true, &ours, {"-R"});
+  const Counts c = Read(ours);
+  EXPECT_GE(c.sent, kDatagrams);
+  EXPECT_EQ(c.received, c.sent);
+  EXPECT_EQ(c.lost, 0u);
+  EXPECT_EQ(c.bytes, c.sent * 1400);
 }
 
 TEST(UdpOffloadInteropTest, NicbenchServerReceivesWithGroAndCountsExactly) {
