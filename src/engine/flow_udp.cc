@@ -24,6 +24,10 @@ constexpr uint32_t kWakeupBytes = 4u << 20;
 
 uint32_t UdpSendBatch(uint32_t block_bytes) { return net::GsoSegmentsPerSend(block_bytes); }
 
+uint64_t UdpSenderBufferBytes(uint32_t block_bytes) {
+  return static_cast<uint64_t>(block_bytes) * UdpSendBatch(block_bytes);
+}
+
 namespace {
 
 // Turns on the offload for one end; false (with a warning) where the kernel lacks it.

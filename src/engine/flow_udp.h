@@ -102,6 +102,11 @@ inline constexpr uint32_t kMaxUdpDatagramBytes = 65535;
 // offload, as MSG_ZEROCOPY falls back to copies.
 Result<std::unique_ptr<Flow>> MakeUdpFlow(const FlowConfig& config, net::UniqueFd fd, FlowEnv env);
 
+// The buffer bytes a UDP receiver of `block_bytes` datagrams holds (with `gro`, room for whole
+// coalesced receives) and a UDP sender holds: what a server reserves per stream (server_budget.h).
+uint64_t UdpReceiverBufferBytes(uint32_t block_bytes, bool gro);
+uint64_t UdpSenderBufferBytes(uint32_t block_bytes);
+
 // Datagrams per sendmmsg or GSO send for datagrams of `block_bytes` (1..64, within 64 KiB).
 uint32_t UdpSendBatch(uint32_t block_bytes);
 

@@ -40,6 +40,13 @@ uint32_t Slots(uint32_t slot_bytes, bool gro) {
 
 }  // namespace
 
+uint64_t UdpReceiverBufferBytes(uint32_t block_bytes, bool gro) {
+  FlowConfig config;
+  config.block_bytes = block_bytes;
+  const uint32_t slot = SlotBytes(config, gro);
+  return static_cast<uint64_t>(slot) * Slots(slot, gro) + net::kGroControlBytes * Slots(slot, gro);
+}
+
 UdpReceiver::UdpReceiver(const FlowConfig& config, net::UniqueFd fd, FlowEnv env, bool gro)
     : Flow(config, std::move(fd), env),
       gro_(gro),
