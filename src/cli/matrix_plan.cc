@@ -29,7 +29,7 @@ constexpr RunOption kRunOptions[] = {
     {"", "cport", false},         {"", "connect-timeout", false},
     {"N", "no-delay", true},      {"Z", "", true},           {"", "skip-rx-copy", true},
     {"", "repeating-payload", true}, {"", "udp-counters-64bit", true},
-    {"", "no-samples", true},
+    {"", "no-samples", true},     {"", "udp-offload", true},
 };
 
 const RunOption* FindRunOption(std::string_view name) {

@@ -43,6 +43,16 @@ TEST(MatrixPlan, KnownNamesApplyThemselves) {
                                       "--no-delay"}));
 }
 
+TEST(MatrixPlan, UdpOffloadVariesAsARunFlag) {
+  auto roles = Classify(Varies({"proto=udp", "udp-offload=on,off"}), false, "", "");
+  ASSERT_TRUE(roles) << roles.error().message;
+  EXPECT_EQ((*roles)[1].kind, VaryKind::kRunFlag);
+  EXPECT_EQ(RunArguments("198.18.0.2", {}, {{"proto", "udp"}, {"udp-offload", "on"}}, *roles),
+            (std::vector<std::string>{"198.18.0.2", "--udp", "--udp-offload"}));
+  EXPECT_EQ(RunArguments("198.18.0.2", {}, {{"proto", "udp"}, {"udp-offload", "off"}}, *roles),
+            (std::vector<std::string>{"198.18.0.2", "--udp"}));
+}
+
 TEST(MatrixPlan, BadValuesOfKnownNames) {
   EXPECT_FALSE(Classify(Varies({"direction=forward,sideways"}), false, "", ""));
   EXPECT_FALSE(Classify(Varies({"streams=0"}), false, "", ""));

@@ -47,7 +47,7 @@ struct RunArgs {
   bool reverse = false, bidir = false, udp = false, nodelay = false, sendfile = false,
        skip_rx_copy = false, ipv4 = false, ipv6 = false, server_output = false,
        counters64 = false, repeating = false, json = false, loopback = false, no_samples = false,
-       both_directions = false;
+       both_directions = false, udp_offload = false;
   StoreArgs store;
   OutputArgs output;
   Iperf3RunArgs drop_in;  // iperf3's options, cli/iperf3_options.h
@@ -97,6 +97,10 @@ void AddOptions(CLI::App& app, RunArgs& a) {
   app.add_option("-O,--omit", a.omit, "seconds to omit at the start (warm-up)");
   app.add_flag("--get-server-output", a.server_output, "fetch the server's results too");
   app.add_flag("--udp-counters-64bit", a.counters64, "64-bit UDP sequence numbers");
+  app.add_flag("--udp-offload,--gsro", a.udp_offload,
+               "UDP segmentation offload: the sender hands the kernel up to 64 KiB of datagrams\n"
+               "per send (UDP_SEGMENT), a nicbench receiver takes them coalesced (UDP_GRO); the\n"
+               "datagrams on the wire are the same (docs/engine.md)");
   app.add_flag("--repeating-payload", a.repeating, "payload 0123456789... instead of random");
   app.add_flag("-J,--json", a.json, "one JSON document on stdout");
   app.add_flag("--both-directions", a.both_directions,
@@ -226,6 +230,7 @@ Status FillSocketOptions(const RunArgs& a, record::TestSpec& spec) {
   }
   spec.skip_rx_copy = a.skip_rx_copy;
   spec.udp_counters_64bit = a.counters64;
+  spec.udp_offload = a.udp_offload;
   spec.repeating_payload = a.repeating;
   spec.get_server_output = a.server_output;
   spec.title = a.title;

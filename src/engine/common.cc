@@ -75,6 +75,7 @@ FlowConfig MakeFlowConfig(int fd, const StreamRole& role, const record::TestSpec
     flow.receive_low_water = flow.block_bytes;
   }
   flow.udp_counters_64bit = spec.udp_counters_64bit;
+  flow.udp_offload = spec.udp_offload;
   flow.repeating_payload = spec.repeating_payload;
   return flow;
 }

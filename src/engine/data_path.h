@@ -37,6 +37,9 @@ struct FlowConfig {
   bool skip_rx_copy = false;
   uint32_t receive_low_water = 0;  // TCP receiver: SO_RCVLOWAT in bytes; 0 = the kernel's (1)
   bool udp_counters_64bit = false;
+  // UDP: segmentation offload, UDP_SEGMENT on a sender and UDP_GRO on a receiver
+  // (engine/flow_udp.h); the datagrams on the wire are the same.
+  bool udp_offload = false;
   bool repeating_payload = false;
   // TCP sender: SO_MAX_PACING_RATE, kernel pacing (fq qdisc, or TCP's own since 4.13) on top of
   // or instead of rate_bits_per_second. 0 = unset.

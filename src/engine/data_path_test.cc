@@ -134,7 +134,7 @@ TEST(DataPathTest, UdpPacedFlowLosesNothingOnLoopback) {
 TEST(DataPathTest, UdpSenderRetriesTheSameDatagramAfterEnobufs) {
   SocketPair pair = UdpPair();
   net::FakeSysCalls sys;
-  sys.FailAt(net::FakeSysCalls::Kind::kSend, 10, ENOBUFS);
+  sys.FailAt(net::FakeSysCalls::Kind::kSendMmsg, 10, ENOBUFS);
   auto dp = DataPath::Create(2, &sys);
   FlowConfig tx = Udp(pair.a, 1, true, 512);
   tx.rate_bits_per_second = 10'000'000;

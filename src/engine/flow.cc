@@ -69,15 +69,10 @@ Result<std::unique_ptr<Flow>> MakeFlow(const FlowConfig& config, net::UniqueFd f
   }
   if (config.file) return MakeFileFlow(config, std::move(fd), env);
   if (!config.sender) {
-    if (udp) return std::make_unique<UdpReceiver>(config, std::move(fd), env);
+    if (udp) return MakeUdpFlow(config, std::move(fd), env);
     return std::make_unique<TcpReceiver>(config, std::move(fd), env);
   }
-  if (udp) {
-    // Each UDP sender rewrites its datagram's header, so it keeps its own (at most 64 KiB).
-    std::vector<uint8_t> block(config.block_bytes);
-    if (auto s = FillPayload(block, config.repeating_payload); !s) return tl::unexpected(s.error());
-    return std::make_unique<UdpSender>(config, std::move(fd), env, std::move(block));
-  }
+  if (udp) return MakeUdpFlow(config, std::move(fd), env);
   return MakeTcpSender(config, std::move(fd), env);
 }
 

@@ -1,6 +1,7 @@
-// SenderFlow: what every sending flow shares: the write loop (level-triggered EPOLLOUT, blocks
-// until EAGAIN or a per-wakeup cap), pacing (engine/pacer.h) and the end on budget. Subclasses
-// only know how to move one block (TCP send/sendfile/MSG_ZEROCOPY, UDP datagram).
+// SenderFlow: what every TCP sending flow shares: the write loop (level-triggered EPOLLOUT,
+// blocks until EAGAIN or a per-wakeup cap), pacing (engine/pacer.h) and the end on budget.
+// Subclasses only know how to move one block (send/sendfile/MSG_ZEROCOPY). A UDP sender moves a
+// batch of datagrams per call and has its own loop of the same shape (engine/flow_udp.h).
 // Thread safety: as Flow.
 #pragma once
 

@@ -3,46 +3,111 @@
 // protocol/wire.h). The receiver feeds protocol::UdpReceiveStats for loss, reordering and
 // RFC 1889 jitter exactly as iperf 3.12 counts them. skip_rx_copy does not apply to UDP: the
 // receiver must read each header (and MSG_TRUNC on UDP only reports the real length).
+//
+// Both ends move a batch of datagrams per system call: sendmmsg(2)/recvmmsg(2) by default, or,
+// with FlowConfig::udp_offload, one UDP_SEGMENT send of up to 46 datagrams of 1400 bytes
+// (segmented by the kernel or the NIC) and UDP_GRO receives that the receiver splits at the
+// segment size the kernel reports. Every datagram still carries its own header and sequence
+// number, so a stock iperf3 peer counts each one. A batch's datagrams share one timestamp (the
+// moment the batch was handed to the kernel; on the receiver, the moment it returned), which
+// is the resolution jitter can have when one system call moves them all.
 // Thread safety: as Flow.
 #pragma once
 
+#include <sys/socket.h>
+
 #include <memory>
+#include <optional>
 #include <vector>
 
-#include "engine/flow_sender.h"
+#include "engine/flow.h"
+#include "engine/pacer.h"
 #include "protocol/udp_stats.h"
 
 namespace nicbench::engine {
 
-class UdpSender final : public SenderFlow {
+class UdpSender final : public Flow {
  public:
-  // REQUIRES: config.block_bytes >= protocol::UdpHeaderBytes(config.udp_counters_64bit).
-  UdpSender(const FlowConfig& config, net::UniqueFd fd, FlowEnv env, std::vector<uint8_t> block);
+  // `batch` holds batch_datagrams whole datagrams back to back, payload filled once (headers are
+  // rewritten per send). `gso`: the socket has UDP_SEGMENT set to block_bytes.
+  // REQUIRES: config.block_bytes >= protocol::UdpHeaderBytes(config.udp_counters_64bit),
+  // batch.size() == config.block_bytes * batch_datagrams, batch_datagrams >= 1.
+  UdpSender(const FlowConfig& config, net::UniqueFd fd, FlowEnv env, std::vector<uint8_t> batch,
+            uint32_t batch_datagrams, bool gso);
+
+  void Begin(MonoTime now) override;
+  Result<FlowState> OnEvents(uint32_t events) override;
+  Result<FlowState> OnPacingTick(MonoTime now) override;
 
  private:
-  Result<SendOutcome> SendBlock() override;
+  enum class Outcome { kSent, kWouldBlock };
+  // Sends batches until the socket is full, the pacer turns red or the wakeup cap.
+  Result<FlowState> Pump(const MonoTime* now);
+  // Tops reserved_ up towards `want` from the shared budget; returns reserved_.
+  uint32_t Reserve(uint32_t want);
+  void StampHeaders(uint32_t count);
+  // Hands `count` reserved datagrams to the kernel; `*sent` says how many it took.
+  Result<Outcome> SendBatch(uint32_t count, uint32_t* sent);
+  Result<Outcome> SendGso(uint32_t count, uint32_t* sent);
+  Result<Outcome> SendMmsg(uint32_t count, uint32_t* sent);
+  void Account(uint32_t datagrams);
+  Result<FlowState> CheckSocketError();
 
-  std::vector<uint8_t> datagram_;  // header rewritten per send, payload filled once
+  std::vector<uint8_t> batch_;
+  std::vector<mmsghdr> msgs_;
+  std::vector<iovec> iovs_;
+  const uint32_t batch_datagrams_;
+  const uint32_t max_datagrams_per_wakeup_;
+  const uint32_t burst_;
+  bool gso_;
+  bool budgeted_ = false;  // read at Begin: SetBudget comes after AddFlow
   uint64_t next_seq_ = 1;
-  bool pending_ = false;  // a reserved datagram not yet accepted by the kernel
+  uint32_t reserved_ = 0;  // granted by the budget, not yet accepted by the kernel
+  std::optional<Pacer> pacer_;
 };
 
 class UdpReceiver final : public Flow {
  public:
-  UdpReceiver(const FlowConfig& config, net::UniqueFd fd, FlowEnv env);
+  // `gro`: the socket has UDP_GRO on, so one receive may hold several datagrams.
+  UdpReceiver(const FlowConfig& config, net::UniqueFd fd, FlowEnv env, bool gro);
 
   void Begin(MonoTime now) override;
   Result<FlowState> OnEvents(uint32_t events) override;
   Result<FlowState> OnPacingTick(MonoTime) override { return FlowState::kActive; }
 
  private:
+  void PrepareSlots();  // once, at Begin
+  // One receive of `bytes` at `data`: a single datagram, or datagrams of `segment_bytes` each
+  // (the last may be shorter) when the kernel coalesced them.
+  void AccountReceive(const uint8_t* data, size_t bytes, uint32_t segment_bytes, double arrival);
+  void AccountDatagram(const uint8_t* data, size_t bytes, double arrival);
   void PublishStats();
 
+  const bool gro_;
+  const uint32_t slot_bytes_;
+  const uint32_t slots_;
   std::unique_ptr<uint8_t[]> buffer_;
+  std::unique_ptr<uint64_t[]> control_;  // 8-byte aligned, as cmsg headers need
+  std::vector<mmsghdr> msgs_;
+  std::vector<iovec> iovs_;
   protocol::UdpReceiveStats stats_;
 };
 
 // Largest datagram a receiver accepts without truncation (the IPv4/IPv6 UDP payload limit).
 inline constexpr uint32_t kMaxUdpDatagramBytes = 65535;
+
+// Makes a UDP sender or receiver for `config` (its block size already checked). With
+// config.udp_offload the sender sets UDP_SEGMENT and the receiver UDP_GRO; a kernel without
+// them (ENOPROTOOPT before 4.18 / 5.0) gets a warning on stderr and the batched path without
+// offload, as MSG_ZEROCOPY falls back to copies.
+Result<std::unique_ptr<Flow>> MakeUdpFlow(const FlowConfig& config, net::UniqueFd fd, FlowEnv env);
+
+// The buffer bytes a UDP receiver of `block_bytes` datagrams holds (with `gro`, room for whole
+// coalesced receives) and a UDP sender holds: what a server reserves per stream (server_budget.h).
+uint64_t UdpReceiverBufferBytes(uint32_t block_bytes, bool gro);
+uint64_t UdpSenderBufferBytes(uint32_t block_bytes);
+
+// Datagrams per sendmmsg or GSO send for datagrams of `block_bytes` (1..64, within 64 KiB).
+uint32_t UdpSendBatch(uint32_t block_bytes);
 
 }  // namespace nicbench::engine

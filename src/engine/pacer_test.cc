@@ -42,5 +42,32 @@ TEST(PacerTest, NoOverflowAtHighRatesAndLongRuns) {
   EXPECT_FALSE(pacer.Green(day, day_bytes));
 }
 
+// The count a Green() loop would send, one burst per check: the reference BlocksAllowed must match.
+uint64_t CountGreen(const Pacer& pacer, MonoTime now, uint64_t sent, uint32_t block, uint32_t burst) {
+  uint64_t blocks = 0;
+  while (pacer.Green(now, sent + blocks * block)) blocks += burst;
+  return blocks;
+}
+
+TEST(PacerTest, BlocksAllowedMatchesALoopOfGreenChecks) {
+  Pacer pacer(8'000'000, kStart);  // 1,000,000 bytes/s
+  for (uint32_t burst : {1u, 3u, 10u}) {
+    for (uint64_t sent : {0ull, 1ull, 1400ull, 9'999ull, 10'000ull, 10'001ull, 7'000ull}) {
+      for (int ms : {0, 1, 10, 37}) {
+        const MonoTime t = kStart + milliseconds(ms);
+        EXPECT_EQ(pacer.BlocksAllowed(t, sent, 1400, burst), CountGreen(pacer, t, sent, 1400, burst))
+            << "burst " << burst << " sent " << sent << " at " << ms << " ms";
+      }
+    }
+  }
+}
+
+TEST(PacerTest, BlocksAllowedAtHighRatesIsTheWholeDeficit) {
+  // 100 Gbit/s for 1 ms is 12.5 MB: 8,929 datagrams of 1400 bytes (the last one crosses it).
+  Pacer pacer(100'000'000'000ull, kStart);
+  EXPECT_EQ(pacer.BlocksAllowed(kStart + milliseconds(1), 1, 1400, 1), 8'929u);
+  EXPECT_EQ(pacer.BlocksAllowed(kStart + milliseconds(1), 12'500'000, 1400, 1), 0u);
+}
+
 }  // namespace
 }  // namespace nicbench::engine

@@ -41,9 +41,9 @@ uint64_t TestBufferBytes(const record::TestSpec& spec) {
   bool tcp_payload = false;
   for (const StreamRole& role : PlanStreams(spec, /*is_client=*/false)) {
     if (!role.sender) {
-      bytes += udp ? kMaxUdpDatagramBytes : block;
+      bytes += udp ? UdpReceiverBufferBytes(static_cast<uint32_t>(block), spec.udp_offload) : block;
     } else if (udp) {
-      bytes += block;
+      bytes += UdpSenderBufferBytes(static_cast<uint32_t>(block));
     } else {
       tcp_payload = true;
     }

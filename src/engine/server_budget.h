@@ -30,7 +30,7 @@ class ResourceBudget {
 };
 
 // The buffers the server's end of `spec` allocates: one shared payload for its TCP senders,
-// one block per TCP receiver and per UDP sender, one largest datagram per UDP receiver.
+// one block per TCP receiver, one batch of datagrams per UDP sender and receiver (engine/flow_udp.h).
 uint64_t TestBufferBytes(const record::TestSpec& spec);
 
 // The descriptors the server's end of `spec` holds at most: control, its streams (and the UDP

@@ -34,7 +34,12 @@ TEST(TestBufferBytes, SendersShareOnePayloadReceiversHaveTheirOwn) {
   spec.transport = record::Transport::kUdp;
   spec.block_bytes = 1400;
   spec.parallel = 2;
-  EXPECT_EQ(TestBufferBytes(spec), 2u * 65535);
+  // 64 datagrams per recvmmsg; 8 receives of up to 64 KiB with UDP_GRO (and their cmsgs).
+  EXPECT_EQ(TestBufferBytes(spec), 2u * (64 * 1400 + 64 * 24));
+  spec.udp_offload = true;
+  EXPECT_EQ(TestBufferBytes(spec), 2u * (8 * 65535 + 8 * 24));
+  spec.direction = record::Direction::kReverse;  // two senders of 46 datagrams a batch
+  EXPECT_EQ(TestBufferBytes(spec), 2u * 46 * 1400);
 }
 
 TEST(TestDescriptors, StreamsPlusFixedPlusWorkers) {

@@ -13,7 +13,7 @@ namespace nicbench::net {
 
 class FakeSysCalls final : public SysCalls {
  public:
-  enum class Kind { kSend, kRecv, kSendFile, kRecvMsg, kCount };
+  enum class Kind { kSend, kRecv, kSendFile, kRecvMsg, kSendMmsg, kRecvMmsg, kSetSockOpt, kCount };
 
   // Call number `nth` of `kind` (1-based) fails with `err`; with `sticky`, every later call too.
   void FailAt(Kind kind, uint64_t nth, int err, bool sticky = false) {
@@ -40,6 +40,18 @@ class FakeSysCalls final : public SysCalls {
   SysResult RecvMsg(int fd, msghdr* msg, int flags) override {
     if (auto f = Inject(Kind::kRecvMsg)) return *f;
     return real_.RecvMsg(fd, msg, flags);
+  }
+  SysResult SendMmsg(int fd, mmsghdr* msgs, unsigned int count, int flags) override {
+    if (auto f = Inject(Kind::kSendMmsg)) return *f;
+    return real_.SendMmsg(fd, msgs, count, flags);
+  }
+  SysResult RecvMmsg(int fd, mmsghdr* msgs, unsigned int count, int flags) override {
+    if (auto f = Inject(Kind::kRecvMmsg)) return *f;
+    return real_.RecvMmsg(fd, msgs, count, flags);
+  }
+  SysResult SetSockOpt(int fd, int level, int name, const void* value, socklen_t length) override {
+    if (auto f = Inject(Kind::kSetSockOpt)) return *f;
+    return real_.SetSockOpt(fd, level, name, value, length);
   }
 
  private:

@@ -26,6 +26,13 @@ class SysCalls {
   // sendfile(2): *offset advances by the bytes sent.
   virtual SysResult SendFile(int out_fd, int in_fd, off_t* offset, size_t count) = 0;
   virtual SysResult RecvMsg(int fd, msghdr* msg, int flags) = 0;
+  // sendmmsg(2)/recvmmsg(2): the number of messages moved, each one's length in msg_len. A
+  // failure after the first message is not reported (the count says how far it got).
+  virtual SysResult SendMmsg(int fd, mmsghdr* msgs, unsigned int count, int flags) = 0;
+  virtual SysResult RecvMmsg(int fd, mmsghdr* msgs, unsigned int count, int flags) = 0;
+  // setsockopt(2) for the options whose absence a test must be able to simulate (UDP_SEGMENT
+  // and UDP_GRO on a kernel older than 4.18 / 5.0); value is the returned 0, never a length.
+  virtual SysResult SetSockOpt(int fd, int level, int name, const void* value, socklen_t length) = 0;
 };
 
 class RealSysCalls final : public SysCalls {
@@ -34,6 +41,9 @@ class RealSysCalls final : public SysCalls {
   SysResult Recv(int fd, void* buf, size_t len, int flags) override;
   SysResult SendFile(int out_fd, int in_fd, off_t* offset, size_t count) override;
   SysResult RecvMsg(int fd, msghdr* msg, int flags) override;
+  SysResult SendMmsg(int fd, mmsghdr* msgs, unsigned int count, int flags) override;
+  SysResult RecvMmsg(int fd, mmsghdr* msgs, unsigned int count, int flags) override;
+  SysResult SetSockOpt(int fd, int level, int name, const void* value, socklen_t length) override;
   // One process-wide instance; stateless, so sharing it is safe.
   static RealSysCalls& Instance();
 };

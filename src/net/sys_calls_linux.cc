@@ -27,6 +27,18 @@ SysResult RealSysCalls::RecvMsg(int fd, msghdr* msg, int flags) {
   return Wrap(::recvmsg(fd, msg, flags));
 }
 
+SysResult RealSysCalls::SendMmsg(int fd, mmsghdr* msgs, unsigned int count, int flags) {
+  return Wrap(::sendmmsg(fd, msgs, count, flags));
+}
+
+SysResult RealSysCalls::RecvMmsg(int fd, mmsghdr* msgs, unsigned int count, int flags) {
+  return Wrap(::recvmmsg(fd, msgs, count, flags, nullptr));
+}
+
+SysResult RealSysCalls::SetSockOpt(int fd, int level, int name, const void* value, socklen_t length) {
+  return Wrap(::setsockopt(fd, level, name, value, length));
+}
+
 RealSysCalls& RealSysCalls::Instance() {
   static RealSysCalls instance;
   return instance;

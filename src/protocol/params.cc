@@ -156,6 +156,9 @@ Status DecodeExtension(const json& doc, DecodedParams* out) {
   auto msg_zerocopy = internal::ReadBool(ext, "msg_zerocopy", kExtWhere);
   if (!msg_zerocopy) return tl::unexpected(msg_zerocopy.error());
   if (msg_zerocopy->value_or(false)) spec->zero_copy = ZeroCopy::kMsgZerocopy;
+  auto udp_offload = internal::ReadBool(ext, "udp_offload", kExtWhere);
+  if (!udp_offload) return tl::unexpected(udp_offload.error());
+  spec->udp_offload = udp_offload->value_or(false);
   out->ext = decoded;
   return Ok();
 }
@@ -170,6 +173,7 @@ nlohmann::ordered_json EncodeExtension(const TestSpec& spec, const Extension& ex
   j["omit_ms"] = spec.omit.count();
   if (spec.skip_rx_copy) j["skip_rx_copy"] = true;
   if (spec.zero_copy == ZeroCopy::kMsgZerocopy) j["msg_zerocopy"] = true;
+  if (spec.udp_offload) j["udp_offload"] = true;
   return j;
 }
 

@@ -28,7 +28,8 @@ inline constexpr int kExtensionVersion = 1;
 
 // What a nicbench client asks of a nicbench server beyond iperf3. On the wire:
 //   "nicbench":{"version":1,"want_samples":true,"interval_ms":1000,"time_ms":10000,"omit_ms":0}
-// plus "skip_rx_copy":true and "msg_zerocopy":true when the spec asks for them. interval_ms,
+// plus "skip_rx_copy":true, "msg_zerocopy":true and "udp_offload":true when the spec asks for
+// them (a stock iperf3 server ignores the object, so its end runs without offload). interval_ms,
 // time_ms, omit_ms and those two flags come from the TestSpec (iperf3 carries only whole seconds
 // and has no such flags); DecodeParams puts them back into the TestSpec.
 struct Extension {

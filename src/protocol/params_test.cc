@@ -154,6 +154,21 @@ TEST(DecodeParamsTest, LiveSamplesTravelInTheExtensionAndAreTypeChecked) {
       DecodeParams(R"({"tcp":true,"time":1,"nicbench":{"version":1,"live_samples":"yes"}})"));
 }
 
+TEST(DecodeParamsTest, UdpOffloadTravelsInTheExtensionOnly) {
+  TestSpec spec;
+  spec.transport = record::Transport::kUdp;
+  spec.udp_offload = true;
+  const std::string stock = EncodeParams(spec).dump();
+  EXPECT_EQ(stock.find("offload"), std::string::npos) << "a stock server sees a 3.12 document";
+  auto back = DecodeParams(EncodeParams(spec, Extension{}).dump());
+  ASSERT_TRUE(back) << back.error().message;
+  EXPECT_TRUE(back->spec.udp_offload);
+  auto plain = DecodeParams(EncodeParams(TestSpec{}, Extension{}).dump());
+  ASSERT_TRUE(plain);
+  EXPECT_FALSE(plain->spec.udp_offload);
+  EXPECT_FALSE(DecodeParams(R"({"udp":true,"time":1,"nicbench":{"version":1,"udp_offload":1}})"));
+}
+
 TEST(DecodeParamsTest, RoundTripWithExtension) {
   TestSpec spec = ManySpec();
   spec.duration = 2500ms;

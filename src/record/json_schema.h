@@ -284,6 +284,7 @@ constexpr auto FieldsOf(Type<TestSpec>) {
                 LaterField("bind_device", &T::bind_device),
                 LaterField("snd_timeout_ms", &T::snd_timeout_ms),
                 LaterField("mptcp", &T::mptcp),
+                LaterField("udp_offload", &T::udp_offload),
                 Unserialized(&T::format));  // presentation (-f) of the end that prints
 }
 

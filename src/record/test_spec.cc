@@ -47,6 +47,9 @@ std::optional<SpecError> Validate(const TestSpec& spec, const SpecLimits& limits
       return Violation(SpecViolation::kBlockSize, "UDP block length must be at most 65507 bytes");
     }
   }
+  if (spec.udp_offload && spec.transport != Transport::kUdp) {
+    return Violation(SpecViolation::kOther, "--udp-offload applies to UDP tests only (-u)");
+  }
   if (spec.window_bytes > limits.max_window_bytes) {
     return Violation(SpecViolation::kWindow,
                      fmt::format("window {} exceeds the limit of {} bytes", spec.window_bytes,

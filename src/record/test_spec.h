@@ -41,6 +41,7 @@ struct TestSpec {
   ZeroCopy zero_copy = ZeroCopy::kOff;
   bool skip_rx_copy = false;                 // receive with MSG_TRUNC (no copy to user space)
   bool udp_counters_64bit = false;
+  bool udp_offload = false;                  // --udp-offload: UDP_SEGMENT sends, UDP_GRO receives
   bool repeating_payload = false;
   bool get_server_output = false;
   std::string title;                         // -T

@@ -33,6 +33,15 @@ TEST(Validate, ServerLimitsApply) {
   EXPECT_FALSE(Validate(spec, limits).has_value());
 }
 
+TEST(Validate, UdpOffloadIsForUdpOnly) {
+  TestSpec spec;
+  spec.udp_offload = true;
+  ASSERT_TRUE(Validate(spec).has_value());
+  EXPECT_EQ(Validate(spec)->message, "--udp-offload applies to UDP tests only (-u)");
+  spec.transport = Transport::kUdp;
+  EXPECT_FALSE(Validate(spec).has_value());
+}
+
 TEST(Validate, UdpBlockNeedsRoomForHeader) {
   TestSpec spec;
   spec.transport = Transport::kUdp;
