@@ -22,6 +22,7 @@ namespace nicbench::engine {
 
 // What a flow needs from its surroundings; all pointers outlive the flow.
 class PayloadCache;
+class WorkerBuffers;
 
 struct FlowEnv {
   net::SysCalls* sys = nullptr;
@@ -43,6 +44,9 @@ class Flow {
   Flow(const Flow&) = delete;
   Flow& operator=(const Flow&) = delete;
 
+  // Called by the worker the flow is dealt to, before its thread starts: the flow may borrow
+  // the worker's shared buffers (flow_payload.h). A flow never attached keeps its own.
+  virtual Status Attach(WorkerBuffers&) { return Ok(); }
   // Called once by the worker when its loop starts; `now` starts the pacer.
   virtual void Begin(MonoTime now) = 0;
   // Handles the epoll events reported for fd(). An error ends the flow and is reported by Join.

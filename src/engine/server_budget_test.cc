@@ -20,21 +20,28 @@ TEST(ResourceBudget, ReservesOnlyWhatFitsAndGivesBack) {
   EXPECT_FALSE(budget.TryReserve(UINT64_MAX));  // no overflow past the limit
 }
 
-TEST(TestBufferBytes, SendersShareOnePayloadReceiversHaveTheirOwn) {
+TEST(TestBufferBytes, SendersShareOnePayloadReceiversOneBlockPerWorker) {
   record::TestSpec spec;
   spec.parallel = 128;
   spec.block_bytes = 16u << 20;
   spec.direction = record::Direction::kReverse;  // the server sends on every stream
-  EXPECT_EQ(TestBufferBytes(spec), 16u << 20);
-  spec.zero_copy = record::ZeroCopy::kSendfile;
-  EXPECT_EQ(TestBufferBytes(spec), 32u << 20);
+  EXPECT_EQ(TestBufferBytes(spec, 2), 16u << 20);
+  spec.zero_copy = record::ZeroCopy::kSendfile;  // a payload and its memfd per worker
+  EXPECT_EQ(TestBufferBytes(spec, 2), 2 * (32u << 20));
+  spec.zero_copy = record::ZeroCopy::kMsgZerocopy;
+  EXPECT_EQ(TestBufferBytes(spec, 2), 2 * (16u << 20));
   spec.zero_copy = record::ZeroCopy::kOff;
   spec.direction = record::Direction::kForward;  // the server receives on every stream
-  EXPECT_EQ(TestBufferBytes(spec), 128ull * (16u << 20));
+  EXPECT_EQ(TestBufferBytes(spec, 2), 2 * (16u << 20));
+  spec.parallel = 1;  // one receiver uses one worker's buffer, however many workers
+  EXPECT_EQ(TestBufferBytes(spec, 4), 16u << 20);
+  spec.direction = record::Direction::kBidirectional;
+  EXPECT_EQ(TestBufferBytes(spec, 1), 2 * (16u << 20));
   spec.transport = record::Transport::kUdp;
+  spec.direction = record::Direction::kForward;
   spec.block_bytes = 1400;
   spec.parallel = 2;
-  EXPECT_EQ(TestBufferBytes(spec), 2u * 65535);
+  EXPECT_EQ(TestBufferBytes(spec, 2), 2u * 65535);
 }
 
 TEST(TestDescriptors, StreamsPlusFixedPlusWorkers) {

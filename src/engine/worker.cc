@@ -84,10 +84,12 @@ std::optional<Error> RunContext::first_error() const {
 
 Worker::~Worker() { NB_CHECK(!thread_.joinable()); }
 
-void Worker::Add(Flow* flow) {
+Status Worker::Add(Flow* flow) {
   NB_CHECK(!thread_.joinable());
+  if (auto s = flow->Attach(buffers_); !s) return s;
   slots_.push_back(Slot{flow, 0, true});
   if (flow->paced()) paced_.push_back(slots_.size() - 1);
+  return Ok();
 }
 
 Status Worker::Start() {
