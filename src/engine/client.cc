@@ -21,6 +21,7 @@
 #include "engine/host_observer.h"
 #include "engine/session.h"
 #include "engine/session_udp.h"
+#include "net/descriptor_limit.h"
 #include "net/socket.h"
 #include "protocol/control_channel.h"
 #include "protocol/params.h"
@@ -276,14 +277,23 @@ Status ExchangeParams(ClientRun& run) {
   return Ok();
 }
 
+// EMFILE says which limit: every stream is a descriptor here (and, on loopback, at the server).
+std::string StreamConnectError(const ClientRun& run, const Error& error) {
+  std::string text = "unable to connect stream: " + error.ToString();
+  if (error.sys_errno == EMFILE) {
+    text += fmt::format(" ({} streams need more descriptors than the limit of {}; raise it "
+                        "with `ulimit -n`)", run.streams.size(), net::DescriptorLimit());
+  }
+  return text;
+}
+
 Status ConnectTcpStreams(ClientRun& run) {
   const net::SocketOptions options = DataSocketOptions(run.spec);
   for (size_t i = 0; i < run.streams.size(); ++i) {
     uint16_t port = run.spec.client_port ? static_cast<uint16_t>(run.spec.client_port + i) : 0;
     auto fd = net::Connect(run.server, run.spec.bind_address, port, options,
                            run.config.connect_timeout);
-    if (!fd) return Failed(run, ClientFailure::kConnect, "unable to connect stream: " +
-                                                             fd.error().ToString());
+    if (!fd) return Failed(run, ClientFailure::kConnect, StreamConnectError(run, fd.error()));
     auto sent = wire::SendCookie(fd->get(), run.cookie);
     if (!sent) return Failed(run, ClientFailure::kProtocol, sent.error());
     if (i == 0) {

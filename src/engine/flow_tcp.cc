@@ -12,7 +12,6 @@ namespace nicbench::engine {
 namespace {
 
 constexpr int kSendFlags = MSG_DONTWAIT | MSG_NOSIGNAL;
-constexpr uint32_t kWakeupBytes = 4u << 20;  // as in flow_sender.cc
 
 // One error-queue message: a MSG_ZEROCOPY completion notice, or a real socket error.
 struct Completion {
@@ -144,8 +143,7 @@ Result<bool> TcpSender::OnErrorQueue() {
 }
 
 TcpReceiver::TcpReceiver(const FlowConfig& config, net::UniqueFd fd, FlowEnv env)
-    : Flow(config, std::move(fd), env),
-      max_reads_per_wakeup_(std::max<uint32_t>(kWakeupBytes / std::max<uint32_t>(config.block_bytes, 1), 1)) {}
+    : Flow(config, std::move(fd), env) {}
 
 Status TcpReceiver::Attach(WorkerBuffers& buffers) {
   if (auto s = buffers.ReserveReceive(std::max<uint32_t>(config_.block_bytes, 1)); !s) return s;
@@ -154,6 +152,7 @@ Status TcpReceiver::Attach(WorkerBuffers& buffers) {
 }
 
 void TcpReceiver::Begin(MonoTime) {
+  max_reads_per_wakeup_ = BlocksPerWakeup();
   if (shared_ != nullptr) {
     buffer_ = shared_->receive_buffer();
   } else {

@@ -57,7 +57,7 @@ class TcpReceiver final : public Flow {
   WorkerBuffers* shared_ = nullptr;
   std::unique_ptr<uint8_t[]> own_;  // only when never attached (a flow outside a DataPath)
   uint8_t* buffer_ = nullptr;       // set at Begin: the shared buffer is final by then
-  const uint32_t max_reads_per_wakeup_;
+  uint32_t max_reads_per_wakeup_ = 1;  // set at Begin (Flow::BlocksPerWakeup)
 };
 
 // Turns SO_ZEROCOPY on (kernel >= 4.14). Fails on kernels or sockets without it.

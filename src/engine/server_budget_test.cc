@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "engine/flow.h"
 #include "engine/flow_payload.h"
 #include "engine/session.h"
 
@@ -64,6 +65,33 @@ TEST(PayloadCache, OneBufferPerLengthAndFill) {
   auto with_memfd = cache.Get(4096, false, true);
   ASSERT_TRUE(with_memfd);
   EXPECT_TRUE((*with_memfd)->memfd);
+}
+
+TEST(WorkerBuffers, WorkerZeroKeepsTheTestsPayloadTheOthersCopyIt) {
+  PayloadCache test;
+  auto shared = test.Get(4096, false, true);
+  ASSERT_TRUE(shared);
+  WorkerBuffers first(0, &test), second(1, &test);
+  auto a = first.ZeroCopyPayload(4096, false, true);
+  auto b = second.ZeroCopyPayload(4096, false, true);
+  ASSERT_TRUE(a && b);
+  EXPECT_EQ(a->get(), shared->get());
+  EXPECT_NE(b->get(), shared->get()) << "two threads must not splice one memfd's pages";
+  EXPECT_TRUE((*b)->memfd);
+  EXPECT_NE((*b)->memfd.get(), (*shared)->memfd.get());
+  // The receive buffer grows to the largest block asked for and is shared by the receivers.
+  ASSERT_TRUE(second.ReserveReceive(1024));
+  ASSERT_TRUE(second.ReserveReceive(512));
+  EXPECT_EQ(second.receive_bytes(), 1024u);
+  EXPECT_NE(second.receive_buffer(), nullptr);
+}
+
+TEST(WakeupBytesFor, ATurnOverManyFlowsStaysShort) {
+  EXPECT_EQ(WakeupBytesFor(1), kMaxWakeupBytes);
+  EXPECT_EQ(WakeupBytesFor(8), kMaxWakeupBytes);
+  EXPECT_EQ(WakeupBytesFor(16), 2u << 20);
+  EXPECT_EQ(WakeupBytesFor(500), (32u << 20) / 500);
+  EXPECT_EQ(WakeupBytesFor(0), kMaxWakeupBytes);
 }
 
 TEST(StallWatch, StalledOnlyAfterTheLimitWithoutMovement) {

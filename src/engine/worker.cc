@@ -93,6 +93,8 @@ Status Worker::Add(Flow* flow) {
 }
 
 Status Worker::Start() {
+  const uint32_t wakeup_bytes = WakeupBytesFor(slots_.size());
+  for (Slot& slot : slots_) slot.flow->set_wakeup_bytes(wakeup_bytes);
   epoll_.Reset(epoll_create1(EPOLL_CLOEXEC));
   if (!epoll_) return FailErrno("epoll_create1");
   stop_.Reset(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
