@@ -42,11 +42,12 @@ class PayloadCache {
 // The buffers the flows of one worker thread share. A worker runs its flows one at a time, so
 // one receive buffer serves every receiver on it (1,000 receivers of 128 KiB blocks cost one
 // block per thread, not 125 MiB). Zero-copy senders get a payload per worker: sendfile(2)
-// splices the memfd's pages into the socket, taking a reference on each page (and the folio
-// lock in shmem_file_splice_read); MSG_ZEROCOPY pins the block's pages. Two threads doing that
-// to the same pages at once bounce those cache lines between CPUs with every call, so with one
-// memfd for the whole test `-P 2 -Z` moved less than one stream (docs/engine.md, "Zero-copy
-// with several streams"). Worker 0 keeps the test's payload; each further worker makes a copy.
+// splices the memfd's pages into the socket, locking each page's folio (a sleeping lock, in
+// shmem_file_splice_read, Linux 6.x) and taking a reference on it; MSG_ZEROCOPY pins the
+// block's pages. Two threads doing that to the same pages at once queue on those locks and
+// bounce the reference counts between CPUs, so with one memfd for the whole test `-P 2 -Z`
+// moved less than one stream (docs/engine.md, "Zero-copy with several streams"). Worker 0
+// keeps the test's payload; each further worker makes a copy.
 //
 // Thread safety: Reserve*/ZeroCopyPayload on the controller thread before the worker starts;
 // receive_buffer() on the worker's thread after.
