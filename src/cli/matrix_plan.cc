@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "base/units.h"
+#include "record/test_spec.h"
 #include "stand/spec.h"
 
 namespace nicbench::cli {
@@ -101,8 +102,9 @@ Result<VaryRole> RoleOf(const Vary& v, bool stand_link, bool used_by_commands) {
   if (v.name == "streams") {
     for (const std::string& value : v.values) {
       auto n = ParseUnsigned(value);
-      if (!n || *n == 0 || *n > 128) {
-        return Fail(fmt::format("--vary streams: '{}' is not a stream count 1..128", value));
+      if (!n || *n == 0 || *n > static_cast<uint64_t>(record::kMaxParallelStreams)) {
+        return Fail(fmt::format("--vary streams: '{}' is not a stream count 1..{}", value,
+                                record::kMaxParallelStreams));
       }
     }
     return VaryRole{VaryKind::kStreams, "--parallel"};

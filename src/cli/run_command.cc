@@ -75,7 +75,7 @@ void AddOptions(CLI::App& app, RunArgs& a) {
   app.add_option("-n,--bytes", a.bytes, "bytes to transmit instead of -t (K/M/G suffix)");
   app.add_option("-k,--blockcount", a.blocks, "blocks to transmit instead of -t");
   app.add_option("-i,--interval", a.interval, "seconds between reports (default 1, 0 = none)");
-  app.add_option("-P,--parallel", a.parallel, "parallel streams per direction (1..128)");
+  app.add_option("-P,--parallel", a.parallel, "parallel streams per direction (1..2048)");
   app.add_flag("-R,--reverse", a.reverse, "server sends, client receives");
   app.add_flag("--bidir", a.bidir, "both directions at once");
   app.add_flag("-u,--udp", a.udp, "UDP instead of TCP");
@@ -488,6 +488,8 @@ int RunLoopback(RunPlan plan) {
   server_config.bind_address = "127.0.0.1";
   server_config.port = 0;
   server_config.log_tests = false;
+  // Its own client is the only one: it may ask for as many streams as `run` allows.
+  server_config.limits.max_parallel = record::kMaxParallelStreams;
   auto server = engine::Server::Create(server_config);
   if (!server) {
     PrintError(plan.json, "cannot start the loopback server: " + server.error().ToString());

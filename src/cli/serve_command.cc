@@ -48,7 +48,8 @@ void AddOptions(CLI::App& app, ServeArgs& a) {
   app.add_option("--max-tests", a.max_tests, "tests running at once (default 4)");
   app.add_option("--max-duration", a.max_duration, "longest test accepted, seconds (t + omit)");
   app.add_option("--max-rate", a.max_rate, "highest per-stream rate accepted (k/m/g bit/s)");
-  app.add_option("--max-streams", a.max_streams, "most parallel streams accepted (1..128)");
+  app.add_option("--max-streams", a.max_streams,
+                 "most parallel streams per direction accepted (1..2048, default 128)");
   app.add_option("--max-block", a.max_block, "largest block length accepted (K/M bytes)");
   app.add_option("--threads", a.threads, "worker threads per test (0 = one per CPU)");
   app.add_option("--rcv-timeout", a.rcv_timeout,
@@ -76,7 +77,9 @@ Status FillLimits(const ServeArgs& a, engine::ServerConfig& config) {
   }
   if (!a.max_streams.empty()) {
     auto p = ParseUnsigned(a.max_streams);
-    if (!p || *p < 1 || *p > 128) return Fail("--max-streams: expected 1..128");
+    if (!p || *p < 1 || *p > static_cast<uint64_t>(record::kMaxParallelStreams)) {
+      return Fail(fmt::format("--max-streams: expected 1..{}", record::kMaxParallelStreams));
+    }
     limits.max_parallel = static_cast<int>(*p);
   }
   if (!a.max_block.empty()) {

@@ -22,6 +22,7 @@
 #include "engine/common.h"
 #include "engine/udp_handshake.h"
 #include "engine/test_loop.h"
+#include "net/descriptor_limit.h"
 #include "net/socket.h"
 #include "protocol/control_channel.h"
 #include "protocol/params.h"
@@ -249,14 +250,23 @@ Status ExchangeParams(ClientRun& run) {
   return Ok();
 }
 
+// EMFILE says which limit: every stream is a descriptor here (and, on loopback, at the server).
+std::string StreamConnectError(const ClientRun& run, const Error& error) {
+  std::string text = "unable to connect stream: " + error.ToString();
+  if (error.sys_errno == EMFILE) {
+    text += fmt::format(" ({} streams need more descriptors than the limit of {}; raise it "
+                        "with `ulimit -n`)", run.streams.size(), net::DescriptorLimit());
+  }
+  return text;
+}
+
 Status ConnectTcpStreams(ClientRun& run) {
   const net::SocketOptions options = DataSocketOptions(run.spec);
   for (size_t i = 0; i < run.streams.size(); ++i) {
     uint16_t port = run.spec.client_port ? static_cast<uint16_t>(run.spec.client_port + i) : 0;
     auto fd = net::Connect(run.server, run.spec.bind_address, port, options,
                            run.config.connect_timeout);
-    if (!fd) return Fail(ErrorKind::kConnect, "unable to connect stream: " +
-                                                             fd.error().ToString());
+    if (!fd) return Fail(ErrorKind::kConnect, StreamConnectError(run, fd.error()));
     auto sent = wire::SendCookie(fd->get(), run.cookie);
     if (!sent) return Fail(ErrorKind::kProtocol, sent.error());
     if (i == 0) {

@@ -79,7 +79,14 @@ Status DataPathImpl::Start() {
   run_.ArmDone(done_.get(), senders);
   const int threads = ThreadCount();
   for (int t = 0; t < threads; ++t) workers_.push_back(std::make_unique<Worker>(t, &run_));
-  for (size_t i = 0; i < flows_.size(); ++i) workers_[i % workers_.size()]->Add(flows_[i].get());
+  // Flow i runs on worker i mod T, as neper deals flows to threads: every worker gets within
+  // one flow of the same number, and the flows of each direction are spread alike.
+  for (size_t i = 0; i < flows_.size(); ++i) {
+    if (auto s = workers_[i % workers_.size()]->Add(flows_[i].get()); !s) {
+      workers_.clear();  // no thread started yet
+      return s;
+    }
+  }
   for (auto& worker : workers_) {
     if (auto s = worker->Start(); !s) {
       Stop();

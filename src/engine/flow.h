@@ -7,6 +7,7 @@
 // reads the counters, which the worker publishes with relaxed atomic stores, from any thread.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <memory>
@@ -22,6 +23,7 @@ namespace nicbench::engine {
 
 // What a flow needs from its surroundings; all pointers outlive the flow.
 class PayloadCache;
+class WorkerBuffers;
 
 struct FlowEnv {
   net::SysCalls* sys = nullptr;
@@ -29,6 +31,22 @@ struct FlowEnv {
   const std::atomic<bool>* stopping = nullptr;  // set by DataPath::Stop before the loops wake
   PayloadCache* payloads = nullptr;  // the test's shared sender payloads; null = one per flow
 };
+
+// Bytes a flow may move per wakeup before the worker looks at its other fds (the stop eventfd,
+// other flows). Large enough that epoll_wait costs little per byte, small enough that a stop
+// or a sibling flow waits at most a few milliseconds.
+inline constexpr uint32_t kMaxWakeupBytes = 4u << 20;
+
+// The per-wakeup bytes for a worker with `flows` flows: a turn over all of them moves about
+// 32 MiB (at least one block each), so with 500 flows on a thread each gets a block per turn
+// and every flow is served every few tens of milliseconds, instead of 4 MiB each and a turn of
+// 2 GB (which left a 5 s test's flows with one or two turns each: the slowest moved half an
+// even share).
+inline uint32_t WakeupBytesFor(size_t flows) {
+  constexpr uint64_t kTurnBytes = 32u << 20;
+  return static_cast<uint32_t>(
+      std::min<uint64_t>(kMaxWakeupBytes, kTurnBytes / std::max<size_t>(flows, 1)));
+}
 
 enum class FlowState {
   kActive,  // keep it in the loop
@@ -43,6 +61,12 @@ class Flow {
   Flow(const Flow&) = delete;
   Flow& operator=(const Flow&) = delete;
 
+  // Called by the worker the flow is dealt to, before its thread starts: the flow may borrow
+  // the worker's shared buffers (flow_payload.h). A flow never attached keeps its own.
+  virtual Status Attach(WorkerBuffers&) { return Ok(); }
+  // Bytes the flow may move per wakeup before its worker turns to the other flows (see
+  // WakeupBytesFor). Set by the worker before its thread starts; read at Begin.
+  void set_wakeup_bytes(uint32_t bytes) { wakeup_bytes_ = bytes; }
   // Called once by the worker when its loop starts; `now` starts the pacer.
   virtual void Begin(MonoTime now) = 0;
   // Handles the epoll events reported for fd(). An error ends the flow and is reported by Join.
@@ -75,8 +99,14 @@ class Flow {
     blocks_.store(local_blocks_, std::memory_order_relaxed);
   }
 
+  // Whole blocks per wakeup: wakeup_bytes_ / block, at least one.
+  uint32_t BlocksPerWakeup() const {
+    return std::max<uint32_t>(wakeup_bytes_ / std::max<uint32_t>(config_.block_bytes, 1), 1);
+  }
+
   const FlowConfig config_;
   net::UniqueFd fd_;
+  uint32_t wakeup_bytes_ = kMaxWakeupBytes;
   FlowEnv env_;
   uint32_t interest_ = 0;
   uint64_t local_bytes_ = 0;

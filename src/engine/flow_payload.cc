@@ -5,6 +5,8 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <new>
+#include <string>
 
 namespace nicbench::engine {
 
@@ -57,6 +59,25 @@ Result<std::shared_ptr<const Payload>> PayloadCache::Get(uint32_t bytes, bool re
   std::shared_ptr<const Payload> shared = std::move(payload);
   payloads_.emplace(key, shared);
   return shared;
+}
+
+Status WorkerBuffers::ReserveReceive(size_t bytes) {
+  if (bytes <= receive_bytes_) return Ok();
+  // Receivers read into it, never from it: no need to initialise it.
+  receive_.reset(new (std::nothrow) uint8_t[bytes]);
+  if (!receive_) {
+    receive_bytes_ = 0;
+    return Fail("receive buffer of " + std::to_string(bytes) + " bytes", ENOMEM);
+  }
+  receive_bytes_ = bytes;
+  return Ok();
+}
+
+Result<std::shared_ptr<const Payload>> WorkerBuffers::ZeroCopyPayload(uint32_t bytes,
+                                                                      bool repeating,
+                                                                      bool with_memfd) {
+  PayloadCache& cache = own_payloads_ || test_payloads_ == nullptr ? payloads_ : *test_payloads_;
+  return cache.Get(bytes, repeating, with_memfd);
 }
 
 }  // namespace nicbench::engine

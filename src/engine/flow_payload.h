@@ -39,4 +39,39 @@ class PayloadCache {
   std::map<std::tuple<uint32_t, bool, bool>, std::shared_ptr<const Payload>> payloads_;
 };
 
+// The buffers the flows of one worker thread share. A worker runs its flows one at a time, so
+// one receive buffer serves every receiver on it (1,000 receivers of 128 KiB blocks cost one
+// block per thread, not 125 MiB). Zero-copy senders get a payload per worker: sendfile(2)
+// splices the memfd's pages into the socket, locking each page's folio (a sleeping lock, in
+// shmem_file_splice_read, Linux 6.x) and taking a reference on it; MSG_ZEROCOPY pins the
+// block's pages. Two threads doing that to the same pages at once queue on those locks and
+// bounce the reference counts between CPUs, so with one memfd for the whole test `-P 2 -Z`
+// moved less than one stream (docs/engine.md, "Zero-copy with several streams"). Worker 0
+// keeps the test's payload; each further worker makes a copy.
+//
+// Thread safety: Reserve*/ZeroCopyPayload on the controller thread before the worker starts;
+// receive_buffer() on the worker's thread after.
+class WorkerBuffers {
+ public:
+  // `test_payloads` serves worker 0 (no copy); REQUIRES: outlives this object.
+  WorkerBuffers(int worker_index, PayloadCache* test_payloads)
+      : own_payloads_(worker_index > 0), test_payloads_(test_payloads) {}
+
+  // Grows the shared receive buffer to at least `bytes`.
+  Status ReserveReceive(size_t bytes);
+  uint8_t* receive_buffer() const { return receive_.get(); }
+  size_t receive_bytes() const { return receive_bytes_; }
+
+  // The payload a zero-copy sender on this worker sends from (see above).
+  Result<std::shared_ptr<const Payload>> ZeroCopyPayload(uint32_t bytes, bool repeating,
+                                                         bool with_memfd);
+
+ private:
+  const bool own_payloads_;
+  PayloadCache* const test_payloads_;
+  PayloadCache payloads_;
+  std::unique_ptr<uint8_t[]> receive_;
+  size_t receive_bytes_ = 0;
+};
+
 }  // namespace nicbench::engine

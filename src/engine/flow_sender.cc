@@ -6,22 +6,14 @@
 #include <algorithm>
 
 namespace nicbench::engine {
-namespace {
-
-// Bytes a flow may move per wakeup before the worker looks at its other fds (the stop eventfd,
-// other flows). Large enough that epoll_wait costs little per byte, small enough that a stop
-// or a sibling flow waits at most a few milliseconds.
-constexpr uint32_t kWakeupBytes = 4u << 20;
-
-}  // namespace
 
 SenderFlow::SenderFlow(const FlowConfig& config, net::UniqueFd fd, FlowEnv env)
     : Flow(config, std::move(fd), env),
-      burst_(std::max<uint32_t>(config.burst, 1)),
-      max_blocks_per_wakeup_(std::max<uint32_t>(kWakeupBytes / std::max<uint32_t>(config.block_bytes, 1), 1)) {}
+      burst_(std::max<uint32_t>(config.burst, 1)) {}
 
 void SenderFlow::Begin(MonoTime now) {
   budgeted_ = !env_.budget->unlimited();
+  max_blocks_per_wakeup_ = BlocksPerWakeup();
   if (paced()) {
     pacer_.emplace(config_.rate_bits_per_second, now);
     interest_ = 0;  // the first pacing tick starts sending

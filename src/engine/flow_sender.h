@@ -44,7 +44,7 @@ class SenderFlow : public Flow {
 
   bool budgeted_ = false;  // read at Begin: SetBudget comes after AddFlow
   const uint32_t burst_;
-  const uint32_t max_blocks_per_wakeup_;
+  uint32_t max_blocks_per_wakeup_ = 1;  // set at Begin (Flow::BlocksPerWakeup)
   std::optional<Pacer> pacer_;
   bool waiting_completions_ = false;
 };

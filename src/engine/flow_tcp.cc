@@ -12,7 +12,6 @@ namespace nicbench::engine {
 namespace {
 
 constexpr int kSendFlags = MSG_DONTWAIT | MSG_NOSIGNAL;
-constexpr uint32_t kWakeupBytes = 4u << 20;  // as in flow_sender.cc
 
 // One error-queue message: a MSG_ZEROCOPY completion notice, or a real socket error.
 struct Completion {
@@ -53,10 +52,24 @@ Status EnableMsgZerocopy(int fd) {
 TcpSender::TcpSender(const FlowConfig& config, net::UniqueFd fd, FlowEnv env,
                      std::shared_ptr<const Payload> payload, bool msg_zerocopy)
     : SenderFlow(config, std::move(fd), env),
-      payload_(std::move(payload)),
-      block_(payload_->block.data()),
-      memfd_(payload_->memfd ? payload_->memfd.get() : -1),
-      msg_zerocopy_(msg_zerocopy) {}
+      msg_zerocopy_(msg_zerocopy) {
+  Use(std::move(payload));
+}
+
+void TcpSender::Use(std::shared_ptr<const Payload> payload) {
+  payload_ = std::move(payload);
+  block_ = payload_->block.data();
+  memfd_ = payload_->memfd ? payload_->memfd.get() : -1;
+}
+
+Status TcpSender::Attach(WorkerBuffers& buffers) {
+  const bool sendfile = memfd_ >= 0;
+  if (!sendfile && !msg_zerocopy_) return Ok();  // a copying send only reads the block
+  auto payload = buffers.ZeroCopyPayload(config_.block_bytes, config_.repeating_payload, sendfile);
+  if (!payload) return tl::unexpected(payload.error());
+  Use(std::move(*payload));
+  return Ok();
+}
 
 net::SysResult TcpSender::WriteSome() {
   if (memfd_ >= 0) {
@@ -130,11 +143,22 @@ Result<bool> TcpSender::OnErrorQueue() {
 }
 
 TcpReceiver::TcpReceiver(const FlowConfig& config, net::UniqueFd fd, FlowEnv env)
-    : Flow(config, std::move(fd), env),
-      buffer_(new uint8_t[std::max<uint32_t>(config.block_bytes, 1)]),
-      max_reads_per_wakeup_(std::max<uint32_t>(kWakeupBytes / std::max<uint32_t>(config.block_bytes, 1), 1)) {}
+    : Flow(config, std::move(fd), env) {}
+
+Status TcpReceiver::Attach(WorkerBuffers& buffers) {
+  if (auto s = buffers.ReserveReceive(std::max<uint32_t>(config_.block_bytes, 1)); !s) return s;
+  shared_ = &buffers;
+  return Ok();
+}
 
 void TcpReceiver::Begin(MonoTime) {
+  max_reads_per_wakeup_ = BlocksPerWakeup();
+  if (shared_ != nullptr) {
+    buffer_ = shared_->receive_buffer();
+  } else {
+    own_.reset(new uint8_t[std::max<uint32_t>(config_.block_bytes, 1)]);
+    buffer_ = own_.get();
+  }
   interest_ = EPOLLIN;
   if (config_.receive_low_water > 1) {
     // The kernel caps the value at half the receive buffer (tcp_set_rcvlowat), so a block
@@ -150,7 +174,7 @@ Result<FlowState> TcpReceiver::OnEvents(uint32_t) {
   const int flags = MSG_DONTWAIT | (config_.skip_rx_copy ? MSG_TRUNC : 0);
   const size_t len = std::max<uint32_t>(config_.block_bytes, 1);
   for (uint32_t i = 0; i < max_reads_per_wakeup_; ++i) {
-    const net::SysResult r = env_.sys->Recv(fd(), buffer_.get(), len, flags);
+    const net::SysResult r = env_.sys->Recv(fd(), buffer_, len, flags);
     if (r.value > 0) {
       local_bytes_ += static_cast<uint64_t>(r.value);
       ++local_blocks_;

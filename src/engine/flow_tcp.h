@@ -20,6 +20,9 @@ class TcpSender final : public SenderFlow {
   TcpSender(const FlowConfig& config, net::UniqueFd fd, FlowEnv env,
             std::shared_ptr<const Payload> payload, bool msg_zerocopy);
 
+  // A zero-copy sender moves to the worker's own payload (flow_payload.h, WorkerBuffers).
+  Status Attach(WorkerBuffers& buffers) override;
+
   uint64_t zerocopy_completions() const { return zerocopy_completions_; }
   uint64_t zerocopy_copied() const { return zerocopy_copied_; }
 
@@ -28,9 +31,11 @@ class TcpSender final : public SenderFlow {
   Result<bool> OnErrorQueue() override;
   net::SysResult WriteSome();
 
-  const std::shared_ptr<const Payload> payload_;
-  const uint8_t* const block_;  // payload_->block.data(), read-only
-  const int memfd_;             // payload_->memfd, or -1
+  void Use(std::shared_ptr<const Payload> payload);
+
+  std::shared_ptr<const Payload> payload_;
+  const uint8_t* block_ = nullptr;  // payload_->block.data(), read-only
+  int memfd_ = -1;                  // payload_->memfd, or -1
   const bool msg_zerocopy_;
   uint32_t offset_ = 0;  // into the block in progress
   uint32_t left_ = 0;    // bytes of it still to send; 0 = no block in progress
@@ -42,13 +47,17 @@ class TcpReceiver final : public Flow {
  public:
   TcpReceiver(const FlowConfig& config, net::UniqueFd fd, FlowEnv env);
 
+  // Reads into the worker's shared receive buffer instead of one of its own.
+  Status Attach(WorkerBuffers& buffers) override;
   void Begin(MonoTime now) override;
   Result<FlowState> OnEvents(uint32_t events) override;
   Result<FlowState> OnPacingTick(MonoTime) override { return FlowState::kActive; }
 
  private:
-  std::unique_ptr<uint8_t[]> buffer_;
-  const uint32_t max_reads_per_wakeup_;
+  WorkerBuffers* shared_ = nullptr;
+  std::unique_ptr<uint8_t[]> own_;  // only when never attached (a flow outside a DataPath)
+  uint8_t* buffer_ = nullptr;       // set at Begin: the shared buffer is final by then
+  uint32_t max_reads_per_wakeup_ = 1;  // set at Begin (Flow::BlocksPerWakeup)
 };
 
 // Turns SO_ZEROCOPY on (kernel >= 4.14). Fails on kernels or sockets without it.

@@ -37,9 +37,19 @@ using Clock = std::chrono::steady_clock;
 // clients (each also has its own deadline).
 constexpr size_t kMaxPending = 1024;
 // A client with --bidir -P 128 connects 256 streams (and its control connection) at once;
-// twice that from one address is a flood.
+// twice that from one address is a flood. With a larger --max-streams the bounds grow with it.
 constexpr int kMaxPendingPerAddress = 512;
-constexpr int kBacklog = 128;
+int PendingPerAddress(const ServerConfig& c) {
+  return std::max(kMaxPendingPerAddress, 4 * c.limits.max_parallel + 2);
+}
+size_t PendingInAll(const ServerConfig& c) {
+  return std::max(kMaxPending, 2 * static_cast<size_t>(PendingPerAddress(c)));
+}
+// The kernel caps it at net.core.somaxconn (4096 since Linux 5.4). A client connects its
+// streams one after another, each sending its cookie at once, so the queue stays short unless
+// the acceptor is starved of CPU; -P 1000 on a loaded host overflowed 128 and its SYNs waited
+// for the 1 s retransmission.
+constexpr int kBacklog = 4096;
 
 struct Pending {
   net::UniqueFd fd;
@@ -215,8 +225,8 @@ void ServerImpl::AcceptAll() {
       return;
     }
     const std::string host = UdpHellos::PlainHost(peer);
-    if (pending_per_host_[host] >= kMaxPendingPerAddress) DropOldestPending(&host);
-    if (pending_.size() >= kMaxPending) DropOldestPending(nullptr);
+    if (pending_per_host_[host] >= PendingPerAddress(shared_.config)) DropOldestPending(&host);
+    if (pending_.size() >= PendingInAll(shared_.config)) DropOldestPending(nullptr);
     (void)net::SetNonBlocking(fd->get());
     int raw = fd->get();
     Pending p;

@@ -28,7 +28,8 @@ struct ServerConfig {
   // (systemd, the --daemon parent) restarts nicbench if wanted.
   std::chrono::seconds idle_timeout{0};
   int max_tests = 4;          // tests running at once; more get ACCESS_DENIED
-  record::SpecLimits limits;  // --max-duration, --max-rate, --max-streams, --max-block
+  // --max-duration, --max-rate, --max-streams (default iperf3's 128), --max-block
+  record::SpecLimits limits{.max_parallel = record::kDefaultServerMaxStreams};
   // Every read on a control connection after the data has flowed waits at most this long.
   std::chrono::milliseconds control_timeout{10000};
   // Everything before the data flows (cookie, parameters, streams) must be done this long

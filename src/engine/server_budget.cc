@@ -34,22 +34,31 @@ uint64_t ResourceBudget::limit() const {
   return limit_;
 }
 
-uint64_t TestBufferBytes(const record::TestSpec& spec) {
+uint64_t TestBufferBytes(const record::TestSpec& spec, int workers) {
   const uint64_t block = std::max<uint32_t>(record::EffectiveBlockBytes(spec), 1);
   const bool udp = spec.transport == record::Transport::kUdp;
+  const uint64_t threads = static_cast<uint64_t>(std::max(workers, 1));
   uint64_t bytes = 0;
-  bool tcp_payload = false;
+  uint64_t tcp_senders = 0, tcp_receivers = 0;
   for (const StreamRole& role : PlanStreams(spec, /*is_client=*/false)) {
     if (!role.sender) {
-      bytes += udp ? UdpReceiverBufferBytes(static_cast<uint32_t>(block), spec.udp_offload) : block;
+      if (udp) bytes += UdpReceiverBufferBytes(static_cast<uint32_t>(block), spec.udp_offload);
+      else ++tcp_receivers;
     } else if (udp) {
       bytes += UdpSenderBufferBytes(static_cast<uint32_t>(block));
     } else {
-      tcp_payload = true;
+      ++tcp_senders;
     }
   }
-  // The shared payload, and its memfd copy for sendfile.
-  if (tcp_payload) bytes += spec.zero_copy == record::ZeroCopy::kSendfile ? 2 * block : block;
+  // Flows are dealt round-robin, so at most this many workers hold receivers or senders.
+  bytes += std::min(tcp_receivers, threads) * block;
+  if (tcp_senders > 0) {
+    const bool zero_copy = spec.zero_copy != record::ZeroCopy::kOff;
+    const uint64_t copies = zero_copy ? std::min(tcp_senders, threads) : 1;
+    // The copying payload, or each worker's zero-copy payload with its memfd for sendfile.
+    const uint64_t each = spec.zero_copy == record::ZeroCopy::kSendfile ? 2 * block : block;
+    bytes += copies * each;
+  }
   return bytes;
 }
 

@@ -29,9 +29,11 @@ class ResourceBudget {
   uint64_t in_use_ = 0;
 };
 
-// The buffers the server's end of `spec` allocates: one shared payload for its TCP senders,
-// one block per TCP receiver, one batch of datagrams per UDP sender and receiver (engine/flow_udp.h).
-uint64_t TestBufferBytes(const record::TestSpec& spec);
+// The buffers the server's end of `spec` allocates on `workers` DataPath threads: one shared
+// payload for its TCP senders (with zero-copy, one per worker that has a sender, each with its
+// memfd copy for sendfile), one block per worker for its TCP receivers (flow_payload.h,
+// WorkerBuffers), one batch of datagrams per UDP sender and receiver (engine/flow_udp.h).
+uint64_t TestBufferBytes(const record::TestSpec& spec, int workers);
 
 // The descriptors the server's end of `spec` holds at most: control, its streams (and the UDP
 // set-up socket), the event and timer fds of its loop and of `workers` DataPath workers, and

@@ -246,7 +246,7 @@ Status ServerTest::ReserveBudgets(State& st) {
                             fds, shared_.fds.in_use(), shared_.fds.limit()));
   }
   st.fds_reserved = fds;
-  const uint64_t need = TestBufferBytes(st.spec);
+  const uint64_t need = TestBufferBytes(st.spec, workers);
   if (shared_.memory.TryReserve(need)) {
     st.memory_reserved = need;
     return Ok();

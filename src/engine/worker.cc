@@ -84,13 +84,17 @@ std::optional<Error> RunContext::first_error() const {
 
 Worker::~Worker() { NB_CHECK(!thread_.joinable()); }
 
-void Worker::Add(Flow* flow) {
+Status Worker::Add(Flow* flow) {
   NB_CHECK(!thread_.joinable());
+  if (auto s = flow->Attach(buffers_); !s) return s;
   slots_.push_back(Slot{flow, 0, true});
   if (flow->paced()) paced_.push_back(slots_.size() - 1);
+  return Ok();
 }
 
 Status Worker::Start() {
+  const uint32_t wakeup_bytes = WakeupBytesFor(slots_.size());
+  for (Slot& slot : slots_) slot.flow->set_wakeup_bytes(wakeup_bytes);
   epoll_.Reset(epoll_create1(EPOLL_CLOEXEC));
   if (!epoll_) return FailErrno("epoll_create1");
   stop_.Reset(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));

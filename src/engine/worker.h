@@ -30,6 +30,7 @@ class RunContext {
 
   FlowEnv env() { return FlowEnv{sys_, &budget_, &stopping_, &payloads_}; }
   SharedBudget& budget() { return budget_; }
+  PayloadCache* payloads() { return &payloads_; }
   bool stopping() const { return stopping_.load(std::memory_order_acquire); }
   void MarkStopping() { stopping_.store(true, std::memory_order_release); }
 
@@ -62,12 +63,16 @@ class RunContext {
 
 class Worker {
  public:
-  Worker(int index, RunContext* run) : index_(index), run_(run) {}
+  Worker(int index, RunContext* run)
+      : index_(index), run_(run), buffers_(index, run->payloads()) {}
   ~Worker();  // REQUIRES: Join() was called if Start() was
   Worker(const Worker&) = delete;
   Worker& operator=(const Worker&) = delete;
 
-  void Add(Flow* flow);  // REQUIRES: before Start; the flow outlives the worker
+  // Takes the flow into this worker's loop and lends it the worker's buffers (Flow::Attach);
+  // fails only when a buffer cannot be made. REQUIRES: before Start; the flow outlives the
+  // worker.
+  Status Add(Flow* flow);
   Status Start();        // creates the epoll set, eventfd and timerfd, then the thread
   void Stop();           // wakes the loop; idempotent; safe before Start
   void Join();           // waits for the thread; idempotent
@@ -89,6 +94,7 @@ class Worker {
 
   const int index_;
   RunContext* const run_;
+  WorkerBuffers buffers_;  // shared by this worker's flows (flow_payload.h)
   std::vector<Slot> slots_;
   std::vector<size_t> paced_;  // indices of paced flows, ticked by the timerfd
   net::UniqueFd epoll_;

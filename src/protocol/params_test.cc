@@ -291,7 +291,7 @@ TEST(DecodeParamsTest, StructuralProblemsRefused) {
 TEST(DecodeParamsTest, DecodedButInvalidSpecIsLeftToValidate) {
   auto p = DecodeParams(R"({"tcp":true,"time":1,"parallel":500})");
   ASSERT_TRUE(p);
-  auto problem = record::Validate(p->spec);
+  auto problem = record::Validate(p->spec, record::SpecLimits{.max_parallel = 128});
   ASSERT_TRUE(problem.has_value());
   EXPECT_EQ(problem->violation, record::SpecViolation::kParallel);
 }

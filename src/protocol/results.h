@@ -14,11 +14,12 @@
 #include <nlohmann/json.hpp>
 
 #include "base/result.h"
+#include "record/test_spec.h"
 
 namespace nicbench::protocol {
 
-// 2 x 128: bidirectional with iperf3's maximum of 128 streams per direction.
-inline constexpr size_t kMaxResultStreams = 256;
+// Bidirectional with nicbench's maximum of streams per direction (iperf3's is 128).
+inline constexpr size_t kMaxResultStreams = 2 * record::kMaxParallelStreams;
 
 // One stream as the sending end of the results saw it.
 struct PeerStream {

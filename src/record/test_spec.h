@@ -20,7 +20,7 @@ enum class ZeroCopy { kOff, kSendfile, kMsgZerocopy };  // -Z is sendfile, as ip
 struct TestSpec {
   Transport transport = Transport::kTcp;
   Direction direction = Direction::kForward;
-  int parallel = 1;                          // streams per direction, 1..128
+  int parallel = 1;                          // streams per direction, 1..kMaxParallelStreams
   // End condition: exactly one of these is used; bytes/blocks win over duration when nonzero.
   std::chrono::milliseconds duration{10000};
   uint64_t bytes = 0;                        // -n: total bytes to send (0 = by time)
@@ -62,11 +62,19 @@ struct TestSpec {
   bool mptcp = false;                        // -m: MPTCP instead of TCP
 };
 
+// Most streams per direction nicbench runs (-P). Each is a socket at each end, so --bidir at
+// this count is 4,096 descriptors per end (RLIMIT_NOFILE: nicbench raises its soft limit to the
+// hard one at start). iperf3 stops at 128.
+inline constexpr int kMaxParallelStreams = 2048;
+// What `nicbench serve` accepts unless --max-streams says otherwise: iperf3's maximum, so one
+// client cannot take thousands of descriptors of a shared server by default.
+inline constexpr int kDefaultServerMaxStreams = 128;
+
 // Limits a server enforces on what peers ask for; a client uses the defaults as sanity bounds.
 struct SpecLimits {
   std::chrono::milliseconds max_duration{std::chrono::hours(24)};
   uint64_t max_rate_bits_per_second = 0;     // 0 = no limit
-  int max_parallel = 128;
+  int max_parallel = kMaxParallelStreams;
   uint32_t max_block_bytes = 16u << 20;      // 16 MiB, iperf3's MAX_BLOCKSIZE-like bound
   uint32_t max_window_bytes = 512u << 20;
 };
@@ -76,7 +84,7 @@ enum class SpecViolation { kNone, kDuration, kRate, kParallel, kBlockSize, kWind
 
 struct SpecError {
   SpecViolation violation = SpecViolation::kOther;
-  std::string message;  // one line for people: "-P 500 is out of range 1..128"
+  std::string message;  // one line for people: "-P 5000 is out of range 1..2048"
 };
 
 // Checks ranges and combinations. Returns the first problem found.

@@ -12,7 +12,7 @@ TEST(Validate, DefaultSpecIsValid) { EXPECT_FALSE(Validate(TestSpec{}).has_value
 
 TEST(Validate, ParallelOutOfRange) {
   TestSpec spec;
-  spec.parallel = 129;
+  spec.parallel = kMaxParallelStreams + 1;
   auto error = Validate(spec);
   ASSERT_TRUE(error.has_value());
   EXPECT_EQ(error->violation, SpecViolation::kParallel);

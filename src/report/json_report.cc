@@ -6,6 +6,7 @@
 #include "base/version.h"
 #include "record/json.h"
 #include "report/json_parts.h"
+#include "report/sums.h"
 
 namespace nicbench::report {
 
@@ -162,6 +163,33 @@ Json StartJson(const record::RunRecord& run) {
 
 }  // namespace json_parts
 
+namespace {
+
+// One direction's slowest stream against an even share (sums.h), as its receiver counted it
+// (the sender's count when the receiver's is unknown); null with fewer than two streams.
+Json SlowestJson(const record::RunRecord& run, StreamSet set) {
+  EndSum side = SumReceived(run.streams, set);
+  const char* counted_by = "receiver";
+  if (side.streams == 0) {
+    side = SumSent(run.streams, set);
+    counted_by = "sender";
+  }
+  if (side.streams < 2 || !side.slowest_share) return nullptr;
+  return Json{{"id", side.slowest_id},
+              {"bytes", side.slowest_bytes},
+              {"share_of_even", *side.slowest_share},
+              {"streams", side.streams},
+              {"counted_by", counted_by}};
+}
+
+Json SlowestStreams(const record::RunRecord& run) {
+  if (!IsBidirectional(run)) return Json{{"all", SlowestJson(run, StreamSet::kAll)}};
+  return Json{{"local_sends", SlowestJson(run, StreamSet::kLocalSends)},
+              {"local_receives", SlowestJson(run, StreamSet::kLocalReceives)}};
+}
+
+}  // namespace
+
 Json BuildJson(const record::RunRecord& run) {
   Json doc;
   doc["start"] = json_parts::StartJson(run);
@@ -176,6 +204,7 @@ Json BuildJson(const record::RunRecord& run) {
           {"stand_profile", run.stand_profile ? Json(*run.stand_profile) : Json(nullptr)}};
   json_parts::PutNumber(nb, "test_seconds", run.test_seconds, "not present: not a finite number");
   nb["spec"] = Json(nlohmann::json(run.spec));
+  nb["slowest_stream"] = SlowestStreams(run);
   doc["nicbench"] = std::move(nb);
   doc["local"] = Json(nlohmann::json(run.local));
   if (run.remote.known()) {

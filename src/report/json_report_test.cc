@@ -279,6 +279,24 @@ TEST(JsonReportTest, NicbenchMembersAndFindings) {
   EXPECT_EQ(doc["findings"][0]["evidence"][1], "link 100 Mbit/s");
 }
 
+TEST(JsonReportTest, SlowestStreamPerDirection) {
+  record::RunRecord run = MakeTcpRun();
+  run.streams[0].bytes_received = 1000;
+  run.streams[1].bytes_received = 3000;
+  json doc = Parse(RenderJson(run));
+  const json& all = doc["nicbench"]["slowest_stream"]["all"];
+  EXPECT_EQ(all["id"], run.streams[0].id);
+  EXPECT_EQ(all["bytes"], 1000);
+  EXPECT_DOUBLE_EQ(all["share_of_even"].get<double>(), 0.5);
+  EXPECT_EQ(all["streams"], 2);
+  EXPECT_EQ(all["counted_by"], "receiver");
+  doc = Parse(RenderJson(MakeBidirRun()));
+  EXPECT_TRUE(doc["nicbench"]["slowest_stream"].contains("local_sends"));
+  EXPECT_TRUE(doc["nicbench"]["slowest_stream"].contains("local_receives"));
+  run.streams.resize(1);
+  EXPECT_TRUE(Parse(RenderJson(run))["nicbench"]["slowest_stream"]["all"].is_null());
+}
+
 TEST(JsonReportTest, KeepsIperfMemberOrder) {
   const std::string text = RenderJson(MakeTcpRun());
   EXPECT_LT(text.find("\"start\""), text.find("\"intervals\""));

@@ -55,7 +55,12 @@ EndSum SumSide(const std::vector<record::StreamTotals>& streams, StreamSet set, 
   for (const record::StreamTotals& s : streams) {
     if (!InSet(set, s.sender) || !SideKnown(s, sent)) continue;
     if (sum.streams++ == 0) sum.sender = s.sender;
-    sum.bytes += sent ? s.bytes_sent : s.bytes_received;
+    const uint64_t bytes = sent ? s.bytes_sent : s.bytes_received;
+    if (sum.streams == 1 || bytes < sum.slowest_bytes) {
+      sum.slowest_id = s.id;
+      sum.slowest_bytes = bytes;
+    }
+    sum.bytes += bytes;
     sum.seconds = std::max(sum.seconds, sent ? s.seconds_sent : s.seconds_received);
     if (s.retransmits.known()) {
       retransmits += s.retransmits.value();
@@ -77,6 +82,10 @@ EndSum SumSide(const std::vector<record::StreamTotals>& streams, StreamSet set, 
   }
   sum.bits_per_second = BitsPerSecond(static_cast<double>(sum.bytes), sum.seconds);
   if (sum.packets > 0) sum.lost_percent = 100.0 * sum.lost / sum.packets;
+  if (sum.bytes > 0) {
+    sum.slowest_share = static_cast<double>(sum.slowest_bytes) * sum.streams /
+                        static_cast<double>(sum.bytes);
+  }
   return sum;
 }
 

@@ -43,6 +43,12 @@ struct EndSum {
   double jitter_seconds = 0;    // mean over the streams
   std::optional<double> bits_per_second;
   std::optional<double> lost_percent;      // lost / packets * 100, when packets > 0
+  // The stream that moved least (the first such in the set), so starvation shows among many:
+  // slowest_share is its bytes over an even share (bytes / streams), 1 when every stream moved
+  // the same, set when bytes > 0.
+  int slowest_id = 0;
+  uint64_t slowest_bytes = 0;
+  std::optional<double> slowest_share;
 };
 
 // Whether a stream's sent (`sent`) or received side was measured: both after a results

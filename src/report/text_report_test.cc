@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "record/json_test_records.h"
@@ -118,6 +119,21 @@ TEST(TextSummaryTest, IperfSenderAndReceiverLines) {
             "[  1]   0.00-2.00   sec  23.7 MBytes  99.2 Mbits/sec                  receiver");
   EXPECT_EQ(lines[6].substr(0, 5), "[SUM]");
   EXPECT_TRUE(Contains(lines[6], " 200 Mbits/sec    8             sender"));
+}
+
+TEST(TextSummaryTest, SlowestStreamAgainstAnEvenShare) {
+  record::RunRecord run = MakeTcpRun();
+  ASSERT_EQ(run.streams.size(), 2u);
+  run.streams[1].bytes_received = run.streams[0].bytes_received / 4;  // a starved stream
+  const double even = (run.streams[0].bytes_received + run.streams[1].bytes_received) / 2.0;
+  const std::string text = RenderSummary(run);
+  EXPECT_TRUE(Contains(text, fmt::format("Slowest of 2 streams: {} moved {} bytes, {:.2f} of an "
+                                         "even share\n", run.streams[1].id,
+                                         run.streams[1].bytes_received,
+                                         run.streams[1].bytes_received / even)))
+      << text;
+  run.streams.resize(1);  // one stream: nothing to compare
+  EXPECT_FALSE(Contains(RenderSummary(run), "Slowest")) << RenderSummary(run);
 }
 
 TEST(TextSummaryTest, EachEndShowsCostCoresInterruptsAndNic) {

@@ -37,7 +37,7 @@ TEST(JsonUsageError, UnknownOptionGivesAnErrorDocumentWithNothingInvented) {
 }
 
 TEST(JsonUsageError, BadRangeGivesAnErrorDocumentWithNothingInvented) {
-  ExpectErrorDocument({"run", "127.0.0.1", "-P", "500", "-J"});
+  ExpectErrorDocument({"run", "127.0.0.1", "-P", "5000", "-J"});
 }
 
 }  // namespace

@@ -3,7 +3,9 @@
 // Now a sending test's payload is one read-only buffer shared by its streams, and a request
 // whose buffers would exceed the server's memory budget (--max-memory) is refused with
 // SERVER_ERROR before anything is allocated. A normal test completes during the attack, and
-// the server's RSS, descriptors and threads return to their baseline afterwards.
+// the server's RSS, descriptors and threads return to their baseline afterwards. (Receivers
+// share one buffer per worker thread, so a forward `-P 128 -l 16M` needs 16 MiB per worker:
+// the budget here is set low enough that it cannot fit beside the reverse test on any host.)
 #include "regress/hostile_client.h"
 
 namespace nicbench::regress {
@@ -14,7 +16,7 @@ constexpr char kHugeParams[] =
     R"("pacing_timer":1000,"client_version":"3.12")";
 
 TEST(ServerMemoryBudget, SharedPayloadAndRefusalBeforeAllocation) {
-  ServeChild server = StartServe();
+  ServeChild server = StartServe({"--max-memory", "24M"});
   NormalTest(server.port);
   const ProcStats baseline = ReadProcStats(server.process->pid());
 
@@ -33,7 +35,8 @@ TEST(ServerMemoryBudget, SharedPayloadAndRefusalBeforeAllocation) {
               Describe(baseline).c_str());
   EXPECT_LT(attacked.rss_kb - baseline.rss_kb, 64 * 1024 + kRssMarginKb) << Describe(attacked);
 
-  // A forward one would need 2 GiB of receive buffers: refused before any allocation.
+  // A forward one needs at least one more 16 MiB receive buffer: beyond the 24 MiB budget
+  // beside the reverse test's payload, so refused before any allocation.
   int greedy = OpenTest(server.port, MakeCookie(2), std::string(kHugeParams) + "}", "127.0.0.3");
   ASSERT_GE(greedy, 0);
   EXPECT_EQ(ReadStateByte(greedy), -2);  // SERVER_ERROR

@@ -28,7 +28,7 @@ struct BadRun {
 
 TEST(EngineCli, RunRefusesBadValuesWithExitCode2) {
   const std::vector<BadRun> cases = {
-      {{"-P", "0"}, "parallel"},           {{"-P", "500"}, "parallel"},
+      {{"-P", "0"}, "parallel"},           {{"-P", "5000"}, "parallel"},
       {{"-t", "abc"}, "-t"},               {{"-n", "1M", "-k", "10"}, "-n and -k"},
       {{"-l", "0"}, "-l"},                 {{"-l", "32M"}, "block length"},
       {{"-u", "-l", "4"}, "UDP block"},    {{"-i", "0.05"}, "interval"},
@@ -92,7 +92,7 @@ TEST(EngineCli, LoopbackTextHasIntervalsAndSummary) {
 
 TEST(EngineCli, ServeRefusesBadValuesWithExitCode2) {
   const std::vector<std::vector<std::string>> cases = {
-      {"-p", "abc"},          {"--max-tests", "0"},   {"--max-streams", "500"},
+      {"-p", "abc"},          {"--max-tests", "0"},   {"--max-streams", "5000"},
       {"--max-block", "0"},   {"--max-rate", "x"},    {"--idle-timeout", "-1"},
       {"--max-duration", "0"}, {"--bogus"},           {"--daemon", "-J"}};
   for (const auto& c : cases) {
