@@ -334,18 +334,6 @@ void NameStandProfile(record::RunRecord& run) {
   }
 }
 
-// Adds pair findings to a run's own, keeping the most severe first; a "no problem" note goes
-// when the pair found one.
-void AddFindings(record::RunRecord& run, std::vector<record::Finding> more) {
-  if (more.empty()) return;
-  std::erase_if(run.findings, [](const record::Finding& f) { return f.id == "no-problem-found"; });
-  run.findings.insert(run.findings.end(), more.begin(), more.end());
-  std::stable_sort(run.findings.begin(), run.findings.end(),
-                   [](const record::Finding& a, const record::Finding& b) {
-                     return a.severity > b.severity;
-                   });
-}
-
 // Prints a usage or run failure: a JSON `error` member in --json mode, a line on stderr always
 // for people when not in JSON mode.
 void PrintError(bool json, const std::string& message) {
@@ -452,7 +440,9 @@ int RunBothDirections(RunPlan plan) {
     NameStandProfile(run);
     if (code == ExitCode::kOk) {
       run.findings = diagnosis::Diagnose(run);
-      if (i == 1) AddFindings(run, diagnosis::DiagnosePair(outcomes[0].record, run));
+      if (i == 1) {
+        diagnosis::AddFindings(run.findings, diagnosis::DiagnosePair(outcomes[0].record, run));
+      }
     }
     if (!plan.json && !plan.text) JsonStreamEnd(plan.output, run);
     if (plan.text && (code == ExitCode::kOk || run.incomplete)) {
