@@ -12,7 +12,6 @@
 #include <memory>
 #include <optional>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -23,13 +22,13 @@
 #include "base/units.h"
 #include "cli/commands.h"
 #include "cli/iperf3_options.h"
+#include "cli/loopback_server.h"
 #include "cli/parse_args.h"
 #include "cli/progress_line.h"
 #include "cli/output_options.h"
 #include "cli/store_options.h"
 #include "diagnosis/diagnose.h"
 #include "engine/client.h"
-#include "engine/server.h"
 #include "record/test_spec.h"
 #include "report/json_report.h"
 #include "report/text_report.h"
@@ -466,24 +465,16 @@ int RunBothDirections(RunPlan plan) {
                    WriteHtmlReport(plan.output, plan.html_file, finished, ToInt(code)));
 }
 
-// The main job: an in-process server on 127.0.0.1:0, then forward and reverse tests.
+// The main job: an in-process server (cli/loopback_server.h), then forward and reverse tests.
 int RunLoopback(RunPlan plan) {
-  engine::ServerConfig server_config;
-  server_config.bind_address = "127.0.0.1";
-  server_config.port = 0;
-  server_config.log_tests = false;
-  auto server = engine::Server::Create(server_config);
+  auto server = LoopbackServer::Start();
   if (!server) {
     PrintError(plan.json, "cannot start the loopback server: " + server.error().ToString());
     return ToInt(ExitCode::kEnvironment);
   }
-  std::thread serving([&] { (void)(*server)->Run(); });
-  plan.client.host = "127.0.0.1";
+  plan.client.host = (*server)->host();
   plan.client.port = (*server)->port();
-  const int code = RunBothDirections(std::move(plan));
-  (*server)->RequestStop();
-  serving.join();
-  return code;
+  return RunBothDirections(std::move(plan));
 }
 
 }  // namespace
