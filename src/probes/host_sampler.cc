@@ -9,7 +9,7 @@ namespace nicbench::probes {
 HostSampler::HostSampler(FileSource& files, NicDevice nic, bool mark_nic)
     : files_(&files), nic_(std::move(nic)), mark_nic_(mark_nic) {}
 
-HostSampler HostSampler::Create(FileSource& files, SamplerOptions options) {
+HostSampler HostSampler::Create(FileSource& files, const SamplerOptions& options) {
   const std::string& iface = options.nic_interface;
   bool mark = !iface.empty() && iface != "lo";
   NicDevice nic = mark ? LocateNicDevice(files, iface) : NicDevice{};

@@ -27,7 +27,7 @@ struct SamplerOptions {
 class HostSampler {
  public:
   // `files` must outlive the sampler.
-  static HostSampler Create(FileSource& files, SamplerOptions options);
+  static HostSampler Create(FileSource& files, const SamplerOptions& options);
 
   // Takes the first snapshot. Call once before the first Sample().
   void Begin();
