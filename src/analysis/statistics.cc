@@ -27,7 +27,7 @@ std::vector<double> UDistribution(int n1, int n2) {
     std::vector<std::vector<double>> cur(n2 + 1);
     cur[0] = {1.0};  // n = 0: one ordering, U = 0
     for (int n = 1; n <= n2; ++n) {
-      cur[n].assign(static_cast<size_t>(m * n + 1), 0.0);
+      cur[n].assign(static_cast<size_t>(m) * static_cast<size_t>(n) + 1, 0.0);
       for (size_t u = 0; u < prev[n].size(); ++u) cur[n][u + n] += prev[n][u];
       for (size_t u = 0; u < cur[n - 1].size(); ++u) cur[n][u] += cur[n - 1][u];
     }
@@ -46,6 +46,7 @@ struct Ranked {
 
 Ranked RankSum(const std::vector<double>& a, const std::vector<double>& b) {
   std::vector<std::pair<double, bool>> all;  // value, from a
+  all.reserve(a.size() + b.size());
   for (double x : a) all.emplace_back(x, true);
   for (double y : b) all.emplace_back(y, false);
   std::sort(all.begin(), all.end(),

@@ -45,6 +45,7 @@ std::string SelfPath() {
 
 Result<int> RunChild(const std::vector<std::string>& argv, ChildStdout out) {
   std::vector<char*> args;
+  args.reserve(argv.size() + 1);
   for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
   posix_spawn_file_actions_t actions;

@@ -96,6 +96,7 @@ tl::expected<std::string, Failure> RenderGroups(store::Store& store,
   }
   auto pointers = [](const std::vector<analysis::RunInput>& in) {
     std::vector<const analysis::RunInput*> out;
+    out.reserve(in.size());
     for (const auto& i : in) out.push_back(&i);
     return out;
   };

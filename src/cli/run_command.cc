@@ -12,7 +12,6 @@
 #include <memory>
 #include <optional>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -24,13 +23,13 @@
 #include "cli/commands.h"
 #include "cli/file_options.h"
 #include "cli/iperf3_options.h"
+#include "cli/loopback_server.h"
 #include "cli/parse_args.h"
 #include "cli/progress_line.h"
 #include "cli/output_options.h"
 #include "cli/store_options.h"
 #include "diagnosis/diagnose.h"
 #include "engine/client.h"
-#include "engine/server.h"
 #include "record/test_spec.h"
 #include "report/json_report.h"
 #include "report/text_report.h"
@@ -342,18 +341,6 @@ void NameStandProfile(record::RunRecord& run) {
   }
 }
 
-// Adds pair findings to a run's own, keeping the most severe first; a "no problem" note goes
-// when the pair found one.
-void AddFindings(record::RunRecord& run, std::vector<record::Finding> more) {
-  if (more.empty()) return;
-  std::erase_if(run.findings, [](const record::Finding& f) { return f.id == "no-problem-found"; });
-  run.findings.insert(run.findings.end(), more.begin(), more.end());
-  std::stable_sort(run.findings.begin(), run.findings.end(),
-                   [](const record::Finding& a, const record::Finding& b) {
-                     return a.severity > b.severity;
-                   });
-}
-
 // Prints a usage or run failure: a JSON `error` member in --json mode, a line on stderr always
 // for people when not in JSON mode.
 void PrintError(bool json, const std::string& message) {
@@ -458,7 +445,9 @@ int RunBothDirections(RunPlan plan) {
     NameStandProfile(run);
     if (code == ExitCode::kOk) {
       run.findings = diagnosis::Diagnose(run);
-      if (i == 1) AddFindings(run, diagnosis::DiagnosePair(outcomes[0].record, run));
+      if (i == 1) {
+        diagnosis::AddFindings(run.findings, diagnosis::DiagnosePair(outcomes[0].record, run));
+      }
     }
     if (!plan.json && !plan.text) JsonStreamEnd(plan.output, run);
     if (plan.text && (code == ExitCode::kOk || run.incomplete)) {
@@ -482,26 +471,16 @@ int RunBothDirections(RunPlan plan) {
                    WriteHtmlReport(plan.output, plan.html_file, finished, ToInt(code)));
 }
 
-// The main job: an in-process server on 127.0.0.1:0, then forward and reverse tests.
+// The main job: an in-process server (cli/loopback_server.h), then forward and reverse tests.
 int RunLoopback(RunPlan plan) {
-  engine::ServerConfig server_config;
-  server_config.bind_address = "127.0.0.1";
-  server_config.port = 0;
-  server_config.log_tests = false;
-  // Its own client is the only one: it may ask for as many streams as `run` allows.
-  server_config.limits.max_parallel = record::kMaxParallelStreams;
-  auto server = engine::Server::Create(server_config);
+  auto server = LoopbackServer::Start();
   if (!server) {
     PrintError(plan.json, "cannot start the loopback server: " + server.error().ToString());
     return ToInt(ExitCode::kEnvironment);
   }
-  std::thread serving([&] { (void)(*server)->Run(); });
-  plan.client.host = "127.0.0.1";
+  plan.client.host = (*server)->host();
   plan.client.port = (*server)->port();
-  const int code = RunBothDirections(std::move(plan));
-  (*server)->RequestStop();
-  serving.join();
-  return code;
+  return RunBothDirections(std::move(plan));
 }
 
 }  // namespace

@@ -83,7 +83,7 @@ std::optional<int64_t> Ago(std::string_view text) {
                                       : 0;
   if (scale == 0) return std::nullopt;
   auto n = ParseUnsigned(text.substr(0, text.size() - 1));
-  if (!n || *n > 100 * 365 * 86400ull / scale) return std::nullopt;
+  if (!n || *n > 100ull * 365 * 86400 / scale) return std::nullopt;
   return static_cast<int64_t>(*n) * scale;
 }
 

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "diagnosis/diagnose.h"
-#include "diagnosis/view.h"
+#include "diagnosis/run_view.h"
 
 namespace nicbench::diagnosis {
 

@@ -38,6 +38,12 @@ record::Finding Healthy(const RunView& view, const Findings& findings) {
   return f;
 }
 
+// Most severe first; equal severities keep their order.
+void SortBySeverity(Findings& findings) {
+  std::stable_sort(findings.begin(), findings.end(),
+                   [](const auto& a, const auto& b) { return a.severity > b.severity; });
+}
+
 }  // namespace
 
 record::Finding MakeFinding(std::string id, Severity severity, std::string title) {
@@ -69,9 +75,16 @@ std::vector<record::Finding> Diagnose(const record::RunRecord& run, const Thresh
   Findings far = FarBelowLinkRate(view, thresholds, findings);
   findings.insert(findings.end(), far.begin(), far.end());
   if (!AnyWarning(findings) && !run.error) findings.push_back(Healthy(view, findings));
-  std::stable_sort(findings.begin(), findings.end(),
-                   [](const auto& a, const auto& b) { return a.severity > b.severity; });
+  SortBySeverity(findings);
   return findings;
+}
+
+void AddFindings(Findings& findings, Findings more) {
+  if (more.empty()) return;
+  std::erase_if(findings, [](const record::Finding& f) { return f.id == "no-problem-found"; });
+  findings.insert(findings.end(), std::make_move_iterator(more.begin()),
+                  std::make_move_iterator(more.end()));
+  SortBySeverity(findings);
 }
 
 }  // namespace nicbench::diagnosis

@@ -74,6 +74,11 @@ std::vector<record::Finding> DiagnosePair(const record::RunRecord& forward,
                                           const record::RunRecord& reverse,
                                           const Thresholds& thresholds = {});
 
+// Adds `more` (e.g. DiagnosePair's findings) to a run's own, most severe first as Diagnose
+// orders them (equal severities keep their order, the run's own first); the run's
+// "no-problem-found" note goes when `more` holds anything. Nothing changes when `more` is empty.
+void AddFindings(std::vector<record::Finding>& findings, std::vector<record::Finding> more);
+
 // "info", "notice", "warning", "critical".
 const char* SeverityName(record::Severity severity);
 

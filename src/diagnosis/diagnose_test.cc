@@ -569,5 +569,31 @@ TEST(Costs, LoopbackHasNoInterruptFigure) {
   EXPECT_TRUE(costs[0].host_cpu_seconds_per_gigabyte.known());
 }
 
+record::Finding Named(std::string id, Severity severity) {
+  record::Finding f;
+  f.id = std::move(id);
+  f.severity = severity;
+  return f;
+}
+
+TEST(AddFindings, MergesMostSevereFirstAndDropsTheHealthyNote) {
+  std::vector<record::Finding> own = {Named("own-notice", Severity::kNotice),
+                                      Named("no-problem-found", Severity::kInfo)};
+  AddFindings(own, {Named("pair-info", Severity::kInfo),
+                    Named("pair-warning", Severity::kWarning),
+                    Named("pair-notice", Severity::kNotice)});
+  std::vector<std::string> ids;
+  for (const auto& f : own) ids.push_back(f.id);
+  EXPECT_EQ(ids, (std::vector<std::string>{"pair-warning", "own-notice", "pair-notice",
+                                           "pair-info"}));
+}
+
+TEST(AddFindings, NothingMoreKeepsTheRunsOwn) {
+  std::vector<record::Finding> own = {Named("no-problem-found", Severity::kInfo)};
+  AddFindings(own, {});
+  ASSERT_EQ(own.size(), 1u);
+  EXPECT_EQ(own[0].id, "no-problem-found");
+}
+
 }  // namespace
 }  // namespace nicbench::diagnosis

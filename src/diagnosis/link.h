@@ -9,7 +9,7 @@
 #include <optional>
 #include <string>
 
-#include "diagnosis/view.h"
+#include "diagnosis/run_view.h"
 
 namespace nicbench::diagnosis {
 

@@ -128,9 +128,9 @@ Findings FarBelowLinkRate(const RunView& view, const Thresholds& t, const Findin
                     FormatBitRate(limit->goodput_bits_per_second)));
     f.evidence.push_back(GoodputEvidence(flow));
     f.evidence.push_back(FormulaEvidence(*limit));
-    f.evidence.push_back("no core saturated, no loss, drops or window limit were found");
+    f.evidence.emplace_back("no core saturated, no loss, drops or window limit were found");
     if (view.remote() == nullptr) {
-      f.evidence.push_back("the peer did not report its measurements, so its side is unexamined");
+      f.evidence.emplace_back("the peer did not report its measurements, so its side is unexamined");
     }
     f.meaning = "The limit is somewhere the measurements do not reach: the path between the "
                 "hosts (a slower hop, a busy switch), the peer, or the application pattern.";

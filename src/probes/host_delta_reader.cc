@@ -9,7 +9,7 @@ namespace nicbench::probes {
 HostDeltaReader::HostDeltaReader(FileSource& files, NicDevice nic, bool mark_nic)
     : files_(&files), nic_(std::move(nic)), mark_nic_(mark_nic) {}
 
-HostDeltaReader HostDeltaReader::Create(FileSource& files, HostDeltaOptions options) {
+HostDeltaReader HostDeltaReader::Create(FileSource& files, const HostDeltaOptions& options) {
   const std::string& iface = options.nic_interface;
   bool mark = !iface.empty() && iface != "lo";
   NicDevice nic = mark ? LocateNicDevice(files, iface) : NicDevice{};

@@ -27,7 +27,7 @@ struct HostDeltaOptions {
 class HostDeltaReader {
  public:
   // `files` must outlive the sampler.
-  static HostDeltaReader Create(FileSource& files, HostDeltaOptions options);
+  static HostDeltaReader Create(FileSource& files, const HostDeltaOptions& options);
 
   // Takes the first snapshot. Call once before the first Sample().
   void Begin();

@@ -21,7 +21,8 @@ using record::Missing;
 // libpci's error callback must not return (pci.h: "Write error message and quit"); it is
 // called only for what the checks before pci_init rule out (no sysfs tree), so the rare rest
 // is thrown to FillPciDetails, which turns it into an unknown with the message.
-[[noreturn]] void ThrowError(char* format, ...) {
+// GNU-style, as pci.h spells the callback's type: clang makes it part of the function's type.
+__attribute__((noreturn)) void ThrowError(char* format, ...) {
   char text[512];
   va_list args;
   va_start(args, format);

@@ -30,8 +30,8 @@ using std::chrono::milliseconds;
 // Defaults the session layer uses; documented in docs/protocol.md.
 inline constexpr milliseconds kDefaultControlTimeout{10000};
 inline constexpr milliseconds kDefaultSendTimeout{10000};
-inline constexpr size_t kMaxParamsBytes = 64 * 1024;          // a 3.12 params doc is ~150-500 B
-inline constexpr size_t kMaxResultsBytes = 16 * 1024 * 1024;  // server_output_text, our record
+inline constexpr size_t kMaxParamsBytes = size_t{64} << 10;   // a 3.12 params doc is ~150-500 B
+inline constexpr size_t kMaxResultsBytes = size_t{16} << 20;  // server_output_text, our record
 inline constexpr int kMaxJsonDepth = 32;
 
 // Writes the state byte.

@@ -4,8 +4,8 @@
 #include <algorithm>
 #include <map>
 
+#include "analysis/host_figures.h"
 #include "record/json.h"
-#include "report/host_view.h"
 #include "report/html_chart.h"
 #include "report/html_model.h"
 
@@ -58,7 +58,7 @@ std::string UnknownNote(const std::string& end, const char* what,
 Json IrqChart(const std::string& end, const std::vector<record::HostInterval>& samples) {
   Json c = Chart("irq-" + end, end + " interrupts per line", "interrupts/s", false);
   c["x"] = TimeAxis(samples);
-  for (const IrqLineTotal& line : TopIrqLines(samples, kHtmlMaxIrqLines)) {
+  for (const analysis::IrqLineTotal& line : analysis::TopIrqLines(samples, kHtmlMaxIrqLines)) {
     std::string label = fmt::format("{} {}", line.irq, line.name);
     if (line.nic) label += line.nic_queue.empty() ? " (NIC)" : " (NIC queue " + line.nic_queue + ")";
     Json s = Series(label, label, !line.nic, false);
@@ -85,7 +85,7 @@ Json SoftnetChart(const std::string& end, const std::vector<record::HostInterval
   Json dropped = Series("dropped", "dropped", false, false);
   Json squeezed = Series("time squeezes", "squeezes", true, false);
   for (const auto& sample : samples) {
-    auto totals = Softnet(sample);
+    auto totals = analysis::Softnet(sample);
     dropped["data"].push_back(totals ? Json(totals->dropped) : Json(nullptr));
     squeezed["data"].push_back(totals ? Json(totals->time_squeeze) : Json(nullptr));
   }
@@ -122,11 +122,11 @@ Json CpuSection(const record::RunRecord& run) {
   Json charts = Json::array();
   std::string note;
   for (const auto& [end, rec] : Ends(run)) {
-    auto cores = BusiestCores(rec->samples, kHtmlMaxCores);
-    std::sort(cores.begin(), cores.end(), [](const CoreLoad& a, const CoreLoad& b) {
+    auto cores = analysis::BusiestCores(rec->samples, kHtmlMaxCores);
+    std::sort(cores.begin(), cores.end(), [](const auto& a, const auto& b) {
       return a.cpu < b.cpu;
     });
-    for (const CoreLoad& core : cores) charts.push_back(CoreChart(end, rec->samples, core.cpu));
+    for (const auto& core : cores) charts.push_back(CoreChart(end, rec->samples, core.cpu));
     note += UnknownNote(end, "CPU", rec->samples);
     const auto* first = rec->samples.empty() ? nullptr : rec->samples[0].cpus.get();
     if (first != nullptr && first->size() > cores.size()) {

@@ -3,10 +3,10 @@
 #include <fmt/format.h>
 
 #include "analysis/figures.h"
+#include "analysis/host_figures.h"
 #include "report/format.h"
-#include "report/text_report.h"
-#include "report/host_view.h"
 #include "report/text_lines.h"
+#include "report/text_report.h"
 
 namespace nicbench::report::text {
 namespace {
@@ -25,7 +25,7 @@ std::string PerGigabyte(const record::Measured<double>& m) {
 // of work in the shares the host's samples give. Labelled as the host's: other processes are in
 // it; the transfer's own cost is the next row, part by part the cpu-cost finding's.
 std::string HostBusy(const analysis::EndCost& cost, const record::EndpointRecord& end) {
-  const std::optional<CpuSeconds> cpu = HostCpuSeconds(end.samples);
+  const std::optional<analysis::CpuSeconds> cpu = analysis::HostCpuSeconds(end.samples);
   if (!cpu) {
     return end.samples.empty() ? "unknown (no host samples)"
                                : UnknownText(end.samples.front().cpus);
@@ -34,7 +34,7 @@ std::string HostBusy(const analysis::EndCost& cost, const record::EndpointRecord
   if (!host.known() || !(cpu->total > 0)) return PerGigabyte(host);
   std::string text = PerGigabyte(host) + " (";
   bool first = true;
-  for (const KindShare& k : cpu->kinds) {
+  for (const analysis::KindShare& k : cpu->kinds) {
     if (k.percent <= 0) continue;  // CPU-seconds of this kind, despite the name
     text += fmt::format("{}{} {:.3g}", first ? "" : ", ", k.name,
                         k.percent / cpu->total * host.value());
@@ -52,11 +52,11 @@ std::string TransferCost(const analysis::EndCost& cost) {
 }
 
 std::string Busiest(const record::EndpointRecord& end) {
-  const std::vector<CoreLoad> cores = BusiestCores(end.samples, 3);
+  const std::vector<analysis::CoreLoad> cores = analysis::BusiestCores(end.samples, 3);
   if (cores.empty()) return end.samples.empty() ? "unknown (no host samples)"
                                                 : UnknownText(end.samples.front().cpus);
   std::string text;
-  for (const CoreLoad& core : cores) {
+  for (const analysis::CoreLoad& core : cores) {
     if (!text.empty()) text += ", ";
     text += fmt::format("cpu{} {:.0f}%", core.cpu, core.busy_percent);
     std::string kinds;
@@ -71,11 +71,11 @@ std::string Busiest(const record::EndpointRecord& end) {
 }
 
 std::string Interrupts(const record::EndpointRecord& end) {
-  const std::vector<IrqLineTotal> lines = TopIrqLines(end.samples, 4);
+  const std::vector<analysis::IrqLineTotal> lines = analysis::TopIrqLines(end.samples, 4);
   if (lines.empty()) return end.samples.empty() ? "unknown (no host samples)"
                                                 : UnknownText(end.samples.front().irqs);
   std::string text;
-  for (const IrqLineTotal& line : lines) {
+  for (const analysis::IrqLineTotal& line : lines) {
     if (!text.empty()) text += std::string("\n") + kIndent;
     text += fmt::format("{} {}{} {}/s", line.irq, line.name, line.nic ? " [NIC]" : "",
                         CompactCount(line.per_second));
@@ -87,9 +87,9 @@ std::string Interrupts(const record::EndpointRecord& end) {
 std::string Drops(const record::EndpointRecord& end) {
   std::string text;
   bool softnet_known = false;
-  SoftnetTotals softnet;
+  analysis::SoftnetTotals softnet;
   for (const record::HostInterval& sample : end.samples) {
-    if (const auto s = Softnet(sample)) {
+    if (const auto s = analysis::Softnet(sample)) {
       softnet_known = true;
       softnet.dropped += s->dropped;
       softnet.time_squeeze += s->time_squeeze;
@@ -98,7 +98,7 @@ std::string Drops(const record::EndpointRecord& end) {
   text = softnet_known ? fmt::format("softnet {} dropped, {} squeezed", softnet.dropped,
                                      softnet.time_squeeze)
                        : std::string("softnet unknown");
-  for (const auto& [name, total] : DropCounters(end.samples)) {
+  for (const auto& [name, total] : analysis::DropCounters(end.samples)) {
     text += fmt::format("; {} {}", name, total);
   }
   return text;

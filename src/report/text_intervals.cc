@@ -2,8 +2,8 @@
 // one compact line per end after them.
 #include <fmt/format.h>
 
+#include "analysis/host_figures.h"
 #include "report/format.h"
-#include "report/host_view.h"
 #include "report/sums.h"
 #include "report/text_lines.h"
 #include "report/text_report.h"
@@ -77,21 +77,23 @@ std::string SumLine(const record::RunRecord& run, const IntervalSum& sum) {
 // would take for the NIC's.
 std::string HostLine(const char* who, const record::HostInterval& h) {
   std::string line = fmt::format("{:>12}  ", who);
-  if (const auto core = BusiestCore(h)) {
+  if (const auto core = analysis::BusiestCore(h)) {
     line += fmt::format("cpu{} {:.0f}%", core->cpu, core->busy_percent);
     if (!core->kinds.empty() && core->kinds[0].percent > 0) line += " " + std::string(core->kinds[0].name);
   } else {
     line += "cpu " + UnknownText(h.cpus);
   }
-  if (const auto nic = NicIrqPerSecond(h)) {
+  if (const auto nic = analysis::NicIrqPerSecond(h)) {
     line += " | nic irq " + CompactCount(*nic) + "/s";
   } else if (h.irqs.known()) {
     line += " | no NIC interrupt lines";
   } else {
     line += " | irq " + UnknownText(h.irqs);
   }
-  if (const auto retr = NetCounter(h, "Tcp.RetransSegs")) line += fmt::format(" | retr {}", *retr);
-  if (const auto softnet = Softnet(h); softnet && softnet->dropped > 0) {
+  if (const auto retr = analysis::NetCounter(h, "Tcp.RetransSegs")) {
+    line += fmt::format(" | retr {}", *retr);
+  }
+  if (const auto softnet = analysis::Softnet(h); softnet && softnet->dropped > 0) {
     line += fmt::format(" | drops {}", softnet->dropped);
   }
   return line + "\n";

@@ -7,9 +7,9 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include "analysis/host_figures.h"
 #include "record/json_test_records.h"
 #include "report/format.h"
-#include "report/host_view.h"
 
 namespace nicbench::report {
 namespace {
@@ -201,12 +201,12 @@ TEST(TextSummaryTest, LoopbackAndMissingSamples) {
 }
 
 TEST(HostViewTest, BusiestCoreAndKinds) {
-  const auto core = BusiestCore(MakeSample(0, 1));
+  const auto core = analysis::BusiestCore(MakeSample(0, 1));
   ASSERT_TRUE(core.has_value());
   EXPECT_EQ(core->cpu, 1);
   EXPECT_DOUBLE_EQ(core->busy_percent, 97);
   EXPECT_STREQ(core->kinds[0].name, "si");
-  const auto lines = TopIrqLines({MakeSample(0, 1), MakeSample(1, 3)}, 1);
+  const auto lines = analysis::TopIrqLines({MakeSample(0, 1), MakeSample(1, 3)}, 1);
   ASSERT_EQ(lines.size(), 1u);
   EXPECT_EQ(lines[0].total, 32000u);
   EXPECT_DOUBLE_EQ(lines[0].per_second, 32000.0 / 3);

@@ -117,6 +117,7 @@ const char* SeverityLabel(record::Severity s) {
 std::string Findings(const std::vector<record::Finding>& findings) {
   if (findings.empty()) return "No problems found.\n";
   std::vector<const record::Finding*> sorted;
+  sorted.reserve(findings.size());
   for (const record::Finding& f : findings) sorted.push_back(&f);
   std::stable_sort(sorted.begin(), sorted.end(), [](const auto* a, const auto* b) {
     return static_cast<int>(a->severity) > static_cast<int>(b->severity);

@@ -35,7 +35,7 @@ struct StandState {
 inline constexpr int kStateVersion = 1;
 
 std::string StateToJson(const StandState& state);
-Result<StandState> StateFromJson(std::string_view json);
+Result<StandState> StateFromJson(std::string_view text);
 
 // The lowest subnet index not in `used`; an error when all kSubnetCount are taken.
 Result<int> ChooseSubnet(const std::vector<int>& used);

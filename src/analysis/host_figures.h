@@ -1,6 +1,7 @@
-// What the text report says about one end's host: the busiest core and the kind of work that
-// filled it, interrupt rates, drops, and CPU cost per byte. Computed from HostInterval samples;
-// internal to src/report. Pure functions; thread-safe.
+// Figures of one end's host samples: the busiest core and the kind of work that filled it,
+// interrupt rates per line and in all, softnet and counter drops, CPU-seconds by kind.
+// Computed from HostInterval samples, read by the reports (text, HTML). Pure functions;
+// thread-safe.
 #pragma once
 
 #include <cstdint>
@@ -10,7 +11,7 @@
 
 #include "record/host_sample.h"
 
-namespace nicbench::report {
+namespace nicbench::analysis {
 
 // One kind of CPU work, named as top(1) does: us, ni, sy, hi (hard irq), si (softirq), st, wa.
 struct KindShare {
@@ -74,4 +75,4 @@ std::optional<CpuSeconds> HostCpuSeconds(const std::vector<record::HostInterval>
 std::vector<std::pair<std::string, int64_t>> DropCounters(
     const std::vector<record::HostInterval>& samples);
 
-}  // namespace nicbench::report
+}  // namespace nicbench::analysis

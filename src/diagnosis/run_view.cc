@@ -1,4 +1,4 @@
-#include "diagnosis/view.h"
+#include "diagnosis/run_view.h"
 
 #include <algorithm>
 #include <cmath>

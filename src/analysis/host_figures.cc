@@ -1,9 +1,9 @@
-#include "report/host_view.h"
+#include "analysis/host_figures.h"
 
 #include <algorithm>
 #include <map>
 
-namespace nicbench::report {
+namespace nicbench::analysis {
 namespace {
 
 void SortLargestFirst(std::vector<KindShare>& kinds) {
@@ -176,4 +176,4 @@ std::vector<std::pair<std::string, int64_t>> DropCounters(
   return nonzero;
 }
 
-}  // namespace nicbench::report
+}  // namespace nicbench::analysis
