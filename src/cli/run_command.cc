@@ -23,6 +23,7 @@
 #include "base/units.h"
 #include "cli/commands.h"
 #include "cli/iperf3_options.h"
+#include "cli/rr_options.h"
 #include "cli/parse_args.h"
 #include "cli/progress_line.h"
 #include "cli/output_options.h"
@@ -50,6 +51,7 @@ struct RunArgs {
   StoreArgs store;
   OutputArgs output;
   Iperf3RunArgs drop_in;  // iperf3's options, cli/iperf3_options.h
+  RrArgs rr;              // --rr, --crr, cli/rr_options.h
 };
 
 struct RunPlan {
@@ -112,6 +114,7 @@ void AddOptions(CLI::App& app, RunArgs& a) {
   AddStoreWriteOptions(app, a.store);
   AddOutputOptions(app, a.output);
   AddIperf3RunOptions(app, a.drop_in);
+  AddRrOptions(app, a.rr);
 }
 
 Result<std::chrono::milliseconds> Millis(const std::string& text, const char* what) {
@@ -289,8 +292,15 @@ Result<RunPlan> MakePlan(const RunArgs& a) {
     if (!p) return tl::unexpected(p.error());
     spec.parallel = *p;
   }
-  if (auto s = FillTiming(a, spec); !s) return tl::unexpected(s.error());
-  if (auto s = FillSocketOptions(a, spec); !s) return tl::unexpected(s.error());
+  // --rr/--crr take -l and -n for themselves (message sizes, transactions).
+  RunArgs bulk = a;
+  if (auto s = ApplyRrArgs(a.rr, bulk.length, bulk.bytes, spec); !s) return tl::unexpected(s.error());
+  if (spec.rr.enabled() && (plan.loopback || a.both_directions)) {
+    return Fail("--rr/--crr need a HOST running `nicbench serve` (and no --both-directions)");
+  }
+  if (auto s = FillTiming(bulk, spec); !s) return tl::unexpected(s.error());
+  if (spec.rr.enabled() && a.rate.empty()) spec.rate_bits_per_second = 0;  // no UDP default
+  if (auto s = FillSocketOptions(bulk, spec); !s) return tl::unexpected(s.error());
   if (auto s = FillAddressing(a, plan); !s) return tl::unexpected(s.error());
   if (auto s = ApplyIperf3RunArgs(a.drop_in, spec, plan.client, &plan.client_cpu); !s) {
     return tl::unexpected(s.error());
@@ -360,6 +370,7 @@ ExitCode ExitFor(engine::ClientFailure failure) {
   switch (failure) {
     case engine::ClientFailure::kNone: return ExitCode::kOk;
     case engine::ClientFailure::kInterrupted: return ExitCode::kInterrupted;
+    case engine::ClientFailure::kPeerCannot: return ExitCode::kEnvironment;
     default: return ExitCode::kTestFailed;
   }
 }

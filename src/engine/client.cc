@@ -19,6 +19,7 @@
 #include "base/log.h"
 #include "base/version.h"
 #include "engine/host_observer.h"
+#include "engine/rr_sampler.h"
 #include "engine/session.h"
 #include "engine/session_udp.h"
 #include "net/socket.h"
@@ -36,6 +37,7 @@ namespace wire = protocol;
 constexpr milliseconds kReceiveBudgetPoll{5};
 // The ending (TEST_END to DISPLAY_RESULTS) gets this plus a tenth of the test's duration.
 constexpr milliseconds kEndingTimeout{10000};
+constexpr milliseconds kSetupPerStream{10};
 // A live sample is a few KiB; the server is at most an interval or two ahead of us. Beyond
 // these a sample is dropped (with one warning), so a server cannot make us grow.
 constexpr size_t kMaxLiveSampleBytes = 1 << 20;
@@ -261,6 +263,21 @@ void FillUdpBlockSize(ClientRun& run) {
   run.spec.block_bytes = std::min<uint32_t>(block, 65507);
 }
 
+// A nicbench server answers a request/response test's parameters with NICBENCH_RR_READY; a
+// stock iperf3 server ignores our extension and asks for the streams of a bulk test: stop now.
+Status ExpectRrReady(ClientRun& run) {
+  auto state = ReadServerState(run, Left(run.setup_deadline), "the server's answer to --rr");
+  if (!state) return tl::unexpected(state.error());
+  if (*state == wire::State::kNicbenchRrReady) return Ok();
+  if (*state == wire::State::kCreateStreams) {
+    return Failed(run, ClientFailure::kPeerCannot,
+                  fmt::format("iperf3 has no request/response test: run `nicbench serve` on {}",
+                              run.config.host));
+  }
+  return Failed(run, ClientFailure::kProtocol,
+                "expected NICBENCH_RR_READY from the server, got " + wire::StateName(*state));
+}
+
 Status ExchangeParams(ClientRun& run) {
   run.cookie = wire::MakeCookie();
   run.record.cookie = run.cookie;
@@ -273,7 +290,7 @@ Status ExchangeParams(ClientRun& run) {
   ext.live_samples = run.config.sample_host && run.config.live_samples;
   auto params = wire::SendJson(run.control.get(), wire::EncodeParams(run.spec, ext));
   if (!params) return Failed(run, ClientFailure::kProtocol, params.error());
-  return Ok();
+  return run.spec.rr.enabled() ? ExpectRrReady(run) : Ok();
 }
 
 Status ConnectTcpStreams(ClientRun& run) {
@@ -318,6 +335,8 @@ Status CreateStreams(ClientRun& run) {
   run.host.emplace(run.server.HostString(), run.config.sample_host);
   run.host->Begin();
   run.streams = PlanStreams(run.spec, /*is_client=*/true);
+  // As the server does: each stream's connect adds to the set-up budget (1,024 RR flows).
+  run.setup_deadline += kSetupPerStream * run.streams.size();
   Status connected = run.spec.transport == record::Transport::kTcp ? ConnectTcpStreams(run)
                                                                    : ConnectUdpStreams(run);
   if (!connected) return connected;
@@ -556,6 +575,7 @@ ClientOutcome RunClient(const ClientConfig& config, const IntervalSink& sink) {
   }
   run.record.local.intervals = run.record.intervals;
   if (run.host) run.host->Finish(run.record.local);
+  run.record.rr = SummarizeRr(run.totals, run.record);
   outcome.failure = run.failure;
   outcome.record = std::move(run.record);
   return outcome;

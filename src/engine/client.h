@@ -65,6 +65,7 @@ enum class ClientFailure {
   kProtocol,     // the conversation broke (EOF, timeout, bad message)
   kInterrupted,  // stop_fd fired
   kData,         // a data stream failed
+  kPeerCannot,   // the server cannot run this test (a stock iperf3 asked for --rr): exit 3
 };
 
 struct ClientOutcome {

@@ -17,8 +17,9 @@
 
 namespace nicbench::protocol {
 
-// 2 x 128: bidirectional with iperf3's maximum of 128 streams per direction.
-inline constexpr size_t kMaxResultStreams = 256;
+// Bidirectional with iperf3's maximum of 128 streams per direction is 256; a request/response
+// test (docs/rr.md) has up to 1,024 flows.
+inline constexpr size_t kMaxResultStreams = 2048;
 
 // One stream as the sending end of the results saw it.
 struct PeerStream {

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "record/json_internal.h"
+#include "record/json_rr.h"
 
 namespace nicbench::record {
 
@@ -131,6 +132,7 @@ void to_json(json& j, const StreamInterval& v) {
            {"out_of_order", v.out_of_order},
            {"jitter_seconds", Num(v.jitter_seconds)}};
   PutMeasured(j, "tcp_info", v.tcp_info);
+  if (v.transactions != 0) j["transactions"] = v.transactions;
 }
 
 void from_json(const json& j, StreamInterval& v) {
@@ -147,6 +149,7 @@ void from_json(const json& j, StreamInterval& v) {
   Field(j, "lost", v.lost);
   Field(j, "out_of_order", v.out_of_order);
   Field(j, "jitter_seconds", v.jitter_seconds);
+  LaterField(j, "transactions", v.transactions);
 }
 
 void to_json(json& j, const IntervalRecord& v) {
@@ -154,6 +157,7 @@ void to_json(json& j, const IntervalRecord& v) {
            {"end", Num(v.end)},
            {"omitted", v.omitted},
            {"streams", v.streams}};
+  PutOptionalRr(j, v.rr);
 }
 
 void from_json(const json& j, IntervalRecord& v) {
@@ -162,6 +166,7 @@ void from_json(const json& j, IntervalRecord& v) {
   Field(j, "end", v.end);
   Field(j, "omitted", v.omitted);
   Field(j, "streams", v.streams);
+  ReadOptionalRr(j, v.rr);
 }
 
 void to_json(json& j, const StreamTotals& v) {
@@ -310,6 +315,7 @@ void to_json(json& j, const RunRecord& v) {
   j["rcvbuf_actual"] = v.rcvbuf_actual;
   j["incomplete"] = v.incomplete;
   j["peer"] = v.peer;
+  PutOptionalRr(j, v.rr);
 }
 
 void from_json(const json& j, RunRecord& v) {
@@ -339,6 +345,7 @@ void from_json(const json& j, RunRecord& v) {
   LaterField(j, "rcvbuf_actual", v.rcvbuf_actual);
   LaterField(j, "incomplete", v.incomplete);
   LaterField(j, "peer", v.peer);
+  ReadOptionalRr(j, v.rr);
 }
 
 Result<EndpointRecord> EndpointFromJson(const json& j) {

@@ -4,6 +4,7 @@
 
 #include "record/json.h"
 #include "record/json_internal.h"
+#include "record/json_rr.h"
 
 namespace nicbench::record {
 
@@ -411,6 +412,7 @@ void to_json(json& j, const TestSpec& v) {
   j["bind_device"] = v.bind_device;
   j["snd_timeout_ms"] = v.snd_timeout_ms;
   j["mptcp"] = v.mptcp;
+  PutRrSpec(j, v.rr);
 }
 
 void from_json(const json& j, TestSpec& v) {
@@ -450,6 +452,7 @@ void from_json(const json& j, TestSpec& v) {
   LaterField(j, "bind_device", v.bind_device);
   LaterField(j, "snd_timeout_ms", v.snd_timeout_ms);
   LaterField(j, "mptcp", v.mptcp);
+  ReadRrSpec(j, v.rr);
 }
 
 }  // namespace nicbench::record

@@ -26,4 +26,9 @@ std::string EndpointSection(const record::RunRecord& run, const record::Endpoint
                             const char* title);
 std::string NicSection(const record::NicFacts& nic);
 
+// Request/response tests (text_rr.cc): the interval header and line, and the summary block.
+std::string RrIntervalHeader(const record::RunRecord& run);
+std::string RrIntervalLine(const record::RunRecord& run, const record::IntervalRecord& interval);
+std::string RrSummary(const record::RunRecord& run);
+
 }  // namespace nicbench::report::text
