@@ -46,7 +46,11 @@ class Bench:
             nb = args.nicbench
             self.prefix = [nb, "stand", "exec", "--name", args.stand, "h1", "--"]
             self.server_prefix = [nb, "stand", "exec", "--name", args.stand, "h2", "--"]
-            self.host = "198.18.0.2"
+            listing = subprocess.run([nb, "stand", "list"], capture_output=True, text=True).stdout
+            found = re.search(r"^" + re.escape(args.stand) + r"\b.*\bh2=([\d.]+)/", listing, re.M)
+            if not found:
+                raise SystemExit(f"stand {args.stand} not found (nicbench stand up --name ...)")
+            self.host = found.group(1)
 
     def next_port(self):
         self.port += 7
@@ -110,7 +114,7 @@ class Bench:
     def netperf_cmd(self, port, test, data_port):
         return [os.path.join(self.args.anchors, "netperf"), "-H", self.host, "-p", str(port),
                 "-l", str(self.args.t), "-t", test, "-P", "0", "--", "-r", "1,1", "-P",
-                f"{data_port},{data_port}",
+                f"{data_port},{data_port + 1}",
                 "-o", "TRANSACTION_RATE,P50_LATENCY,P99_LATENCY,MEAN_LATENCY"]
 
     @staticmethod
@@ -124,7 +128,7 @@ class Bench:
         try:
             procs = []
             for i in range(copies):
-                argv = self.netperf_cmd(port, test, self.next_port() + 1)
+                argv = self.netperf_cmd(port, test, self.next_port() + 2)
                 procs.append(subprocess.Popen(self.prefix + argv, stdout=subprocess.PIPE,
                                               stderr=subprocess.PIPE, text=True, cwd=self.tmp))
             results = [self.parse_netperf(p.communicate(timeout=self.args.t + 60)[0])

@@ -122,9 +122,10 @@ Findings RrLossAndCounts(const RunView& view, const Thresholds&) {
     out.push_back(std::move(f));
   }
   // Requests in flight at the end may be answered but not read; a timed test's two ends also
-  // close their counted windows on their own clocks, a control round trip apart (1% allowed).
+  // close their counted windows on their own clocks and timers, which on a busy host wake
+  // milliseconds late (5% allowed).
   uint64_t slack = uint64_t{view.run().spec.rr.burst} * view.run().spec.parallel;
-  if (view.run().spec.blocks == 0) slack += s.local.transactions / 100;
+  if (view.run().spec.blocks == 0) slack += s.local.transactions / 20;
   const bool fewer = s.peer_transactions &&
                      *s.peer_transactions + s.local.lost + slack < s.local.transactions;
   const bool more = s.peer_transactions &&

@@ -249,7 +249,12 @@ void RrRecorder::Fill(FlowCounters& c) const {
   c.transactions = transactions_.load(std::memory_order_relaxed);
   c.rr_lost = lost_.load(std::memory_order_relaxed);
   c.rr_late = late_.load(std::memory_order_relaxed);
-  if (latency_) c.latency = std::make_shared<const LatencyHistogram>(latency_->Snapshot());
+  if (latency_) {
+    c.latency = std::make_shared<const LatencyHistogram>(latency_->Snapshot());
+    // The writer goes on while we read: the client's count is the histogram's own, so the
+    // two never disagree by the transactions recorded in between.
+    c.transactions = c.latency->count();
+  }
   if (connect_) c.connect_latency = std::make_shared<const LatencyHistogram>(connect_->Snapshot());
 }
 

@@ -78,12 +78,14 @@ TEST(RrLoopback, TcpTimedWithSizesBurstAndFlows) {
   RrRun run = RunRr(server, {"--rr", "-t", "1", "-i", "0.5", "-l", "100,4000", "-P", "3",
                              "--rr-burst", "4"});
   const json& rr = ExpectGoodRr(run);
-  // A timed test stops with requests in flight: the server may have answered up to
-  // burst x flows more than the client completed.
-  const uint64_t ours = rr["local"]["transactions"].get<uint64_t>();
-  const uint64_t theirs = rr["peer_transactions"].get<uint64_t>();
-  EXPECT_GE(theirs, ours);
-  EXPECT_LE(theirs, ours + 12);
+  // A timed test: each end closes its counted window on its own clock and timer (docs/rr.md),
+  // so the counts agree within the 5% the rr-counts-disagree rule allows.
+  const double ours = rr["local"]["transactions"].get<double>();
+  const double theirs = rr["peer_transactions"].get<double>();
+  EXPECT_NEAR(theirs, ours, ours * 0.05 + 12);
+  for (const json& f : run.doc["findings"]) {
+    EXPECT_NE(f["id"].get<std::string>(), "rr-counts-disagree");
+  }
   EXPECT_EQ(run.doc["intervals"].size(), 2u);
   EXPECT_EQ(run.doc["end"]["streams"].size(), 3u);
 }
