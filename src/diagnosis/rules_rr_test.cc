@@ -46,10 +46,10 @@ TEST(RrRules, SaturatedCoreOfTheServer) {
 TEST(RrRules, CoalescingOnlyWhenItIsAShareOfTheTransaction) {
   record::RunRecord run = RrRun();
   record::Coalescing c;
-  c.rx_usecs = 8;
+  c.rx_usecs = 4;
   run.local.nic.coalescing = c;
   testing::Remote(run).nic.coalescing = c;
-  EXPECT_FALSE(Has(Diagnose(run), "rr-interrupt-coalescing")) << "16 us of a 45 us median";
+  EXPECT_FALSE(Has(Diagnose(run), "rr-interrupt-coalescing")) << "8 us of a 45 us median";
   c.rx_usecs = 50;
   run.local.nic.coalescing = c;
   testing::Remote(run).nic.coalescing = c;
