@@ -162,7 +162,7 @@ TEST(DecodeResultsTest, RangeAndStructureProblems) {
   EXPECT_FALSE(DecodeResults(doc.dump()));
   doc = Valid();
   nlohmann::json many = nlohmann::json::array();
-  for (int id = 1; id <= 300; ++id) {
+  for (int id = 1; id <= static_cast<int>(kMaxResultStreams) + 1; ++id) {
     nlohmann::json s = Valid()["streams"][0];
     s["id"] = id;
     many.push_back(s);
