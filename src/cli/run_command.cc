@@ -75,7 +75,8 @@ void AddOptions(CLI::App& app, RunArgs& a) {
   app.add_option("-n,--bytes", a.bytes, "bytes to transmit instead of -t (K/M/G suffix)");
   app.add_option("-k,--blockcount", a.blocks, "blocks to transmit instead of -t");
   app.add_option("-i,--interval", a.interval, "seconds between reports (default 1, 0 = none)");
-  app.add_option("-P,--parallel", a.parallel, "parallel streams per direction (1..128)");
+  app.add_option("-P,--parallel", a.parallel,
+                 "parallel streams per direction (1..128); --rr/--crr: flows (1..1024)");
   app.add_flag("-R,--reverse", a.reverse, "server sends, client receives");
   app.add_flag("--bidir", a.bidir, "both directions at once");
   app.add_flag("-u,--udp", a.udp, "UDP instead of TCP");
