@@ -21,6 +21,7 @@ enum class ErrorKind {
   kProtocol,     // the conversation broke: EOF, a timeout, a message out of place
   kData,         // a data stream or the data path failed
   kInterrupted,  // the user stopped it (SIGINT, SIGTERM)
+  kPeerCannot,   // the peer cannot run this kind of test (a stock iperf3 asked for --rr)
 };
 
 // What went wrong: a message for people and, when the failure came from a syscall, its errno

@@ -24,6 +24,7 @@
 #include "cli/file_options.h"
 #include "cli/iperf3_options.h"
 #include "cli/loopback_server.h"
+#include "cli/rr_options.h"
 #include "cli/parse_args.h"
 #include "cli/progress_line.h"
 #include "cli/output_options.h"
@@ -51,6 +52,7 @@ struct RunArgs {
   OutputArgs output;
   Iperf3RunArgs drop_in;  // iperf3's options, cli/iperf3_options.h
   FileArgs file;          // -F, --direct (cli/file_options.h)
+  RrArgs rr;              // --rr, --crr, cli/rr_options.h
 };
 
 struct RunPlan {
@@ -74,7 +76,8 @@ void AddOptions(CLI::App& app, RunArgs& a) {
   app.add_option("-n,--bytes", a.bytes, "bytes to transmit instead of -t (K/M/G suffix)");
   app.add_option("-k,--blockcount", a.blocks, "blocks to transmit instead of -t");
   app.add_option("-i,--interval", a.interval, "seconds between reports (default 1, 0 = none)");
-  app.add_option("-P,--parallel", a.parallel, "parallel streams per direction (1..2048)");
+  app.add_option("-P,--parallel", a.parallel,
+                 "parallel streams per direction (1..2048); --rr/--crr: flows (1..1024)");
   app.add_flag("-R,--reverse", a.reverse, "server sends, client receives");
   app.add_flag("--bidir", a.bidir, "both directions at once");
   app.add_flag("-u,--udp", a.udp, "UDP instead of TCP");
@@ -118,6 +121,7 @@ void AddOptions(CLI::App& app, RunArgs& a) {
   AddOutputOptions(app, a.output);
   AddIperf3RunOptions(app, a.drop_in);
   AddFileOptions(app, a.file);
+  AddRrOptions(app, a.rr);
 }
 
 Result<std::chrono::milliseconds> Millis(const std::string& text, const char* what) {
@@ -296,8 +300,15 @@ Result<RunPlan> MakePlan(const RunArgs& a) {
     if (!p) return tl::unexpected(p.error());
     spec.parallel = *p;
   }
-  if (auto s = FillTiming(a, spec); !s) return tl::unexpected(s.error());
-  if (auto s = FillSocketOptions(a, spec); !s) return tl::unexpected(s.error());
+  // --rr/--crr take -l and -n for themselves (message sizes, transactions).
+  RunArgs bulk = a;
+  if (auto s = ApplyRrArgs(a.rr, bulk.length, bulk.bytes, spec); !s) return tl::unexpected(s.error());
+  if (spec.rr.enabled() && (plan.loopback || a.both_directions)) {
+    return Fail("--rr/--crr need a HOST running `nicbench serve` (and no --both-directions)");
+  }
+  if (auto s = FillTiming(bulk, spec); !s) return tl::unexpected(s.error());
+  if (spec.rr.enabled() && a.rate.empty()) spec.rate_bits_per_second = 0;  // no UDP default
+  if (auto s = FillSocketOptions(bulk, spec); !s) return tl::unexpected(s.error());
   if (auto s = FillAddressing(a, plan); !s) return tl::unexpected(s.error());
   if (auto s = ApplyIperf3RunArgs(a.drop_in, spec, plan.client, &plan.client_cpu); !s) {
     return tl::unexpected(s.error());
@@ -353,8 +364,11 @@ void PrintError(bool json, const std::string& message) {
 
 ExitCode ExitFor(const engine::ClientOutcome& outcome) {
   if (outcome.ok()) return ExitCode::kOk;
-  return outcome.status.error().kind == ErrorKind::kInterrupted ? ExitCode::kInterrupted
-                                                                : ExitCode::kTestFailed;
+  switch (outcome.status.error().kind) {
+    case ErrorKind::kInterrupted: return ExitCode::kInterrupted;
+    case ErrorKind::kPeerCannot: return ExitCode::kEnvironment;
+    default: return ExitCode::kTestFailed;
+  }
 }
 
 // A signalfd for SIGINT/SIGTERM so the client loop sees an interrupt as an fd event. SIGHUP

@@ -31,7 +31,7 @@ namespace {
 
 struct ServeArgs {
   std::string port = "5201", bind, idle_timeout, max_tests, max_duration, max_rate, max_streams,
-      max_block, pidfile, threads, max_memory, rcv_timeout, max_per_address;
+      max_rr_flows, max_block, pidfile, threads, max_memory, rcv_timeout, max_per_address;
   bool once = false, daemon = false, json = false;
   Iperf3ServeArgs drop_in;  // iperf3's options, cli/iperf3_options.h
   FileArgs file;            // -F, --direct (cli/file_options.h)
@@ -50,6 +50,9 @@ void AddOptions(CLI::App& app, ServeArgs& a) {
   app.add_option("--max-rate", a.max_rate, "highest per-stream rate accepted (k/m/g bit/s)");
   app.add_option("--max-streams", a.max_streams,
                  "most parallel streams per direction accepted (1..2048, default 128)");
+  app.add_option("--max-rr-flows", a.max_rr_flows,
+                 "most request/response flows (-P of --rr/--crr) accepted (1..1024, default "
+                 "1024)");
   app.add_option("--max-block", a.max_block, "largest block length accepted (K/M bytes)");
   app.add_option("--threads", a.threads, "worker threads per test (0 = one per CPU)");
   app.add_option("--rcv-timeout", a.rcv_timeout,
@@ -81,6 +84,11 @@ Status FillLimits(const ServeArgs& a, engine::ServerConfig& config) {
       return Fail(fmt::format("--max-streams: expected 1..{}", record::kMaxParallelStreams));
     }
     limits.max_parallel = static_cast<int>(*p);
+  }
+  if (!a.max_rr_flows.empty()) {
+    auto p = ParseUnsigned(a.max_rr_flows);
+    if (!p || *p < 1 || *p > 1024) return Fail("--max-rr-flows: expected 1..1024");
+    limits.max_rr_flows = static_cast<int>(*p);
   }
   if (!a.max_block.empty()) {
     auto b = ParseByteSize(a.max_block);

@@ -18,6 +18,13 @@ constexpr RuleFn kRules[] = {
     RemoteNotReported, CostPerEnd,
 };
 
+// A request/response test moves a few bytes per transaction: the bulk rules about rates and
+// windows do not apply; the configuration and measurement rules do.
+constexpr RuleFn kRrRules[] = {
+    RrCoreSaturated, RrInterruptCoalescing, RrLossAndCounts, HalfDuplex, MtuMismatch,
+    LegacyIrqMode,   RemoteNotReported,
+};
+
 bool AnyWarning(const Findings& findings) {
   return std::any_of(findings.begin(), findings.end(),
                      [](const auto& f) { return f.severity >= Severity::kWarning; });
@@ -67,13 +74,21 @@ const char* SeverityName(Severity severity) {
 std::vector<record::Finding> Diagnose(const record::RunRecord& run, const Thresholds& thresholds) {
   RunView view(run);
   Findings findings;
-  for (RuleFn rule : kRules) {
-    Findings found = rule(view, thresholds);
-    findings.insert(findings.end(), std::make_move_iterator(found.begin()),
-                    std::make_move_iterator(found.end()));
+  const bool rr = run.spec.rr.enabled();
+  auto run_rules = [&](const auto& table) {
+    for (RuleFn rule : table) {
+      Findings found = rule(view, thresholds);
+      findings.insert(findings.end(), std::make_move_iterator(found.begin()),
+                      std::make_move_iterator(found.end()));
+    }
+  };
+  if (rr) {
+    run_rules(kRrRules);
+  } else {
+    run_rules(kRules);
+    Findings far = FarBelowLinkRate(view, thresholds, findings);
+    findings.insert(findings.end(), far.begin(), far.end());
   }
-  Findings far = FarBelowLinkRate(view, thresholds, findings);
-  findings.insert(findings.end(), far.begin(), far.end());
   if (!AnyWarning(findings) && !run.error) findings.push_back(Healthy(view, findings));
   SortBySeverity(findings);
   return findings;

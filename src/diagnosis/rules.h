@@ -52,4 +52,9 @@ Findings TestTooShort(const RunView& view, const Thresholds& t);
 Findings IntervalsVary(const RunView& view, const Thresholds& t);
 Findings RemoteNotReported(const RunView& view, const Thresholds& t);
 
+// rules_rr.cc: request/response tests only (Diagnose runs kRrRules for them).
+Findings RrCoreSaturated(const RunView& view, const Thresholds& t);
+Findings RrInterruptCoalescing(const RunView& view, const Thresholds& t);
+Findings RrLossAndCounts(const RunView& view, const Thresholds& t);
+
 }  // namespace nicbench::diagnosis

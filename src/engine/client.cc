@@ -23,6 +23,7 @@
 #include "engine/udp_handshake.h"
 #include "engine/test_loop.h"
 #include "net/descriptor_limit.h"
+#include "engine/rr_sampler.h"
 #include "net/socket.h"
 #include "protocol/control_channel.h"
 #include "protocol/params.h"
@@ -36,6 +37,7 @@ namespace wire = protocol;
 
 // The ending (TEST_END to DISPLAY_RESULTS) gets this plus a tenth of the test's duration.
 constexpr milliseconds kEndingTimeout{10000};
+constexpr milliseconds kSetupPerStream{10};
 // A live sample is a few KiB; the server is at most an interval or two ahead of us. Beyond
 // these a sample is dropped (with one warning), so a server cannot make us grow.
 constexpr size_t kMaxLiveSampleBytes = 1 << 20;
@@ -235,6 +237,21 @@ void FillUdpBlockSize(ClientRun& run) {
   run.spec.block_bytes = std::min<uint32_t>(block, 65507);
 }
 
+// A nicbench server answers a request/response test's parameters with NICBENCH_RR_READY; a
+// stock iperf3 server ignores our extension and asks for the streams of a bulk test: stop now.
+Status ExpectRrReady(ClientRun& run) {
+  auto state = ReadServerState(run, Left(run, run.setup_deadline), "the server's answer to --rr");
+  if (!state) return tl::unexpected(state.error());
+  if (*state == wire::State::kNicbenchRrReady) return Ok();
+  if (*state == wire::State::kCreateStreams) {
+    return Fail(ErrorKind::kPeerCannot,
+                fmt::format("iperf3 has no request/response test: run `nicbench serve` on {}",
+                            run.config.host));
+  }
+  return Fail(ErrorKind::kProtocol,
+              "expected NICBENCH_RR_READY from the server, got " + wire::StateName(*state));
+}
+
 Status ExchangeParams(ClientRun& run) {
   run.cookie = wire::MakeCookie();
   run.record.cookie = run.cookie;
@@ -247,7 +264,7 @@ Status ExchangeParams(ClientRun& run) {
   ext.live_samples = run.config.sample_host && run.config.live_samples;
   auto params = wire::SendJson(run.control.get(), wire::EncodeParams(run.spec, ext));
   if (!params) return Fail(ErrorKind::kProtocol, params.error());
-  return Ok();
+  return run.spec.rr.enabled() ? ExpectRrReady(run) : Ok();
 }
 
 // EMFILE says which limit: every stream is a descriptor here (and, on loopback, at the server).
@@ -301,6 +318,8 @@ Status CreateStreams(ClientRun& run) {
   run.host.emplace(run.server.HostString(), run.config.sample_host);
   run.host->Begin();
   run.streams = PlanStreams(run.spec, /*is_client=*/true);
+  // As the server does: each stream's connect adds to the set-up budget (1,024 RR flows).
+  run.setup_deadline += kSetupPerStream * run.streams.size();
   Status connected = run.spec.transport == record::Transport::kTcp ? ConnectTcpStreams(run)
                                                                    : ConnectUdpStreams(run);
   if (!connected) return connected;
@@ -510,6 +529,7 @@ ClientOutcome RunClient(const ClientConfig& config, const IntervalSink& sink) {
   }
   run.record.local.intervals = run.record.intervals;
   if (run.host) run.host->Finish(run.record.local);
+  run.record.rr = SummarizeRr(run.totals, run.record);
   outcome.status = status;
   outcome.record = std::move(run.record);
   return outcome;

@@ -51,6 +51,8 @@ net::SocketOptions DataSocketOptions(const record::TestSpec& spec) {
   options.dont_fragment = spec.dont_fragment;
   options.user_timeout_ms = spec.snd_timeout_ms;
   options.mptcp = spec.mptcp;
+  // A transaction's message goes out when written, not when the previous one is acknowledged.
+  if (spec.rr.enabled()) options.no_delay = true;
   options.flowlabel = spec.flowlabel;  // used by the connecting end only
   return options;
 }
@@ -77,6 +79,9 @@ FlowConfig MakeFlowConfig(int fd, const StreamRole& role, const record::TestSpec
   flow.udp_counters_64bit = spec.udp_counters_64bit;
   flow.udp_offload = spec.udp_offload;
   flow.repeating_payload = spec.repeating_payload;
+  flow.rr = spec.rr;
+  if (spec.rr.enabled()) flow.receive_low_water = 0;  // a request is 1 byte by default
+  flow.rr_alone = spec.rr.mode == record::RrMode::kRr && spec.parallel == 1 && spec.rr.burst == 1;
   return flow;
 }
 

@@ -13,6 +13,8 @@
 #include <memory>
 #include <vector>
 
+#include "base/latency_histogram.h"
+
 #include "base/result.h"
 #include "record/test_spec.h"
 
@@ -46,6 +48,12 @@ struct FlowConfig {
   uint64_t fq_rate_bits_per_second = 0;
   // -F: this end's file (TCP only); the flow opens it, and reports its figures there at Join.
   std::shared_ptr<FileTransfer> file;
+  // A request/response flow (engine/rr_flow.h) when rr.enabled(): the client end is the sender.
+  record::RrSpec rr;
+  // The test's only flow (so alone on its worker): a TCP or UDP RR flow with one transaction in
+  // flight then runs its transactions in blocking calls, as netperf does, instead of one epoll
+  // wait per message (rr_flow.h).
+  bool rr_alone = false;
 };
 
 // Shared end conditions across all sender flows of a test (bytes/blocks, counted after omit is
@@ -66,6 +74,13 @@ struct FlowCounters {
   uint64_t lost = 0;
   uint64_t out_of_order = 0;
   double jitter_seconds = 0;
+  // Request/response flows (zero and null otherwise): transactions completed (client) or
+  // answered (server); UDP requests without a response in time, and responses that came after
+  // it; the client's cumulative transaction and (CRR) connect times.
+  bool rr = false;  // a request/response flow
+  uint64_t transactions = 0;
+  uint64_t rr_lost = 0, rr_late = 0;
+  std::shared_ptr<const LatencyHistogram> latency, connect_latency;
 };
 
 class DataPath {

@@ -9,6 +9,7 @@
 #include "engine/flow_payload.h"
 #include "engine/flow_tcp.h"
 #include "engine/flow_udp.h"
+#include "engine/rr_flow.h"
 #include "protocol/wire.h"
 
 namespace nicbench::engine {
@@ -26,6 +27,7 @@ FlowCounters Flow::Snapshot() const {
   c.lost = lost_.load(std::memory_order_relaxed);
   c.out_of_order = out_of_order_.load(std::memory_order_relaxed);
   c.jitter_seconds = jitter_seconds_.load(std::memory_order_relaxed);
+  FillRr(c);
   return c;
 }
 
@@ -60,6 +62,7 @@ Result<std::unique_ptr<Flow>> MakeTcpSender(const FlowConfig& config, net::Uniqu
 }  // namespace
 
 Result<std::unique_ptr<Flow>> MakeFlow(const FlowConfig& config, net::UniqueFd fd, FlowEnv env) {
+  if (config.rr.enabled()) return MakeRrFlow(config, std::move(fd), env);
   const bool udp = config.transport == record::Transport::kUdp;
   if (config.block_bytes == 0) return Fail("stream " + std::to_string(config.id) + ": block size 0");
   if (udp && (config.block_bytes < protocol::UdpHeaderBytes(config.udp_counters_64bit) ||

@@ -80,13 +80,19 @@ class Flow {
 
   // The epoll events the flow wants now (EPOLLIN, EPOLLOUT or 0); the worker re-arms on change.
   uint32_t interest() const { return interest_; }
-  bool paced() const { return config_.rate_bits_per_second != 0 && config_.sender; }
+  // Paced senders and UDP request/response clients (their timeouts) get the timer's ticks.
+  bool paced() const {
+    return (config_.rate_bits_per_second != 0 && config_.sender) ||
+           (config_.rr.enabled() && config_.sender && config_.transport == record::Transport::kUdp);
+  }
   int fd() const { return fd_.get(); }
   int id() const { return config_.id; }
   bool sender() const { return config_.sender; }
   const FlowConfig& config() const { return config_; }
 
   FlowCounters Snapshot() const;
+  // Request/response flows add their transaction counts to a snapshot (rr_flow.h).
+  virtual void FillRr(FlowCounters&) const {}
 
  protected:
   // Turns a failed syscall into the flow's outcome: a reset or broken pipe once the test is

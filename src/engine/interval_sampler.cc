@@ -1,5 +1,6 @@
 #include "engine/interval_sampler.h"
 
+#include "engine/rr_sampler.h"
 #include "record/merge.h"
 
 #include <algorithm>
@@ -89,17 +90,22 @@ const record::IntervalRecord* IntervalSampler::Close(MonoTime now,
   interval.omitted = omitted;
   interval.start = last_boundary_ - omit_end_;
   interval.end = t - omit_end_;
+  RrAccumulator rr;
   for (const FlowCounters& c : counters) {
     auto [it, inserted] = flows_.try_emplace(c.id);
     if (inserted) {
       it->second.totals.id = c.id;
       it->second.totals.sender = c.sender;
     }
+    rr.Add(c, it->second.last);
     record::StreamInterval s = MakeStream(it->second, c, tcp_info, omitted);
+    s.transactions = c.transactions - std::min(c.transactions, it->second.last_transactions);
+    it->second.last_transactions = c.transactions;
     s.start = interval.start;
     s.end = interval.end;
     interval.streams.push_back(std::move(s));
   }
+  if (rr.any()) interval.rr = rr.Stats(interval.end - interval.start);
   last_boundary_ = t;
   const double omit_seconds = std::chrono::duration<double>(omit_).count();
   if (!omit_done_ && t + kBoundarySlackSeconds >= omit_seconds) EndOmit(counters);
@@ -137,6 +143,7 @@ std::vector<FlowTotals> IntervalSampler::Totals() const {
     if (state.rtt_samples > 0) {
       t.mean_rtt_us = static_cast<uint32_t>(state.rtt_sum_us / state.rtt_samples);
     }
+    FillRrTotals(state.last, base, t);
     out.push_back(t);
   }
   return out;

@@ -11,6 +11,7 @@
 
 #include <chrono>
 #include <map>
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -49,6 +50,10 @@ struct FlowTotals {
   std::optional<uint64_t> retransmits;                 // TCP with TCP_INFO
   std::optional<uint64_t> max_snd_cwnd;               // bytes
   std::optional<uint32_t> min_rtt_us, max_rtt_us, mean_rtt_us;
+  // Request/response flows (FlowCounters::rr), since the end of omit: rr_sampler.h sums them.
+  bool rr = false;
+  uint64_t transactions = 0, rr_lost = 0, rr_late = 0;
+  std::shared_ptr<const LatencyHistogram> latency, connect_latency;
 };
 
 class IntervalSampler {
@@ -86,6 +91,7 @@ class IntervalSampler {
     bool have_retrans = false;
     FlowTotals totals;
     uint64_t rtt_sum_us = 0, rtt_samples = 0;
+    uint64_t last_transactions = 0;  // at the previous boundary (last is already the new one)
   };
 
   double Seconds(MonoTime t) const { return std::chrono::duration<double>(t - start_).count(); }

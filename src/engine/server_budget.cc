@@ -35,6 +35,15 @@ uint64_t ResourceBudget::limit() const {
 }
 
 uint64_t TestBufferBytes(const record::TestSpec& spec, int workers) {
+  if (spec.rr.enabled()) {
+    // Each server flow (rr_flow.cc): a read buffer of at least 64 KiB (UDP: a datagram) and a
+    // response buffer, each at most 1 MiB.
+    const uint64_t in = std::clamp<uint64_t>(uint64_t{spec.rr.request_bytes} * spec.rr.burst,
+                                             kMaxUdpDatagramBytes, 1 << 20);
+    const uint64_t out = std::clamp<uint64_t>(uint64_t{spec.rr.response_bytes} * spec.rr.burst,
+                                              1, 1 << 20);
+    return static_cast<uint64_t>(spec.parallel) * (in + out);
+  }
   const uint64_t block = std::max<uint32_t>(record::EffectiveBlockBytes(spec), 1);
   const bool udp = spec.transport == record::Transport::kUdp;
   const uint64_t threads = static_cast<uint64_t>(std::max(workers, 1));
@@ -63,7 +72,9 @@ uint64_t TestBufferBytes(const record::TestSpec& spec, int workers) {
 }
 
 uint64_t TestDescriptors(const record::TestSpec& spec, int workers) {
-  const uint64_t streams = PlanStreams(spec, /*is_client=*/false).size();
+  uint64_t streams = PlanStreams(spec, /*is_client=*/false).size();
+  // CRR: each flow's listener, its epoll set and the connections in flight (--rr-burst).
+  if (spec.rr.mode == record::RrMode::kCrr) streams *= 3 + spec.rr.burst;
   // control + stop eventfd + the test loop's epoll and timerfd + done eventfd + a memfd + the UDP
   // set-up socket + two /proc files open at once = 9; each worker: epoll, eventfd, timerfd.
   return streams + 9 + 3 * static_cast<uint64_t>(std::max(workers, 1));

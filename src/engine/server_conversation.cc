@@ -23,6 +23,7 @@
 #include "engine/host_observer.h"
 #include "engine/common.h"
 #include "engine/test_loop.h"
+#include "engine/rr_sampler.h"
 #include "net/socket.h"
 #include "protocol/control_channel.h"
 #include "protocol/params.h"
@@ -37,6 +38,8 @@ namespace wire = protocol;
 // How long the data still on its way at TEST_END may take to arrive (CountInFlight); on a
 // link where it takes longer the count is short by what had not arrived.
 constexpr milliseconds kInFlightLimit{2000};
+// What each data stream adds to the set-up deadline (SetUpStreams); the client adds the same.
+constexpr milliseconds kSetupPerStream{10};
 
 // iperf3 3.12 i_errno values for parameter problems (src/iperf_api.h), which a stock client
 // prints as text: "test duration too long", "number of parallel streams too large", ...
@@ -222,6 +225,10 @@ Status ServerTest::Handshake(State& st) {
                               FormatBitRate(static_cast<double>(RequestedTotalRate(st.spec))),
                               FormatBitRate(static_cast<double>(limit))));
   }
+  if (st.spec.rr.enabled()) {
+    // A stock client never asks for one (the mode rides in our extension only).
+    if (auto s = wire::SendState(control_.get(), wire::State::kNicbenchRrReady); !s) return s;
+  }
   if (st.spec.server_affinity >= 0) {
     // -A N,M: this test's controller thread on CPU M; its DataPath workers, created later by
     // this thread, inherit the mask. Other tests keep theirs.
@@ -337,6 +344,9 @@ Status ServerTest::SetUpUdpStreams(State& st) {
 
 Status ServerTest::SetUpStreams(State& st) {
   st.streams = PlanStreams(st.spec, /*is_client=*/false);
+  // Each stream is one connect and cookie more to wait for (a request/response test may have
+  // 1,024): the set-up budget grows with them, so it stays bounded.
+  setup_deadline_ += kSetupPerStream * st.streams.size();
   Status s = st.spec.transport == record::Transport::kTcp ? SetUpTcpStreams(st)
                                                           : SetUpUdpStreams(st);
   if (!s) return s;
@@ -517,6 +527,7 @@ Status ServerTest::ExchangeResults(State& st) {
   st.record.local.intervals = st.record.intervals;
   if (st.file) st.record.local.file = st.file->Record();
   st.host->Finish(st.record.local);
+  st.record.rr = SummarizeRr(st.totals, st.record);
   auto totals = CombineTotals(st.totals, *theirs, st.spec.transport);
   if (!totals) return tl::unexpected(totals.error());
   st.record.streams = std::move(*totals);

@@ -127,6 +127,30 @@ Status DecodeFlagsAndText(const json& doc, DecodedParams* out) {
   return Ok();
 }
 
+// "rr":{"mode":"rr"|"crr","request_bytes":N,"response_bytes":N,"burst":N,"timeout_ms":N}.
+// Ranges are Validate's business; here only types and the mode's spelling.
+Status DecodeRr(const json& ext, TestSpec* spec) {
+  auto it = ext.find("rr");
+  if (it == ext.end()) return Ok();
+  constexpr std::string_view kRrWhere = "parameter nicbench.rr";
+  if (!it->is_object()) {
+    return Fail(fmt::format("parameter nicbench \"rr\": expected an object, got {}",
+                            internal::TypeName(*it)));
+  }
+  auto mode = internal::ReadString(*it, "mode", 16, kRrWhere);
+  if (!mode) return tl::unexpected(mode.error());
+  if (!*mode || (**mode != "rr" && **mode != "crr")) {
+    return Fail("parameter nicbench.rr \"mode\": expected \"rr\" or \"crr\"");
+  }
+  record::RrSpec& rr = spec->rr;
+  rr.mode = **mode == "rr" ? record::RrMode::kRr : record::RrMode::kCrr;
+  NB_PROTO_TRY(SetInt(*it, "request_bytes", 0, kInt32Max, &rr.request_bytes, kRrWhere));
+  NB_PROTO_TRY(SetInt(*it, "response_bytes", 0, kInt32Max, &rr.response_bytes, kRrWhere));
+  NB_PROTO_TRY(SetInt(*it, "burst", 0, kInt32Max, &rr.burst, kRrWhere));
+  NB_PROTO_TRY(SetInt(*it, "timeout_ms", 0, kInt32Max, &rr.timeout_ms, kRrWhere));
+  return Ok();
+}
+
 Status DecodeExtension(const json& doc, DecodedParams* out) {
   auto it = doc.find(kExtensionKey);
   if (it == doc.end()) return Ok();
@@ -159,6 +183,7 @@ Status DecodeExtension(const json& doc, DecodedParams* out) {
   auto udp_offload = internal::ReadBool(ext, "udp_offload", kExtWhere);
   if (!udp_offload) return tl::unexpected(udp_offload.error());
   spec->udp_offload = udp_offload->value_or(false);
+  NB_PROTO_TRY(DecodeRr(ext, spec));
   out->ext = decoded;
   return Ok();
 }
@@ -174,6 +199,15 @@ nlohmann::ordered_json EncodeExtension(const TestSpec& spec, const Extension& ex
   if (spec.skip_rx_copy) j["skip_rx_copy"] = true;
   if (spec.zero_copy == ZeroCopy::kMsgZerocopy) j["msg_zerocopy"] = true;
   if (spec.udp_offload) j["udp_offload"] = true;
+  if (spec.rr.enabled()) {
+    nlohmann::ordered_json rr;
+    rr["mode"] = record::RrModeName(spec.rr.mode);
+    rr["request_bytes"] = spec.rr.request_bytes;
+    rr["response_bytes"] = spec.rr.response_bytes;
+    rr["burst"] = spec.rr.burst;
+    rr["timeout_ms"] = spec.rr.timeout_ms;
+    j["rr"] = std::move(rr);
+  }
   return j;
 }
 

@@ -53,13 +53,15 @@ std::string StateName(State state) {
     case State::kAccessDenied: return "ACCESS_DENIED";
     case State::kServerError: return "SERVER_ERROR";
     case State::kNicbenchSample: return "NICBENCH_SAMPLE";
+    case State::kNicbenchRrReady: return "NICBENCH_RR_READY";
   }
   return fmt::format("UNKNOWN({})", static_cast<int>(state));
 }
 
 bool IsKnownState(int8_t byte) {
   return (byte >= 1 && byte <= 16) || byte == -1 || byte == -2 ||
-         byte == static_cast<int8_t>(State::kNicbenchSample);
+         byte == static_cast<int8_t>(State::kNicbenchSample) ||
+         byte == static_cast<int8_t>(State::kNicbenchRrReady);
 }
 
 std::string MakeCookie() {

@@ -37,6 +37,10 @@ enum class State : int8_t {
   // asked for live samples (Extension::live_samples), followed by one JSON message
   // {"index": k, "sample": HostInterval}: its host sample of its k-th interval.
   kNicbenchSample = 100,
+  // A nicbench server accepts a request/response test (the parameters' nicbench.rr): sent
+  // right after the parameters, before CREATE_STREAMS. A stock iperf3 server sends
+  // CREATE_STREAMS instead, which tells the client at once that it cannot run the test.
+  kNicbenchRrReady = 101,
 };
 
 // "TEST_START", "ACCESS_DENIED", ...; "UNKNOWN(<n>)" for a byte that is no state.

@@ -23,6 +23,7 @@
 #include "record/facts.h"
 #include "record/host_sample.h"
 #include "record/json_codec.h"
+#include "record/json_rr.h"
 #include "record/run_record.h"
 #include "record/test_spec.h"
 
@@ -285,7 +286,9 @@ constexpr auto FieldsOf(Type<TestSpec>) {
                 LaterField("snd_timeout_ms", &T::snd_timeout_ms),
                 LaterField("mptcp", &T::mptcp),
                 LaterField("udp_offload", &T::udp_offload),
-                Unserialized(&T::format));  // presentation (-f) of the end that prints
+                Unserialized(&T::format),  // presentation (-f) of the end that prints
+                // written only for --rr/--crr, by json.cc's WriteExtra (json_rr.cc)
+                Unserialized(&T::rr));
 }
 
 // ---- run_record.h
@@ -322,7 +325,8 @@ constexpr auto FieldsOf(Type<StreamInterval>) {
                 Field("packets", &T::packets),
                 Field("lost", &T::lost),
                 Field("out_of_order", &T::out_of_order),
-                Field("jitter_seconds", &T::jitter_seconds));
+                Field("jitter_seconds", &T::jitter_seconds),
+                LaterField("transactions", &T::transactions));  // --rr/--crr
 }
 
 constexpr auto FieldsOf(Type<IntervalRecord>) {
@@ -330,7 +334,8 @@ constexpr auto FieldsOf(Type<IntervalRecord>) {
   return Fields(Field("start", &T::start),
                 Field("end", &T::end),
                 Field("omitted", &T::omitted),
-                Field("streams", &T::streams));
+                Field("streams", &T::streams),
+                Field("rr", &T::rr));  // --rr/--crr: every flow of the interval together
 }
 
 constexpr auto FieldsOf(Type<StreamTotals>) {
@@ -426,7 +431,8 @@ constexpr auto FieldsOf(Type<RunRecord>) {
                 LaterField("sndbuf_actual", &T::sndbuf_actual),
                 LaterField("rcvbuf_actual", &T::rcvbuf_actual),
                 LaterField("incomplete", &T::incomplete),
-                LaterField("peer", &T::peer));
+                LaterField("peer", &T::peer),
+                Field("rr", &T::rr));  // --rr/--crr (spec.rr)
 }
 
 }  // namespace nicbench::record::json_detail

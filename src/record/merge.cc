@@ -19,6 +19,42 @@ StreamInterval MergeStream(const StreamInterval& a, const StreamInterval& b) {
   const double da = a.end - a.start, db = b.end - b.start;
   if (da + db > 0) m.jitter_seconds = (a.jitter_seconds * da + b.jitter_seconds * db) / (da + db);
   if (!m.tcp_info.known() && a.tcp_info.known()) m.tcp_info = a.tcp_info;
+  m.transactions = a.transactions + b.transactions;
+  return m;
+}
+
+// Two intervals' transaction times: counts add, the mean is exact, min and max are kept; the
+// percentiles become the count-weighted means of the two (the histograms are not kept in the
+// record), so a merged interval's percentiles are approximate.
+std::optional<LatencySummary> MergeLatency(const std::optional<LatencySummary>& a,
+                                           const std::optional<LatencySummary>& b) {
+  if (!a || a->count == 0) return b;
+  if (!b || b->count == 0) return a;
+  const double wa = static_cast<double>(a->count), wb = static_cast<double>(b->count);
+  auto mix = [&](double x, double y) { return (x * wa + y * wb) / (wa + wb); };
+  LatencySummary m;
+  m.count = a->count + b->count;
+  m.mean_us = mix(a->mean_us, b->mean_us);
+  m.min_us = std::min(a->min_us, b->min_us);
+  m.max_us = std::max(a->max_us, b->max_us);
+  m.p50_us = mix(a->p50_us, b->p50_us);
+  m.p90_us = mix(a->p90_us, b->p90_us);
+  m.p99_us = mix(a->p99_us, b->p99_us);
+  m.p999_us = mix(a->p999_us, b->p999_us);
+  return m;
+}
+
+std::optional<RrStats> MergeRr(const IntervalRecord& a, const IntervalRecord& b) {
+  if (!a.rr) return b.rr;
+  if (!b.rr) return a.rr;
+  RrStats m;
+  m.transactions = a.rr->transactions + b.rr->transactions;
+  m.lost = a.rr->lost + b.rr->lost;
+  m.late = a.rr->late + b.rr->late;
+  const double seconds = b.end - a.start;
+  m.transactions_per_second = seconds > 0 ? m.transactions / seconds : 0;
+  m.latency = MergeLatency(a.rr->latency, b.rr->latency);
+  m.connect = MergeLatency(a.rr->connect, b.rr->connect);
   return m;
 }
 
@@ -122,6 +158,7 @@ IntervalRecord MergeIntervals(const IntervalRecord& a, const IntervalRecord& b) 
                            [&](const StreamInterval& x) { return x.id == s.id; });
     m.streams.push_back(it == a.streams.end() ? s : MergeStream(*it, s));
   }
+  m.rr = MergeRr(a, b);
   return m;
 }
 

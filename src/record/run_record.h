@@ -36,6 +36,35 @@ struct TcpInfoSample {
   uint32_t dsack_dups = 0;
 };
 
+// Transaction times of a request/response test (docs/rr.md), from a log-linear histogram whose
+// percentiles are within 1% of the exact ones; microseconds.
+struct LatencySummary {
+  uint64_t count = 0;
+  double mean_us = 0, min_us = 0, p50_us = 0, p90_us = 0, p99_us = 0, p999_us = 0, max_us = 0;
+};
+
+// A request/response test over one interval or the whole test, from one end's point of view:
+// the client completes transactions (and times them), the server answers them.
+struct RrStats {
+  uint64_t transactions = 0;
+  double transactions_per_second = 0;
+  uint64_t lost = 0;  // UDP: requests without a response within --rr-timeout
+  uint64_t late = 0;  // UDP: responses that came after their request was counted lost
+  std::optional<LatencySummary> latency;  // client: request queued to response read
+  std::optional<LatencySummary> connect;  // CRR client: connect(2) to the connection's writability
+};
+
+// The whole test's figures (client's record; the server's own record has `local` only).
+struct RrSummary {
+  RrStats local;
+  std::optional<uint64_t> peer_transactions;  // what the other end counted
+  // Service demand, CPU time per transaction in microseconds: of each end's nicbench process
+  // (rusage), and of each whole host (busy time of every core from /proc/stat, as netperf
+  // reports it). Absent when not measured (a peer without host samples).
+  std::optional<double> local_process_us_per_transaction, remote_process_us_per_transaction;
+  std::optional<double> local_host_us_per_transaction, remote_host_us_per_transaction;
+};
+
 // One stream over one interval, from one end's point of view.
 struct StreamInterval {
   int id = 0;              // iperf3 numbering: 1, 3, 4, 5, ...
@@ -48,6 +77,7 @@ struct StreamInterval {
   // UDP receiver side:
   uint64_t packets = 0, lost = 0, out_of_order = 0;
   double jitter_seconds = 0;
+  uint64_t transactions = 0;  // request/response tests
   double BitsPerSecond() const { return end > start ? bytes * 8.0 / (end - start) : 0.0; }
 };
 
@@ -55,6 +85,7 @@ struct IntervalRecord {
   double start = 0, end = 0;
   bool omitted = false;
   std::vector<StreamInterval> streams;
+  std::optional<RrStats> rr;  // request/response tests: every flow of the interval together
 };
 
 // A stream's totals at the end of the test (omit period excluded).
@@ -147,6 +178,7 @@ struct RunRecord {
   // The test failed or was interrupted after data had moved: intervals and streams hold what
   // was measured up to the failure (streams with peer_reported false).
   bool incomplete = false;
+  std::optional<RrSummary> rr;  // request/response tests (spec.rr)
 };
 
 }  // namespace nicbench::record

@@ -1,5 +1,7 @@
 #include "record/test_spec.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 namespace nicbench::record {
@@ -9,10 +11,65 @@ SpecError Violation(SpecViolation kind, std::string message) {
   return SpecError{kind, std::move(message)};
 }
 
+// The request/response rules; the parallel and block-size checks of bulk tests do not apply.
+std::optional<SpecError> ValidateRr(const TestSpec& spec, const SpecLimits& limits) {
+  const RrSpec& rr = spec.rr;
+  if (spec.parallel < 1 || spec.parallel > limits.max_rr_flows) {
+    return Violation(SpecViolation::kParallel,
+                     fmt::format("request/response flows (-P) {} out of range 1..{}",
+                                 spec.parallel, limits.max_rr_flows));
+  }
+  if (rr.request_bytes == 0 || rr.response_bytes == 0) {
+    return Violation(SpecViolation::kBlockSize,
+                     "request and response sizes (-l REQ,RESP) must be at least 1 byte");
+  }
+  const uint32_t max = spec.transport == Transport::kUdp
+                           ? std::min(limits.max_block_bytes, kMaxUdpRrMessageBytes)
+                           : limits.max_block_bytes;
+  if (rr.request_bytes > max || rr.response_bytes > max) {
+    return Violation(SpecViolation::kBlockSize,
+                     fmt::format("request/response size {},{} exceeds the limit of {} bytes",
+                                 rr.request_bytes, rr.response_bytes, max));
+  }
+  if (spec.direction != Direction::kForward) {
+    return Violation(SpecViolation::kOther,
+                     "--rr/--crr cannot be used with -R or --bidir: a transaction goes both ways");
+  }
+  if (rr.mode == RrMode::kCrr && spec.transport == Transport::kUdp) {
+    return Violation(SpecViolation::kOther, "--crr is TCP only (UDP has no connection)");
+  }
+  if (rr.burst < 1 || rr.burst > kMaxRrBurst) {
+    return Violation(SpecViolation::kOther,
+                     fmt::format("--rr-burst {} out of range 1..{}", rr.burst, kMaxRrBurst));
+  }
+  // A UDP response is matched by the first min(request, response, 8) bytes (rr_flow_udp.cc):
+  // one byte tells 256 sequence numbers apart, enough for 128 in flight.
+  if (spec.transport == Transport::kUdp && std::min(rr.request_bytes, rr.response_bytes) == 1 &&
+      rr.burst > 128) {
+    return Violation(SpecViolation::kOther,
+                     "--rr-burst above 128 needs -l of at least 2,2 with 1-byte UDP messages");
+  }
+  if (rr.timeout_ms < 1 || rr.timeout_ms > kMaxRrTimeoutMs) {
+    return Violation(SpecViolation::kOther, fmt::format("--rr-timeout {} ms out of range 1..{}",
+                                                        rr.timeout_ms, kMaxRrTimeoutMs));
+  }
+  if (spec.rate_bits_per_second != 0 || spec.zero_copy != ZeroCopy::kOff || spec.skip_rx_copy) {
+    return Violation(SpecViolation::kOther,
+                     "--rr/--crr do not use -b, -Z or --skip-rx-copy");
+  }
+  if (spec.bytes != 0) {
+    return Violation(SpecViolation::kOther,
+                     "a request/response test counts transactions (-n N), not bytes");
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::optional<SpecError> Validate(const TestSpec& spec, const SpecLimits& limits) {
-  if (spec.parallel < 1 || spec.parallel > limits.max_parallel) {
+  if (spec.rr.enabled()) {
+    if (auto problem = ValidateRr(spec, limits)) return problem;
+  } else if (spec.parallel < 1 || spec.parallel > limits.max_parallel) {
     return Violation(SpecViolation::kParallel,
                      fmt::format("parallel streams {} out of range 1..{}", spec.parallel,
                                  limits.max_parallel));
@@ -32,12 +89,12 @@ std::optional<SpecError> Validate(const TestSpec& spec, const SpecLimits& limits
   if (spec.interval.count() != 0 && spec.interval.count() < 100) {
     return Violation(SpecViolation::kOther, "interval must be 0 (off) or at least 0.1 s");
   }
-  if (spec.block_bytes > limits.max_block_bytes) {
+  if (!spec.rr.enabled() && spec.block_bytes > limits.max_block_bytes) {
     return Violation(SpecViolation::kBlockSize,
                      fmt::format("block length {} exceeds the limit of {} bytes", spec.block_bytes,
                                  limits.max_block_bytes));
   }
-  if (spec.transport == Transport::kUdp && spec.block_bytes != 0) {
+  if (spec.transport == Transport::kUdp && spec.block_bytes != 0 && !spec.rr.enabled()) {
     const uint32_t header = spec.udp_counters_64bit ? 16 : 12;
     if (spec.block_bytes < header) {
       return Violation(SpecViolation::kBlockSize,
@@ -55,7 +112,7 @@ std::optional<SpecError> Validate(const TestSpec& spec, const SpecLimits& limits
                      fmt::format("window {} exceeds the limit of {} bytes", spec.window_bytes,
                                  limits.max_window_bytes));
   }
-  if (limits.max_rate_bits_per_second != 0 &&
+  if (limits.max_rate_bits_per_second != 0 && !spec.rr.enabled() &&
       (spec.rate_bits_per_second == 0 ||
        spec.rate_bits_per_second > limits.max_rate_bits_per_second)) {
     return Violation(SpecViolation::kRate,
@@ -83,5 +140,13 @@ uint32_t EffectiveBlockBytes(const TestSpec& spec, uint32_t udp_default) {
 }
 
 const char* TransportName(Transport t) { return t == Transport::kTcp ? "TCP" : "UDP"; }
+
+const char* RrModeName(RrMode m) {
+  switch (m) {
+    case RrMode::kRr: return "rr";
+    case RrMode::kCrr: return "crr";
+    default: return "none";
+  }
+}
 
 }  // namespace nicbench::record

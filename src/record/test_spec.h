@@ -16,6 +16,20 @@ enum class Transport { kTcp, kUdp };
 enum class Direction { kForward, kReverse, kBidirectional };  // forward = client sends
 enum class AddressFamily { kAny, kIpv4, kIpv6 };
 enum class ZeroCopy { kOff, kSendfile, kMsgZerocopy };  // -Z is sendfile, as iperf3 does
+// Request/response tests (docs/rr.md): kRr keeps one connection per flow, kCrr connects,
+// requests, reads the response and closes for every transaction (netperf's TCP_CRR).
+enum class RrMode { kNone, kRr, kCrr };
+
+// What a request/response test asks for beside the common fields. `parallel` is the number of
+// flows; `blocks` (-n/-k) the total number of transactions, 0 = by time.
+struct RrSpec {
+  RrMode mode = RrMode::kNone;
+  uint32_t request_bytes = 1;   // -l REQ[,RESP]
+  uint32_t response_bytes = 1;
+  uint32_t burst = 1;           // --rr-burst: transactions in flight per flow (netperf's burst)
+  uint32_t timeout_ms = 1000;   // --rr-timeout: UDP, a transaction without a response is lost
+  bool enabled() const { return mode != RrMode::kNone; }
+};
 
 struct TestSpec {
   Transport transport = Transport::kTcp;
@@ -60,6 +74,7 @@ struct TestSpec {
   std::string bind_device;                   // --bind-dev: SO_BINDTODEVICE
   uint32_t snd_timeout_ms = 0;               // --snd-timeout: TCP_USER_TIMEOUT of senders
   bool mptcp = false;                        // -m: MPTCP instead of TCP
+  RrSpec rr;                                 // --rr / --crr (nicbench peers only)
 };
 
 // Most streams per direction nicbench runs (-P). Each is a socket at each end, so --bidir at
@@ -77,10 +92,17 @@ struct SpecLimits {
   int max_parallel = kMaxParallelStreams;
   uint32_t max_block_bytes = 16u << 20;      // 16 MiB, iperf3's MAX_BLOCKSIZE-like bound
   uint32_t max_window_bytes = 512u << 20;
+  // Request/response tests: flows (-P) up to this many; message sizes up to max_block_bytes.
+  int max_rr_flows = 1024;
 };
 
 // Which limit a spec broke, so a server can map it to an iperf3 error code.
 enum class SpecViolation { kNone, kDuration, kRate, kParallel, kBlockSize, kWindow, kOther };
+
+// Largest UDP request or response (a datagram's payload).
+inline constexpr uint32_t kMaxUdpRrMessageBytes = 65507;
+inline constexpr uint32_t kMaxRrBurst = 1024;
+inline constexpr uint32_t kMaxRrTimeoutMs = 60000;
 
 struct SpecError {
   SpecViolation violation = SpecViolation::kOther;
@@ -94,5 +116,6 @@ std::optional<SpecError> Validate(const TestSpec& spec, const SpecLimits& limits
 uint32_t EffectiveBlockBytes(const TestSpec& spec, uint32_t udp_default = 1460);
 
 const char* TransportName(Transport t);  // "TCP" / "UDP"
+const char* RrModeName(RrMode m);        // "none" / "rr" / "crr"
 
 }  // namespace nicbench::record

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "report/format.h"
+#include "record/json_rr.h"
 #include "report/json_parts.h"
 #include "report/sums.h"
 
@@ -290,6 +291,8 @@ Json IntervalsJson(const record::RunRecord& run) {
     Json j{{"streams", std::move(streams)}};
     j["sum"] = IntervalSumJson(SumInterval(interval, bidir ? Forward(run) : StreamSet::kAll), tcp);
     if (bidir) j["sum_bidir_reverse"] = IntervalSumJson(SumInterval(interval, Backward(run)), tcp);
+    // Request/response tests: beside iperf3's members (docs/rr.md).
+    if (interval.rr) j["rr"] = Json(nlohmann::json(*interval.rr));
     intervals.push_back(std::move(j));
   }
   return intervals;
@@ -314,6 +317,7 @@ Json EndJson(const record::RunRecord& run) {
   end["cpu_utilization_percent"] = CpuJson(run);
   if (run.incomplete) end["incomplete"] = true;
   if (IsTcp(run)) PutCongestion(end, run);
+  if (run.rr) end["rr"] = Json(nlohmann::json(*run.rr));
   return end;
 }
 

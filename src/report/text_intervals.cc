@@ -107,6 +107,7 @@ std::string ColumnsFor(bool tcp, bool sender) {
 }  // namespace
 
 std::string RenderIntervalHeader(const record::RunRecord& run) {
+  if (run.spec.rr.enabled()) return text::RrIntervalHeader(run);
   const bool tcp = IsTcp(run);
   std::string columns;
   if (IsBidirectional(run)) {
@@ -127,6 +128,12 @@ std::string RenderIntervalLine(const record::RunRecord& run, const record::Inter
                                const record::HostInterval* local,
                                const record::HostInterval* remote) {
   std::string out;
+  if (run.spec.rr.enabled()) {
+    out = text::RrIntervalLine(run, interval);
+    if (local != nullptr) out += HostLine("local", *local);
+    if (remote != nullptr) out += HostLine("remote", *remote);
+    return out;
+  }
   const bool bidir = IsBidirectional(run);
   const bool several = interval.streams.size() > 1;
   if (several && interval.start > 0) out += text::kSeparator;

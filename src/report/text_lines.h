@@ -32,5 +32,9 @@ std::string FileLines(const record::RunRecord& run);
 std::string FileLine(const record::FileRecord& file, const std::string& who);
 // Decimal bytes per second as dd prints them: "93.1 MB/s", "5.11 GB/s".
 std::string FormatByteRate(double bytes_per_second);
+// Request/response tests (text_rr.cc): the interval header and line, and the summary block.
+std::string RrIntervalHeader(const record::RunRecord& run);
+std::string RrIntervalLine(const record::RunRecord& run, const record::IntervalRecord& interval);
+std::string RrSummary(const record::RunRecord& run);
 
 }  // namespace nicbench::report::text

@@ -137,7 +137,11 @@ std::string Findings(const std::vector<record::Finding>& findings) {
 std::string RenderSummary(const record::RunRecord& run) {
   std::string out;
   if (run.error) out += "error: " + *run.error + "\n";
-  if (!run.streams.empty()) out += StreamSummary(run);
+  if (run.rr) {
+    out += text::RrSummary(run);
+  } else if (!run.streams.empty()) {
+    out += StreamSummary(run);
+  }
   if (run.incomplete) {
     out += "(incomplete: the test ended early; these are this end's counts up to then, the other "
            "end's were not exchanged)\n";

@@ -77,7 +77,10 @@ TEST(DayLongRecord, BoundedAtBothEndsAndThroughTheExchange) {
   std::vector<record::HostInterval> samples;  // as HostObserver keeps them
   size_t limit = 0;
   std::vector<engine::FlowCounters> counters(kStreams);
-  for (int i = 0; i < kStreams; ++i) counters[i] = {i == 0 ? 1 : i + 2, true, 0, 0, 0, 0, 0, 0};
+  for (int i = 0; i < kStreams; ++i) {
+    counters[i].id = i == 0 ? 1 : i + 2;
+    counters[i].sender = true;
+  }
   engine::TcpInfoByFlow infos;
   for (const auto& c : counters) infos[c.id] = record::TcpInfoSample{200, 20, 100, 1448};
   for (int second = 1; second <= kSeconds; ++second) {

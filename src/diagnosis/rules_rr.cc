@@ -1,0 +1,147 @@
+// Request/response rules (docs/rr.md, docs/diagnosis.md): what a transaction waits on. A bulk
+// test's rules (link rate, window, goodput far below the link) do not apply to these tests, so
+// Diagnose runs this table instead of theirs for a spec with --rr/--crr.
+#include <algorithm>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "diagnosis/rules.h"
+
+namespace nicbench::diagnosis {
+namespace {
+
+using record::Severity;
+
+// A core this busy on average over the counted intervals is saturated.
+constexpr double kSaturatedBusyPercent = 90.0;
+// Coalescing counts when its wait (once per direction) is at least this share of the median.
+constexpr double kCoalescingShare = 0.25;
+
+// The busiest core of an end over its counted samples: (cpu, mean busy percent).
+std::optional<std::pair<int, double>> BusiestCore(const RunView& view, const End& end) {
+  std::map<int, std::pair<double, int>> sums;
+  for (const record::HostInterval* s : view.Samples(end)) {
+    const auto* cpus = s->cpus.get();
+    if (cpus == nullptr) continue;
+    for (size_t i = 0; i < cpus->size(); ++i) {
+      auto& [sum, n] = sums[static_cast<int>(i)];
+      sum += (*cpus)[i].Busy();
+      ++n;
+    }
+  }
+  std::optional<std::pair<int, double>> best;
+  for (const auto& [cpu, v] : sums) {
+    const double mean = v.first / v.second;
+    if (!best || mean > best->second) best = std::make_pair(cpu, mean);
+  }
+  return best;
+}
+
+const record::RrStats* Totals(const RunView& view) {
+  return view.run().rr ? &view.run().rr->local : nullptr;
+}
+
+}  // namespace
+
+Findings RrCoreSaturated(const RunView& view, const Thresholds&) {
+  Findings out;
+  const record::RrStats* rr = Totals(view);
+  if (rr == nullptr) return out;
+  for (const End* end : view.ends()) {
+    auto core = BusiestCore(view, *end);
+    if (!core || core->second < kSaturatedBusyPercent) continue;
+    const bool receiver = !end->client;  // the server receives the requests
+    record::Finding f = MakeFinding(
+        "rr-core-saturated", Severity::kWarning,
+        fmt::format("The {}'s core {} is saturated: transactions wait for CPU", end->name,
+                    core->first));
+    f.evidence.push_back(fmt::format("{}: cpu{} busy {:.0f}% on average over the counted "
+                                     "intervals", end->name, core->first, core->second));
+    f.evidence.push_back(fmt::format("{:.0f} transactions/s over {} flow(s)",
+                                     rr->transactions_per_second, view.run().spec.parallel));
+    if (view.SharedHost()) {
+      f.evidence.push_back("both ends run on one host: these are the same cores for both");
+    }
+    f.meaning = fmt::format("The {} cannot turn transactions around any faster on that core; "
+                            "the rate measures its CPU, not the path.",
+                            receiver ? "receiver of the requests (server)" : "client");
+    f.next_step = "Spread flows over more cores (-P with --threads), move the NIC's interrupts "
+                  "off that core, or compare the service demand (CPU per transaction) with "
+                  "another run.";
+    out.push_back(std::move(f));
+    if (view.SharedHost()) break;  // the same cores: once is enough
+  }
+  return out;
+}
+
+Findings RrInterruptCoalescing(const RunView& view, const Thresholds&) {
+  Findings out;
+  const record::RrStats* rr = Totals(view);
+  if (rr == nullptr || !rr->latency || rr->latency->count == 0) return out;
+  double wait_us = 0;
+  std::vector<std::string> evidence;
+  for (const End* end : view.ends()) {
+    const auto* c = end->record->nic.coalescing.get();
+    if (c == nullptr || c->adaptive_rx || c->rx_usecs == 0) continue;
+    wait_us += c->rx_usecs;
+    evidence.push_back(fmt::format("{}: {} rx-usecs {} (ethtool -c)", end->name,
+                                   end->record->nic.interface, c->rx_usecs));
+  }
+  const double p50 = rr->latency->p50_us;
+  if (wait_us <= 0 || wait_us < kCoalescingShare * p50) return out;
+  record::Finding f = MakeFinding("rr-interrupt-coalescing", Severity::kWarning,
+                                  "Each transaction waits on interrupt coalescing");
+  f.evidence = std::move(evidence);
+  f.evidence.push_back(fmt::format("median transaction {:.1f} us; up to {:.0f} us of it is the "
+                                   "NICs holding the interrupt (request and response each "
+                                   "wait once)", p50, wait_us));
+  f.meaning = "A request/response exchange has one packet in flight: the NIC waits rx-usecs "
+              "for more packets that never come before it interrupts, on every transaction.";
+  f.next_step = "For latency, set ethtool -C IFACE rx-usecs 0 (or adaptive-rx on) on both ends "
+                "and run again; bulk throughput may then cost more interrupts.";
+  out.push_back(std::move(f));
+  return out;
+}
+
+Findings RrLossAndCounts(const RunView& view, const Thresholds&) {
+  Findings out;
+  if (!view.run().rr) return out;
+  const record::RrSummary& s = *view.run().rr;
+  if (s.local.lost > 0) {
+    const uint64_t sent = s.local.lost + s.local.transactions;
+    record::Finding f = MakeFinding(
+        "rr-loss", Severity::kWarning,
+        fmt::format("{} of {} UDP transactions were lost", s.local.lost, sent));
+    f.evidence.push_back(fmt::format("no response within --rr-timeout {} ms for {} requests; "
+                                     "{} responses came later", view.run().spec.rr.timeout_ms,
+                                     s.local.lost, s.local.late));
+    f.meaning = "A request or its response was dropped on the path or at a socket; UDP "
+                "request/response does not retransmit, so each loss costs a timeout.";
+    f.next_step = "Look at the drop counters of both ends (softnet, NIC, UDP receive errors).";
+    out.push_back(std::move(f));
+  }
+  // Requests in flight at the end may be answered but not read; a timed test's two ends also
+  // close their counted windows on their own clocks and timers, which on a busy host wake
+  // milliseconds late (5% allowed).
+  uint64_t slack = uint64_t{view.run().spec.rr.burst} * view.run().spec.parallel;
+  if (view.run().spec.blocks == 0) slack += s.local.transactions / 20;
+  const bool fewer = s.peer_transactions &&
+                     *s.peer_transactions + s.local.lost + slack < s.local.transactions;
+  const bool more = s.peer_transactions &&
+                    *s.peer_transactions > s.local.transactions + s.local.lost + s.local.late +
+                                               slack;
+  if (fewer || more) {
+    record::Finding f = MakeFinding("rr-counts-disagree", Severity::kWarning,
+                                    "The two ends counted different transactions");
+    f.evidence.push_back(fmt::format("client {}, server {}", s.local.transactions,
+                                     *s.peer_transactions));
+    f.meaning = "The ends' counts differ by more than the requests in flight and the clock "
+                "difference of their windows explain: the counts are not to be trusted.";
+    f.next_step = "Run again; report it with both ends' JSON if it repeats.";
+    out.push_back(std::move(f));
+  }
+  return out;
+}
+
+}  // namespace nicbench::diagnosis

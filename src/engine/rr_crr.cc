@@ -1,0 +1,320 @@
+// CRR flows (netperf's TCP_CRR): a new connection for every transaction. The flow's data
+// connection carries only the port of a listener the server's end opens for the flow (2 bytes,
+// big-endian) and, by closing, the end of the test. Each flow watches its own sockets in an
+// epoll set of its own, whose fd is what the worker's loop watches (an epoll fd is pollable),
+// so the worker's loop is the same as for every other flow.
+//
+// The server writes the response and closes first, and the client closes when it has read the
+// end: the TIME_WAIT state stays on the server's side, so the client's ephemeral ports are not
+// used up by a long test (a loopback client may reuse a port whose tuple the server still holds
+// in TIME_WAIT: net.ipv4.tcp_tw_reuse, 2 = loopback only, the default since Linux 4.19).
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <unordered_map>
+
+#include "engine/rr_flow.h"
+
+namespace nicbench::engine {
+namespace {
+
+constexpr int kSendFlags = MSG_DONTWAIT | MSG_NOSIGNAL;
+constexpr uint64_t kDataTag = ~uint64_t{0};
+constexpr uint64_t kListenTag = ~uint64_t{0} - 1;
+constexpr int kEventsPerWake = 64;
+constexpr int kBacklog = 4096;
+
+Status Watch(int epoll_fd, int op, int fd, uint32_t events, uint64_t tag) {
+  epoll_event ev{};
+  ev.events = events;
+  ev.data.u64 = tag;
+  if (epoll_ctl(epoll_fd, op, fd, &ev) != 0) return FailErrno("epoll_ctl (CRR)");
+  return Ok();
+}
+
+// Sends `bytes` of zeros; a short write of a small message on a fresh socket does not happen
+// in practice, and is an error rather than a stall.
+Status SendAll(int fd, const std::vector<uint8_t>& zeros, uint64_t bytes) {
+  while (bytes > 0) {
+    const size_t want = static_cast<size_t>(std::min<uint64_t>(bytes, zeros.size()));
+    const ssize_t n = ::send(fd, zeros.data(), want, kSendFlags);
+    if (n < 0) return FailErrno("send (CRR)");
+    bytes -= static_cast<uint64_t>(n);
+  }
+  return Ok();
+}
+
+class CrrClient final : public RrFlow {
+ public:
+  CrrClient(const FlowConfig& config, net::UniqueFd epoll, net::UniqueFd data, FlowEnv env)
+      : RrFlow(config, std::move(epoll), env, /*connects=*/true),
+        data_(std::move(data)),
+        zeros_(std::min<uint32_t>(config.rr.request_bytes, 1 << 20), 0),
+        in_(std::clamp<uint32_t>(config.rr.response_bytes, 4096, 1 << 20)),
+        slots_(config.rr.burst) {}
+
+  void Begin(MonoTime) override { interest_ = EPOLLIN; }
+
+  Result<FlowState> OnEvents(uint32_t) override {
+    epoll_event events[kEventsPerWake];
+    const int n = epoll_wait(fd_.get(), events, kEventsPerWake, 0);
+    if (n < 0 && errno != EINTR) return FailErrno("epoll_wait (CRR)");
+    for (int i = 0; i < n; ++i) {
+      auto outcome = events[i].data.u64 == kDataTag ? OnData() : OnSlot(events[i].data.u64);
+      if (!outcome || *outcome != FlowState::kActive) return outcome;
+    }
+    if (peer_.ss_family != AF_UNSPEC) {
+      if (auto s = StartTransactions(); !s) return Failure("connect", s.error().sys_errno);
+    }
+    PublishBytes();
+    if (spent_ && busy_ == 0) return FlowState::kDone;
+    return FlowState::kActive;
+  }
+
+ private:
+  enum class Phase { kIdle, kConnecting, kResponse, kClosing };
+  struct Slot {
+    net::UniqueFd fd;
+    Phase phase = Phase::kIdle;
+    uint64_t start_ns = 0;
+    uint64_t got = 0;
+  };
+
+  // The data connection: the listener's port, then (at the end) EOF.
+  Result<FlowState> OnData() {
+    uint8_t port[2];
+    const ssize_t n = ::recv(data_.get(), port, sizeof port, MSG_DONTWAIT | MSG_WAITALL);
+    if (n == 0) return FlowState::kClosed;
+    if (n < 0) return errno == EAGAIN ? Result<FlowState>(FlowState::kActive)
+                                      : Failure("recv (CRR port)", errno);
+    if (n != 2 || peer_.ss_family != AF_UNSPEC) {
+      return Fail("stream " + std::to_string(config_.id) + ": unexpected data on the CRR stream");
+    }
+    socklen_t len = sizeof peer_;
+    if (getpeername(data_.get(), reinterpret_cast<sockaddr*>(&peer_), &len) != 0) {
+      return FailErrno("getpeername (CRR)");
+    }
+    peer_len_ = len;
+    const uint16_t p = htons(static_cast<uint16_t>(port[0] << 8 | port[1]));
+    if (peer_.ss_family == AF_INET) reinterpret_cast<sockaddr_in*>(&peer_)->sin_port = p;
+    if (peer_.ss_family == AF_INET6) reinterpret_cast<sockaddr_in6*>(&peer_)->sin6_port = p;
+    return FlowState::kActive;
+  }
+
+  Status StartTransactions() {
+    for (size_t i = 0; i < slots_.size() && !spent_; ++i) {
+      Slot& slot = slots_[i];
+      if (slot.phase != Phase::kIdle) continue;
+      if (!ReserveTransaction()) {
+        spent_ = true;
+        break;
+      }
+      slot.start_ns = MonotonicNs();
+      slot.got = 0;
+      slot.fd.Reset(::socket(peer_.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
+      if (!slot.fd) return FailErrno("socket (CRR)");
+      if (::connect(slot.fd.get(), reinterpret_cast<sockaddr*>(&peer_), peer_len_) != 0 &&
+          errno != EINPROGRESS) {
+        return FailErrno("connect (CRR)");
+      }
+      if (auto s = Watch(fd_.get(), EPOLL_CTL_ADD, slot.fd.get(), EPOLLOUT, i); !s) return s;
+      slot.phase = Phase::kConnecting;
+      ++busy_;
+    }
+    return Ok();
+  }
+
+  Result<FlowState> OnSlot(uint64_t index) {
+    Slot& slot = slots_.at(index);
+    if (slot.phase == Phase::kConnecting) return Connected(slot, index);
+    if (slot.phase == Phase::kResponse) {
+      const ssize_t n = ::recv(slot.fd.get(), in_.data(), in_.size(), MSG_DONTWAIT);
+      if (n < 0) return errno == EAGAIN ? Result<FlowState>(FlowState::kActive)
+                                        : Failure("recv (CRR)", errno);
+      if (n == 0) return Fail("stream " + std::to_string(config_.id) +
+                              ": the server closed a CRR connection before its response");
+      slot.got += static_cast<uint64_t>(n);
+      if (slot.got < config_.rr.response_bytes) return FlowState::kActive;
+      rr_.Transaction(MonotonicNs() - slot.start_ns);
+      ++local_blocks_;
+      slot.phase = Phase::kClosing;
+    }
+    // Closing: the server's FIN usually came with the response.
+    char byte;
+    const ssize_t n = ::recv(slot.fd.get(), &byte, 1, MSG_DONTWAIT);
+    if (n < 0 && errno == EAGAIN) return FlowState::kActive;
+    slot.fd.Reset();  // close(2) also takes it out of the epoll set
+    slot.phase = Phase::kIdle;
+    --busy_;
+    return FlowState::kActive;
+  }
+
+  Result<FlowState> Connected(Slot& slot, uint64_t index) {
+    int err = 0;
+    socklen_t len = sizeof err;
+    getsockopt(slot.fd.get(), SOL_SOCKET, SO_ERROR, &err, &len);
+    if (err != 0) return Failure("connect (CRR)", err);
+    rr_.Connected(MonotonicNs() - slot.start_ns);
+    if (auto s = SendAll(slot.fd.get(), zeros_, config_.rr.request_bytes); !s) {
+      return Failure("send (CRR)", s.error().sys_errno);
+    }
+    local_bytes_ += config_.rr.request_bytes;
+    if (auto s = Watch(fd_.get(), EPOLL_CTL_MOD, slot.fd.get(), EPOLLIN, index); !s) {
+      return tl::unexpected(s.error());
+    }
+    slot.phase = Phase::kResponse;
+    return FlowState::kActive;
+  }
+
+  net::UniqueFd data_;
+  std::vector<uint8_t> zeros_, in_;
+  std::vector<Slot> slots_;
+  sockaddr_storage peer_{};  // the server's listener; AF_UNSPEC until its port came
+  socklen_t peer_len_ = 0;
+  size_t busy_ = 0;
+  bool spent_ = false;
+};
+
+class CrrServer final : public RrFlow {
+ public:
+  CrrServer(const FlowConfig& config, net::UniqueFd epoll, net::UniqueFd data,
+            net::UniqueFd listener, FlowEnv env)
+      : RrFlow(config, std::move(epoll), env),
+        data_(std::move(data)),
+        listener_(std::move(listener)),
+        zeros_(std::min<uint32_t>(config.rr.response_bytes, 1 << 20), 0),
+        in_(std::clamp<uint32_t>(config.rr.request_bytes, 4096, 1 << 20)) {}
+
+  void Begin(MonoTime) override { interest_ = EPOLLIN; }
+
+  Result<FlowState> OnEvents(uint32_t) override {
+    epoll_event events[kEventsPerWake];
+    const int n = epoll_wait(fd_.get(), events, kEventsPerWake, 0);
+    if (n < 0 && errno != EINTR) return FailErrno("epoll_wait (CRR)");
+    for (int i = 0; i < n; ++i) {
+      const uint64_t tag = events[i].data.u64;
+      if (tag == kDataTag) {
+        char byte;
+        const ssize_t r = ::recv(data_.get(), &byte, 1, MSG_DONTWAIT);
+        if (r == 0 || (r < 0 && errno != EAGAIN)) return FlowState::kClosed;
+      } else if (tag == kListenTag) {
+        if (auto s = AcceptAll(); !s) return tl::unexpected(s.error());
+      } else {
+        OnConnection(static_cast<int>(tag));
+      }
+    }
+    PublishBytes();
+    return FlowState::kActive;
+  }
+
+ private:
+  Status AcceptAll() {
+    for (;;) {
+      const int fd = ::accept4(listener_.get(), nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
+      if (fd < 0) {
+        if (errno == EAGAIN || errno == ECONNABORTED || errno == EINTR) return Ok();
+        return FailErrno("accept (CRR)");
+      }
+      if (auto s = Watch(fd_.get(), EPOLL_CTL_ADD, fd, EPOLLIN, static_cast<uint64_t>(fd)); !s) {
+        ::close(fd);
+        return s;
+      }
+      got_[fd] = 0;
+    }
+  }
+
+  void OnConnection(int fd) {
+    auto it = got_.find(fd);
+    if (it == got_.end()) return;
+    const ssize_t n = ::recv(fd, in_.data(), in_.size(), MSG_DONTWAIT);
+    if (n < 0 && errno == EAGAIN) return;
+    if (n > 0) {
+      local_bytes_ += static_cast<uint64_t>(n);
+      it->second += static_cast<uint64_t>(n);
+      if (it->second < config_.rr.request_bytes) return;
+      // A response that does not go out is a transaction the client sees fail.
+      if (SendAll(fd, zeros_, config_.rr.response_bytes)) {
+        rr_.Answered();
+        ++local_blocks_;
+      }
+    }
+    got_.erase(it);
+    ::close(fd);
+  }
+
+ public:
+  ~CrrServer() override {
+    for (const auto& [fd, got] : got_) ::close(fd);
+  }
+
+ private:
+  net::UniqueFd data_, listener_;
+  std::vector<uint8_t> zeros_, in_;
+  std::unordered_map<int, uint64_t> got_;  // open connections: request bytes read
+};
+
+Result<net::UniqueFd> NewEpoll(int data_fd) {
+  net::UniqueFd epoll(epoll_create1(EPOLL_CLOEXEC));
+  if (!epoll) return FailErrno("epoll_create1 (CRR)");
+  if (auto s = Watch(epoll.get(), EPOLL_CTL_ADD, data_fd, EPOLLIN, kDataTag); !s) {
+    return tl::unexpected(s.error());
+  }
+  return epoll;
+}
+
+// A listener on the data connection's local address, port 0; its port goes to the client.
+Result<net::UniqueFd> OpenListener(int data_fd) {
+  sockaddr_storage local{};
+  socklen_t len = sizeof local;
+  if (getsockname(data_fd, reinterpret_cast<sockaddr*>(&local), &len) != 0) {
+    return FailErrno("getsockname (CRR)");
+  }
+  if (local.ss_family == AF_INET) reinterpret_cast<sockaddr_in*>(&local)->sin_port = 0;
+  if (local.ss_family == AF_INET6) reinterpret_cast<sockaddr_in6*>(&local)->sin6_port = 0;
+  net::UniqueFd fd(::socket(local.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
+  if (!fd) return FailErrno("socket (CRR listener)");
+  if (::bind(fd.get(), reinterpret_cast<sockaddr*>(&local), len) != 0 ||
+      ::listen(fd.get(), kBacklog) != 0 ||
+      getsockname(fd.get(), reinterpret_cast<sockaddr*>(&local), &len) != 0) {
+    return FailErrno("bind/listen (CRR listener)");
+  }
+  const uint16_t port = ntohs(local.ss_family == AF_INET
+                                  ? reinterpret_cast<sockaddr_in*>(&local)->sin_port
+                                  : reinterpret_cast<sockaddr_in6*>(&local)->sin6_port);
+  const uint8_t wire[2] = {static_cast<uint8_t>(port >> 8), static_cast<uint8_t>(port)};
+  if (::send(data_fd, wire, sizeof wire, kSendFlags) != 2) {
+    return FailErrno("send (CRR port)");
+  }
+  return fd;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Flow>> MakeCrrClient(const FlowConfig& config, net::UniqueFd fd,
+                                            FlowEnv env) {
+  auto epoll = NewEpoll(fd.get());
+  if (!epoll) return tl::unexpected(epoll.error());
+  return std::make_unique<CrrClient>(config, std::move(*epoll), std::move(fd), env);
+}
+
+Result<std::unique_ptr<Flow>> MakeCrrServer(const FlowConfig& config, net::UniqueFd fd,
+                                            FlowEnv env) {
+  auto listener = OpenListener(fd.get());
+  if (!listener) return tl::unexpected(listener.error());
+  auto epoll = NewEpoll(fd.get());
+  if (!epoll) return tl::unexpected(epoll.error());
+  if (auto s = Watch(epoll->get(), EPOLL_CTL_ADD, listener->get(), EPOLLIN, kListenTag); !s) {
+    return tl::unexpected(s.error());
+  }
+  return std::make_unique<CrrServer>(config, std::move(*epoll), std::move(fd),
+                                     std::move(*listener), env);
+}
+
+}  // namespace nicbench::engine

@@ -1,0 +1,148 @@
+// The RR flows in a real DataPath over real loopback sockets: each completed transaction is
+// timed once, both ends count the same, the UDP timeout counts a request nobody answers.
+#include "engine/rr_flow.h"
+
+#include <gtest/gtest.h>
+
+#include "engine/data_path_test_util.h"
+#include "engine/rr_sampler.h"
+
+namespace nicbench::engine {
+namespace {
+
+FlowConfig RrConfig(int fd, bool client, record::Transport transport, record::RrMode mode) {
+  FlowConfig c;
+  c.fd = fd;
+  c.id = 1;
+  c.sender = client;
+  c.transport = transport;
+  c.block_bytes = 1;
+  c.rr.mode = mode;
+  return c;
+}
+
+// Runs `transactions` between a client DataPath and a server DataPath; returns both counters.
+std::pair<FlowCounters, FlowCounters> Exchange(testing::SocketPair pair, record::Transport t,
+                                               record::RrMode mode, uint64_t transactions,
+                                               uint32_t burst, bool alone = false) {
+  auto client = DataPath::Create(1);
+  auto server = DataPath::Create(1);
+  FlowConfig c = RrConfig(pair.a.Release(), true, t, mode);
+  FlowConfig s = RrConfig(pair.b.Release(), false, t, mode);
+  c.rr.burst = s.rr.burst = burst;
+  c.rr_alone = s.rr_alone = alone;
+  c.rr.request_bytes = s.rr.request_bytes = 3;
+  c.rr.response_bytes = s.rr.response_bytes = 700;
+  EXPECT_TRUE(server->AddFlow(s));
+  EXPECT_TRUE(client->AddFlow(c));
+  client->SetBudget(SendBudget{0, transactions});
+  EXPECT_TRUE(server->Start());
+  EXPECT_TRUE(client->Start());
+  EXPECT_TRUE(testing::WaitReadable(client->DoneFd(), std::chrono::milliseconds(30000)));
+  EXPECT_TRUE(testing::WaitFor([&] { return server->Snapshot()[0].transactions >= transactions; }));
+  auto result = std::make_pair(client->Snapshot()[0], server->Snapshot()[0]);
+  client->Stop();
+  server->Stop();
+  EXPECT_TRUE(client->Join());
+  (void)server->Join();
+  return result;
+}
+
+void ExpectExact(const std::pair<FlowCounters, FlowCounters>& both, uint64_t n) {
+  const auto& [c, s] = both;
+  EXPECT_TRUE(c.rr);
+  EXPECT_EQ(c.transactions, n);
+  EXPECT_EQ(s.transactions, n);
+  ASSERT_TRUE(c.latency);
+  EXPECT_EQ(c.latency->count(), n);
+  EXPECT_GT(c.latency->ValueAtQuantile(0.5), 0.0);
+  EXPECT_FALSE(s.latency) << "the server does not time";
+  EXPECT_EQ(c.bytes, 3 * n);
+  EXPECT_EQ(s.bytes, 3 * n);
+}
+
+TEST(RrFlow, TcpBudgetOfTransactionsIsExact) {
+  ExpectExact(Exchange(testing::TcpPair(), record::Transport::kTcp, record::RrMode::kRr, 500, 1),
+              500);
+}
+
+TEST(RrFlow, LoneFlowsRunInBlockingCalls) {
+  ExpectExact(Exchange(testing::TcpPair(), record::Transport::kTcp, record::RrMode::kRr, 500, 1,
+                       /*alone=*/true),
+              500);
+  ExpectExact(Exchange(testing::UdpPair(), record::Transport::kUdp, record::RrMode::kRr, 300, 1,
+                       /*alone=*/true),
+              300);
+}
+
+TEST(RrFlow, TcpBurstKeepsSeveralInFlight) {
+  ExpectExact(Exchange(testing::TcpPair(), record::Transport::kTcp, record::RrMode::kRr, 999, 7),
+              999);
+}
+
+TEST(RrFlow, UdpMatchesResponsesToRequests) {
+  ExpectExact(Exchange(testing::UdpPair(), record::Transport::kUdp, record::RrMode::kRr, 400, 4),
+              400);
+}
+
+TEST(RrFlow, CrrConnectsForEveryTransaction) {
+  auto both = Exchange(testing::TcpPair(), record::Transport::kTcp, record::RrMode::kCrr, 50, 2);
+  ExpectExact(both, 50);
+  ASSERT_TRUE(both.first.connect_latency);
+  EXPECT_EQ(both.first.connect_latency->count(), 50u);
+}
+
+TEST(RrFlow, UdpRequestWithoutResponseIsLostAndTheFlowGoesOn) {
+  testing::SocketPair pair = testing::UdpPair();
+  auto client = DataPath::Create(1);
+  FlowConfig c = RrConfig(pair.a.Release(), true, record::Transport::kUdp, record::RrMode::kRr);
+  c.rr.timeout_ms = 5;
+  c.pacing_timer_us = 1000;
+  ASSERT_TRUE(client->AddFlow(c));
+  client->SetBudget(SendBudget{0, 3});
+  ASSERT_TRUE(client->Start());
+  // Nobody answers: three requests go out one after another, each lost after its timeout.
+  EXPECT_TRUE(testing::WaitReadable(client->DoneFd(), std::chrono::milliseconds(30000)));
+  FlowCounters counters = client->Snapshot()[0];
+  EXPECT_EQ(counters.rr_lost, 3u);
+  EXPECT_EQ(counters.transactions, 0u);
+  EXPECT_EQ(counters.bytes, 3u);
+  client->Stop();
+  EXPECT_TRUE(client->Join());
+}
+
+TEST(RrSampler, IntervalsAndTotalsFromCumulativeSnapshots) {
+  auto hist = [](std::initializer_list<uint64_t> values) {
+    auto h = std::make_shared<LatencyHistogram>();
+    for (uint64_t v : values) h->Record(v);
+    return std::shared_ptr<const LatencyHistogram>(h);
+  };
+  FlowCounters first, second, other;
+  first.rr = second.rr = other.rr = true;
+  first.id = second.id = 1;
+  first.transactions = 2;
+  first.latency = hist({1000, 2000});
+  second.transactions = 5;
+  second.latency = hist({1000, 2000, 3000, 3000, 3000});
+  other.id = 3;
+  other.transactions = 1;
+  other.latency = hist({9000});
+  RrAccumulator interval;
+  interval.Add(second, first);
+  interval.Add(other, FlowCounters{});
+  record::RrStats s = interval.Stats(0.5);
+  EXPECT_EQ(s.transactions, 4u);
+  EXPECT_DOUBLE_EQ(s.transactions_per_second, 8.0);
+  ASSERT_TRUE(s.latency);
+  EXPECT_EQ(s.latency->count, 4u);
+  EXPECT_NEAR(s.latency->p50_us, 3.0, 0.03);
+  EXPECT_NEAR(s.latency->max_us, 9.0, 0.09);
+  EXPECT_NEAR(s.latency->mean_us, 4.5, 1e-9);
+  FlowCounters bulk;  // a bulk flow adds nothing
+  RrAccumulator none;
+  none.Add(bulk, bulk);
+  EXPECT_FALSE(none.any());
+}
+
+}  // namespace
+}  // namespace nicbench::engine

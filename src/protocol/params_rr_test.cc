@@ -1,0 +1,46 @@
+#include <gtest/gtest.h>
+
+#include "protocol/params.h"
+
+namespace nicbench::protocol {
+namespace {
+
+TEST(ParamsRr, RidesInTheExtensionAndComesBack) {
+  record::TestSpec spec;
+  spec.rr.mode = record::RrMode::kCrr;
+  spec.rr.request_bytes = 100;
+  spec.rr.response_bytes = 2000;
+  spec.rr.burst = 4;
+  spec.rr.timeout_ms = 50;
+  const auto doc = EncodeParams(spec, Extension{});
+  EXPECT_TRUE(doc["nicbench"].contains("rr"));
+  auto decoded = DecodeParams(doc.dump());
+  ASSERT_TRUE(decoded) << decoded.error().ToString();
+  EXPECT_EQ(decoded->spec.rr.mode, record::RrMode::kCrr);
+  EXPECT_EQ(decoded->spec.rr.request_bytes, 100u);
+  EXPECT_EQ(decoded->spec.rr.response_bytes, 2000u);
+  EXPECT_EQ(decoded->spec.rr.burst, 4u);
+  EXPECT_EQ(decoded->spec.rr.timeout_ms, 50u);
+}
+
+TEST(ParamsRr, AStockClientNeverSendsItAndABulkTestHasNone) {
+  record::TestSpec spec;
+  spec.rr.mode = record::RrMode::kRr;
+  EXPECT_FALSE(EncodeParams(spec).contains("nicbench"));
+  EXPECT_FALSE(EncodeParams(record::TestSpec{}, Extension{})["nicbench"].contains("rr"));
+}
+
+TEST(ParamsRr, HostileValuesAreCleanErrors) {
+  for (const char* text : {
+           R"({"tcp":true,"nicbench":{"version":1,"rr":"yes"}})",
+           R"({"tcp":true,"nicbench":{"version":1,"rr":{"mode":"bulk"}}})",
+           R"({"tcp":true,"nicbench":{"version":1,"rr":{"mode":"rr","burst":-1}}})",
+           R"({"tcp":true,"nicbench":{"version":1,"rr":{"mode":"rr","request_bytes":"1"}}})",
+           R"({"tcp":true,"nicbench":{"version":1,"rr":{"mode":7}}})",
+       }) {
+    EXPECT_FALSE(DecodeParams(text).has_value()) << text;
+  }
+}
+
+}  // namespace
+}  // namespace nicbench::protocol

@@ -1,0 +1,66 @@
+// Bad values of the request/response options: each a clear message and exit code 2, before
+// any connection is made (the host is a port nobody listens on).
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "support/run_binary.h"
+
+namespace nicbench {
+namespace {
+
+struct BadCase {
+  std::vector<std::string> args;
+  std::string message;
+};
+
+TEST(RrCli, BadValuesAreUsageErrors) {
+  const std::vector<BadCase> cases = {
+      {{"--rr", "-l", "0"}, "request size must be at least 1 byte"},
+      {{"--rr", "-l", "1,0"}, "response size must be at least 1 byte"},
+      {{"--rr", "-l", "1,x"}, "-l: response size"},
+      {{"--rr", "-l", "32M"}, "exceeds the limit of 16777216 bytes"},
+      {{"--rr", "-u", "-l", "70000"}, "exceeds the limit of 65507 bytes"},
+      {{"--rr", "--bidir"}, "cannot be used with -R or --bidir"},
+      {{"--rr", "-R"}, "cannot be used with -R or --bidir"},
+      {{"--crr", "-u"}, "--crr is TCP only"},
+      {{"--rr", "--crr"}, "--rr and --crr cannot be used together"},
+      {{"--rr", "--rr-burst", "0"}, "--rr-burst 0 out of range 1..1024"},
+      {{"--rr", "--rr-burst", "5000"}, "--rr-burst 5000 out of range 1..1024"},
+      {{"--rr", "-u", "--rr-burst", "200"}, "1-byte UDP messages"},
+      {{"--rr", "-u", "--rr-timeout", "0"}, "--rr-timeout 0 ms out of range"},
+      {{"--rr", "-P", "2000"}, "flows (-P) 2000 out of range 1..1024"},
+      {{"--rr", "-n", "0"}, "-n: must be at least 1 transaction"},
+      {{"--rr", "-b", "10M"}, "do not use -b"},
+      {{"--rr-burst", "4"}, "need --rr or --crr"},
+  };
+  for (const BadCase& c : cases) {
+    std::vector<std::string> args = {"run", "127.0.0.1", "-p", "1"};
+    args.insert(args.end(), c.args.begin(), c.args.end());
+    testing::ProcessResult r = testing::RunNicbench(args);
+    std::string joined;
+    for (const auto& a : c.args) joined += a + " ";
+    EXPECT_EQ(r.exit_code, 2) << joined << r.err;
+    EXPECT_NE(r.err.find(c.message), std::string::npos) << joined << ": " << r.err;
+  }
+}
+
+TEST(RrCli, NeedsAHost) {
+  testing::ProcessResult r = testing::RunNicbench({"run", "--rr"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("need a HOST running `nicbench serve`"), std::string::npos) << r.err;
+}
+
+TEST(RrCli, HelpNamesTheOptions) {
+  testing::ProcessResult r = testing::RunNicbench({"run", "--help"});
+  EXPECT_EQ(r.exit_code, 0);
+  for (const char* option : {"--rr", "--crr", "--rr-burst", "--rr-timeout"}) {
+    EXPECT_NE(r.out.find(option), std::string::npos) << option;
+  }
+  testing::ProcessResult s = testing::RunNicbench({"serve", "--help"});
+  EXPECT_NE(s.out.find("--max-rr-flows"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace nicbench
