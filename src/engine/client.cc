@@ -375,6 +375,12 @@ class ClientRole final : public TestRole {
 
   Status OnWake() override {
     if (!run_.file || !run_.path->Failed()) return Ok();
+    // A server whose file call failed (its disk is full) says why on the control connection
+    // before it closes the streams, so our streams' reset is not the cause: its word goes first.
+    if (ControlReadable()) {
+      auto control = OnControl(run_.clock->Now());
+      if (!control) return tl::unexpected(control.error());
+    }
     // A -F file call failed (the disk is full, an I/O error): the test cannot go on.
     (void)wire::SendState(run_.control.get(), wire::State::kClientTerminate);
     Status failed = run_.path->Join();
@@ -400,6 +406,11 @@ class ClientRole final : public TestRole {
   }
 
  private:
+  bool ControlReadable() const {
+    pollfd p{run_.control.get(), POLLIN, 0};
+    return ::poll(&p, 1, 0) == 1 && (p.revents & POLLIN) != 0;
+  }
+
   ClientRun& run_;
 };
 
