@@ -43,12 +43,25 @@ Result<bool> FileTcpSender::Refill() {
   return true;
 }
 
+// A block of the budget (-n, the file's size) to send next; false when none is left.
+bool FileTcpSender::Reserve() {
+  if (reserved_left_ != 0) return true;
+  if (ended_) return false;
+  reserved_left_ = ReserveBlock(/*exact=*/true);
+  return reserved_left_ != 0;
+}
+
+// Counts n bytes of the reserved block as sent; true when that completed the block.
+bool FileTcpSender::Sent(uint32_t n) {
+  local_bytes_ += n;
+  reserved_left_ -= n;
+  if (reserved_left_ == 0) ++local_blocks_;
+  PublishBytes();
+  return reserved_left_ == 0;
+}
+
 Result<SenderFlow::SendOutcome> FileTcpSender::SendFromFile() {
-  if (reserved_left_ == 0) {
-    if (ended_) return SendOutcome::kBudgetSpent;
-    reserved_left_ = ReserveBlock(/*exact=*/true);
-    if (reserved_left_ == 0) return SendOutcome::kBudgetSpent;
-  }
+  if (!Reserve()) return SendOutcome::kBudgetSpent;
   for (;;) {
     off_t offset = static_cast<off_t>(file_.offset());
     const net::SysResult r = env_.sys->SendFile(fd(), file_.fd(), &offset, reserved_left_);
@@ -67,24 +80,13 @@ Result<SenderFlow::SendOutcome> FileTcpSender::SendFromFile() {
     }
     const auto n = static_cast<uint32_t>(r.value);
     file_.CountUntimed(n);
-    local_bytes_ += n;
-    reserved_left_ -= n;
-    if (reserved_left_ == 0) {
-      ++local_blocks_;
-      PublishBytes();
-      return SendOutcome::kBlock;
-    }
-    PublishBytes();
+    if (Sent(n)) return SendOutcome::kBlock;
   }
 }
 
 Result<SenderFlow::SendOutcome> FileTcpSender::SendBlock() {
   if (sendfile_) return SendFromFile();
-  if (reserved_left_ == 0) {
-    if (ended_) return SendOutcome::kBudgetSpent;
-    reserved_left_ = ReserveBlock(/*exact=*/true);  // a block of the budget (-n, the file's size)
-    if (reserved_left_ == 0) return SendOutcome::kBudgetSpent;
-  }
+  if (!Reserve()) return SendOutcome::kBudgetSpent;
   for (;;) {
     if (pos_ == have_) {
       auto more = Refill();
@@ -101,15 +103,8 @@ Result<SenderFlow::SendOutcome> FileTcpSender::SendBlock() {
       return SendOutcome::kBudgetSpent;
     }
     const auto n = static_cast<uint32_t>(r.value);
-    local_bytes_ += n;
     pos_ += n;
-    reserved_left_ -= n;
-    if (reserved_left_ == 0) {
-      ++local_blocks_;
-      PublishBytes();
-      return SendOutcome::kBlock;
-    }
-    PublishBytes();
+    if (Sent(n)) return SendOutcome::kBlock;
   }
 }
 

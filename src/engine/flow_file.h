@@ -24,6 +24,8 @@ class FileTcpSender final : public SenderFlow {
   Result<SendOutcome> SendBlock() override;
   Result<SendOutcome> SendFromFile();  // -Z
   Result<bool> Refill();               // false at the end of the file or the budget
+  bool Reserve();
+  bool Sent(uint32_t n);
 
   TimedFile file_;
   AlignedBuffer buffer_;
