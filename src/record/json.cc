@@ -8,6 +8,7 @@
 
 #include "record/json_codec.h"
 #include "record/json_internal.h"
+#include "record/json_rr.h"
 #include "record/json_schema.h"
 
 namespace nicbench::record {

@@ -34,6 +34,7 @@ struct Member {
   M S::*ptr;
   Presence presence = Presence::kRequired;
   void (*check)(const M&) = nullptr;  // throws ShapeError("", problem) to refuse a value
+  bool null_when_unset = false;       // an optional non-string member: null, not left out
 };
 
 // A member that is deliberately not part of the JSON form (it must say why at its line). Listed
@@ -54,6 +55,12 @@ constexpr Member<S, M> LaterField(const char* name, M S::*ptr) {
 template <typename S, typename M>
 constexpr Member<S, M> CheckedField(const char* name, M S::*ptr, void (*check)(const M&)) {
   return {name, ptr, Presence::kRequired, check};
+}
+// An optional member written as null when unset (left out, with Field, when it is a member
+// most records never have, like -F's file).
+template <typename S, typename M>
+constexpr Member<S, M> NullableField(const char* name, M S::*ptr) {
+  return {name, ptr, Presence::kRequired, nullptr, true};
 }
 template <typename S, typename M>
 constexpr NotInJson<S, M> Unserialized(M S::*ptr) {
@@ -103,8 +110,8 @@ struct IsMeasured : std::false_type {};
 template <typename T>
 struct IsMeasured<Measured<T>> : std::true_type {};
 
-// An optional record (not a string): present only when the end had one (e.g. -F's file), so it
-// is written only when set and an absent or null member reads as none.
+// An optional value (not a string): written only when set (or as null, NullableField); an
+// absent or null member reads as none.
 template <typename T>
 struct IsOptionalRecord : std::false_type {};
 template <typename T>
@@ -144,7 +151,11 @@ void WriteMember(json& obj, const Member<S, M>& f, const S& v) {
   } else if constexpr (std::is_same_v<M, std::optional<std::string>>) {
     obj[f.name] = m ? json(*m) : json(nullptr);
   } else if constexpr (IsOptionalRecord<M>::value) {
-    if (m) obj[f.name] = ToJson(*m);
+    if (m) {
+      obj[f.name] = ToJson(*m);
+    } else if (f.null_when_unset) {
+      obj[f.name] = nullptr;
+    }
   } else {
     obj[f.name] = ToJson(m);
   }

@@ -23,7 +23,6 @@
 #include "record/facts.h"
 #include "record/host_sample.h"
 #include "record/json_codec.h"
-#include "record/json_rr.h"
 #include "record/run_record.h"
 #include "record/test_spec.h"
 
@@ -292,6 +291,41 @@ constexpr auto FieldsOf(Type<TestSpec>) {
 }
 
 // ---- run_record.h
+
+constexpr auto FieldsOf(Type<LatencySummary>) {
+  using T = LatencySummary;
+  return Fields(Field("count", &T::count),
+                Field("mean_us", &T::mean_us),
+                Field("min_us", &T::min_us),
+                Field("p50_us", &T::p50_us),
+                Field("p90_us", &T::p90_us),
+                Field("p99_us", &T::p99_us),
+                Field("p99_9_us", &T::p999_us),
+                Field("max_us", &T::max_us));
+}
+
+constexpr auto FieldsOf(Type<RrStats>) {
+  using T = RrStats;
+  return Fields(Field("transactions", &T::transactions),
+                Field("transactions_per_second", &T::transactions_per_second),
+                Field("lost", &T::lost),
+                Field("late", &T::late),
+                NullableField("latency", &T::latency),
+                NullableField("connect", &T::connect));
+}
+
+constexpr auto FieldsOf(Type<RrSummary>) {
+  using T = RrSummary;
+  return Fields(Field("local", &T::local),
+                NullableField("peer_transactions", &T::peer_transactions),
+                NullableField("local_process_us_per_transaction",
+                              &T::local_process_us_per_transaction),
+                NullableField("remote_process_us_per_transaction",
+                              &T::remote_process_us_per_transaction),
+                NullableField("local_host_us_per_transaction", &T::local_host_us_per_transaction),
+                NullableField("remote_host_us_per_transaction",
+                              &T::remote_host_us_per_transaction));
+}
 
 constexpr auto FieldsOf(Type<TcpInfoSample>) {
   using T = TcpInfoSample;
