@@ -11,6 +11,8 @@
 //                                  reads as unknown / none), or a required plain member (only
 //                                  those schema 1 had from the start: a new required member
 //                                  would refuse every record stored and every older peer)
+//   NullableField("name", &T::name)  an optional<X> written as null when unset (Field leaves
+//                                  an unset optional<X> out)
 // The JSON name is the C++ name (units in the name: _us, _bytes, _seconds, _bits_per_second).
 // A double is written as null when it is not finite and refused when read back; an enum is
 // written by name (its NamesOf table below). Forgetting the line does not compile for a plain
