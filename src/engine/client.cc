@@ -338,6 +338,8 @@ Status StartData(ClientRun& run) {
     if (auto s = run.path->AddFlow(flow); !s) return Fail(ErrorKind::kData, s.error());
   }
   run.path->SetBudget(MakeBudget(run.spec));
+  // The client ends a byte/block test; its receivers tell it the moment they have it (-R -k).
+  run.path->SetReceiveBudget(MakeBudget(run.spec));
   run.cpu.Start();
   if (auto s = run.path->Start(); !s) return Fail(ErrorKind::kData, s.error());
   return Ok();

@@ -29,6 +29,10 @@ class DataPathImpl final : public DataPath {
     NB_CHECK(!started_);
     run_.budget().SetLimits(budget);
   }
+  void SetReceiveBudget(const SendBudget& budget) override {
+    NB_CHECK(!started_);
+    receive_budget_ = budget;
+  }
   Status Start() override;
   int DoneFd() const override { return done_.get(); }
   std::vector<FlowCounters> Snapshot() const override;
@@ -46,6 +50,7 @@ class DataPathImpl final : public DataPath {
   std::vector<std::unique_ptr<Flow>> flows_;
   std::vector<std::unique_ptr<Worker>> workers_;
   net::UniqueFd done_;
+  SendBudget receive_budget_;
   bool started_ = false;
   bool joined_ = false;
 };
@@ -77,6 +82,7 @@ Status DataPathImpl::Start() {
   const int senders = static_cast<int>(std::count_if(flows_.begin(), flows_.end(),
                                                      [](const auto& f) { return f->sender(); }));
   run_.ArmDone(done_.get(), senders);
+  run_.budget().SetReceiveLimits(receive_budget_, done_.get());
   const int threads = ThreadCount();
   for (int t = 0; t < threads; ++t) workers_.push_back(std::make_unique<Worker>(t, &run_));
   // Flow i runs on worker i mod T, as neper deals flows to threads: every worker gets within

@@ -99,10 +99,13 @@ class DataPath {
   // with a warning on stderr.
   virtual Status AddFlow(const FlowConfig& config) = 0;  // REQUIRES: before Start
   virtual void SetBudget(const SendBudget& budget) = 0;   // REQUIRES: before Start
+  // The end that decides a byte/block test sets it for its receivers too: DoneFd() then also
+  // becomes readable when they have received `budget` (iperf3 ends on sent OR received).
+  virtual void SetReceiveBudget(const SendBudget& budget) = 0;  // REQUIRES: before Start
   virtual Status Start() = 0;
   // Fd that becomes readable when every sender flow has met the budget or failed, so the
   // controller's own loop can wait on it. Valid after Start. A DataPath with no sender flows
-  // never signals it (a receiving end learns the end from its peer, not from here).
+  // and no receive budget never signals it (a receiving end learns the end from its peer).
   virtual int DoneFd() const = 0;
   virtual std::vector<FlowCounters> Snapshot() const = 0;
   // True once any flow has failed (the error itself comes from Join). Lets a controller end a

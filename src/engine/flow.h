@@ -99,10 +99,19 @@ class Flow {
   // stopping is the normal end of a connection, anything else is an error naming the stream.
   Result<FlowState> Failure(const char* call, int err) const;
 
-  // Publishes the worker-local counters (relaxed stores: the worker is the only writer).
+  // Publishes the worker-local counters (relaxed stores: the worker is the only writer), and a
+  // receiver's news to the receive budget when the test ends on one (flow_budget.h), after the
+  // stores, so the controller woken by it reads the counters that met it. A flow with more to
+  // publish (UDP's sequence counts) stores that first.
   void PublishBytes() {
+    const uint64_t new_bytes = local_bytes_ - bytes_.load(std::memory_order_relaxed);
+    const uint64_t new_blocks = local_blocks_ - blocks_.load(std::memory_order_relaxed);
     bytes_.store(local_bytes_, std::memory_order_relaxed);
     blocks_.store(local_blocks_, std::memory_order_relaxed);
+    if (!config_.sender && env_.budget != nullptr && env_.budget->receive_tracked() &&
+        (new_bytes | new_blocks) != 0) {
+      env_.budget->AddReceived(new_bytes, new_blocks);
+    }
   }
 
   // Whole blocks per wakeup: wakeup_bytes_ / block, at least one.

@@ -129,11 +129,11 @@ void UdpReceiver::AccountDatagram(const uint8_t* data, size_t bytes, double arri
 }
 
 void UdpReceiver::PublishStats() {
-  PublishBytes();
   packets_.store(stats_.packets(), std::memory_order_relaxed);
   lost_.store(stats_.lost(), std::memory_order_relaxed);
   out_of_order_.store(stats_.out_of_order(), std::memory_order_relaxed);
   jitter_seconds_.store(stats_.jitter_seconds(), std::memory_order_relaxed);
+  PublishBytes();  // last: it may wake the controller (flow.h)
 }
 
 }  // namespace nicbench::engine

@@ -134,7 +134,8 @@ struct TestLoopOptions {
   bool keep_measured_on_failure = false;
 };
 
-// How often a receive-only end checks the byte/block end condition (it has no done event).
+// How often an end that decides a byte/block test checks its receivers' counts. A backstop:
+// the receiver that meets them wakes the loop through the done event at once (flow_budget.h).
 inline constexpr std::chrono::milliseconds kReceiveBudgetPoll{5};
 
 class TestLoop {

@@ -92,15 +92,21 @@ TEST(UdpOffloadInteropTest, StockIperfServerCountsTheSameDatagramsWithAndWithout
 
 TEST(UdpOffloadInteropTest, GroReceiverCountsAStockSendersDatagrams) {
   if (!testing::HaveProgram("iperf3")) GTEST_SKIP() << "iperf3 is not installed";
-  // -R: the stock server sends one datagram per send (3.12 sends one past -k), our end receives
-  // with UDP_GRO; every datagram it sent must be counted once.
+  // -R: the stock server sends one datagram per send until our TEST_END reaches it (a paced
+  // 3.12 sender does not stop at -k itself), our end receives with UDP_GRO. Every datagram our
+  // end read must be counted once, as bytes and in the sequence: its own intervals' packets
+  // (the highest sequence number it saw) times the size are its bytes. A datagram the sender
+  // sent while our TEST_END was on its way is neither (the end is the end), so the sender's
+  // count may be a datagram or two past ours.
   json ours;
   AgainstIperfServer(true, &ours, {"-R"});
   const Counts c = Read(ours);
-  EXPECT_GE(c.sent, kDatagrams);
-  EXPECT_EQ(c.received, c.sent);
+  uint64_t seen = 0;
+  for (const json& interval : ours["intervals"]) seen += interval["sum"]["packets"].get<uint64_t>();
+  EXPECT_GE(seen, kDatagrams);
+  EXPECT_EQ(c.bytes, seen * 1400);
+  EXPECT_LE(seen, c.sent);
   EXPECT_EQ(c.lost, 0u);
-  EXPECT_EQ(c.bytes, c.sent * 1400);
 }
 
 TEST(UdpOffloadInteropTest, NicbenchServerReceivesWithGroAndCountsExactly) {
