@@ -60,8 +60,8 @@ double CompareOnce(store::Store& s) {
   const double load_ms = Since(start) - find_ms;
   const analysis::SetComparison c = analysis::CompareInputs(Pointers(*in_a), Pointers(*in_b));
   const double compare_ms = Since(start) - find_ms - load_ms;
-  const std::string text = report::RenderCompareText(c, {"a", cli::IdsOf(*runs_a)},
-                                                     {"b", cli::IdsOf(*runs_b)});
+  const std::string text =
+      report::RenderCompareText(c, {"a", cli::IdsOf(*runs_a)}, {"b", cli::IdsOf(*runs_b)});
   const double ms = Since(start);
   std::printf("  %.1f ms: find %.1f, load facts %.1f, statistics+differs %.1f, render %.1f\n", ms,
               find_ms, load_ms, compare_ms, ms - find_ms - load_ms - compare_ms);
@@ -98,8 +98,8 @@ int main(int argc, char** argv) {
   std::vector<double> ms;
   for (int r = 0; r < 5; ++r) ms.push_back(CompareOnce(**s));
   std::sort(ms.begin(), ms.end());
-  std::printf("compare of two sets of %d runs: median %.1f ms (min %.1f, max %.1f, 5 repeats)\n",
-              n, ms[2], ms[0], ms[4]);
+  std::printf("compare of two sets of %d runs: median %.1f ms (min %.1f, max %.1f, 5 repeats)\n", n,
+              ms[2], ms[0], ms[4]);
   if (std::getenv("KEEP")) {
     std::printf("store kept: %s/results.db\n", dir.c_str());
   } else {

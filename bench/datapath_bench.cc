@@ -49,7 +49,8 @@ struct Figure {
 };
 
 double CpuSeconds(const rusage& r) {
-  return r.ru_utime.tv_sec + r.ru_utime.tv_usec * 1e-6 + r.ru_stime.tv_sec + r.ru_stime.tv_usec * 1e-6;
+  return r.ru_utime.tv_sec + r.ru_utime.tv_usec * 1e-6 + r.ru_stime.tv_sec +
+         r.ru_stime.tv_usec * 1e-6;
 }
 
 Figure RunNicbench(const Options& o) {
@@ -57,7 +58,8 @@ Figure RunNicbench(const Options& o) {
   so.window_bytes = o.window;
   auto listener = net::Listen(*net::SocketAddress::FromNumeric("127.0.0.1", 0), 4, so);
   if (!listener) return {};
-  auto client = net::Connect(*net::SocketAddress::Local(listener->get()), "", 0, so, std::chrono::seconds(5));
+  auto client =
+      net::Connect(*net::SocketAddress::Local(listener->get()), "", 0, so, std::chrono::seconds(5));
   if (!client) return {};
   auto server = net::Accept(listener->get());
   if (!server) return {};
@@ -67,7 +69,8 @@ Figure RunNicbench(const Options& o) {
   tx.id = 1;
   tx.sender = true;
   tx.block_bytes = o.block;
-  tx.zero_copy = o.zerocopy ? nicbench::record::ZeroCopy::kSendfile : nicbench::record::ZeroCopy::kOff;
+  tx.zero_copy =
+      o.zerocopy ? nicbench::record::ZeroCopy::kSendfile : nicbench::record::ZeroCopy::kOff;
   FlowConfig rx = tx;
   rx.fd = server->Release();
   rx.id = 2;
@@ -80,7 +83,8 @@ Figure RunNicbench(const Options& o) {
   if (!dp->Start()) return {};
   std::this_thread::sleep_for(std::chrono::seconds(o.seconds));
   const uint64_t bytes = dp->Snapshot()[1].bytes;
-  const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const double elapsed =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   getrusage(RUSAGE_SELF, &after);
   auto status = dp->Join();
   if (!status) std::fprintf(stderr, "join: %s\n", status.error().ToString().c_str());
@@ -113,8 +117,16 @@ Figure RunIperf3(const Options& o) {
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   int out[2];
   if (pipe(out) != 0) return {};
-  std::vector<std::string> args = {o.iperf3, "-c", "127.0.0.1", "-p", port, "-t", std::to_string(o.seconds),
-                                   "-l", std::to_string(o.block), "-J"};
+  std::vector<std::string> args = {o.iperf3,
+                                   "-c",
+                                   "127.0.0.1",
+                                   "-p",
+                                   port,
+                                   "-t",
+                                   std::to_string(o.seconds),
+                                   "-l",
+                                   std::to_string(o.block),
+                                   "-J"};
   if (o.zerocopy) args.push_back("-Z");
   if (o.window != 0) args.insert(args.end(), {"-w", std::to_string(o.window)});
   pid_t client = Spawn(args, out[1]);
@@ -145,14 +157,22 @@ Options Parse(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto next = [&] { return i + 1 < argc ? std::string(argv[++i]) : std::string("0"); };
-    if (a == "--seconds") o.seconds = std::stoi(next());
-    else if (a == "--pairs") o.pairs = std::stoi(next());
-    else if (a == "--block") o.block = static_cast<uint32_t>(std::stoul(next()));
-    else if (a == "--window") o.window = static_cast<uint32_t>(std::stoul(next()));
-    else if (a == "--zerocopy") o.zerocopy = true;
-    else if (a == "--skip-rx-copy") o.skip_rx_copy = true;
-    else if (a == "--iperf3") o.iperf3 = next();
-    else if (a == "--no-iperf3") o.run_iperf3 = false;
+    if (a == "--seconds")
+      o.seconds = std::stoi(next());
+    else if (a == "--pairs")
+      o.pairs = std::stoi(next());
+    else if (a == "--block")
+      o.block = static_cast<uint32_t>(std::stoul(next()));
+    else if (a == "--window")
+      o.window = static_cast<uint32_t>(std::stoul(next()));
+    else if (a == "--zerocopy")
+      o.zerocopy = true;
+    else if (a == "--skip-rx-copy")
+      o.skip_rx_copy = true;
+    else if (a == "--iperf3")
+      o.iperf3 = next();
+    else if (a == "--no-iperf3")
+      o.run_iperf3 = false;
     else {
       std::fprintf(stderr, "unknown option %s\n", a.c_str());
       std::exit(2);
@@ -180,7 +200,8 @@ int main(int argc, char** argv) {
   }
   auto median = [](std::vector<Figure> v, double Figure::*field) {
     if (v.empty()) return 0.0;
-    std::sort(v.begin(), v.end(), [&](const Figure& x, const Figure& y) { return x.*field < y.*field; });
+    std::sort(v.begin(), v.end(),
+              [&](const Figure& x, const Figure& y) { return x.*field < y.*field; });
     return v[v.size() / 2].*field;
   };
   const double ag = median(a, &Figure::gbits), ac = median(a, &Figure::cpu_seconds_per_gb);
@@ -188,7 +209,8 @@ int main(int argc, char** argv) {
   if (!b.empty()) {
     const double bg = median(b, &Figure::gbits), bc = median(b, &Figure::cpu_seconds_per_gb);
     std::printf("median iperf3   %.2f Gbit/s %.3f CPU-s/GB\n", bg, bc);
-    std::printf("ratio nicbench/iperf3: throughput %.2f, CPU per GB %.2f (lower is better)\n", ag / bg, ac / bc);
+    std::printf("ratio nicbench/iperf3: throughput %.2f, CPU per GB %.2f (lower is better)\n",
+                ag / bg, ac / bc);
   }
   return 0;
 }

@@ -9,8 +9,8 @@
 namespace {
 
 using nicbench::probes::DirFileSource;
-using nicbench::probes::HostDeltaReader;
 using nicbench::probes::HostDeltaOptions;
+using nicbench::probes::HostDeltaReader;
 
 void BM_Sample(benchmark::State& state) {
   DirFileSource files("/");

@@ -5,9 +5,13 @@ namespace {
 
 using record::Measured;
 
-Measured<double> CsReceiver(const RunFigures& f) { return f.client_to_server.receiver_bits_per_second; }
+Measured<double> CsReceiver(const RunFigures& f) {
+  return f.client_to_server.receiver_bits_per_second;
+}
 Measured<double> CsSender(const RunFigures& f) { return f.client_to_server.sender_bits_per_second; }
-Measured<double> ScReceiver(const RunFigures& f) { return f.server_to_client.receiver_bits_per_second; }
+Measured<double> ScReceiver(const RunFigures& f) {
+  return f.server_to_client.receiver_bits_per_second;
+}
 Measured<double> ScSender(const RunFigures& f) { return f.server_to_client.sender_bits_per_second; }
 Measured<double> ClientCpu(const RunFigures& f) { return f.client.cpu_seconds_per_gigabyte; }
 Measured<double> ServerCpu(const RunFigures& f) { return f.server.cpu_seconds_per_gigabyte; }
@@ -63,10 +67,8 @@ const std::vector<Metric>& Metrics() {
        "bit/s", std::nullopt, ScSender},
       {"client_cpu_seconds_per_gigabyte", "CPU per GB", "CPU-s/GB", kClient, ClientCpu},
       {"server_cpu_seconds_per_gigabyte", "CPU per GB", "CPU-s/GB", kServer, ServerCpu},
-      {"client_nic_interrupts_per_gigabyte", "NIC interrupts per GB", "irq/GB", kClient,
-       ClientIrq},
-      {"server_nic_interrupts_per_gigabyte", "NIC interrupts per GB", "irq/GB", kServer,
-       ServerIrq},
+      {"client_nic_interrupts_per_gigabyte", "NIC interrupts per GB", "irq/GB", kClient, ClientIrq},
+      {"server_nic_interrupts_per_gigabyte", "NIC interrupts per GB", "irq/GB", kServer, ServerIrq},
       {"retransmits", "retransmits", "segments", std::nullopt, Retransmits},
       {"mean_rtt_us", "mean RTT", "us", std::nullopt, Rtt},
   };

@@ -17,9 +17,9 @@ namespace nicbench::analysis {
 
 // One metric compare shows: a stable key for scripts, a name for people, its one unit.
 struct Metric {
-  const char* key;   // "server_cpu_seconds_per_gigabyte"
-  const char* what;  // "CPU per GB"
-  const char* unit;  // "CPU-s/GB"
+  const char* key;          // "server_cpu_seconds_per_gigabyte"
+  const char* what;         // "CPU per GB"
+  const char* unit;         // "CPU-s/GB"
   std::optional<Role> end;  // the end a per-end figure belongs to
   record::Measured<double> (*get)(const RunFigures&);
 };

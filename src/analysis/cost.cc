@@ -174,8 +174,8 @@ EndCost CostOf(const record::RunRecord& run, Role role) {
 std::vector<EndCost> Costs(const record::RunRecord& run) {
   const Role local = RoleOf(run.local);
   std::vector<EndCost> out{CostOf(run, local)};
-  if (run.remote.known()) out.push_back(CostOf(run, local == Role::kClient ? Role::kServer
-                                                                           : Role::kClient));
+  if (run.remote.known())
+    out.push_back(CostOf(run, local == Role::kClient ? Role::kServer : Role::kClient));
   return out;
 }
 

@@ -28,10 +28,11 @@ std::string NoText(const std::vector<record::OffloadState>&) { return {}; }
 std::string Rings(const record::RingSizes& r) { return fmt::format("rx {} tx {}", r.rx, r.tx); }
 
 std::string Coalesce(const record::Coalescing& c) {
-  return fmt::format("rx-usecs {} rx-frames {} tx-usecs {} tx-frames {} adaptive-rx {} "
-                     "adaptive-tx {}",
-                     c.rx_usecs, c.rx_frames, c.tx_usecs, c.tx_frames,
-                     c.adaptive_rx ? "on" : "off", c.adaptive_tx ? "on" : "off");
+  return fmt::format(
+      "rx-usecs {} rx-frames {} tx-usecs {} tx-frames {} adaptive-rx {} "
+      "adaptive-tx {}",
+      c.rx_usecs, c.rx_frames, c.tx_usecs, c.tx_frames, c.adaptive_rx ? "on" : "off",
+      c.adaptive_tx ? "on" : "off");
 }
 
 std::string QdiscText(const record::Qdisc& q) {
@@ -63,14 +64,14 @@ void AddOptions(const record::TestSpec& s, std::vector<Fact>& out) {
   out.emplace_back("options.protocol", record::TransportName(s.transport));
   out.emplace_back("options.direction", DirectionText(s.direction));
   out.emplace_back("options.streams", std::to_string(s.parallel));
-  std::string end = s.bytes     ? fmt::format("{} bytes", s.bytes)
-                    : s.blocks  ? fmt::format("{} blocks", s.blocks)
-                                : fmt::format("{} ms", s.duration.count());
+  std::string end = s.bytes    ? fmt::format("{} bytes", s.bytes)
+                    : s.blocks ? fmt::format("{} blocks", s.blocks)
+                               : fmt::format("{} ms", s.duration.count());
   out.emplace_back("options.length", end);
   out.emplace_back("options.omit", fmt::format("{} ms", s.omit.count()));
   out.emplace_back("options.block", OrDefault(s.block_bytes));
-  out.emplace_back("options.bitrate", s.rate_bits_per_second ? std::to_string(s.rate_bits_per_second)
-                                                             : "unlimited");
+  out.emplace_back("options.bitrate",
+                   s.rate_bits_per_second ? std::to_string(s.rate_bits_per_second) : "unlimited");
   out.emplace_back("options.fq-rate", OrDefault(s.fq_rate_bits_per_second));
   out.emplace_back("options.window", OrDefault(s.window_bytes));
   out.emplace_back("options.mss", OrDefault(s.mss_bytes));
@@ -96,8 +97,8 @@ void AddEnd(const char* role, const record::EndpointRecord& end, std::vector<Fac
   out.emplace_back(p + "coalescing", Text(nic.coalescing, Coalesce));
   out.emplace_back(p + "irq-mode", Text(nic.irq_mode, Same));
   out.emplace_back(p + "qdisc", Text(nic.qdisc, QdiscText));
-  out.emplace_back(p + "congestion", end.congestion_used.empty() ? "unknown (not reported)"
-                                                                 : end.congestion_used);
+  out.emplace_back(p + "congestion",
+                   end.congestion_used.empty() ? "unknown (not reported)" : end.congestion_used);
   if (const auto* offloads = nic.offloads.get()) {
     for (const record::OffloadState& o : *offloads) {
       out.emplace_back(p + "offload." + o.name, o.on ? "on" : "off");

@@ -27,8 +27,8 @@ struct ValueCount {
 
 struct FactDifference {
   std::string name;
-  std::vector<ValueCount> a, b;  // most common first; empty when no run of the set has it
-  bool between = false;  // the sets' values differ
+  std::vector<ValueCount> a, b;           // most common first; empty when no run of the set has it
+  bool between = false;                   // the sets' values differ
   bool a_mixed = false, b_mixed = false;  // more than one value inside the set
 };
 

@@ -59,8 +59,8 @@ TEST(WhatDiffers, OptionsKernelAndUnknownFacts) {
   b[0].spec.parallel = 4;
   b[0].spec.congestion = "bbr";
   b[0].remote.value().host.kernel = std::string("6.12.0");
-  b[0].local.nic.rings = record::Measured<record::RingSizes>::Unknown(
-      record::Missing::kNotSupported, "veth");
+  b[0].local.nic.rings =
+      record::Measured<record::RingSizes>::Unknown(record::Missing::kNotSupported, "veth");
   auto d = WhatDiffers(Ptrs(a), Ptrs(b));
   ASSERT_NE(Find(d, "options.streams"), nullptr);
   EXPECT_EQ(Find(d, "options.streams")->b[0].value, "4");
@@ -79,10 +79,10 @@ TEST(FactsOf, NamesEveryFactFamily) {
   auto facts = FactsOf(MakeRun());
   std::vector<std::string> names;
   for (const auto& f : facts) names.push_back(f.first);
-  for (const char* want : {"options.direction", "client.kernel", "client.driver-version",
-                           "client.firmware-version", "client.mtu", "client.rings",
-                           "client.coalescing", "client.irq-mode", "client.qdisc",
-                           "client.congestion", "server.offload.generic-receive-offload"}) {
+  for (const char* want :
+       {"options.direction", "client.kernel", "client.driver-version", "client.firmware-version",
+        "client.mtu", "client.rings", "client.coalescing", "client.irq-mode", "client.qdisc",
+        "client.congestion", "server.offload.generic-receive-offload"}) {
     EXPECT_NE(std::find(names.begin(), names.end(), want), names.end()) << want;
   }
 }

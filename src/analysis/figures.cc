@@ -38,7 +38,6 @@ DirectionFigures DirectionOf(const record::RunRecord& run, Role sender) {
   return out;
 }
 
-
 Measured<double> Retransmits(const record::RunRecord& run) {
   if (run.spec.transport != record::Transport::kTcp) {
     return Unknown(Missing::kAbsent, "not TCP");
@@ -170,8 +169,7 @@ std::optional<double> BusyCores(const record::RunRecord& run, const record::Endp
   return sum / seconds;
 }
 
-NicInterrupts CountNicInterrupts(const record::RunRecord& run,
-                                 const record::EndpointRecord& end) {
+NicInterrupts CountNicInterrupts(const record::RunRecord& run, const record::EndpointRecord& end) {
   NicInterrupts out;
   for (const record::HostInterval* s : CountedSamples(run, end)) {
     const auto* irqs = s->irqs.get();

@@ -52,10 +52,10 @@ struct DirectionFigures {
 };
 struct RunFigures {
   DirectionFigures client_to_server, server_to_client;
-  EndCost client, server;  // cost.h
-  record::Measured<double> retransmits;   // TCP segments over all sending streams, count
-  record::Measured<double> mean_rtt_us;   // the senders' smoothed RTT, mean over counted
-                                          // intervals and streams, microseconds
+  EndCost client, server;                // cost.h
+  record::Measured<double> retransmits;  // TCP segments over all sending streams, count
+  record::Measured<double> mean_rtt_us;  // the senders' smoothed RTT, mean over counted
+                                         // intervals and streams, microseconds
 };
 RunFigures ComputeFigures(const record::RunRecord& run);
 

@@ -42,8 +42,9 @@ TEST(Figures, UnmeasuredIsUnknownNeverZero) {
   record::RunRecord run = MakeRun();
   run.remote = record::Measured<record::EndpointRecord>::Unknown(record::Missing::kNotReported);
   run.streams[0].retransmits = record::Measured<uint64_t>::Unknown(record::Missing::kNotReported);
-  for (auto& s : run.local.samples) s.cpus = record::Measured<std::vector<record::CpuShare>>::Unknown(
-      record::Missing::kPermissionDenied);
+  for (auto& s : run.local.samples)
+    s.cpus = record::Measured<std::vector<record::CpuShare>>::Unknown(
+        record::Missing::kPermissionDenied);
   run.local.nic.loopback = true;
   for (auto& s : run.local.samples) s.irqs.value()[0].nic = false;
   RunFigures f = ComputeFigures(run);

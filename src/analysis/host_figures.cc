@@ -31,8 +31,7 @@ std::optional<CoreLoad> BusiestCore(const record::HostInterval& sample) {
   return CoreLoad{busiest->cpu, busiest->Busy(), BusyKinds(*busiest)};
 }
 
-std::vector<CoreLoad> BusiestCores(const std::vector<record::HostInterval>& samples,
-                                   size_t limit) {
+std::vector<CoreLoad> BusiestCores(const std::vector<record::HostInterval>& samples, size_t limit) {
   // Weighted by interval length, so a short last interval counts for what it is.
   std::map<int, record::CpuShare> sums;
   std::map<int, double> seconds;
@@ -125,9 +124,8 @@ std::vector<IrqLineTotal> TopIrqLines(const std::vector<record::HostInterval>& s
     line.per_second = seconds > 0 ? line.total / seconds : 0;
     result.push_back(line);
   }
-  std::stable_sort(result.begin(), result.end(), [](const IrqLineTotal& a, const IrqLineTotal& b) {
-    return a.total > b.total;
-  });
+  std::stable_sort(result.begin(), result.end(),
+                   [](const IrqLineTotal& a, const IrqLineTotal& b) { return a.total > b.total; });
   if (result.size() > limit) result.resize(limit);
   return result;
 }
@@ -162,10 +160,9 @@ std::vector<std::pair<std::string, int64_t>> DropCounters(
   for (const record::HostInterval& sample : samples) {
     if (!sample.net_counters.known()) continue;
     for (const auto& [name, delta] : sample.net_counters.value()) {
-      const bool drops = name.find("Drop") != std::string::npos ||
-                         name.find("Err") != std::string::npos ||
-                         name.find("Overflow") != std::string::npos ||
-                         name.find("Prune") != std::string::npos;
+      const bool drops =
+          name.find("Drop") != std::string::npos || name.find("Err") != std::string::npos ||
+          name.find("Overflow") != std::string::npos || name.find("Prune") != std::string::npos;
       if (drops) sums[name] += delta;
     }
   }

@@ -49,8 +49,7 @@ Ranked RankSum(const std::vector<double>& a, const std::vector<double>& b) {
   all.reserve(a.size() + b.size());
   for (double x : a) all.emplace_back(x, true);
   for (double y : b) all.emplace_back(y, false);
-  std::sort(all.begin(), all.end(),
-            [](const auto& l, const auto& r) { return l.first < r.first; });
+  std::sort(all.begin(), all.end(), [](const auto& l, const auto& r) { return l.first < r.first; });
   Ranked out;
   for (size_t i = 0; i < all.size();) {
     size_t j = i;
@@ -105,8 +104,7 @@ UTest MannWhitney(const std::vector<double>& a, const std::vector<double>& b) {
   }
   const double total = n1 + n2;
   const double mean = n1 * n2 / 2;
-  const double variance =
-      n1 * n2 / 12 * ((total + 1) - ranked.tie_term / (total * (total - 1)));
+  const double variance = n1 * n2 / 12 * ((total + 1) - ranked.tie_term / (total * (total - 1)));
   if (!(variance > 0)) return out;  // every value the same: no evidence of a difference
   const double distance = std::max(0.0, std::fabs(out.u - mean) - 0.5);
   out.p = std::min(1.0, 2 * NormalUpperTail(distance / std::sqrt(variance)));

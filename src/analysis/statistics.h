@@ -39,9 +39,9 @@ double SmallestP(int n1, int n2);
 inline constexpr double kAlpha = 0.05;
 
 enum class Verdict {
-  kSignificant,   // p < alpha: the change is reported
+  kSignificant,     // p < alpha: the change is reported
   kNotSignificant,  // p >= alpha: `~`
-  kTooFew,        // no test at these n can reach p < alpha (or a side is empty): `~`
+  kTooFew,          // no test at these n can reach p < alpha (or a side is empty): `~`
 };
 struct Comparison {
   std::optional<Summary> a, b;

@@ -78,8 +78,8 @@ double LatencyHistogram::ValueAtQuantile(double quantile) const {
     seen += counts_[i];
     if (seen < rank) continue;
     const double low = static_cast<double>(BucketLow(i));
-    const double high = i == kBuckets - 1 ? static_cast<double>(max_ns_)
-                                          : static_cast<double>(BucketHigh(i));
+    const double high =
+        i == kBuckets - 1 ? static_cast<double>(max_ns_) : static_cast<double>(BucketHigh(i));
     const double mid = i < kLinearLimit ? low : (low + high) / 2;
     return std::clamp(mid, static_cast<double>(min_ns()), static_cast<double>(max_ns_));
   }

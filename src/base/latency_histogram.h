@@ -25,7 +25,7 @@ namespace nicbench {
 
 class LatencyHistogram {
  public:
-  static constexpr int kSubBucketBits = 6;                       // 64 buckets per octave
+  static constexpr int kSubBucketBits = 6;                        // 64 buckets per octave
   static constexpr uint64_t kLinearLimit = 2u << kSubBucketBits;  // 128: exact below
   static constexpr int kTopOctave = 40;                           // 2^40 ns and up: one bucket
   static constexpr size_t kBuckets =

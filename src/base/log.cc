@@ -10,8 +10,7 @@ void LogWarning(std::string_view message) {
 }
 
 void LogError(std::string_view message) {
-  std::fprintf(stderr, "nicbench: error: %.*s\n", static_cast<int>(message.size()),
-               message.data());
+  std::fprintf(stderr, "nicbench: error: %.*s\n", static_cast<int>(message.size()), message.data());
 }
 
 }  // namespace nicbench

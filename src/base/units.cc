@@ -15,10 +15,14 @@ Result<uint64_t> ParseScaled(std::string_view text, uint64_t base) {
   uint64_t multiplier = 1;
   char last = text.back();
   switch (last) {
-    case 'k': case 'K': multiplier = base; break;
-    case 'm': case 'M': multiplier = base * base; break;
-    case 'g': case 'G': multiplier = base * base * base; break;
-    case 't': case 'T': multiplier = base * base * base * base; break;
+    case 'k':
+    case 'K': multiplier = base; break;
+    case 'm':
+    case 'M': multiplier = base * base; break;
+    case 'g':
+    case 'G': multiplier = base * base * base; break;
+    case 't':
+    case 'T': multiplier = base * base * base * base; break;
     default: break;
   }
   std::string_view digits = multiplier == 1 ? text : text.substr(0, text.size() - 1);

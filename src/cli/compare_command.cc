@@ -4,8 +4,8 @@
 #include <cstdio>
 #include <string>
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include "analysis/compare_sets.h"
 #include "base/exit_code.h"
@@ -54,12 +54,14 @@ std::vector<const analysis::RunInput*> Pointers(const std::vector<analysis::RunI
 }  // namespace
 
 int RunCompareCommand(int argc, char** argv) {
-  CLI::App app{"nicbench compare: compare two sets of stored runs, with a significance test and "
-               "what differs between them",
-               "compare"};
+  CLI::App app{
+      "nicbench compare: compare two sets of stored runs, with a significance test and "
+      "what differs between them",
+      "compare"};
   CompareArgs args;
-  app.add_option("A", args.a, "the first set: a run id, label:K=V[,K=V], last:N, id:A..B, "
-                              "experiment:ID")
+  app.add_option("A", args.a,
+                 "the first set: a run id, label:K=V[,K=V], last:N, id:A..B, "
+                 "experiment:ID")
       ->required();
   app.add_option("B", args.b, "the second set, the same forms")->required();
   AddStoreOption(app, args.store);

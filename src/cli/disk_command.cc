@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include "base/exit_code.h"
@@ -28,8 +28,8 @@ struct DiskArgs {
 };
 
 std::string PassLine(const char* what, const record::FileRecord& f) {
-  std::string out = fmt::format("  {:<6} {} in {:.3f} s", what, FormatBytes(static_cast<double>(f.bytes)),
-                                f.call_seconds);
+  std::string out = fmt::format("  {:<6} {} in {:.3f} s", what,
+                                FormatBytes(static_cast<double>(f.bytes)), f.call_seconds);
   if (f.write) out += fmt::format(" (incl. {:.3f} s fdatasync)", f.sync_seconds);
   if (f.call_seconds > 0) out += ": " + report::text::FormatByteRate(f.BytesPerSecond());
   out += "\n";
@@ -39,11 +39,11 @@ std::string PassLine(const char* what, const record::FileRecord& f) {
 
 std::string RenderText(const engine::DiskTestResult& r, const engine::DiskTestSpec& spec) {
   const record::FileRecord& any = r.write ? *r.write : *r.read;
-  std::string out = fmt::format(
-      "nicbench disk: {}{}, {} blocks, {}\n", r.file,
-      any.filesystem.empty() ? "" : " (" + any.filesystem + ")",
-      FormatBytes(static_cast<double>(spec.block_bytes)),
-      any.direct_used ? "O_DIRECT (no page cache)" : "through the page cache");
+  std::string out =
+      fmt::format("nicbench disk: {}{}, {} blocks, {}\n", r.file,
+                  any.filesystem.empty() ? "" : " (" + any.filesystem + ")",
+                  FormatBytes(static_cast<double>(spec.block_bytes)),
+                  any.direct_used ? "O_DIRECT (no page cache)" : "through the page cache");
   if (r.write) out += PassLine("write:", *r.write);
   if (r.read) out += PassLine("read:", *r.read);
   std::vector<std::string> notes = r.notes;
@@ -91,9 +91,11 @@ Result<engine::DiskTestSpec> MakeSpec(const DiskArgs& a) {
 }  // namespace
 
 int RunDiskCommand(int argc, char** argv) {
-  CLI::App app{"nicbench disk: a file's sequential write and read rate alone, as dd measures it "
-               "(bytes over the time in the file calls; the write ends with a fdatasync that "
-               "counts)", "disk"};
+  CLI::App app{
+      "nicbench disk: a file's sequential write and read rate alone, as dd measures it "
+      "(bytes over the time in the file calls; the write ends with a fdatasync that "
+      "counts)",
+      "disk"};
   DiskArgs a;
   app.add_option("path", a.path,
                  "a new file (written, read, removed), an existing file (only read), or a "

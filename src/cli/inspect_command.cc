@@ -50,7 +50,8 @@ int Inspect(const InspectArgs& args);
 int Capture(const InspectArgs& args, const std::string& iface) {
   std::vector<std::string> interfaces;
   if (!iface.empty()) interfaces.push_back(iface);
-  if (auto s = probes::CaptureTree(args.capture, interfaces, args.root.empty() ? "/" : args.root + "/");
+  if (auto s =
+          probes::CaptureTree(args.capture, interfaces, args.root.empty() ? "/" : args.root + "/");
       !s) {
     PrintJsonError(args.json, "inspect: " + s.error().ToString());
     return ToInt(ExitCode::kEnvironment);
@@ -66,14 +67,16 @@ int Inspect(const InspectArgs& args) {
   std::string iface = args.iface;
   if (!args.peer.empty()) {
     if (!args.root.empty()) {
-      PrintJsonError(args.json, "inspect: --peer looks up a route on this machine; it cannot be used with --root");
+      PrintJsonError(
+          args.json,
+          "inspect: --peer looks up a route on this machine; it cannot be used with --root");
       return ToInt(ExitCode::kUsage);
     }
     // A name is resolved here as `run` resolves its host (the probe takes numeric addresses).
     auto addresses = net::Resolve(args.peer, 0);
     if (!addresses) {
-      PrintJsonError(args.json, "inspect: cannot resolve '" + args.peer + "': " +
-                                    addresses.error().ToString());
+      PrintJsonError(args.json, "inspect: cannot resolve '" + args.peer +
+                                    "': " + addresses.error().ToString());
       return ToInt(ExitCode::kEnvironment);
     }
     auto found = probes::InterfaceForPeer(addresses->front().HostString());
@@ -87,10 +90,11 @@ int Inspect(const InspectArgs& args) {
   record::HostFacts host = probes::CollectHostFacts(files);
   if (iface.empty()) {
     auto names = InterfaceNames(files);
-    std::fputs((args.json ? report::RenderFactsJson(host, &names, nullptr)
-                          : report::RenderHostFactsText(host) + report::RenderInterfaceListText(names))
-                   .c_str(),
-               stdout);
+    std::fputs(
+        (args.json ? report::RenderFactsJson(host, &names, nullptr)
+                   : report::RenderHostFactsText(host) + report::RenderInterfaceListText(names))
+            .c_str(),
+        stdout);
     return ToInt(ExitCode::kOk);
   }
   auto nic = probes::CollectNicFacts(iface, files);
@@ -108,19 +112,21 @@ int Inspect(const InspectArgs& args) {
 }  // namespace
 
 int RunInspectCommand(int argc, char** argv) {
-  CLI::App app{"nicbench inspect: host and NIC facts (driver, link, offloads, rings, IRQs, qdisc)", "inspect"};
+  CLI::App app{"nicbench inspect: host and NIC facts (driver, link, offloads, rings, IRQs, qdisc)",
+               "inspect"};
   InspectArgs args;
   auto* iface = app.add_option("-i,--iface", args.iface, "interface to describe (e.g. eth0)");
-  auto* peer = app.add_option("-p,--peer", args.peer, "describe the interface that routes to this address");
+  auto* peer =
+      app.add_option("-p,--peer", args.peer, "describe the interface that routes to this address");
   iface->excludes(peer);
   app.add_flag("-J,--json", args.json, "one JSON document on stdout");
   app.add_option("--root", args.root, "read /proc and /sys under this directory (a captured tree)")
       ->check(CLI::ExistingDirectory);
-  app.add_option("--capture", args.capture, "write what the probes read from /proc and /sys "
-                                            "under this directory (for --root), then describe it");
-  if (auto code = ParseArgs(app, argc, argv, [](const std::string& m) {
-        std::fprintf(stderr, "%s\n", m.c_str());
-      })) {
+  app.add_option("--capture", args.capture,
+                 "write what the probes read from /proc and /sys "
+                 "under this directory (for --root), then describe it");
+  if (auto code = ParseArgs(
+          app, argc, argv, [](const std::string& m) { std::fprintf(stderr, "%s\n", m.c_str()); })) {
     return *code;
   }
   return Inspect(args);

@@ -28,11 +28,11 @@ struct DscpName {
   int value;
 };
 constexpr std::array<DscpName, 25> kDscpNames = {{
-    {"cs0", 0},   {"cs1", 8},   {"cs2", 16},  {"cs3", 24},  {"cs4", 32},  {"cs5", 40},
-    {"cs6", 48},  {"cs7", 56},  {"af11", 10}, {"af12", 12}, {"af13", 14}, {"af21", 18},
-    {"af22", 20}, {"af23", 22}, {"af31", 26}, {"af32", 28}, {"af33", 30}, {"af41", 34},
-    {"af42", 36}, {"af43", 38}, {"ef", 46},   {"va", 44},   {"le", 1},    {"nqb", 45},
-    {"df", 0},
+    {"cs0", 0},   {"cs1", 8},   {"cs2", 16},  {"cs3", 24},  {"cs4", 32},
+    {"cs5", 40},  {"cs6", 48},  {"cs7", 56},  {"af11", 10}, {"af12", 12},
+    {"af13", 14}, {"af21", 18}, {"af22", 20}, {"af23", 22}, {"af31", 26},
+    {"af32", 28}, {"af33", 30}, {"af41", 34}, {"af42", 36}, {"af43", 38},
+    {"ef", 46},   {"va", 44},   {"le", 1},    {"nqb", 45},  {"df", 0},
 }};
 
 Result<int> ParseDscp(const std::string& text) {
@@ -187,15 +187,20 @@ void TextOutput::Print(const std::string& text) const {
 }
 
 void AddIperf3RunOptions(CLI::App& app, Iperf3RunArgs& a) {
-  app.add_option("--fq-rate", a.fq_rate, "fair-queue pacing rate per stream (SO_MAX_PACING_RATE, "
-                                         "k/m/g bit/s)");
-  app.add_option("--pacing-timer", a.pacing_timer, "microseconds between a paced sender's rate "
-                                                   "checks (default 1000)");
-  app.add_option("-A,--affinity", a.affinity, "N[,M]: pin nicbench to CPU N (and the server's "
-                                              "test to CPU M)");
-  app.add_option("-f,--format", a.format, "units of the text rates: k m g t (bits) K M G T (bytes)");
-  app.add_flag("-V,--verbose", a.verbose, "more detail: the test's setup, CPU use, congestion "
-                                          "control");
+  app.add_option("--fq-rate", a.fq_rate,
+                 "fair-queue pacing rate per stream (SO_MAX_PACING_RATE, "
+                 "k/m/g bit/s)");
+  app.add_option("--pacing-timer", a.pacing_timer,
+                 "microseconds between a paced sender's rate "
+                 "checks (default 1000)");
+  app.add_option("-A,--affinity", a.affinity,
+                 "N[,M]: pin nicbench to CPU N (and the server's "
+                 "test to CPU M)");
+  app.add_option("-f,--format", a.format,
+                 "units of the text rates: k m g t (bits) K M G T (bytes)");
+  app.add_flag("-V,--verbose", a.verbose,
+               "more detail: the test's setup, CPU use, congestion "
+               "control");
   app.add_flag("-d,--debug", a.debug, "the effective options and parameters on stderr");
   app.add_option("--logfile", a.logfile, "send all output (stdout and stderr) to this file");
   app.add_option("--dscp", a.dscp, "DSCP bits of the TOS byte: 0..63 or a name (EF, AF41, CS1)");
@@ -203,11 +208,13 @@ void AddIperf3RunOptions(CLI::App& app, Iperf3RunArgs& a) {
   app.add_option("-L,--flowlabel", a.flowlabel, "IPv6 flow label of the data streams (0..1048575)");
   app.add_flag("--dont-fragment", a.dont_fragment, "UDP: set the don't-fragment bit");
   app.add_option("--extra-data", a.extra_data, "text carried in the JSON output (extra_data)");
-  a.cntl_ka_option = app.add_option("--cntl-ka", a.cntl_ka, "[IDLE/INTERVAL/COUNT]: TCP keepalive on the control "
-                                         "connection")
-      ->expected(0, 1);
-  app.add_option("--snd-timeout", a.snd_timeout, "ms of unacknowledged data before a TCP stream "
-                                                 "fails (TCP_USER_TIMEOUT)");
+  a.cntl_ka_option = app.add_option("--cntl-ka", a.cntl_ka,
+                                    "[IDLE/INTERVAL/COUNT]: TCP keepalive on the control "
+                                    "connection")
+                         ->expected(0, 1);
+  app.add_option("--snd-timeout", a.snd_timeout,
+                 "ms of unacknowledged data before a TCP stream "
+                 "fails (TCP_USER_TIMEOUT)");
   app.add_flag("-m,--mptcp", a.mptcp, "Multipath TCP instead of TCP (Linux >= 5.6)");
   app.add_flag("--sctp", a.sctp, "refused: nicbench tests TCP and UDP");
 }
@@ -224,9 +231,7 @@ void AddIperf3ServeOptions(CLI::App& app, Iperf3ServeArgs& a) {
 }
 
 // The options nicbench defines to be given several times, each adding a value (--label K=V).
-static bool IsRepeatable(const CLI::Option& option) {
-  return option.check_lname("label");
-}
+static bool IsRepeatable(const CLI::Option& option) { return option.check_lname("label"); }
 
 void RepeatsTakeTheLast(CLI::App& app) {
   for (CLI::Option* option : app.get_options()) {
@@ -350,8 +355,8 @@ std::string VerboseSummary(const record::RunRecord& run) {
                                 local_sends ? "sender" : "receiver", cpu(run.local.cpu),
                                 local_sends ? "receiver" : "sender", cpu(remote));
   if (run.spec.transport == record::Transport::kTcp) {
-    const std::string peer = run.remote.known() ? run.remote.value().congestion_used
-                                                : run.peer.congestion_used;
+    const std::string peer =
+        run.remote.known() ? run.remote.value().congestion_used : run.peer.congestion_used;
     out += fmt::format("snd_tcp_congestion {}\nrcv_tcp_congestion {}\n",
                        local_sends ? run.local.congestion_used : peer,
                        local_sends ? peer : run.local.congestion_used);

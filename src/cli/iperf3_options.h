@@ -24,7 +24,7 @@ struct Iperf3RunArgs {
       extra_data, cntl_ka, snd_timeout;
   bool verbose = false, debug = false, dont_fragment = false, mptcp = false, sctp = false;
   CLI::Option* cntl_ka_option = nullptr;  // --cntl-ka may come without a value
-  uint32_t burst = 0;                      // from -b RATE/BURST (SplitBurst)
+  uint32_t burst = 0;                     // from -b RATE/BURST (SplitBurst)
 };
 
 struct Iperf3ServeArgs {

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include "base/exit_code.h"
 #include "base/log.h"
@@ -45,10 +45,11 @@ void AddOptions(CLI::App& app, MatrixArgs& a) {
   AddStoreOption(app, a.store);
   auto* json = app.add_flag("--json", a.json, "the result table as one JSON document");
   app.add_flag("--csv", a.csv, "the result table as CSV")->excludes(json);
-  app.footer("After `--`: the options every run gets (see nicbench run --help), e.g. -- -t 10 -P 2.\n"
-             "Or: nicbench matrix --resume ID [--store ...] to complete an interrupted experiment.\n"
-             "Each run is stored with the labels experiment=ID, round, variant and one per --vary\n"
-             "name. docs/compare.md");
+  app.footer(
+      "After `--`: the options every run gets (see nicbench run --help), e.g. -- -t 10 -P 2.\n"
+      "Or: nicbench matrix --resume ID [--store ...] to complete an interrupted experiment.\n"
+      "Each run is stored with the labels experiment=ID, round, variant and one per --vary\n"
+      "name. docs/compare.md");
 }
 
 // Splits argv at "--": what comes after are the run options every run gets.
@@ -164,8 +165,9 @@ Started Refuse(ExitCode code, const std::string& message) {
 Started Resume(store::Store& store, const MatrixArgs& a, bool run_options) {
   if (!a.host.empty() || !a.vary.empty() || a.repeat || run_options || !a.seed.empty() ||
       !a.setup.empty() || !a.teardown.empty()) {
-    return Refuse(ExitCode::kUsage, "--resume takes the experiment's own definition: no HOST, "
-                                  "--vary, --repeat, --seed, --setup, --teardown or run options");
+    return Refuse(ExitCode::kUsage,
+                  "--resume takes the experiment's own definition: no HOST, "
+                  "--vary, --repeat, --seed, --setup, --teardown or run options");
   }
   int64_t id = 0;
   try {
@@ -173,7 +175,8 @@ Started Resume(store::Store& store, const MatrixArgs& a, bool run_options) {
     id = std::stoll(a.resume, &used);
     if (used != a.resume.size() || id <= 0) throw std::invalid_argument("id");
   } catch (const std::exception&) {
-    return Refuse(ExitCode::kUsage, fmt::format("--resume: '{}' is not an experiment id", a.resume));
+    return Refuse(ExitCode::kUsage,
+                  fmt::format("--resume: '{}' is not an experiment id", a.resume));
   }
   auto found = store.GetExperiment(id);
   if (!found) return Refuse(ExitCode::kStore, found.error().message);
@@ -210,9 +213,10 @@ Started Create(store::Store& store, const MatrixArgs& a, std::vector<std::string
 
 int RunMatrixCommand(int argc, char** argv) {
   std::vector<std::string> run_options = TakeRunOptions(argc, argv);
-  CLI::App app{"nicbench matrix: an experiment over every combination of --vary values, run in "
-               "interleaved rounds and stored",
-               "matrix"};
+  CLI::App app{
+      "nicbench matrix: an experiment over every combination of --vary values, run in "
+      "interleaved rounds and stored",
+      "matrix"};
   MatrixArgs args;
   AddOptions(app, args);
   if (auto code = ParseArgs(app, argc, argv, [](const std::string& m) { LogError(m); })) {
@@ -221,9 +225,9 @@ int RunMatrixCommand(int argc, char** argv) {
   auto location = ReadLocation(args.store);
   if (!location) return Refuse(ExitCode::kUsage, location.error().message).code;
   const bool resume = !args.resume.empty();
-  auto opened = store::OpenStore(*location, resume ? store::OpenMode::kExisting
-                                                   : store::OpenMode::kCreate,
-                                 StoreBusyTimeout());
+  auto opened =
+      store::OpenStore(*location, resume ? store::OpenMode::kExisting : store::OpenMode::kCreate,
+                       StoreBusyTimeout());
   if (!opened) return Refuse(ExitCode::kStore, opened.error().message).code;
   Started started = resume ? Resume(**opened, args, !run_options.empty())
                            : Create(**opened, args, std::move(run_options));

@@ -22,15 +22,30 @@ struct RunOption {
 // The `run` options a matrix may vary (run_command.cc's table, less those that make no sense
 // per variant: the host, -J, --loopback, -R/--bidir/-u which direction/proto cover).
 constexpr RunOption kRunOptions[] = {
-    {"t", "time", false},         {"n", "bytes", false},     {"k", "blockcount", false},
-    {"i", "interval", false},     {"P", "parallel", false},  {"b", "bitrate", false},
-    {"l", "length", false},       {"w", "window", false},    {"M", "set-mss", false},
-    {"C", "congestion", false},   {"S", "tos", false},       {"O", "omit", false},
-    {"", "zerocopy", false},      {"", "threads", false},    {"B", "bind", false},
-    {"", "cport", false},         {"", "connect-timeout", false},
-    {"N", "no-delay", true},      {"Z", "", true},           {"", "skip-rx-copy", true},
-    {"", "repeating-payload", true}, {"", "udp-counters-64bit", true},
-    {"", "no-samples", true},     {"", "udp-offload", true},
+    {"t", "time", false},
+    {"n", "bytes", false},
+    {"k", "blockcount", false},
+    {"i", "interval", false},
+    {"P", "parallel", false},
+    {"b", "bitrate", false},
+    {"l", "length", false},
+    {"w", "window", false},
+    {"M", "set-mss", false},
+    {"C", "congestion", false},
+    {"S", "tos", false},
+    {"O", "omit", false},
+    {"", "zerocopy", false},
+    {"", "threads", false},
+    {"B", "bind", false},
+    {"", "cport", false},
+    {"", "connect-timeout", false},
+    {"N", "no-delay", true},
+    {"Z", "", true},
+    {"", "skip-rx-copy", true},
+    {"", "repeating-payload", true},
+    {"", "udp-counters-64bit", true},
+    {"", "no-samples", true},
+    {"", "udp-offload", true},
 };
 
 const RunOption* FindRunOption(std::string_view name) {
@@ -39,9 +54,10 @@ const RunOption* FindRunOption(std::string_view name) {
                                                 ? name.size()
                                                 : name.find_first_not_of('-'));
   for (const RunOption& o : kRunOptions) {
-    const bool long_match = !bare.empty() && bare == o.long_name &&
-                            (!dashed || name.starts_with("--"));
-    const bool short_match = *o.short_name && bare == o.short_name && name.size() == bare.size() + 1;
+    const bool long_match =
+        !bare.empty() && bare == o.long_name && (!dashed || name.starts_with("--"));
+    const bool short_match =
+        *o.short_name && bare == o.short_name && name.size() == bare.size() + 1;
     if (long_match || short_match) return &o;
   }
   return nullptr;
@@ -81,8 +97,8 @@ Status CheckStandValues(const Vary& v) {
       auto mtu = ParseUnsigned(value);
       if (!mtu || *mtu < static_cast<uint64_t>(stand::kMinMtu) ||
           *mtu > static_cast<uint64_t>(stand::kMaxMtu)) {
-        return Fail(fmt::format("--vary mtu: '{}' is not an MTU in {}..{}", value,
-                                stand::kMinMtu, stand::kMaxMtu));
+        return Fail(fmt::format("--vary mtu: '{}' is not an MTU in {}..{}", value, stand::kMinMtu,
+                                stand::kMaxMtu));
       }
     }
     return Ok();
@@ -92,7 +108,8 @@ Status CheckStandValues(const Vary& v) {
 
 Result<VaryRole> RoleOf(const Vary& v, bool stand_link, bool used_by_commands) {
   if (v.name == "direction") {
-    if (auto s = CheckValues(v, {"forward", "reverse", "bidir"}); !s) return tl::unexpected(s.error());
+    if (auto s = CheckValues(v, {"forward", "reverse", "bidir"}); !s)
+      return tl::unexpected(s.error());
     return VaryRole{VaryKind::kDirection, ""};
   }
   if (v.name == "proto") {
@@ -123,8 +140,9 @@ Result<VaryRole> RoleOf(const Vary& v, bool stand_link, bool used_by_commands) {
   return Fail(fmt::format(
       "--vary {}: not a name nicbench knows (direction, streams, proto, a run option such as -w "
       "or -C{}) and no --setup or --teardown uses {{{}}}",
-      v.name, stand_link ? ", or a stand toggle: tso, gso, gro, mtu, profile"
-                         : "; tso, gso, gro, mtu and profile apply on a stand link only",
+      v.name,
+      stand_link ? ", or a stand toggle: tso, gso, gro, mtu, profile"
+                 : "; tso, gso, gro, mtu and profile apply on a stand link only",
       v.name));
 }
 
@@ -260,8 +278,7 @@ std::vector<std::string> RunArguments(const std::string& host,
         if (value == "on") args.push_back(roles[i].option);
         break;
       case VaryKind::kStand:
-      case VaryKind::kSetup:
-        break;
+      case VaryKind::kSetup: break;
     }
   }
   return args;
@@ -278,9 +295,14 @@ store::Labels RunLabels(int64_t experiment, int round, int variant_index, const 
 nlohmann::json DefinitionToJson(const MatrixDefinition& d) {
   nlohmann::json varies = nlohmann::json::array();
   for (const Vary& v : d.varies) varies.push_back({{"name", v.name}, {"values", v.values}});
-  return {{"host", d.host},         {"vary", varies},         {"repeat", d.repeat},
-          {"seed", d.seed},         {"setup", d.setup},       {"teardown", d.teardown},
-          {"run_options", d.run_options}, {"schedule", d.schedule}};
+  return {{"host", d.host},
+          {"vary", varies},
+          {"repeat", d.repeat},
+          {"seed", d.seed},
+          {"setup", d.setup},
+          {"teardown", d.teardown},
+          {"run_options", d.run_options},
+          {"schedule", d.schedule}};
 }
 
 Result<MatrixDefinition> DefinitionFromJson(const nlohmann::json& j) {
@@ -288,8 +310,8 @@ Result<MatrixDefinition> DefinitionFromJson(const nlohmann::json& j) {
     MatrixDefinition d;
     d.host = j.at("host").get<std::string>();
     for (const auto& v : j.at("vary")) {
-      d.varies.push_back({v.at("name").get<std::string>(),
-                          v.at("values").get<std::vector<std::string>>()});
+      d.varies.push_back(
+          {v.at("name").get<std::string>(), v.at("values").get<std::vector<std::string>>()});
     }
     d.repeat = j.at("repeat").get<int>();
     d.seed = j.at("seed").get<uint64_t>();

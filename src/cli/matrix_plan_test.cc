@@ -35,12 +35,12 @@ TEST(MatrixPlan, KnownNamesApplyThemselves) {
   EXPECT_EQ((*roles)[3].option, "--window");
   EXPECT_EQ((*roles)[4].option, "--congestion");
   EXPECT_EQ((*roles)[5].kind, VaryKind::kRunFlag);
-  const Variant v = {{"direction", "reverse"}, {"streams", "4"}, {"proto", "udp"},
-                     {"-w", "1M"},            {"congestion", "reno"}, {"-N", "on"}};
-  EXPECT_EQ(RunArguments("198.18.0.2", {"-t", "3"}, v, *roles),
-            (std::vector<std::string>{"198.18.0.2", "-t", "3", "--reverse", "--parallel", "4",
-                                      "--udp", "--window", "1M", "--congestion", "reno",
-                                      "--no-delay"}));
+  const Variant v = {{"direction", "reverse"}, {"streams", "4"}, {"proto", "udp"}, {"-w", "1M"},
+                     {"congestion", "reno"},   {"-N", "on"}};
+  EXPECT_EQ(
+      RunArguments("198.18.0.2", {"-t", "3"}, v, *roles),
+      (std::vector<std::string>{"198.18.0.2", "-t", "3", "--reverse", "--parallel", "4", "--udp",
+                                "--window", "1M", "--congestion", "reno", "--no-delay"}));
 }
 
 TEST(MatrixPlan, UdpOffloadVariesAsARunFlag) {
@@ -63,8 +63,8 @@ TEST(MatrixPlan, BadValuesOfKnownNames) {
 }
 
 TEST(MatrixPlan, StandTogglesOnlyOnAStandLinkOtherNamesOnlyInCommands) {
-  auto on_stand = Classify(Varies({"tso=on,off", "mtu=1500,9000", "profile=1000baseT"}), true,
-                           "", "");
+  auto on_stand =
+      Classify(Varies({"tso=on,off", "mtu=1500,9000", "profile=1000baseT"}), true, "", "");
   ASSERT_TRUE(on_stand);
   EXPECT_EQ((*on_stand)[0].kind, VaryKind::kStand);
   auto off_stand = Classify(Varies({"tso=on,off"}), false, "", "");

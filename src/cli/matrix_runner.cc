@@ -78,8 +78,8 @@ std::string RunUserCommand(const char* which, const std::string& command, const 
 
 std::vector<std::string> ChildArgv(const MatrixContext& ctx, int round, int v) {
   std::vector<std::string> argv = {SelfPath(), "run"};
-  for (std::string& a : RunArguments(ctx.definition.host, ctx.definition.run_options,
-                                     ctx.variants[v], ctx.roles)) {
+  for (std::string& a :
+       RunArguments(ctx.definition.host, ctx.definition.run_options, ctx.variants[v], ctx.roles)) {
     argv.push_back(std::move(a));
   }
   argv.insert(argv.end(), {"--store", ctx.location});
@@ -90,8 +90,8 @@ std::vector<std::string> ChildArgv(const MatrixContext& ctx, int round, int v) {
 }
 
 // One run of variant v in `round`: stand toggles, setup, the test, teardown.
-std::optional<MatrixOutcome> RunOne(const MatrixContext& ctx, stand::StandInfo* current,
-                                    int round, int v) {
+std::optional<MatrixOutcome> RunOne(const MatrixContext& ctx, stand::StandInfo* current, int round,
+                                    int v) {
   const Variant& variant = ctx.variants[v];
   if (current != nullptr) {
     const stand::StandSpec wanted = WantedSpec(ctx, variant);
@@ -121,10 +121,11 @@ std::optional<MatrixOutcome> RunOne(const MatrixContext& ctx, stand::StandInfo* 
   if (TakeInterrupt() || (status && *status == 130)) {
     return MatrixOutcome{MatrixEnd::kInterrupted, "", 130};
   }
-  if (!status) return Failed(fmt::format("{}: {}", Where(ctx, round, v), status.error().ToString()));
+  if (!status)
+    return Failed(fmt::format("{}: {}", Where(ctx, round, v), status.error().ToString()));
   if (*status != 0) {
-    return Failed(fmt::format("{}: nicbench run exited with status {}", Where(ctx, round, v),
-                              *status));
+    return Failed(
+        fmt::format("{}: nicbench run exited with status {}", Where(ctx, round, v), *status));
   }
   if (!teardown.empty()) return Failed(fmt::format("{}: {}", Where(ctx, round, v), teardown));
   return std::nullopt;

@@ -17,8 +17,9 @@ void AddOutputOptions(CLI::App& app, OutputArgs& args) {
                  "also write the run as a self-contained HTML report with charts (docs/report.md)");
   app.add_flag("--json-stream", args.json_stream,
                "newline-delimited JSON events as the test runs (iperf3 --json-stream)");
-  app.add_flag("--timestamps{%c }", args.timestamps,
-               "prefix each output line with the time (--timestamps=FORMAT: strftime, default '%c ')");
+  app.add_flag(
+      "--timestamps{%c }", args.timestamps,
+      "prefix each output line with the time (--timestamps=FORMAT: strftime, default '%c ')");
   app.add_flag("--forceflush", args.forceflush, "flush output at every interval (always done)");
 }
 

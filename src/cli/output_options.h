@@ -19,10 +19,10 @@
 namespace nicbench::cli {
 
 struct OutputArgs {
-  std::string html;        // --html FILE
+  std::string html;          // --html FILE
   bool json_stream = false;  // --json-stream
-  std::string timestamps;  // --timestamps[=FORMAT]: strftime format; empty = none
-  bool forceflush = false;  // --forceflush
+  std::string timestamps;    // --timestamps[=FORMAT]: strftime format; empty = none
+  bool forceflush = false;   // --forceflush
 };
 
 void AddOutputOptions(CLI::App& app, OutputArgs& args);

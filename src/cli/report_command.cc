@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include "analysis/compare_sets.h"
 #include "base/exit_code.h"
@@ -62,9 +62,9 @@ tl::expected<std::vector<Group>, Failure> Groups(store::Store& store,
     auto runs = store.Find(selector.query);
     if (!runs) return tl::unexpected(Failure{runs.error().message, ExitCode::kStore});
     if (runs->empty()) {
-      return tl::unexpected(Failure{fmt::format("selector '{}' matches no run in {}",
-                                                selector.text, store.Describe()),
-                                    ExitCode::kNotFound});
+      return tl::unexpected(Failure{
+          fmt::format("selector '{}' matches no run in {}", selector.text, store.Describe()),
+          ExitCode::kNotFound});
     }
     for (auto it = runs->rbegin(); it != runs->rend(); ++it) {
       const std::string name = selectors.size() > 1 ? selector.text : VariantOf(*it);

@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include "base/exit_code.h"
 #include "base/log.h"
@@ -24,10 +24,10 @@
 #include "cli/file_options.h"
 #include "cli/iperf3_options.h"
 #include "cli/loopback_server.h"
-#include "cli/rr_options.h"
+#include "cli/output_options.h"
 #include "cli/parse_args.h"
 #include "cli/progress_line.h"
-#include "cli/output_options.h"
+#include "cli/rr_options.h"
 #include "cli/store_options.h"
 #include "diagnosis/diagnose.h"
 #include "engine/client.h"
@@ -41,12 +41,12 @@ namespace {
 
 // What argv asked for, before it is turned into values.
 struct RunArgs {
-  std::string host, port = "5201", time, bytes, blocks, interval, omit, rate, length, window,
-      mss, congestion, zerocopy, bind, cport, title, connect_timeout, threads, parallel, tos,
-      rcv_timeout;
+  std::string host, port = "5201", time, bytes, blocks, interval, omit, rate, length, window, mss,
+                    congestion, zerocopy, bind, cport, title, connect_timeout, threads, parallel,
+                    tos, rcv_timeout;
   bool reverse = false, bidir = false, udp = false, nodelay = false, sendfile = false,
-       skip_rx_copy = false, ipv4 = false, ipv6 = false, server_output = false,
-       counters64 = false, repeating = false, json = false, loopback = false, no_samples = false,
+       skip_rx_copy = false, ipv4 = false, ipv6 = false, server_output = false, counters64 = false,
+       repeating = false, json = false, loopback = false, no_samples = false,
        both_directions = false, udp_offload = false;
   StoreArgs store;
   OutputArgs output;
@@ -64,8 +64,8 @@ struct RunPlan {
   bool both_directions = false;  // forward then reverse, then the pair's findings
   OutputArgs output;
   ReportFile html_file;  // open when --html was given
-  int client_cpu = -1;  // -A N
-  TextOutput out;       // -T, -V, -d
+  int client_cpu = -1;   // -A N
+  TextOutput out;        // -T, -V, -d
 };
 
 void AddOptions(CLI::App& app, RunArgs& a) {
@@ -108,8 +108,9 @@ void AddOptions(CLI::App& app, RunArgs& a) {
   app.add_flag("--both-directions", a.both_directions,
                "forward then reverse against HOST, then compare the two directions\n"
                "(as the loopback job does); JSON: {\"runs\": [forward, reverse]}");
-  app.add_flag("--loopback", a.loopback, "test over loopback in both directions (the default "
-                                         "when no host is given)");
+  app.add_flag("--loopback", a.loopback,
+               "test over loopback in both directions (the default "
+               "when no host is given)");
   app.add_option("--connect-timeout", a.connect_timeout, "control connect timeout in ms");
   app.add_option("--rcv-timeout", a.rcv_timeout,
                  "end the test if its data stops this long, ms (default 120000; 0 = never)");
@@ -293,8 +294,9 @@ Result<RunPlan> MakePlan(const RunArgs& a) {
   if (a.both_directions && (a.reverse || a.bidir)) {
     return Fail("--both-directions runs forward and reverse itself; drop -R/--bidir");
   }
-  spec.direction = a.bidir ? record::Direction::kBidirectional
-                           : (a.reverse ? record::Direction::kReverse : record::Direction::kForward);
+  spec.direction = a.bidir
+                       ? record::Direction::kBidirectional
+                       : (a.reverse ? record::Direction::kReverse : record::Direction::kForward);
   if (!a.parallel.empty()) {
     auto p = Bounded<int>(a.parallel, "-P", 100000);
     if (!p) return tl::unexpected(p.error());
@@ -302,7 +304,8 @@ Result<RunPlan> MakePlan(const RunArgs& a) {
   }
   // --rr/--crr take -l and -n for themselves (message sizes, transactions).
   RunArgs bulk = a;
-  if (auto s = ApplyRrArgs(a.rr, bulk.length, bulk.bytes, spec); !s) return tl::unexpected(s.error());
+  if (auto s = ApplyRrArgs(a.rr, bulk.length, bulk.bytes, spec); !s)
+    return tl::unexpected(s.error());
   if (spec.rr.enabled() && (plan.loopback || a.both_directions)) {
     return Fail("--rr/--crr need a HOST running `nicbench serve` (and no --both-directions)");
   }
@@ -337,8 +340,8 @@ Result<RunPlan> MakePlan(const RunArgs& a) {
 void NameStandProfile(record::RunRecord& run) {
   const std::string& iface = run.local.nic.interface;
   // Stand host devices are named "<stand>-h<N>-e0" (stand::HostDevice).
-  const bool stand_like = iface.size() > 3 && iface.ends_with("-e0") &&
-                          iface.find("-h") != std::string::npos;
+  const bool stand_like =
+      iface.size() > 3 && iface.ends_with("-e0") && iface.find("-h") != std::string::npos;
   if (run.local.nic.loopback || !stand_like) return;
   auto stands = stand::List();
   if (!stands) return;
@@ -400,9 +403,9 @@ engine::IntervalSink LiveSink(const RunPlan& plan) {
   // Erased when the last copy of the sink goes, i.e. when the test's client returns.
   auto progress = std::make_shared<ProgressLine>(
       timed ? (spec.duration + spec.omit).count() / 1000.0 : 0.0, StdoutIsTerminal());
-  return [first, out, progress](const record::RunRecord& run, const record::IntervalRecord* interval,
-                                const record::HostInterval* local,
-                                const record::HostInterval* remote) {
+  return [first, out, progress](
+             const record::RunRecord& run, const record::IntervalRecord* interval,
+             const record::HostInterval* local, const record::HostInterval* remote) {
     if (interval == nullptr && remote == nullptr) {
       // The streams are connected.
       progress->Print(out, report::RenderConnectedLines(run, out.verbose()));
@@ -444,8 +447,7 @@ int RunAgainstHost(const RunPlan& plan) {
 // the second (asymmetry needs both directions); text after each run, JSON {"runs"} at the end.
 int RunBothDirections(RunPlan plan) {
   std::vector<engine::ClientOutcome> outcomes;
-  const record::Direction directions[] = {record::Direction::kForward,
-                                          record::Direction::kReverse};
+  const record::Direction directions[] = {record::Direction::kForward, record::Direction::kReverse};
   ExitCode code = ExitCode::kOk;
   for (int i = 0; i < 2 && code == ExitCode::kOk; ++i) {
     plan.client.spec.direction = directions[i];
@@ -510,7 +512,8 @@ int RunRunCommand(int argc, char** argv) {
     json = json || arg == "-J" || arg == "--json" || arg == "--json-stream";
   }
   RepeatsTakeTheLast(app);
-  if (auto code = ParseArgs(app, argc, argv, [json](const std::string& m) { PrintError(json, m); })) {
+  if (auto code =
+          ParseArgs(app, argc, argv, [json](const std::string& m) { PrintError(json, m); })) {
     return *code;
   }
   if (auto s = PrepareIperf3Run(app, args.rate, args.drop_in); !s) {
@@ -523,8 +526,9 @@ int RunRunCommand(int argc, char** argv) {
     return ToInt(ExitCode::kUsage);
   }
   if (!args.file.file.empty() && (plan->loopback || plan->both_directions)) {
-    PrintError(args.json, "nicbench run: -F needs a HOST and one direction (loopback and "
-                          "--both-directions would read and write the file in turn)");
+    PrintError(args.json,
+               "nicbench run: -F needs a HOST and one direction (loopback and "
+               "--both-directions would read and write the file in turn)");
     return ToInt(ExitCode::kUsage);
   }
   if (auto problem = ApplyRunFileArgs(args.file, plan->client.spec, &plan->client.file)) {

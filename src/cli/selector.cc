@@ -18,8 +18,8 @@ constexpr const char kForms[] =
 Result<int64_t> PositiveId(std::string_view text, std::string_view selector) {
   auto value = ParseUnsigned(text);
   if (!value || *value == 0 || *value > static_cast<uint64_t>(INT64_MAX)) {
-    return Fail(fmt::format("selector '{}': '{}' is not a run id (a positive integer)", selector,
-                            text));
+    return Fail(
+        fmt::format("selector '{}': '{}' is not a run id (a positive integer)", selector, text));
   }
   return static_cast<int64_t>(*value);
 }
@@ -29,8 +29,8 @@ Result<Selector> ParseLabels(std::string_view body, Selector s) {
   size_t start = 0;
   while (start <= body.size()) {
     const size_t comma = body.find(',', start);
-    const std::string_view pair =
-        body.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
+    const std::string_view pair = body.substr(
+        start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
     auto label = store::ParseLabel(pair);
     if (!label) return Fail(fmt::format("selector '{}': {}", s.text, label.error().message));
     s.query.labels[label->first] = label->second;
@@ -49,7 +49,8 @@ Result<Selector> ParseRange(std::string_view body, Selector s) {
   if (!from) return tl::unexpected(from.error());
   auto to = PositiveId(body.substr(dots + 2), s.text);
   if (!to) return tl::unexpected(to.error());
-  if (*to < *from) return Fail(fmt::format("selector '{}': the range ends before it starts", s.text));
+  if (*to < *from)
+    return Fail(fmt::format("selector '{}': the range ends before it starts", s.text));
   s.query.min_id = *from;
   s.query.max_id = *to;
   return s;
@@ -93,7 +94,8 @@ Result<std::vector<store::RunSummary>> Resolve(store::Store& store, const Select
 }
 
 std::string NoRunsMessage(const store::Store& store, const Selector& selector) {
-  if (selector.single) return fmt::format("no run with id {} in {}", selector.text, store.Describe());
+  if (selector.single)
+    return fmt::format("no run with id {} in {}", selector.text, store.Describe());
   return fmt::format("selector '{}' matches no run in {}", selector.text, store.Describe());
 }
 

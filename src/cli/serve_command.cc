@@ -12,8 +12,8 @@
 #include <mutex>
 #include <string>
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include "base/exit_code.h"
 #include "base/log.h"
@@ -31,7 +31,7 @@ namespace {
 
 struct ServeArgs {
   std::string port = "5201", bind, idle_timeout, max_tests, max_duration, max_rate, max_streams,
-      max_rr_flows, max_block, pidfile, threads, max_memory, rcv_timeout, max_per_address;
+              max_rr_flows, max_block, pidfile, threads, max_memory, rcv_timeout, max_per_address;
   bool once = false, daemon = false, json = false;
   Iperf3ServeArgs drop_in;  // iperf3's options, cli/iperf3_options.h
   FileArgs file;            // -F, --direct (cli/file_options.h)
@@ -55,8 +55,9 @@ void AddOptions(CLI::App& app, ServeArgs& a) {
                  "1024)");
   app.add_option("--max-block", a.max_block, "largest block length accepted (K/M bytes)");
   app.add_option("--threads", a.threads, "worker threads per test (0 = one per CPU)");
-  app.add_option("--rcv-timeout", a.rcv_timeout,
-                 "end a test whose data stops this long, ms (default 120000, as iperf3; 0 = never)");
+  app.add_option(
+      "--rcv-timeout", a.rcv_timeout,
+      "end a test whose data stops this long, ms (default 120000, as iperf3; 0 = never)");
   app.add_option("--max-tests-per-address", a.max_per_address,
                  "tests from one client address at once (default: --max-tests minus 1)");
   app.add_option("--max-memory", a.max_memory,
@@ -136,7 +137,8 @@ Result<engine::ServerConfig> MakeConfig(ServeArgs& a) {
     config.memory_budget_bytes = *m;
   }
   if (auto s = FillLimits(a, config); !s) return tl::unexpected(s.error());
-  if (auto s = ApplyIperf3ServeArgs(a.drop_in, config, &a.cpu); !s) return tl::unexpected(s.error());
+  if (auto s = ApplyIperf3ServeArgs(a.drop_in, config, &a.cpu); !s)
+    return tl::unexpected(s.error());
   // --get-server-output from a client: this server's rendering of the test, JSON in -J mode.
   config.render_output = a.json ? report::RenderJson : report::RenderSummary;
   config.render_output_json = a.json;
@@ -248,8 +250,8 @@ int Serve(const ServeArgs& args, const engine::ServerConfig& config) {
   if (!args.pidfile.empty()) {
     if (auto s = WritePidFile(args.pidfile); !s) LogWarning(s.error().ToString());
   }
-  std::fprintf(stderr, "nicbench: serving on port %u (max %d tests at once)\n",
-               (*server)->port(), config.max_tests);
+  std::fprintf(stderr, "nicbench: serving on port %u (max %d tests at once)\n", (*server)->port(),
+               config.max_tests);
   detacher.Ready();
   auto interrupted = (*server)->Run(stop_fd);
   close(stop_fd);

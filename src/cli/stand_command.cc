@@ -3,8 +3,8 @@
 #include <string>
 #include <vector>
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include "base/exit_code.h"
 #include "base/units.h"
@@ -69,7 +69,8 @@ Result<st::StandSpec> ToSpec(const UpOptions& options) {
 
 void PrintUp(const st::StandInfo& info) {
   const st::StandSpec& spec = info.spec;
-  if (info.reused) std::printf("stand %s was already up with this spec; kept it\n", spec.name.c_str());
+  if (info.reused)
+    std::printf("stand %s was already up with this spec; kept it\n", spec.name.c_str());
   std::string shaping = "no shaping (unlimited)";
   if (info.rate_bits_per_second && info.shaping) {
     shaping = fmt::format("{} on every veth egress ({} burst {} B, limit {} B, +{} B/frame)",
@@ -177,8 +178,7 @@ int RunStandCommand(int argc, char** argv) {
   CLI::App* exec = app.add_subcommand("exec", "run a command inside a host: exec h1 -- CMD ...");
   exec->add_option("--name", exec_name, "stand name (default nb)");
   exec->add_option("host", exec_host, "host: h1, h2, ... or NAME-h1")->required();
-  exec->add_option("command", exec_command, "the command and its arguments (after --)")
-      ->required();
+  exec->add_option("command", exec_command, "the command and its arguments (after --)")->required();
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {

@@ -9,8 +9,8 @@
 namespace nicbench::diagnosis {
 namespace {
 
-using record::Measured;
 using analysis::InterruptsPerGbit;
+using record::Measured;
 using record::Severity;
 
 std::string Figure(const Measured<double>& m) {
@@ -58,12 +58,14 @@ Findings CostPerEnd(const RunView& view, const Thresholds&) {
     meaningless = meaningless || cost.HostFigureMeaningless();
   }
   if (f.evidence.empty()) return {};
-  f.meaning = "Compare these between runs (offloads on/off, MSI on/off, directions), part by "
-              "part: a setting that frees nicbench's CPU, the softirq work or interrupts at the "
-              "same goodput shows here first.";
+  f.meaning =
+      "Compare these between runs (offloads on/off, MSI on/off, directions), part by "
+      "part: a setting that frees nicbench's CPU, the softirq work or interrupts at the "
+      "same goodput shows here first.";
   if (meaningless) {
-    f.meaning += " Other processes kept the host busy, so compare the parts, not the "
-                 "whole-host figure.";
+    f.meaning +=
+        " Other processes kept the host busy, so compare the parts, not the "
+        "whole-host figure.";
   }
   f.next_step = "Repeat with one setting changed and compare the two runs.";
   return {f};

@@ -127,9 +127,10 @@ std::string CoreSaturation::DominantKind() const {
 }
 
 std::string CoreSaturation::CoreText() const {
-  return fmt::format("cpu{} {:.0f}% busy: user {:.0f}%, system {:.0f}%, irq {:.0f}%, softirq "
-                     "{:.0f}%, steal {:.0f}%",
-                     core, busy, user, system, irq, softirq, steal);
+  return fmt::format(
+      "cpu{} {:.0f}% busy: user {:.0f}%, system {:.0f}%, irq {:.0f}%, softirq "
+      "{:.0f}%, steal {:.0f}%",
+      core, busy, user, system, irq, softirq, steal);
 }
 
 CoreSaturation AnalyzeCpu(const RunView& view, const End& end, const Thresholds& t) {
@@ -146,8 +147,9 @@ CoreSaturation AnalyzeCpu(const RunView& view, const End& end, const Thresholds&
     if (out.samples == 0) out.start = samples[i]->start;
     out.end = samples[i]->end;
     ++out.samples;
-    const record::CpuShare* top = &*std::max_element(
-        cpus->begin(), cpus->end(), [](const auto& a, const auto& b) { return a.Busy() < b.Busy(); });
+    const record::CpuShare* top =
+        &*std::max_element(cpus->begin(), cpus->end(),
+                           [](const auto& a, const auto& b) { return a.Busy() < b.Busy(); });
     out.mean_top_busy += top->Busy();
     if (top->Busy() >= t.core_busy_percent) ++out.saturated;
     for (const record::CpuShare& c : *cpus) {

@@ -14,10 +14,10 @@
 namespace nicbench::diagnosis {
 
 struct CoreSaturation {
-  int samples = 0;          // counted samples that carry per-CPU shares
-  int saturated = 0;        // of those, samples where the busiest core is >= the threshold
-  int core = -1;            // of the cores saturated often enough, the one with most user+system
-  double mean_top_busy = 0;  // mean over samples of the busiest core's busy share
+  int samples = 0;            // counted samples that carry per-CPU shares
+  int saturated = 0;          // of those, samples where the busiest core is >= the threshold
+  int core = -1;              // of the cores saturated often enough, the one with most user+system
+  double mean_top_busy = 0;   // mean over samples of the busiest core's busy share
   double start = 0, end = 0;  // span of the counted samples, seconds
   // Mean shares (percent) of `core` over the samples where it was saturated.
   double busy = 0, user = 0, system = 0, irq = 0, softirq = 0, steal = 0;

@@ -12,17 +12,32 @@ using record::Severity;
 // The rule table, in the order findings of equal severity are listed: what limits the
 // transfer first, then causes, then configuration, then the measurement itself.
 constexpr RuleFn kRules[] = {
-    LinkRateLimited, FileTransferLimit, CpuBound,     IrqConcentration,  WindowLimited,     Retransmissions,
-    UdpLoss,         Drops,        NicDrops,     HalfDuplex,        MtuMismatch,       OffloadsOff,
-    LinkBelowCapability, LegacyIrqMode, ToolCpuBound, TestTooShort,      IntervalsVary,
-    RemoteNotReported, CostPerEnd,
+    LinkRateLimited,
+    FileTransferLimit,
+    CpuBound,
+    IrqConcentration,
+    WindowLimited,
+    Retransmissions,
+    UdpLoss,
+    Drops,
+    NicDrops,
+    HalfDuplex,
+    MtuMismatch,
+    OffloadsOff,
+    LinkBelowCapability,
+    LegacyIrqMode,
+    ToolCpuBound,
+    TestTooShort,
+    IntervalsVary,
+    RemoteNotReported,
+    CostPerEnd,
 };
 
 // A request/response test moves a few bytes per transaction: the bulk rules about rates and
 // windows do not apply; the configuration and measurement rules do.
 constexpr RuleFn kRrRules[] = {
-    RrCoreSaturated, RrInterruptCoalescing, RrLossAndCounts, HalfDuplex, MtuMismatch,
-    LegacyIrqMode,   RemoteNotReported,
+    RrCoreSaturated, RrInterruptCoalescing, RrLossAndCounts,   HalfDuplex,
+    MtuMismatch,     LegacyIrqMode,         RemoteNotReported,
 };
 
 bool AnyWarning(const Findings& findings) {

@@ -21,7 +21,8 @@ using record::RunRecord;
 using record::Severity;
 
 const record::Finding* Find(const std::vector<record::Finding>& findings, const std::string& id) {
-  auto it = std::find_if(findings.begin(), findings.end(), [&](const auto& f) { return f.id == id; });
+  auto it =
+      std::find_if(findings.begin(), findings.end(), [&](const auto& f) { return f.id == id; });
   return it == findings.end() ? nullptr : &*it;
 }
 
@@ -271,8 +272,8 @@ const Case kCases[] = {
      "retransmissions", true, "2.00%"},
     {"needless retransmissions (DSACK) are reordering, not loss", AllRetransmissionsNeedless,
      "reordering", true, "needlessly"},
-    {"needless retransmissions do not warn as loss", AllRetransmissionsNeedless,
-     "retransmissions", false},
+    {"needless retransmissions do not warn as loss", AllRetransmissionsNeedless, "retransmissions",
+     false},
     {"DSACKs during the omitted warm-up are not counted",
      [](RunRecord& run) {
        AllRetransmissionsNeedless(run);
@@ -298,8 +299,8 @@ const Case kCases[] = {
      [](RunRecord& run) {
        run.streams[0].retransmits = record::Measured<uint64_t>::Unknown(Missing::kNotReported);
        EachSample(run.local, [](record::HostInterval& s) {
-         s.net_counters = record::Measured<std::map<std::string, int64_t>>::Unknown(
-             Missing::kPermissionDenied);
+         s.net_counters =
+             record::Measured<std::map<std::string, int64_t>>::Unknown(Missing::kPermissionDenied);
        });
      },
      "retransmissions", false},
@@ -311,14 +312,10 @@ const Case kCases[] = {
      },
      "udp-loss", true, "5.0%"},
     {"softnet drops",
-     [](RunRecord& run) {
-       Remote(run).samples[4].softnet.value()[0].dropped = 17;
-     },
+     [](RunRecord& run) { Remote(run).samples[4].softnet.value()[0].dropped = 17; },
      "softnet-drops", true, "+17"},
     {"socket receive buffer errors",
-     [](RunRecord& run) {
-       Remote(run).samples[2].net_counters.value()["Udp.RcvbufErrors"] = 40;
-     },
+     [](RunRecord& run) { Remote(run).samples[2].net_counters.value()["Udp.RcvbufErrors"] = 40; },
      "socket-buffer-drops", true, "Udp.RcvbufErrors +40"},
     {"sender held back by the receive window with -w",
      [](RunRecord& run) {
@@ -355,12 +352,11 @@ const Case kCases[] = {
      [](RunRecord& run) {
        run.local.nic.speed_mbps = uint64_t{100};
        run.local.nic.pci = record::PciIdentity{"11ab", "436c", "Marvell Technology Group Ltd.",
-                                                "88E8072 PCI-E Gigabit Ethernet Controller"};
+                                               "88E8072 PCI-E Gigabit Ethernet Controller"};
      },
      "link-below-nic-speed", true, "88E8072"},
-    {"ends at different speeds",
-     [](RunRecord& run) { Remote(run).nic.speed_mbps = uint64_t{100}; }, "link-speed-differs",
-     true},
+    {"ends at different speeds", [](RunRecord& run) { Remote(run).nic.speed_mbps = uint64_t{100}; },
+     "link-speed-differs", true},
     {"legacy INTx", [](RunRecord& run) { run.local.nic.irq_mode = std::string("INTx"); },
      "irq-mode-legacy", true},
     {"test too short",
@@ -399,8 +395,8 @@ const Case kCases[] = {
      [](RunRecord& run) { SetProcessPercent(run.local, 99); }, "measurement-tool-cpu-bound", true},
     {"stock iperf3 peer: says so",
      [](RunRecord& run) {
-       run.remote = record::Measured<record::EndpointRecord>::Unknown(Missing::kNotReported,
-                                                                      "iperf 3.12");
+       run.remote =
+           record::Measured<record::EndpointRecord>::Unknown(Missing::kNotReported, "iperf 3.12");
      },
      "remote-not-reported", true, "iperf 3.12"},
     {"stock iperf3 peer: no receiver CPU rule",
@@ -434,7 +430,8 @@ TEST_P(RuleTable, Finding) {
 
 std::string CaseName(const ::testing::TestParamInfo<Case>& info) {
   std::string name;
-  for (const char* p = info.param.name; *p; ++p) name += std::isalnum(static_cast<unsigned char>(*p)) ? *p : '_';
+  for (const char* p = info.param.name; *p; ++p)
+    name += std::isalnum(static_cast<unsigned char>(*p)) ? *p : '_';
   return name;
 }
 
@@ -579,13 +576,12 @@ record::Finding Named(std::string id, Severity severity) {
 TEST(AddFindings, MergesMostSevereFirstAndDropsTheHealthyNote) {
   std::vector<record::Finding> own = {Named("own-notice", Severity::kNotice),
                                       Named("no-problem-found", Severity::kInfo)};
-  AddFindings(own, {Named("pair-info", Severity::kInfo),
-                    Named("pair-warning", Severity::kWarning),
+  AddFindings(own, {Named("pair-info", Severity::kInfo), Named("pair-warning", Severity::kWarning),
                     Named("pair-notice", Severity::kNotice)});
   std::vector<std::string> ids;
   for (const auto& f : own) ids.push_back(f.id);
-  EXPECT_EQ(ids, (std::vector<std::string>{"pair-warning", "own-notice", "pair-notice",
-                                           "pair-info"}));
+  EXPECT_EQ(ids,
+            (std::vector<std::string>{"pair-warning", "own-notice", "pair-notice", "pair-info"}));
 }
 
 TEST(AddFindings, NothingMoreKeepsTheRunsOwn) {

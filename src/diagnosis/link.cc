@@ -41,8 +41,9 @@ bool OverheadPerBurst(const record::NicFacts& nic, const record::Qdisc& q, uint3
   if (offloads == nullptr) return false;
   bool bursts = false;
   for (const record::OffloadState& o : *offloads) {
-    bursts = bursts || ((o.name == "tcp-segmentation-offload" ||
-                         o.name == "generic-segmentation-offload") && o.on);
+    bursts = bursts ||
+             ((o.name == "tcp-segmentation-offload" || o.name == "generic-segmentation-offload") &&
+              o.on);
   }
   const uint64_t full_burst = uint64_t{kMaxGsoBytes} / frame * frame;
   return bursts && q.burst_bytes >= full_burst;
@@ -61,7 +62,8 @@ double GoodputBitsPerSecond(uint64_t rate_bits_per_second, uint32_t payload_byte
   return static_cast<double>(rate_bits_per_second) * payload_bytes / frame_bytes;
 }
 
-std::optional<LinkLimit> FlowLinkLimit(const RunView& view, const Flow& flow, std::string* missing) {
+std::optional<LinkLimit> FlowLinkLimit(const RunView& view, const Flow& flow,
+                                       std::string* missing) {
   const End* ends[] = {flow.sender, flow.receiver};
   // The path carries packets no larger than its smallest MTU (h2 at 9000 talking to h1 at
   // 1500 sends 1500-byte packets: h1's SYN announces the smaller MSS).
@@ -111,8 +113,8 @@ std::optional<LinkLimit> FlowLinkLimit(const RunView& view, const Flow& flow, st
       Consider(best, limit);
     }
     if (IsSoftwareNic(nic)) {
-      if (why.empty()) why = fmt::format("{} is a {} device with no wire", nic.interface,
-                                         nic.driver.value());
+      if (why.empty())
+        why = fmt::format("{} is a {} device with no wire", nic.interface, nic.driver.value());
       continue;
     }
     if (!nic.speed_mbps.known() || nic.speed_mbps.value() == 0) {

@@ -7,9 +7,9 @@ namespace {
 
 TEST(Goodput, EthernetWireFormula) {
   // 100baseTX, MTU 1500, TCP/IPv4 with timestamps: 100 x 1448 / 1538.
-  EXPECT_NEAR(GoodputBitsPerSecond(100000000, 1500 - kTcp4HeaderBytes,
-                                   1500 + kEthernetWireOverheadBytes),
-              94148244.5, 1.0);
+  EXPECT_NEAR(
+      GoodputBitsPerSecond(100000000, 1500 - kTcp4HeaderBytes, 1500 + kEthernetWireOverheadBytes),
+      94148244.5, 1.0);
   // Gigabit at jumbo MTU 9000: 1000 x 8948 / 9038.
   EXPECT_NEAR(GoodputBitsPerSecond(1000000000, 8948, 9038) / 1e6, 990.04, 0.01);
 }

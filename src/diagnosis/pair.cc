@@ -29,7 +29,8 @@ void CpuEvidence(const RunView& view, const Thresholds& t, const char* direction
     if (cpu.samples == 0) {
       evidence.push_back(fmt::format("{}, {}: no CPU samples", direction, end->name));
     } else if (cpu.Saturated(t)) {
-      evidence.push_back(fmt::format("{}, {}: saturated, {}", direction, end->name, cpu.CoreText()));
+      evidence.push_back(
+          fmt::format("{}, {}: saturated, {}", direction, end->name, cpu.CoreText()));
     } else {
       evidence.push_back(fmt::format("{}, {}: busiest core {:.0f}% busy on average", direction,
                                      end->name, cpu.mean_top_busy));
@@ -46,16 +47,18 @@ std::optional<record::Finding> Asymmetry(const record::RunRecord& fwd_run,
   if (ratio >= t.asymmetry_fraction) return std::nullopt;
   bool reverse_slow = r < f;
   const RunView& slow = reverse_slow ? rev : fwd;
-  const char* slow_name = reverse_slow ? "server to client (reverse)" : "client to server (forward)";
-  record::Finding finding = MakeFinding(
-      "asymmetric-directions", Severity::kWarning,
-      fmt::format("One direction is much slower: {} runs at {:.0f}% of the other", slow_name,
-                  ratio * 100));
+  const char* slow_name =
+      reverse_slow ? "server to client (reverse)" : "client to server (forward)";
+  record::Finding finding =
+      MakeFinding("asymmetric-directions", Severity::kWarning,
+                  fmt::format("One direction is much slower: {} runs at {:.0f}% of the other",
+                              slow_name, ratio * 100));
   finding.evidence.push_back(fmt::format("client to server: {}; server to client: {}",
                                          FormatBitRate(f), FormatBitRate(r)));
   for (const auto& other : Diagnose(slow.run(), t)) {
     if (other.severity >= Severity::kWarning) {
-      finding.evidence.push_back(fmt::format("in the slow direction: {}: {}", other.id, other.title));
+      finding.evidence.push_back(
+          fmt::format("in the slow direction: {}: {}", other.id, other.title));
     }
   }
   CpuEvidence(fwd, t, "forward", finding.evidence);
@@ -65,8 +68,9 @@ std::optional<record::Finding> Asymmetry(const record::RunRecord& fwd_run,
       "one; look at the end whose measurements differ between the directions: in the slow "
       "direction the {} receives.",
       reverse_slow ? "client" : "server");
-  finding.next_step = "Compare the two ends' NIC facts (offloads, IRQ mode, driver) and the slow "
-                      "direction's receiver CPU; change one setting and repeat both directions.";
+  finding.next_step =
+      "Compare the two ends' NIC facts (offloads, IRQ mode, driver) and the slow "
+      "direction's receiver CPU; change one setting and repeat both directions.";
   return finding;
 }
 
@@ -87,20 +91,22 @@ std::optional<record::Finding> InterruptRates(const record::RunRecord& fwd_run,
     }
   }
   if (rates.size() < 2) return std::nullopt;
-  auto [lo, hi] = std::minmax_element(rates.begin(), rates.end(),
-                                      [](const auto& a, const auto& b) { return a.second < b.second; });
+  auto [lo, hi] = std::minmax_element(
+      rates.begin(), rates.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
   if (hi->second < t.irq_rate_ratio * lo->second) return std::nullopt;
-  record::Finding finding = MakeFinding(
-      "interrupt-rate-differs", Severity::kNotice,
-      fmt::format("Interrupts per Gbit/s differ {:.1f}x between ends or directions",
-                  hi->second / lo->second));
+  record::Finding finding =
+      MakeFinding("interrupt-rate-differs", Severity::kNotice,
+                  fmt::format("Interrupts per Gbit/s differ {:.1f}x between ends or directions",
+                              hi->second / lo->second));
   for (const auto& [name, rate] : rates) {
     finding.evidence.push_back(fmt::format("{}: {:.0f} NIC interrupts/s per Gbit/s", name, rate));
   }
-  finding.meaning = "Moving the same data costs one end (or one direction) far more interrupts: "
-                    "offloads (TSO/GRO/LRO), interrupt coalescing or the driver differ.";
-  finding.next_step = "Compare ethtool -k and -c between the ends; turn on TSO/GRO and adaptive "
-                      "coalescing where they are off.";
+  finding.meaning =
+      "Moving the same data costs one end (or one direction) far more interrupts: "
+      "offloads (TSO/GRO/LRO), interrupt coalescing or the driver differ.";
+  finding.next_step =
+      "Compare ethtool -k and -c between the ends; turn on TSO/GRO and adaptive "
+      "coalescing where they are off.";
   return finding;
 }
 

@@ -75,9 +75,10 @@ std::string CpuId(const End* end) {
 
 std::string NextStep(const CoreSaturation& cpu, bool competes) {
   if (competes) {
-    return fmt::format("Find what else runs on cpu{} (top -H, pidstat -u 1) and stop or move it "
-                       "(taskset, cgroup cpusets), or pin nicbench to an idle core; then repeat.",
-                       cpu.core);
+    return fmt::format(
+        "Find what else runs on cpu{} (top -H, pidstat -u 1) and stop or move it "
+        "(taskset, cgroup cpusets), or pin nicbench to an idle core; then repeat.",
+        cpu.core);
   }
   if (cpu.irq + cpu.softirq >= cpu.user + cpu.system) {
     return "Spread the packet work: more NIC queues (ethtool -L) with RSS, IRQ affinity "
@@ -102,9 +103,9 @@ std::optional<double> OwnerWait(const RunView& view, const End* owner, const End
 
 // What the saturated core's other work means for this transfer.
 enum class Contention {
-  kNone,       // the core is busy with nicbench's own work (and the kernel's for it)
-  kHeldBack,   // other processes took part of it AND nicbench's threads waited for a CPU,
-               // or the hypervisor stole it
+  kNone,         // the core is busy with nicbench's own work (and the kernel's for it)
+  kHeldBack,     // other processes took part of it AND nicbench's threads waited for a CPU,
+                 // or the hypervisor stole it
   kNotHeldBack,  // other processes took part of it, but nicbench never waited: their work
                  // did not delay this transfer, so the saturation is not its limit
 };
@@ -123,9 +124,10 @@ std::string WaitEvidence(const std::string& who, std::optional<double> wait) {
     return "nicbench's run-queue delay was not sampled (/proc/self/task/*/schedstat): whether "
            "other processes held it back cannot be judged";
   }
-  return fmt::format("nicbench's threads at the {} waited for a CPU {:.0f} ms per second "
-                     "(run-queue delay, /proc/self/task/*/schedstat)",
-                     who, *wait * 1000);
+  return fmt::format(
+      "nicbench's threads at the {} waited for a CPU {:.0f} ms per second "
+      "(run-queue delay, /proc/self/task/*/schedstat)",
+      who, *wait * 1000);
 }
 
 // `competes` is set to whether the finding blames a competing process; nullopt when other
@@ -143,8 +145,8 @@ std::optional<record::Finding> CpuFinding(const RunView& view, const End& analys
   const Contention contention = Judge(cpu, wait, t);
   if (contention == Contention::kNotHeldBack) return std::nullopt;
   competes = contention == Contention::kHeldBack;
-  std::string title = fmt::format("{} CPU-bound: cpu{} saturated, mostly {}", who, cpu.core,
-                                  cpu.DominantKind());
+  std::string title =
+      fmt::format("{} CPU-bound: cpu{} saturated, mostly {}", who, cpu.core, cpu.DominantKind());
   if (competes) {
     title = fmt::format("{} CPU-bound: cpu{} saturated and other processes take ~{:.0f}% of it",
                         who, cpu.core, cpu.CompetitorPercent());
@@ -155,26 +157,27 @@ std::optional<record::Finding> CpuFinding(const RunView& view, const End& analys
                                    cpu.samples));
   f.evidence.insert(f.evidence.end(), evidence.begin(), evidence.end());
   if (auto own = MeanProcessPercent(view, named)) {
-    f.evidence.push_back(fmt::format("nicbench at the {} used {:.0f}% of one core on average",
-                                     named.name, *own));
+    f.evidence.push_back(
+        fmt::format("nicbench at the {} used {:.0f}% of one core on average", named.name, *own));
   } else {
     f.evidence.push_back("nicbench's own CPU use was not sampled: competition cannot be judged");
   }
   f.evidence.push_back(WaitEvidence(named.name, wait));
   if (cpu.others_percent) {
-    f.evidence.push_back(fmt::format(
-        "other processes on that host used ~{:.0f}% of one core (user+system time not "
-        "accounted for by nicbench)",
-        *cpu.others_percent));
+    f.evidence.push_back(
+        fmt::format("other processes on that host used ~{:.0f}% of one core (user+system time not "
+                    "accounted for by nicbench)",
+                    *cpu.others_percent));
   }
   f.meaning = competes
                   ? "The core that runs the stream is shared: nicbench gets only part of it and "
                     "its threads wait for a CPU, so the transfer is limited by a competing "
                     "process, not by the path."
-                  : fmt::format("One core does all the work of this stream and has no time left: "
-                                "the end cannot move bytes faster, whatever the link could carry. "
-                                "The work is mostly {}.",
-                                cpu.DominantKind());
+                  : fmt::format(
+                        "One core does all the work of this stream and has no time left: "
+                        "the end cannot move bytes faster, whatever the link could carry. "
+                        "The work is mostly {}.",
+                        cpu.DominantKind());
   f.next_step = NextStep(cpu, competes);
   return f;
 }
@@ -186,13 +189,15 @@ record::Finding SoftwarePathNote(const End& end, const CoreSaturation& cpu) {
                                    IntervalText(cpu.start, cpu.end), cpu.CoreText(), cpu.saturated,
                                    cpu.samples));
   if (cpu.process_percent) {
-    f.evidence.push_back(fmt::format("nicbench at the {} used {:.0f}% of one core", end.name,
-                                     *cpu.process_percent));
+    f.evidence.push_back(
+        fmt::format("nicbench at the {} used {:.0f}% of one core", end.name, *cpu.process_percent));
   }
-  f.meaning = "No wire limits this path: the kernel moves bytes as fast as a core can copy and "
-              "process them, so the figure measures this host's CPU and memory, not a NIC.";
-  f.next_step = "To measure a link, test across a real NIC or a shaped test stand "
-                "(nicbench stand up --profile 1000baseT).";
+  f.meaning =
+      "No wire limits this path: the kernel moves bytes as fast as a core can copy and "
+      "process them, so the figure measures this host's CPU and memory, not a NIC.";
+  f.next_step =
+      "To measure a link, test across a real NIC or a shaped test stand "
+      "(nicbench stand up --profile 1000baseT).";
   return f;
 }
 
@@ -262,8 +267,9 @@ Findings ToolCpuBound(const RunView& view, const Thresholds& t) {
         "{}: process CPU (user+system, getrusage) >= {:.0f}% in {} of {} intervals, mean {:.0f}%",
         end->name, limit, over, counted, Mean(use)));
     f.meaning = "The figure may be the limit of nicbench's threads rather than of the path.";
-    f.next_step = "Repeat with more streams (-P 2..4), -Z (sendfile) on the sender or "
-                  "--skip-rx-copy on the receiver, and compare.";
+    f.next_step =
+        "Repeat with more streams (-P 2..4), -Z (sendfile) on the sender or "
+        "--skip-rx-copy on the receiver, and compare.";
     out.push_back(std::move(f));
   }
   return out;

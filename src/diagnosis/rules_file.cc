@@ -54,12 +54,12 @@ std::optional<record::Finding> DiskOrNetwork(const RunView& view, const End& end
           : fmt::format("The network, not the disk, limits this file transfer: the disk {} at "
                         "{}, the network carried {}",
                         verb, ByteRate(disk), FormatBitRate(flow->bits_per_second)));
-  f.evidence.push_back(fmt::format(
-      "{}: {} {} {} in {:.3f} s of {}(2) calls{} = {}", where, file.write ? "wrote" : "read",
-      FormatBytes(static_cast<double>(file.bytes)), file.path, file.call_seconds,
-      file.write ? "write" : "read",
-      file.write ? fmt::format(" (incl. {:.3f} s fdatasync)", file.sync_seconds) : "",
-      ByteRate(disk)));
+  f.evidence.push_back(
+      fmt::format("{}: {} {} {} in {:.3f} s of {}(2) calls{} = {}", where,
+                  file.write ? "wrote" : "read", FormatBytes(static_cast<double>(file.bytes)),
+                  file.path, file.call_seconds, file.write ? "write" : "read",
+                  file.write ? fmt::format(" (incl. {:.3f} s fdatasync)", file.sync_seconds) : "",
+                  ByteRate(disk)));
   f.evidence.push_back(fmt::format(
       "the file calls took {:.0f}% of the {:.2f} s transfer; goodput {} ({}), {} outside them",
       share * 100, seconds, FormatBitRate(flow->bits_per_second),
@@ -71,15 +71,18 @@ std::optional<record::Finding> DiskOrNetwork(const RunView& view, const End& end
                                "(--direct measures the disk itself)");
   }
   if (disk_limits) {
-    f.meaning = fmt::format("The disk {} at {}, the network carried {}: the disk limits a file "
-                            "copy to ~{}.",
-                            verb, ByteRate(disk), FormatBitRate(network_alone * 8), ByteRate(disk));
-    f.next_step = "Measure the disk alone (`nicbench disk FILE --direct`); a faster disk, a "
-                  "RAID or an SSD cache, not the network, would speed up copies.";
+    f.meaning = fmt::format(
+        "The disk {} at {}, the network carried {}: the disk limits a file "
+        "copy to ~{}.",
+        verb, ByteRate(disk), FormatBitRate(network_alone * 8), ByteRate(disk));
+    f.next_step =
+        "Measure the disk alone (`nicbench disk FILE --direct`); a faster disk, a "
+        "RAID or an SSD cache, not the network, would speed up copies.";
   } else {
-    f.meaning = fmt::format("Reading and writing the file costs little beside the transfer: a "
-                            "file copy over this path tops out near {}.",
-                            ByteRate(flow->bits_per_second / 8));
+    f.meaning = fmt::format(
+        "Reading and writing the file costs little beside the transfer: a "
+        "file copy over this path tops out near {}.",
+        ByteRate(flow->bits_per_second / 8));
     f.next_step = "Look at the network findings; the disk keeps up.";
   }
   return f;

@@ -14,7 +14,8 @@ namespace {
 using namespace testing;  // NOLINT: the test record helpers
 
 const record::Finding* Find(const std::vector<record::Finding>& findings, const std::string& id) {
-  auto it = std::find_if(findings.begin(), findings.end(), [&](const auto& f) { return f.id == id; });
+  auto it =
+      std::find_if(findings.begin(), findings.end(), [&](const auto& f) { return f.id == id; });
   return it == findings.end() ? nullptr : &*it;
 }
 

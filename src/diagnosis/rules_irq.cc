@@ -36,23 +36,26 @@ Findings IrqConcentration(const RunView& view, const Thresholds& t) {
         fmt::format("One core takes the NIC's interrupts and saturates: cpu{} at the {}", top,
                     end->name));
     f.evidence.push_back(fmt::format(
-        "{}: {:.0f}% of the {} interrupts of {} ({:.0f}/s) landed on cpu{}", end->name,
-        share * 100, irqs.total, end->record->nic.interface, irqs.total / irqs.seconds, top));
+        "{}: {:.0f}% of the {} interrupts of {} ({:.0f}/s) landed on cpu{}", end->name, share * 100,
+        irqs.total, end->record->nic.interface, irqs.total / irqs.seconds, top));
     for (const auto& [line, count] : irqs.per_line) {
       f.evidence.push_back(fmt::format("{}: {:.0f}/s", line, count / irqs.seconds));
     }
     CoreSaturation cpu = AnalyzeCpu(view, *end, t);
     if (cpu.core == static_cast<int>(top)) f.evidence.push_back(cpu.CoreText());
-    f.evidence.push_back(fmt::format("cpu{} mean busy {:.0f}%; the other CPUs {:.0f}% idle on "
-                                     "average",
-                                     top, top_busy, others_idle));
-    f.meaning = "The NIC's interrupts and their packet processing all run on one core, which "
-                "has no time left, while other cores idle: the single queue or the IRQ affinity "
-                "is the limit, not the link.";
-    f.next_step = "Use more queues with RSS (ethtool -l/-L), spread IRQ affinity "
-                  "(/proc/irq/N/smp_affinity_list) or RPS over idle cores, raise interrupt "
-                  "coalescing (ethtool -C), and check for an interrupt storm (a rate far above "
-                  "the packet rate).";
+    f.evidence.push_back(
+        fmt::format("cpu{} mean busy {:.0f}%; the other CPUs {:.0f}% idle on "
+                    "average",
+                    top, top_busy, others_idle));
+    f.meaning =
+        "The NIC's interrupts and their packet processing all run on one core, which "
+        "has no time left, while other cores idle: the single queue or the IRQ affinity "
+        "is the limit, not the link.";
+    f.next_step =
+        "Use more queues with RSS (ethtool -l/-L), spread IRQ affinity "
+        "(/proc/irq/N/smp_affinity_list) or RPS over idle cores, raise interrupt "
+        "coalescing (ethtool -C), and check for an interrupt storm (a rate far above "
+        "the packet rate).";
     out.push_back(std::move(f));
   }
   return out;

@@ -19,29 +19,29 @@ std::string GoodputEvidence(const Flow& flow) {
 std::string FormulaEvidence(const LinkLimit& limit) {
   std::string counted;
   if (limit.accounting == LinkAccounting::kEthernetWire) {
-    counted = fmt::format("{} bytes on the wire (IP packet + 38: Ethernet header 14, FCS 4, "
-                          "preamble 8, inter-frame gap 12)",
-                          limit.frame_bytes);
+    counted = fmt::format(
+        "{} bytes on the wire (IP packet + 38: Ethernet header 14, FCS 4, "
+        "preamble 8, inter-frame gap 12)",
+        limit.frame_bytes);
   } else if (limit.overhead_per_burst) {
-    counted = fmt::format("{} bytes as the qdisc counts them (skb length: IP packet + 14-byte "
-                          "header; TSO/GSO is on and the tbf bucket holds a whole 64 KiB burst, "
-                          "so its configured overhead is charged once per burst, {} byte(s) a "
-                          "frame)",
-                          limit.frame_bytes,
-                          limit.frame_bytes - limit.packet_bytes - kEthernetHeaderBytes);
+    counted = fmt::format(
+        "{} bytes as the qdisc counts them (skb length: IP packet + 14-byte "
+        "header; TSO/GSO is on and the tbf bucket holds a whole 64 KiB burst, "
+        "so its configured overhead is charged once per burst, {} byte(s) a "
+        "frame)",
+        limit.frame_bytes, limit.frame_bytes - limit.packet_bytes - kEthernetHeaderBytes);
   } else {
-    counted = fmt::format("{} bytes as the qdisc counts them (skb length: IP packet + 14-byte "
-                          "header, plus {} bytes of configured overhead)",
-                          limit.frame_bytes,
-                          limit.frame_bytes - limit.packet_bytes - kEthernetHeaderBytes);
+    counted = fmt::format(
+        "{} bytes as the qdisc counts them (skb length: IP packet + 14-byte "
+        "header, plus {} bytes of configured overhead)",
+        limit.frame_bytes, limit.frame_bytes - limit.packet_bytes - kEthernetHeaderBytes);
   }
-  return fmt::format("{}: {}; at the path's MTU {} each frame carries {} payload bytes in {}: "
-                     "{} x {}/{} = {} of goodput at most",
-                     limit.source, FormatBitRate(static_cast<double>(limit.rate_bits_per_second)),
-                     limit.mtu, limit.payload_bytes, counted,
-                     FormatBitRate(static_cast<double>(limit.rate_bits_per_second)),
-                     limit.payload_bytes, limit.frame_bytes,
-                     FormatBitRate(limit.goodput_bits_per_second));
+  return fmt::format(
+      "{}: {}; at the path's MTU {} each frame carries {} payload bytes in {}: "
+      "{} x {}/{} = {} of goodput at most",
+      limit.source, FormatBitRate(static_cast<double>(limit.rate_bits_per_second)), limit.mtu,
+      limit.payload_bytes, counted, FormatBitRate(static_cast<double>(limit.rate_bits_per_second)),
+      limit.payload_bytes, limit.frame_bytes, FormatBitRate(limit.goodput_bits_per_second));
 }
 
 // A paced test (-b) below the link's rate is limited by its own request, not the link.
@@ -68,8 +68,9 @@ record::Finding SpeedUnknown(const Flow& flow, const std::string& missing) {
   f.evidence.push_back(GoodputEvidence(flow));
   f.evidence.push_back(missing);
   f.meaning = "Without the negotiated speed the goodput cannot be compared with the link.";
-  f.next_step = "Run nicbench with CAP_NET_ADMIN (or as root) so it can read the link settings, "
-                "or check `ethtool IF` by hand.";
+  f.next_step =
+      "Run nicbench with CAP_NET_ADMIN (or as root) so it can read the link settings, "
+      "or check `ethtool IF` by hand.";
   return f;
 }
 
@@ -89,11 +90,11 @@ Findings LinkRateLimited(const RunView& view, const Thresholds& t) {
     double share = flow.bits_per_second / limit->goodput_bits_per_second;
     if (share < t.link_limited_fraction) continue;
     bool shaped = limit->accounting == LinkAccounting::kQdiscSkb;
-    record::Finding f = MakeFinding(
-        "link-rate-limited", Severity::kNotice,
-        fmt::format("{}-rate limited: {} is {:.0f}% of what {} carries",
-                    shaped ? "Shaping" : "Link", FormatBitRate(flow.bits_per_second), share * 100,
-                    shaped ? "the qdisc's rate" : "the link"));
+    record::Finding f =
+        MakeFinding("link-rate-limited", Severity::kNotice,
+                    fmt::format("{}-rate limited: {} is {:.0f}% of what {} carries",
+                                shaped ? "Shaping" : "Link", FormatBitRate(flow.bits_per_second),
+                                share * 100, shaped ? "the qdisc's rate" : "the link"));
     f.evidence.push_back(GoodputEvidence(flow));
     f.evidence.push_back(FormulaEvidence(*limit));
     f.meaning = shaped ? "The transfer runs at the rate a shaping qdisc allows: the qdisc is the "
@@ -130,12 +131,15 @@ Findings FarBelowLinkRate(const RunView& view, const Thresholds& t, const Findin
     f.evidence.push_back(FormulaEvidence(*limit));
     f.evidence.emplace_back("no core saturated, no loss, drops or window limit were found");
     if (view.remote() == nullptr) {
-      f.evidence.emplace_back("the peer did not report its measurements, so its side is unexamined");
+      f.evidence.emplace_back(
+          "the peer did not report its measurements, so its side is unexamined");
     }
-    f.meaning = "The limit is somewhere the measurements do not reach: the path between the "
-                "hosts (a slower hop, a busy switch), the peer, or the application pattern.";
-    f.next_step = "Run nicbench serve on the peer so both ends are measured; try -R and -P 4; "
-                  "test each hop of the path on its own.";
+    f.meaning =
+        "The limit is somewhere the measurements do not reach: the path between the "
+        "hosts (a slower hop, a busy switch), the peer, or the application pattern.";
+    f.next_step =
+        "Run nicbench serve on the peer so both ends are measured; try -R and -P 4; "
+        "test each hop of the path on its own.";
     out.push_back(std::move(f));
   }
   return out;

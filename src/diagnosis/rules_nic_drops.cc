@@ -55,16 +55,19 @@ record::Finding NicDropFinding(const End& end, const std::map<std::string, int64
                   rx_bad, tx_bad, iface, end.name));
   for (const auto& [key, value] : sum) {
     if (value > 0 && key.find("_packets") == std::string::npos) {
-      f.evidence.push_back(fmt::format("{} {}: {} +{} during the test", end.name, iface, key, value));
+      f.evidence.push_back(
+          fmt::format("{} {}: {} +{} during the test", end.name, iface, key, value));
     }
   }
   f.evidence.push_back(fmt::format("{} {}: {} packets received, {} sent in the same intervals",
                                    end.name, iface, rx, tx));
-  f.meaning = "Packets were lost at the NIC itself (its ring was full, the frame was bad, or the "
-              "driver refused it) before the kernel's queues saw them; TCP then retransmits.";
-  f.next_step = "Check ethtool -S IF for the driver's own counters, raise the ring size "
-                "(ethtool -G), check the cable and duplex for CRC/frame errors, and look at "
-                "the receiving core's softirq load.";
+  f.meaning =
+      "Packets were lost at the NIC itself (its ring was full, the frame was bad, or the "
+      "driver refused it) before the kernel's queues saw them; TCP then retransmits.";
+  f.next_step =
+      "Check ethtool -S IF for the driver's own counters, raise the ring size "
+      "(ethtool -G), check the cable and duplex for CRC/frame errors, and look at "
+      "the receiving core's softirq load.";
   return f;
 }
 

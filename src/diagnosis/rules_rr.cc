@@ -52,23 +52,27 @@ Findings RrCoreSaturated(const RunView& view, const Thresholds&) {
     auto core = BusiestCore(view, *end);
     if (!core || core->second < kSaturatedBusyPercent) continue;
     const bool receiver = !end->client;  // the server receives the requests
-    record::Finding f = MakeFinding(
-        "rr-core-saturated", Severity::kWarning,
-        fmt::format("The {}'s core {} is saturated: transactions wait for CPU", end->name,
-                    core->first));
-    f.evidence.push_back(fmt::format("{}: cpu{} busy {:.0f}% on average over the counted "
-                                     "intervals", end->name, core->first, core->second));
+    record::Finding f =
+        MakeFinding("rr-core-saturated", Severity::kWarning,
+                    fmt::format("The {}'s core {} is saturated: transactions wait for CPU",
+                                end->name, core->first));
+    f.evidence.push_back(
+        fmt::format("{}: cpu{} busy {:.0f}% on average over the counted "
+                    "intervals",
+                    end->name, core->first, core->second));
     f.evidence.push_back(fmt::format("{:.0f} transactions/s over {} flow(s)",
                                      rr->transactions_per_second, view.run().spec.parallel));
     if (view.SharedHost()) {
       f.evidence.push_back("both ends run on one host: these are the same cores for both");
     }
-    f.meaning = fmt::format("The {} cannot turn transactions around any faster on that core; "
-                            "the rate measures its CPU, not the path.",
-                            receiver ? "receiver of the requests (server)" : "client");
-    f.next_step = "Spread flows over more cores (-P with --threads), move the NIC's interrupts "
-                  "off that core, or compare the service demand (CPU per transaction) with "
-                  "another run.";
+    f.meaning = fmt::format(
+        "The {} cannot turn transactions around any faster on that core; "
+        "the rate measures its CPU, not the path.",
+        receiver ? "receiver of the requests (server)" : "client");
+    f.next_step =
+        "Spread flows over more cores (-P with --threads), move the NIC's interrupts "
+        "off that core, or compare the service demand (CPU per transaction) with "
+        "another run.";
     out.push_back(std::move(f));
     if (view.SharedHost()) break;  // the same cores: once is enough
   }
@@ -93,13 +97,17 @@ Findings RrInterruptCoalescing(const RunView& view, const Thresholds&) {
   record::Finding f = MakeFinding("rr-interrupt-coalescing", Severity::kWarning,
                                   "Each transaction waits on interrupt coalescing");
   f.evidence = std::move(evidence);
-  f.evidence.push_back(fmt::format("median transaction {:.1f} us; up to {:.0f} us of it is the "
-                                   "NICs holding the interrupt (request and response each "
-                                   "wait once)", p50, wait_us));
-  f.meaning = "A request/response exchange has one packet in flight: the NIC waits rx-usecs "
-              "for more packets that never come before it interrupts, on every transaction.";
-  f.next_step = "For latency, set ethtool -C IFACE rx-usecs 0 (or adaptive-rx on) on both ends "
-                "and run again; bulk throughput may then cost more interrupts.";
+  f.evidence.push_back(
+      fmt::format("median transaction {:.1f} us; up to {:.0f} us of it is the "
+                  "NICs holding the interrupt (request and response each "
+                  "wait once)",
+                  p50, wait_us));
+  f.meaning =
+      "A request/response exchange has one packet in flight: the NIC waits rx-usecs "
+      "for more packets that never come before it interrupts, on every transaction.";
+  f.next_step =
+      "For latency, set ethtool -C IFACE rx-usecs 0 (or adaptive-rx on) on both ends "
+      "and run again; bulk throughput may then cost more interrupts.";
   out.push_back(std::move(f));
   return out;
 }
@@ -110,14 +118,16 @@ Findings RrLossAndCounts(const RunView& view, const Thresholds&) {
   const record::RrSummary& s = *view.run().rr;
   if (s.local.lost > 0) {
     const uint64_t sent = s.local.lost + s.local.transactions;
-    record::Finding f = MakeFinding(
-        "rr-loss", Severity::kWarning,
-        fmt::format("{} of {} UDP transactions were lost", s.local.lost, sent));
-    f.evidence.push_back(fmt::format("no response within --rr-timeout {} ms for {} requests; "
-                                     "{} responses came later", view.run().spec.rr.timeout_ms,
-                                     s.local.lost, s.local.late));
-    f.meaning = "A request or its response was dropped on the path or at a socket; UDP "
-                "request/response does not retransmit, so each loss costs a timeout.";
+    record::Finding f =
+        MakeFinding("rr-loss", Severity::kWarning,
+                    fmt::format("{} of {} UDP transactions were lost", s.local.lost, sent));
+    f.evidence.push_back(
+        fmt::format("no response within --rr-timeout {} ms for {} requests; "
+                    "{} responses came later",
+                    view.run().spec.rr.timeout_ms, s.local.lost, s.local.late));
+    f.meaning =
+        "A request or its response was dropped on the path or at a socket; UDP "
+        "request/response does not retransmit, so each loss costs a timeout.";
     f.next_step = "Look at the drop counters of both ends (softnet, NIC, UDP receive errors).";
     out.push_back(std::move(f));
   }
@@ -126,18 +136,19 @@ Findings RrLossAndCounts(const RunView& view, const Thresholds&) {
   // milliseconds late (5% allowed).
   uint64_t slack = uint64_t{view.run().spec.rr.burst} * view.run().spec.parallel;
   if (view.run().spec.blocks == 0) slack += s.local.transactions / 20;
-  const bool fewer = s.peer_transactions &&
-                     *s.peer_transactions + s.local.lost + slack < s.local.transactions;
-  const bool more = s.peer_transactions &&
-                    *s.peer_transactions > s.local.transactions + s.local.lost + s.local.late +
-                                               slack;
+  const bool fewer =
+      s.peer_transactions && *s.peer_transactions + s.local.lost + slack < s.local.transactions;
+  const bool more =
+      s.peer_transactions &&
+      *s.peer_transactions > s.local.transactions + s.local.lost + s.local.late + slack;
   if (fewer || more) {
     record::Finding f = MakeFinding("rr-counts-disagree", Severity::kWarning,
                                     "The two ends counted different transactions");
-    f.evidence.push_back(fmt::format("client {}, server {}", s.local.transactions,
-                                     *s.peer_transactions));
-    f.meaning = "The ends' counts differ by more than the requests in flight and the clock "
-                "difference of their windows explain: the counts are not to be trusted.";
+    f.evidence.push_back(
+        fmt::format("client {}, server {}", s.local.transactions, *s.peer_transactions));
+    f.meaning =
+        "The ends' counts differ by more than the requests in flight and the clock "
+        "difference of their windows explain: the counts are not to be trusted.";
     f.next_step = "Run again; report it with both ends' JSON if it repeats.";
     out.push_back(std::move(f));
   }

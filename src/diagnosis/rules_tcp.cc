@@ -52,14 +52,16 @@ record::Finding Reordering(const Flow& flow, uint64_t spurious, uint64_t retrans
       "{}: the receiver got {} of the {} retransmitted segments twice (sender's TCP_INFO "
       "dsack_dups); {} reordering events seen (reord_seen), reordering degree {}",
       FlowName(flow), spurious, retrans, flow.tcp->reord_seen, flow.tcp->reordering));
-  f.meaning = "A segment that arrives after later ones looks lost; the sender resent it, and the "
-              "receiver's duplicate report (DSACK) showed it was not. On one machine (veth, "
-              "loopback) the sending thread moving between CPUs queues packets on different "
-              "per-CPU backlogs; on a network, per-packet load balancing (LAG, ECMP) or one flow "
-              "spread over several NIC queues does it. TCP undoes the window cut once it sees "
-              "the DSACK, so the cost is the duplicate bytes.";
-  f.next_step = "On one machine, pin the sender to a CPU (taskset) and compare; on a network, "
-                "check that link aggregation and ECMP hash per flow, not per packet.";
+  f.meaning =
+      "A segment that arrives after later ones looks lost; the sender resent it, and the "
+      "receiver's duplicate report (DSACK) showed it was not. On one machine (veth, "
+      "loopback) the sending thread moving between CPUs queues packets on different "
+      "per-CPU backlogs; on a network, per-packet load balancing (LAG, ECMP) or one flow "
+      "spread over several NIC queues does it. TCP undoes the window cut once it sees "
+      "the DSACK, so the cost is the duplicate bytes.";
+  f.next_step =
+      "On one machine, pin the sender to a CPU (taskset) and compare; on a network, "
+      "check that link aggregation and ECMP hash per flow, not per packet.";
   return f;
 }
 
@@ -88,19 +90,20 @@ Findings Retransmissions(const RunView& view, const Thresholds& t) {
     double fraction = lost / segments;
     if (fraction < t.retransmit_notice_fraction) continue;
     bool warn = fraction >= t.retransmit_warning_fraction;
-    record::Finding f = MakeFinding(
-        "retransmissions", warn ? Severity::kWarning : Severity::kNotice,
-        fmt::format("{:.2f}% of segments retransmitted ({} of ~{:.0f})", fraction * 100, lost,
-                    segments));
+    record::Finding f =
+        MakeFinding("retransmissions", warn ? Severity::kWarning : Severity::kNotice,
+                    fmt::format("{:.2f}% of segments retransmitted ({} of ~{:.0f})", fraction * 100,
+                                lost, segments));
     f.evidence.push_back(fmt::format("{}: {} retransmitted segments, from the {}", FlowName(flow),
                                      *retrans, source));
     if (spurious > 0) {
-      f.evidence.push_back(fmt::format("{} of them were needless (the receiver got them twice, "
-                                       "DSACK) and are not counted here",
-                                       spurious));
+      f.evidence.push_back(
+          fmt::format("{} of them were needless (the receiver got them twice, "
+                      "DSACK) and are not counted here",
+                      spurious));
     }
-    f.evidence.push_back(fmt::format("{} sent in segments of {} bytes", FormatBytes(flow.bytes_sent),
-                                     mss));
+    f.evidence.push_back(
+        fmt::format("{} sent in segments of {} bytes", FormatBytes(flow.bytes_sent), mss));
     if (flow.sender) {
       auto timeouts = CounterSum(view, *flow.sender, "TcpExt.TCPTimeouts");
       if (timeouts && *timeouts > 0) {
@@ -112,9 +115,10 @@ Findings Retransmissions(const RunView& view, const Thresholds& t) {
                        "sender's window, so heavy loss caps the throughput."
                      : "Some loss, as loss-based congestion control causes when it fills a "
                        "bottleneck queue; it is not by itself a limit.";
-    f.next_step = "Look for drops: qdisc statistics (tc -s qdisc), NIC counters (ethtool -S, "
-                  "ip -s link) on both ends and the switch ports; a small shaping queue or a "
-                  "bad cable shows here.";
+    f.next_step =
+        "Look for drops: qdisc statistics (tc -s qdisc), NIC counters (ethtool -S, "
+        "ip -s link) on both ends and the switch ports; a small shaping queue or a "
+        "bad cable shows here.";
     out.push_back(std::move(f));
   }
   return out;
@@ -127,14 +131,14 @@ Findings UdpLoss(const RunView& view, const Thresholds& t) {
     if (flow.udp_packets == 0) continue;
     double fraction = static_cast<double>(flow.udp_lost) / flow.udp_packets;
     if (fraction < t.udp_loss_fraction) continue;
-    record::Finding f =
-        MakeFinding("udp-loss", Severity::kWarning,
-                    fmt::format("{:.1f}% of UDP datagrams lost", fraction * 100));
+    record::Finding f = MakeFinding("udp-loss", Severity::kWarning,
+                                    fmt::format("{:.1f}% of UDP datagrams lost", fraction * 100));
     f.evidence.push_back(fmt::format("{}: {} of {} datagrams lost (receiver's sequence numbers)",
                                      FlowName(flow), flow.udp_lost, flow.udp_packets));
     f.meaning = "The offered rate is more than the path or the receiver takes.";
-    f.next_step = "Lower -b until loss stops to find the sustainable rate; see the drop findings "
-                  "for where datagrams die (socket buffer: raise -w).";
+    f.next_step =
+        "Lower -b until loss stops to find the sustainable rate; see the drop findings "
+        "for where datagrams die (socket buffer: raise -w).";
     out.push_back(std::move(f));
   }
   return out;
@@ -160,25 +164,30 @@ Findings Drops(const RunView& view, const Thresholds&) {
           fmt::format("{} packets dropped at the softnet backlog at the {}", dropped, end->name));
       f.evidence.push_back(fmt::format("{}: /proc/net/softnet_stat dropped +{}, time_squeeze +{}",
                                        end->name, dropped, squeezed));
-      f.meaning = "The per-CPU input queue overflowed: packets arrive faster than that CPU's "
-                  "softirq processes them.";
-      f.next_step = "Raise net.core.netdev_max_backlog, spread the work (RPS/RSS), and check "
-                    "that the receiving core is not saturated.";
+      f.meaning =
+          "The per-CPU input queue overflowed: packets arrive faster than that CPU's "
+          "softirq processes them.";
+      f.next_step =
+          "Raise net.core.netdev_max_backlog, spread the work (RPS/RSS), and check "
+          "that the receiving core is not saturated.";
       out.push_back(std::move(f));
     }
     std::vector<std::string> socket_evidence;
     for (const char* key : kSocketCounters) {
       auto sum = CounterSum(view, *end, key);
-      if (sum && *sum > 0) socket_evidence.push_back(fmt::format("{}: {} +{}", end->name, key, *sum));
+      if (sum && *sum > 0)
+        socket_evidence.push_back(fmt::format("{}: {} +{}", end->name, key, *sum));
     }
     if (!socket_evidence.empty()) {
       record::Finding f = MakeFinding("socket-buffer-drops", Severity::kWarning,
                                       fmt::format("Socket buffer drops at the {}", end->name));
       f.evidence = socket_evidence;
-      f.meaning = "The socket's buffer was full when data arrived (or was sent), so the kernel "
-                  "dropped it: the application does not read fast enough or the buffer is small.";
-      f.next_step = "Raise the socket buffer (-w, net.core.rmem_max / wmem_max) and check the "
-                    "receiving process's CPU.";
+      f.meaning =
+          "The socket's buffer was full when data arrived (or was sent), so the kernel "
+          "dropped it: the application does not read fast enough or the buffer is small.";
+      f.next_step =
+          "Raise the socket buffer (-w, net.core.rmem_max / wmem_max) and check the "
+          "receiving process's CPU.";
       out.push_back(std::move(f));
     }
   }
@@ -212,15 +221,16 @@ Findings WindowLimited(const RunView& view, const Thresholds& t) {
     if (flow.tcp->mean_rtt_us > 0) {
       double window = spec.window_bytes > 0 ? spec.window_bytes : flow.tcp->snd_wnd;
       if (window > 0) {
-        f.evidence.push_back(fmt::format(
-            "{} {} / RTT {:.2f} ms = {} at most; measured {}",
-            spec.window_bytes > 0 ? "-w" : "advertised window", FormatBytes(window),
-            flow.tcp->mean_rtt_us / 1000, FormatBitRate(window * 8 / (flow.tcp->mean_rtt_us / 1e6)),
-            FormatBitRate(flow.bits_per_second)));
+        f.evidence.push_back(fmt::format("{} {} / RTT {:.2f} ms = {} at most; measured {}",
+                                         spec.window_bytes > 0 ? "-w" : "advertised window",
+                                         FormatBytes(window), flow.tcp->mean_rtt_us / 1000,
+                                         FormatBitRate(window * 8 / (flow.tcp->mean_rtt_us / 1e6)),
+                                         FormatBitRate(flow.bits_per_second)));
       }
     }
-    f.meaning = "TCP could send more but a buffer is full: the transfer is limited by window "
-                "size over round-trip time, not by the link.";
+    f.meaning =
+        "TCP could send more but a buffer is full: the transfer is limited by window "
+        "size over round-trip time, not by the link.";
     f.next_step = spec.window_bytes > 0
                       ? "Raise -w to at least bandwidth x RTT, or drop it and let the kernel "
                         "autotune."

@@ -45,7 +45,7 @@ struct Flow {
   int streams = 0;
   uint64_t bytes_sent = 0, bytes_received = 0;
   double seconds = 0;
-  double bits_per_second = 0;  // goodput at the receiver
+  double bits_per_second = 0;           // goodput at the receiver
   std::optional<uint64_t> retransmits;  // summed over streams; unset when any stream lacks it
   uint64_t udp_packets = 0, udp_lost = 0;
   std::optional<SenderTcp> tcp;  // unset when the sender's TCP_INFO is not in the record

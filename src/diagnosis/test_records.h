@@ -20,7 +20,8 @@ inline record::NicFacts PhysicalNic(uint64_t speed_mbps = 1000) {
   nic.duplex = std::string("full");
   nic.mtu = 1500u;
   nic.irq_mode = std::string("MSI-X");
-  nic.pci = record::PciIdentity{"8086", "1533", "Intel Corporation", "I210 Gigabit Network Connection"};
+  nic.pci =
+      record::PciIdentity{"8086", "1533", "Intel Corporation", "I210 Gigabit Network Connection"};
   std::vector<record::OffloadState> offloads;
   for (const char* name : {"tcp-segmentation-offload", "generic-segmentation-offload",
                            "generic-receive-offload", "tx-checksumming", "rx-checksumming"}) {
@@ -45,7 +46,8 @@ inline record::NicFacts VethNic(uint64_t qdisc_rate = 0) {
   nic.driver = std::string("veth");
   nic.pci = record::Measured<record::PciIdentity>::Unknown(record::Missing::kAbsent);
   nic.irq_mode = record::Measured<std::string>::Unknown(record::Missing::kAbsent);
-  nic.qdisc = qdisc_rate > 0 ? record::Qdisc{"tbf", qdisc_rate, 24} : record::Qdisc{"noqueue", 0, 0};
+  nic.qdisc =
+      qdisc_rate > 0 ? record::Qdisc{"tbf", qdisc_rate, 24} : record::Qdisc{"noqueue", 0, 0};
   return nic;
 }
 
@@ -135,7 +137,8 @@ inline record::RunRecord MakeRun(double bits_per_second = 700e6) {
   record::StreamTotals totals;
   totals.id = 5;
   totals.sender = true;
-  totals.bytes_sent = totals.bytes_received = static_cast<uint64_t>(bits_per_second / 8 * kIntervals);
+  totals.bytes_sent = totals.bytes_received =
+      static_cast<uint64_t>(bits_per_second / 8 * kIntervals);
   totals.seconds_sent = totals.seconds_received = kIntervals;
   totals.retransmits = uint64_t{0};
   run.streams.push_back(totals);

@@ -18,12 +18,12 @@
 
 #include "base/log.h"
 #include "base/version.h"
-#include "engine/host_observer.h"
 #include "engine/common.h"
-#include "engine/udp_handshake.h"
-#include "engine/test_loop.h"
-#include "net/descriptor_limit.h"
+#include "engine/host_observer.h"
 #include "engine/rr_sampler.h"
+#include "engine/test_loop.h"
+#include "engine/udp_handshake.h"
+#include "net/descriptor_limit.h"
 #include "net/socket.h"
 #include "protocol/control_channel.h"
 #include "protocol/params.h"
@@ -56,9 +56,9 @@ struct ClientRun : TestRun {
   const IntervalSink* sink = nullptr;
   std::map<int, record::HostInterval> remote_live;
   int closed_intervals = 0;
-  int live_taken = 0;        // live samples read so far
-  bool live_warned = false;  // the one warning about dropped samples was given
-  MonoTime data_start{};     // when TEST_RUNNING came
+  int live_taken = 0;          // live samples read so far
+  bool live_warned = false;    // the one warning about dropped samples was given
+  MonoTime data_start{};       // when TEST_RUNNING came
   MonoTime setup_deadline{};   // every step before the data (ClientConfig::control_timeout)
   MonoTime ending_deadline{};  // TEST_END to DISPLAY_RESULTS
 };
@@ -151,8 +151,9 @@ Status ReadLiveSample(ClientRun& run, milliseconds timeout) {
   ++run.live_taken;
   if (TooManyLiveSamples(run, k)) {
     if (!run.live_warned) {
-      LogWarning("the server sends more live samples than the test has intervals; dropping "
-                 "the excess");
+      LogWarning(
+          "the server sends more live samples than the test has intervals; dropping "
+          "the excess");
       run.live_warned = true;
     }
     return Ok();
@@ -186,7 +187,8 @@ Result<wire::State> CheckServerState(ClientRun& run, wire::State state) {
   if (state == wire::State::kServerError) {
     auto info = wire::ReadServerErrorTail(run.control.get(), run.config.control_timeout);
     if (!info) {
-      return Fail(ErrorKind::kPeerError, "the server reported an error: " + info.error().ToString());
+      return Fail(ErrorKind::kPeerError,
+                  "the server reported an error: " + info.error().ToString());
     }
     // A nicbench server says why in words after the code; a stock one closes the connection.
     auto words = wire::ReadJson(run.control.get(), std::chrono::seconds(1), 64 * 1024,
@@ -210,8 +212,10 @@ Result<wire::State> ReadServerState(ClientRun& run, milliseconds timeout, std::s
   while (message && !message->has_value()) {
     // Checked here too: a read with no time left still succeeds while data keeps coming.
     if (run.clock->Now() >= deadline) {
-      return Fail(ErrorKind::kProtocol, fmt::format("{}: timed out after {} ms (the server kept sending other "
-                              "messages)", what, timeout.count()));
+      return Fail(ErrorKind::kProtocol,
+                  fmt::format("{}: timed out after {} ms (the server kept sending other "
+                              "messages)",
+                              what, timeout.count()));
     }
     message = ReadServerMessage(run, Left(run, deadline), what);
   }
@@ -223,8 +227,8 @@ Status Expect(ClientRun& run, wire::State want, milliseconds timeout) {
   auto state = ReadServerState(run, timeout, "a state byte before " + wire::StateName(want));
   if (!state) return tl::unexpected(state.error());
   if (*state != want) {
-    return Fail(ErrorKind::kProtocol, fmt::format("expected {} from the server, got {}", wire::StateName(want),
-                              wire::StateName(*state)));
+    return Fail(ErrorKind::kProtocol, fmt::format("expected {} from the server, got {}",
+                                                  wire::StateName(want), wire::StateName(*state)));
   }
   return Ok();
 }
@@ -257,7 +261,8 @@ Status ExchangeParams(ClientRun& run) {
   run.record.cookie = run.cookie;
   auto sent = wire::SendCookie(run.control.get(), run.cookie);
   if (!sent) return Fail(ErrorKind::kProtocol, sent.error());
-  if (auto s = Expect(run, wire::State::kParamExchange, Left(run, run.setup_deadline)); !s) return s;
+  if (auto s = Expect(run, wire::State::kParamExchange, Left(run, run.setup_deadline)); !s)
+    return s;
   FillUdpBlockSize(run);
   wire::Extension ext;  // the exact times and our flags ride in it (params.h)
   ext.want_samples = run.config.sample_host;
@@ -271,8 +276,10 @@ Status ExchangeParams(ClientRun& run) {
 std::string StreamConnectError(const ClientRun& run, const Error& error) {
   std::string text = "unable to connect stream: " + error.ToString();
   if (error.sys_errno == EMFILE) {
-    text += fmt::format(" ({} streams need more descriptors than the limit of {}; raise it "
-                        "with `ulimit -n`)", run.streams.size(), net::DescriptorLimit());
+    text += fmt::format(
+        " ({} streams need more descriptors than the limit of {}; raise it "
+        "with `ulimit -n`)",
+        run.streams.size(), net::DescriptorLimit());
   }
   return text;
 }
@@ -281,8 +288,8 @@ Status ConnectTcpStreams(ClientRun& run) {
   const net::SocketOptions options = DataSocketOptions(run.spec);
   for (size_t i = 0; i < run.streams.size(); ++i) {
     uint16_t port = run.spec.client_port ? static_cast<uint16_t>(run.spec.client_port + i) : 0;
-    auto fd = net::Connect(run.server, run.spec.bind_address, port, options,
-                           run.config.connect_timeout);
+    auto fd =
+        net::Connect(run.server, run.spec.bind_address, port, options, run.config.connect_timeout);
     if (!fd) return Fail(ErrorKind::kConnect, StreamConnectError(run, fd.error()));
     auto sent = wire::SendCookie(fd->get(), run.cookie);
     if (!sent) return Fail(ErrorKind::kProtocol, sent.error());
@@ -309,7 +316,8 @@ Status ConnectUdpStreams(ClientRun& run) {
 }
 
 Status CreateStreams(ClientRun& run) {
-  if (auto s = Expect(run, wire::State::kCreateStreams, Left(run, run.setup_deadline)); !s) return s;
+  if (auto s = Expect(run, wire::State::kCreateStreams, Left(run, run.setup_deadline)); !s)
+    return s;
   // The host's facts and baseline take milliseconds to read. They are read now, before the
   // streams connect: once they have, the server sends TEST_START and TEST_RUNNING and starts
   // its clock without waiting, so any time we spent after that would be missing from the
@@ -391,7 +399,8 @@ class ClientRole final : public TestRole {
 
   Status OnStall(milliseconds limit) override {
     (void)wire::SendState(run_.control.get(), wire::State::kClientTerminate);
-    return Fail(ErrorKind::kData, fmt::format("no data moved for {} ms (--rcv-timeout)", limit.count()));
+    return Fail(ErrorKind::kData,
+                fmt::format("no data moved for {} ms (--rcv-timeout)", limit.count()));
   }
 
   void OnClosed(const record::IntervalRecord* closed, const record::HostInterval* sample,
@@ -448,7 +457,8 @@ Status RunTest(ClientRun& run) {
 }
 
 Status ExchangeResults(ClientRun& run) {
-  if (auto s = Expect(run, wire::State::kExchangeResults, Left(run, run.ending_deadline)); !s) return s;
+  if (auto s = Expect(run, wire::State::kExchangeResults, Left(run, run.ending_deadline)); !s)
+    return s;
   const record::CpuUtilization cpu = run.cpu.Read();
   run.record.local.cpu = cpu;
   protocol::PeerResults ours =
@@ -472,8 +482,8 @@ Status ExchangeResults(ClientRun& run) {
       run.record.remote = std::move(*remote);
     } else {
       run.record.remote = record::Measured<record::EndpointRecord>::Unknown(
-          record::Missing::kError, "the server's extension did not read: " +
-                                       remote.error().ToString());
+          record::Missing::kError,
+          "the server's extension did not read: " + remote.error().ToString());
     }
   } else {
     run.record.remote = record::Measured<record::EndpointRecord>::Unknown(
@@ -483,7 +493,8 @@ Status ExchangeResults(ClientRun& run) {
     run.congestion_used = theirs->congestion_used;
   }
   run.record.local.congestion_used = run.congestion_used;
-  if (auto s = Expect(run, wire::State::kDisplayResults, Left(run, run.ending_deadline)); !s) return s;
+  if (auto s = Expect(run, wire::State::kDisplayResults, Left(run, run.ending_deadline)); !s)
+    return s;
   (void)wire::SendState(run.control.get(), wire::State::kIperfDone);
   return Ok();
 }

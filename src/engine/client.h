@@ -18,16 +18,16 @@
 namespace nicbench::engine {
 
 struct ClientConfig {
-  std::string host;                               // name or literal address of the server
+  std::string host;  // name or literal address of the server
   uint16_t port = 5201;
-  record::TestSpec spec;                          // REQUIRES: record::Validate(spec) passed
+  record::TestSpec spec;  // REQUIRES: record::Validate(spec) passed
   std::chrono::milliseconds connect_timeout{10000};
   // Every step before the data (parameters, streams, TEST_START) must be done this long after
   // the control connection is up; after TEST_END, the whole ending (results, DISPLAY_RESULTS)
   // gets 10 s plus a tenth of the test's duration, at most this long. A server that keeps
   // sending (live samples, say) cannot stretch a step.
   std::chrono::milliseconds control_timeout{30000};
-  int threads = 0;                                // DataPath workers; 0 = one per CPU (capped)
+  int threads = 0;  // DataPath workers; 0 = one per CPU (capped)
   // A running test whose data stops moving this long ends (iperf3's --rcv-timeout and its
   // default; here for both directions). 0 = never.
   std::chrono::milliseconds receive_timeout{120000};
@@ -55,10 +55,9 @@ struct ClientConfig {
 // Called on the controller thread: with an interval when it closes (and this end's and a
 // nicbench server's sample for it), with only `remote` for a server sample that came after its
 // interval was shown, and once with neither, when the data streams have connected.
-using IntervalSink = std::function<void(const record::RunRecord& run,
-                                        const record::IntervalRecord* interval,
-                                        const record::HostInterval* local,
-                                        const record::HostInterval* remote)>;
+using IntervalSink =
+    std::function<void(const record::RunRecord& run, const record::IntervalRecord* interval,
+                       const record::HostInterval* local, const record::HostInterval* remote)>;
 
 struct ClientOutcome {
   record::RunRecord record;  // filled as far as the test got; record.error set on failure

@@ -85,9 +85,7 @@ FlowConfig MakeFlowConfig(int fd, const StreamRole& role, const record::TestSpec
   return flow;
 }
 
-SendBudget MakeBudget(const record::TestSpec& spec) {
-  return SendBudget{spec.bytes, spec.blocks};
-}
+SendBudget MakeBudget(const record::TestSpec& spec) { return SendBudget{spec.bytes, spec.blocks}; }
 
 void CpuMeter::Start() {
   start_wall_ = SteadyClock::Instance().Now();
@@ -147,7 +145,8 @@ Result<std::vector<record::StreamTotals>> CombineTotals(const std::vector<FlowTo
   for (const auto& [id, stream] : by_id) {
     bool found = std::any_of(ours.begin(), ours.end(),
                              [id = id](const FlowTotals& t) { return t.id == id; });
-    if (!found) return Fail(fmt::format("the peer's results name stream {} which we do not have", id));
+    if (!found)
+      return Fail(fmt::format("the peer's results name stream {} which we do not have", id));
   }
   std::vector<record::StreamTotals> out;
   for (const FlowTotals& t : ours) {
@@ -217,8 +216,8 @@ void FillPeerSenderStats(std::vector<record::StreamTotals>& streams,
 
 record::PeerReport MakePeerReport(const protocol::PeerResults& theirs) {
   record::PeerReport peer;
-  peer.cpu = record::CpuUtilization{theirs.cpu_util_total, theirs.cpu_util_user,
-                                    theirs.cpu_util_system};
+  peer.cpu =
+      record::CpuUtilization{theirs.cpu_util_total, theirs.cpu_util_user, theirs.cpu_util_system};
   peer.congestion_used = theirs.congestion_used;
   peer.server_output_text = theirs.server_output_text;
   if (theirs.server_output_json) peer.server_output_json = theirs.server_output_json->dump();
@@ -263,8 +262,8 @@ TcpInfoByFlow ReadTcpInfos(const DataPath& path, const std::vector<StreamRole>& 
     if (info) {
       out[role.id] = *info;
     } else {
-      out[role.id] = record::Measured<record::TcpInfoSample>::Unknown(
-          record::Missing::kError, info.error().ToString());
+      out[role.id] = record::Measured<record::TcpInfoSample>::Unknown(record::Missing::kError,
+                                                                      info.error().ToString());
     }
   }
   return out;

@@ -70,7 +70,8 @@ Status DataPathImpl::AddFlow(const FlowConfig& config) {
 }
 
 int DataPathImpl::ThreadCount() const {
-  int n = threads_ > 0 ? threads_ : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  int n =
+      threads_ > 0 ? threads_ : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   return std::min<int>(n, static_cast<int>(flows_.size()));
 }
 
@@ -79,8 +80,8 @@ Status DataPathImpl::Start() {
   started_ = true;
   done_.Reset(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
   if (!done_) return FailErrno("eventfd");
-  const int senders = static_cast<int>(std::count_if(flows_.begin(), flows_.end(),
-                                                     [](const auto& f) { return f->sender(); }));
+  const int senders = static_cast<int>(
+      std::count_if(flows_.begin(), flows_.end(), [](const auto& f) { return f->sender(); }));
   run_.ArmDone(done_.get(), senders);
   run_.budget().SetReceiveLimits(receive_budget_, done_.get());
   const int threads = ThreadCount();

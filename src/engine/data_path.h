@@ -27,8 +27,8 @@ namespace nicbench::engine {
 class FileTransfer;  // engine/file_io.h
 
 struct FlowConfig {
-  int fd = -1;                  // connected socket; DataPath takes ownership and closes it
-  int id = 0;                   // iperf3 stream id (1, 3, 4, ...)
+  int fd = -1;  // connected socket; DataPath takes ownership and closes it
+  int id = 0;   // iperf3 stream id (1, 3, 4, ...)
   bool sender = false;
   record::Transport transport = record::Transport::kTcp;
   uint32_t block_bytes = 128 * 1024;
@@ -68,9 +68,9 @@ struct FlowCounters {
   int id = 0;
   bool sender = false;
   uint64_t bytes = 0;
-  uint64_t blocks = 0;           // sender: whole blocks sent; receiver: reads that returned data
+  uint64_t blocks = 0;  // sender: whole blocks sent; receiver: reads that returned data
   // UDP receiver (RFC 1889 jitter, loss and reordering as iperf3 counts them):
-  uint64_t packets = 0;          // sender: packets sent; receiver: highest sequence seen
+  uint64_t packets = 0;  // sender: packets sent; receiver: highest sequence seen
   uint64_t lost = 0;
   uint64_t out_of_order = 0;
   double jitter_seconds = 0;
@@ -98,7 +98,7 @@ class DataPath {
   // syscall; MSG_ZEROCOPY unsupported is not a failure: the flow falls back to ordinary send
   // with a warning on stderr.
   virtual Status AddFlow(const FlowConfig& config) = 0;  // REQUIRES: before Start
-  virtual void SetBudget(const SendBudget& budget) = 0;   // REQUIRES: before Start
+  virtual void SetBudget(const SendBudget& budget) = 0;  // REQUIRES: before Start
   // The end that decides a byte/block test sets it for its receivers too: DoneFd() then also
   // becomes readable when they have received `budget` (iperf3 ends on sent OR received).
   virtual void SetReceiveBudget(const SendBudget& budget) = 0;  // REQUIRES: before Start
@@ -111,9 +111,9 @@ class DataPath {
   // True once any flow has failed (the error itself comes from Join). Lets a controller end a
   // test early when, say, the peer reset a receiving stream. Any thread, any time.
   virtual bool Failed() const = 0;
-  virtual void Stop() = 0;   // wakes every loop through the eventfd; idempotent
-  // Stops (if Stop was not called yet) and waits for the workers. Returns the first worker failure (a peer reset during the test is
-  // reported here, never lost).
+  virtual void Stop() = 0;  // wakes every loop through the eventfd; idempotent
+  // Stops (if Stop was not called yet) and waits for the workers. Returns the first worker failure
+  // (a peer reset during the test is reported here, never lost).
   virtual Status Join() = 0;
   // The socket of a flow, for getsockopt(TCP_INFO) by the controller. -1 if unknown.
   virtual int FlowFd(int id) const = 0;

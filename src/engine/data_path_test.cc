@@ -62,8 +62,12 @@ void RunTcpBudget(record::ZeroCopy zero_copy, bool skip_rx_copy) {
 }
 
 TEST(DataPathTest, TcpByteBudgetArrivesExactly) { RunTcpBudget(record::ZeroCopy::kOff, false); }
-TEST(DataPathTest, SendfileAndMsgTruncMoveTheBudget) { RunTcpBudget(record::ZeroCopy::kSendfile, true); }
-TEST(DataPathTest, MsgZerocopyMovesTheBudget) { RunTcpBudget(record::ZeroCopy::kMsgZerocopy, false); }
+TEST(DataPathTest, SendfileAndMsgTruncMoveTheBudget) {
+  RunTcpBudget(record::ZeroCopy::kSendfile, true);
+}
+TEST(DataPathTest, MsgZerocopyMovesTheBudget) {
+  RunTcpBudget(record::ZeroCopy::kMsgZerocopy, false);
+}
 
 TEST(DataPathTest, BlockBudgetCountsWholeBlocks) {
   SocketPair pair = TcpPair();
@@ -162,7 +166,8 @@ TEST(DataPathTest, TcpPacingLandsNearTheRate) {
   ASSERT_TRUE(dp->Start());
   std::this_thread::sleep_for(1s);
   const uint64_t bytes = Counters(*dp, 1).bytes;
-  const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const double elapsed =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   ASSERT_TRUE(dp->Join());
   const double expected = 20e6 / 8 * elapsed;
   // A correctness check of the pacer (unpaced loopback moves 100x this), not a benchmark.
@@ -230,7 +235,8 @@ TEST(DataPathTest, InjectedEpipeMidStreamFailsTheFlow) {
   const auto status = dp->Join();
   ASSERT_FALSE(status);
   EXPECT_EQ(status.error().sys_errno, EPIPE);
-  EXPECT_NE(status.error().message.find("stream 7: send"), std::string::npos) << status.error().message;
+  EXPECT_NE(status.error().message.find("stream 7: send"), std::string::npos)
+      << status.error().message;
   EXPECT_EQ(Counters(*dp, 7).bytes, 4u * 4096);  // the four sends before the failure
 }
 

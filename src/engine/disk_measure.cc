@@ -95,8 +95,10 @@ Result<DiskTestResult> RunDiskTest(const DiskTestSpec& spec) {
   DiskTestResult out;
   out.file = target->file;
   if (target->existing) {
-    out.notes.push_back(fmt::format("{} exists: only read, never overwritten (name a new file "
-                                    "or a directory to measure writes)", target->file));
+    out.notes.push_back(
+        fmt::format("{} exists: only read, never overwritten (name a new file "
+                    "or a directory to measure writes)",
+                    target->file));
   } else {
     if (auto s = WritePass(spec, target->file, out); !s) {
       if (target->created) ::unlink(target->file.c_str());
@@ -107,8 +109,9 @@ Result<DiskTestResult> RunDiskTest(const DiskTestSpec& spec) {
   if (target->created && !spec.keep) ::unlink(target->file.c_str());
   if (!read) return tl::unexpected(read.error());
   if (out.read && !out.read->direct_used && out.read->filesystem != "tmpfs" && !target->existing) {
-    out.notes.push_back("the read follows posix_fadvise(DONTNEED) on the written file, so it "
-                        "comes from the disk, not the page cache");
+    out.notes.push_back(
+        "the read follows posix_fadvise(DONTNEED) on the written file, so it "
+        "comes from the disk, not the page cache");
   }
   return out;
 }

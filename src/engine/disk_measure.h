@@ -15,11 +15,11 @@
 namespace nicbench::engine {
 
 struct DiskTestSpec {
-  std::string path;           // a file (new: written then read; existing: only read) or a directory
-  uint64_t size = 256u << 20; // bytes to write (and at most to read)
+  std::string path;  // a file (new: written then read; existing: only read) or a directory
+  uint64_t size = 256u << 20;  // bytes to write (and at most to read)
   uint32_t block_bytes = 1u << 20;
   bool direct = false;
-  bool keep = false;          // keep a file this test created
+  bool keep = false;  // keep a file this test created
 };
 
 struct DiskTestResult {

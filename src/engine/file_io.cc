@@ -34,11 +34,21 @@ struct FsName {
 };
 
 constexpr FsName kFilesystems[] = {
-    {EXT4_SUPER_MAGIC, "ext2/3/4"},  {TMPFS_MAGIC, "tmpfs"},       {XFS_SUPER_MAGIC, "xfs"},
-    {BTRFS_SUPER_MAGIC, "btrfs"}, {OVERLAYFS_SUPER_MAGIC, "overlay"}, {NFS_SUPER_MAGIC, "nfs"},
-    {0xFF534D42, "cifs"},        {0x65735546, "fuse"},        {0x2011BAB0, "exfat"},
-    {MSDOS_SUPER_MAGIC, "vfat"}, {0x5346544e, "ntfs"},        {0x2fc12fc1, "zfs"},
-    {RAMFS_MAGIC, "ramfs"},      {PROC_SUPER_MAGIC, "proc"},  {SYSFS_MAGIC, "sysfs"},
+    {EXT4_SUPER_MAGIC, "ext2/3/4"},
+    {TMPFS_MAGIC, "tmpfs"},
+    {XFS_SUPER_MAGIC, "xfs"},
+    {BTRFS_SUPER_MAGIC, "btrfs"},
+    {OVERLAYFS_SUPER_MAGIC, "overlay"},
+    {NFS_SUPER_MAGIC, "nfs"},
+    {0xFF534D42, "cifs"},
+    {0x65735546, "fuse"},
+    {0x2011BAB0, "exfat"},
+    {MSDOS_SUPER_MAGIC, "vfat"},
+    {0x5346544e, "ntfs"},
+    {0x2fc12fc1, "zfs"},
+    {RAMFS_MAGIC, "ramfs"},
+    {PROC_SUPER_MAGIC, "proc"},
+    {SYSFS_MAGIC, "sysfs"},
 };
 
 std::string OpenError(const std::string& path, bool write, int err) {
@@ -85,16 +95,16 @@ FileCheck CheckFileTarget(const FileOptions& options, bool write) {
     return {FileProblem::kUsage, fmt::format("-F {}: is a directory (-F takes a file)", path)};
   }
   if (exists && !S_ISREG(st.st_mode) && !S_ISCHR(st.st_mode) && !S_ISBLK(st.st_mode)) {
-    return {FileProblem::kUsage,
-            fmt::format("-F {}: not a regular file or a device (a FIFO or socket would block)",
-                        path)};
+    return {
+        FileProblem::kUsage,
+        fmt::format("-F {}: not a regular file or a device (a FIFO or socket would block)", path)};
   }
   if (!write && !exists) {
     const int err = errno;
     return {FileProblem::kEnvironment, "-F " + OpenError(path, false, err)};
   }
-  const int fd = ::open(path.c_str(), write ? (O_WRONLY | O_CREAT | O_CLOEXEC) : (O_RDONLY | O_CLOEXEC),
-                        0600);
+  const int fd =
+      ::open(path.c_str(), write ? (O_WRONLY | O_CREAT | O_CLOEXEC) : (O_RDONLY | O_CLOEXEC), 0600);
   if (fd < 0) {
     const int err = errno;
     if (err == EISDIR) return {FileProblem::kUsage, fmt::format("-F {}: is a directory", path)};
@@ -132,11 +142,13 @@ Result<TimedFile> TimedFile::Open(const std::string& path, bool write, bool dire
   info.direct_requested = direct;
   info.direct_used = f.direct_;
   if (direct && !f.direct_) {
-    info.notes.push_back(fmt::format("--direct: {} does not support O_DIRECT; the page cache was used",
-                                     info.filesystem.empty() ? "the filesystem" : info.filesystem));
+    info.notes.push_back(
+        fmt::format("--direct: {} does not support O_DIRECT; the page cache was used",
+                    info.filesystem.empty() ? "the filesystem" : info.filesystem));
   } else if (f.direct_ && (info.filesystem == "tmpfs" || info.filesystem == "ramfs")) {
     // Linux 6.6 and later accept O_DIRECT on tmpfs; the file is memory all the same.
-    info.notes.push_back("--direct: " + info.filesystem + " accepts O_DIRECT, but the file is "
+    info.notes.push_back("--direct: " + info.filesystem +
+                         " accepts O_DIRECT, but the file is "
                          "memory: the rate is memory's, not a disk's");
   }
   if (S_ISCHR(st.st_mode)) {
@@ -251,9 +263,10 @@ Status TimedFile::Finish() {
 void TimedFile::AtEnd() {
   if (write_ || info_.shrank || offset_ >= info_.size_at_open) return;
   info_.shrank = true;
-  info_.notes.push_back(fmt::format(
-      "the file shrank while it was read: it ended after {} of the {} it had at open",
-      FormatBytes(static_cast<double>(offset_)), FormatBytes(static_cast<double>(info_.size_at_open))));
+  info_.notes.push_back(
+      fmt::format("the file shrank while it was read: it ended after {} of the {} it had at open",
+                  FormatBytes(static_cast<double>(offset_)),
+                  FormatBytes(static_cast<double>(info_.size_at_open))));
 }
 
 record::FileRecord TimedFile::Record() const {
@@ -263,8 +276,9 @@ record::FileRecord TimedFile::Record() const {
   r.call_seconds = untimed_ ? 0.0 : static_cast<double>(call_ns_) / 1e9;
   r.sync_seconds = static_cast<double>(sync_ns_) / 1e9;
   if (untimed_) {
-    r.notes.push_back("-Z: sendfile(2) moved the file's pages to the socket; the disk's own "
-                      "time is not separable from the network's");
+    r.notes.push_back(
+        "-Z: sendfile(2) moved the file's pages to the socket; the disk's own "
+        "time is not separable from the network's");
   }
   return r;
 }
@@ -302,7 +316,8 @@ record::FileRecord FileTransfer::Record() const {
     out.shrank = out.shrank || s.shrank;
     out.direct_used = i == 0 ? s.direct_used : out.direct_used && s.direct_used;
     for (const std::string& note : s.notes) {
-      if (std::find(out.notes.begin(), out.notes.end(), note) == out.notes.end()) out.notes.push_back(note);
+      if (std::find(out.notes.begin(), out.notes.end(), note) == out.notes.end())
+        out.notes.push_back(note);
     }
   }
   if (!errors_.empty()) out.error = errors_.front();

@@ -114,8 +114,9 @@ TEST(TimedFile, DirectWhereTheFilesystemRefusesItFallsBackAndSaysSo) {
   EXPECT_TRUE(r.direct_requested);
   EXPECT_FALSE(r.direct_used);
   ASSERT_FALSE(r.notes.empty());
-  EXPECT_NE(r.notes.front().find("--direct: proc does not support O_DIRECT; the page cache was used"),
-            std::string::npos)
+  EXPECT_NE(
+      r.notes.front().find("--direct: proc does not support O_DIRECT; the page cache was used"),
+      std::string::npos)
       << r.notes.front();
 }
 

@@ -55,8 +55,7 @@ Result<std::unique_ptr<Flow>> MakeTcpSender(const FlowConfig& config, net::Uniqu
                  "; sending with ordinary copies");
     }
   }
-  return std::make_unique<TcpSender>(config, std::move(fd), env, std::move(*payload),
-                                     msg_zerocopy);
+  return std::make_unique<TcpSender>(config, std::move(fd), env, std::move(*payload), msg_zerocopy);
 }
 
 }  // namespace
@@ -64,10 +63,12 @@ Result<std::unique_ptr<Flow>> MakeTcpSender(const FlowConfig& config, net::Uniqu
 Result<std::unique_ptr<Flow>> MakeFlow(const FlowConfig& config, net::UniqueFd fd, FlowEnv env) {
   if (config.rr.enabled()) return MakeRrFlow(config, std::move(fd), env);
   const bool udp = config.transport == record::Transport::kUdp;
-  if (config.block_bytes == 0) return Fail("stream " + std::to_string(config.id) + ": block size 0");
+  if (config.block_bytes == 0)
+    return Fail("stream " + std::to_string(config.id) + ": block size 0");
   if (udp && (config.block_bytes < protocol::UdpHeaderBytes(config.udp_counters_64bit) ||
               config.block_bytes > kMaxUdpDatagramBytes)) {
-    return Fail("stream " + std::to_string(config.id) + ": UDP block of " + std::to_string(config.block_bytes) +
+    return Fail("stream " + std::to_string(config.id) + ": UDP block of " +
+                std::to_string(config.block_bytes) +
                 " bytes cannot carry the header or exceeds a datagram");
   }
   if (config.file) return MakeFileFlow(config, std::move(fd), env);

@@ -32,7 +32,8 @@ class SharedBudget {
   // budget (TCP); without it whole blocks are granted until the budget is reached (UDP, where a
   // datagram must carry its header and iperf3 sends whole datagrams).
   uint32_t Reserve(uint32_t block_bytes, bool exact) {
-    if (limits_.blocks != 0 && blocks_.fetch_add(1, std::memory_order_relaxed) >= limits_.blocks) return 0;
+    if (limits_.blocks != 0 && blocks_.fetch_add(1, std::memory_order_relaxed) >= limits_.blocks)
+      return 0;
     if (limits_.bytes == 0) return block_bytes;
     const uint64_t before = bytes_.fetch_add(block_bytes, std::memory_order_relaxed);
     if (before >= limits_.bytes) return 0;
@@ -50,11 +51,14 @@ class SharedBudget {
   // Adds what a receiver read since its last call; the call that meets the receive limits
   // writes the done fd, once.
   void AddReceived(uint64_t bytes, uint64_t blocks) {
-    const uint64_t total_bytes = received_bytes_.fetch_add(bytes, std::memory_order_relaxed) + bytes;
-    const uint64_t total_blocks = received_blocks_.fetch_add(blocks, std::memory_order_relaxed) + blocks;
+    const uint64_t total_bytes =
+        received_bytes_.fetch_add(bytes, std::memory_order_relaxed) + bytes;
+    const uint64_t total_blocks =
+        received_blocks_.fetch_add(blocks, std::memory_order_relaxed) + blocks;
     const bool met = (receive_limits_.bytes != 0 && total_bytes >= receive_limits_.bytes) ||
                      (receive_limits_.blocks != 0 && total_blocks >= receive_limits_.blocks);
-    if (!met || receive_met_.exchange(true, std::memory_order_acq_rel) || receive_done_fd_ < 0) return;
+    if (!met || receive_met_.exchange(true, std::memory_order_acq_rel) || receive_done_fd_ < 0)
+      return;
     const uint64_t one = 1;
     // An eventfd write of 1 only fails if the counter would overflow; it cannot here.
     [[maybe_unused]] ssize_t n = ::write(receive_done_fd_, &one, sizeof(one));

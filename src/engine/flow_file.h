@@ -31,7 +31,7 @@ class FileTcpSender final : public SenderFlow {
   AlignedBuffer buffer_;
   const size_t capacity_;  // the block, rounded up for O_DIRECT
   const bool sendfile_;
-  size_t have_ = 0, pos_ = 0;  // bytes in the buffer, bytes of them sent
+  size_t have_ = 0, pos_ = 0;   // bytes in the buffer, bytes of them sent
   uint32_t reserved_left_ = 0;  // budget reserved for the block in progress, not yet sent
   bool ended_ = false;
   std::string error_;  // a failed read, for the file's record

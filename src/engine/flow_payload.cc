@@ -44,7 +44,7 @@ Result<net::UniqueFd> MakeBlockMemfd(std::span<const uint8_t> block) {
 }
 
 Result<std::shared_ptr<const Payload>> PayloadCache::Get(uint32_t bytes, bool repeating,
-                                                        bool with_memfd) {
+                                                         bool with_memfd) {
   auto key = std::make_tuple(bytes, repeating, with_memfd);
   auto it = payloads_.find(key);
   if (it != payloads_.end()) return it->second;

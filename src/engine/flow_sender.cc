@@ -8,8 +8,7 @@
 namespace nicbench::engine {
 
 SenderFlow::SenderFlow(const FlowConfig& config, net::UniqueFd fd, FlowEnv env)
-    : Flow(config, std::move(fd), env),
-      burst_(std::max<uint32_t>(config.burst, 1)) {}
+    : Flow(config, std::move(fd), env), burst_(std::max<uint32_t>(config.burst, 1)) {}
 
 void SenderFlow::Begin(MonoTime now) {
   budgeted_ = !env_.budget->unlimited();
@@ -60,18 +59,13 @@ Result<FlowState> SenderFlow::Pump(const MonoTime* now) {
       auto outcome = SendBlock();
       if (!outcome) return tl::unexpected(outcome.error());
       switch (*outcome) {
-        case SendOutcome::kBlock:
-          break;
-        case SendOutcome::kWouldBlock:
-          interest_ = EPOLLOUT;
-          return FlowState::kActive;
+        case SendOutcome::kBlock: break;
+        case SendOutcome::kWouldBlock: interest_ = EPOLLOUT; return FlowState::kActive;
         case SendOutcome::kWaitCompletions:
           waiting_completions_ = true;
           interest_ = 0;
           return FlowState::kActive;
-        case SendOutcome::kBudgetSpent:
-          interest_ = 0;
-          return FlowState::kDone;
+        case SendOutcome::kBudgetSpent: interest_ = 0; return FlowState::kDone;
       }
     }
   }
@@ -83,7 +77,8 @@ Result<FlowState> SenderFlow::Pump(const MonoTime* now) {
 Result<FlowState> SenderFlow::CheckSocketError() {
   int err = 0;
   socklen_t len = sizeof(err);
-  if (getsockopt(fd(), SOL_SOCKET, SO_ERROR, &err, &len) != 0) return Failure("getsockopt(SO_ERROR)", errno);
+  if (getsockopt(fd(), SOL_SOCKET, SO_ERROR, &err, &len) != 0)
+    return Failure("getsockopt(SO_ERROR)", errno);
   if (err != 0) return Failure("send", err);
   return FlowState::kActive;
 }

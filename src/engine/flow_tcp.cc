@@ -51,8 +51,7 @@ Status EnableMsgZerocopy(int fd) {
 
 TcpSender::TcpSender(const FlowConfig& config, net::UniqueFd fd, FlowEnv env,
                      std::shared_ptr<const Payload> payload, bool msg_zerocopy)
-    : SenderFlow(config, std::move(fd), env),
-      msg_zerocopy_(msg_zerocopy) {
+    : SenderFlow(config, std::move(fd), env), msg_zerocopy_(msg_zerocopy) {
   Use(std::move(payload));
 }
 

@@ -98,7 +98,8 @@ TEST(FlowTest, ReceiverCountsThenSeesEof) {
   Result<FlowState> outcome = FlowState::kActive;
   for (int i = 0; i < 100 && outcome && *outcome == FlowState::kActive; ++i) {
     outcome = flow->OnEvents(EPOLLIN);
-    if (*outcome == FlowState::kActive) testing::WaitReadable(flow->fd(), std::chrono::milliseconds(100));
+    if (*outcome == FlowState::kActive)
+      testing::WaitReadable(flow->fd(), std::chrono::milliseconds(100));
   }
   ASSERT_TRUE(outcome);
   EXPECT_EQ(*outcome, FlowState::kClosed);

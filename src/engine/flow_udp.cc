@@ -32,14 +32,16 @@ namespace {
 
 // Turns on the offload for one end; false (with a warning) where the kernel lacks it.
 bool EnableOffload(const FlowConfig& config, int fd, net::SysCalls& sys) {
-  const Status s = config.sender ? net::SetUdpSegment(sys, fd, config.block_bytes) : net::EnableUdpGro(sys, fd);
+  const Status s =
+      config.sender ? net::SetUdpSegment(sys, fd, config.block_bytes) : net::EnableUdpGro(sys, fd);
   if (s) return true;
   LogWarning("stream " + std::to_string(config.id) + ": " + s.error().ToString() + "; UDP " +
              (config.sender ? "sending" : "receiving") + " without segmentation offload");
   return false;
 }
 
-Result<std::unique_ptr<Flow>> MakeUdpSender(const FlowConfig& config, net::UniqueFd fd, FlowEnv env) {
+Result<std::unique_ptr<Flow>> MakeUdpSender(const FlowConfig& config, net::UniqueFd fd,
+                                            FlowEnv env) {
   const uint32_t batch = UdpSendBatch(config.block_bytes);
   // One GSO send of a single datagram is an ordinary send: nothing to offload.
   const bool gso = config.udp_offload && batch > 1 && EnableOffload(config, fd.get(), *env.sys);
@@ -48,7 +50,9 @@ Result<std::unique_ptr<Flow>> MakeUdpSender(const FlowConfig& config, net::Uniqu
   std::vector<uint8_t> block(config.block_bytes);
   if (auto s = FillPayload(block, config.repeating_payload); !s) return tl::unexpected(s.error());
   std::vector<uint8_t> datagrams(static_cast<size_t>(config.block_bytes) * batch);
-  for (uint32_t i = 0; i < batch; ++i) std::copy(block.begin(), block.end(), datagrams.begin() + static_cast<ptrdiff_t>(i) * config.block_bytes);
+  for (uint32_t i = 0; i < batch; ++i)
+    std::copy(block.begin(), block.end(),
+              datagrams.begin() + static_cast<ptrdiff_t>(i) * config.block_bytes);
   return std::make_unique<UdpSender>(config, std::move(fd), env, std::move(datagrams), batch, gso);
 }
 
@@ -60,20 +64,23 @@ Result<std::unique_ptr<Flow>> MakeUdpFlow(const FlowConfig& config, net::UniqueF
   return std::make_unique<UdpReceiver>(config, std::move(fd), env, gro);
 }
 
-UdpSender::UdpSender(const FlowConfig& config, net::UniqueFd fd, FlowEnv env, std::vector<uint8_t> batch,
-                     uint32_t batch_datagrams, bool gso)
+UdpSender::UdpSender(const FlowConfig& config, net::UniqueFd fd, FlowEnv env,
+                     std::vector<uint8_t> batch, uint32_t batch_datagrams, bool gso)
     : Flow(config, std::move(fd), env),
       batch_(std::move(batch)),
       msgs_(batch_datagrams),
       iovs_(batch_datagrams),
       batch_datagrams_(batch_datagrams),
-      max_datagrams_per_wakeup_(std::max<uint32_t>(kWakeupBytes / config.block_bytes, batch_datagrams)),
+      max_datagrams_per_wakeup_(
+          std::max<uint32_t>(kWakeupBytes / config.block_bytes, batch_datagrams)),
       burst_(std::max<uint32_t>(config.burst, 1)),
       gso_(gso) {
   NB_CHECK(config.block_bytes >= protocol::UdpHeaderBytes(config.udp_counters_64bit));
-  NB_CHECK(batch_datagrams >= 1 && batch_.size() == static_cast<size_t>(config.block_bytes) * batch_datagrams);
+  NB_CHECK(batch_datagrams >= 1 &&
+           batch_.size() == static_cast<size_t>(config.block_bytes) * batch_datagrams);
   for (uint32_t i = 0; i < batch_datagrams; ++i) {
-    iovs_[i] = iovec{batch_.data() + static_cast<size_t>(i) * config.block_bytes, config.block_bytes};
+    iovs_[i] =
+        iovec{batch_.data() + static_cast<size_t>(i) * config.block_bytes, config.block_bytes};
     msgs_[i] = mmsghdr{};
     msgs_[i].msg_hdr.msg_iov = &iovs_[i];
     msgs_[i].msg_hdr.msg_iovlen = 1;
@@ -115,9 +122,11 @@ Result<FlowState> UdpSender::Pump(const MonoTime* now) {
     uint64_t want = std::min(batch_datagrams_, max_datagrams_per_wakeup_ - sent_this_wakeup);
     // One pacing decision per batch: the pacer says how many datagrams are due, not just
     // whether one is, so batching keeps the schedule a per-datagram check would keep.
-    if (now != nullptr) want = std::min(want, pacer_->BlocksAllowed(*now, local_bytes_, config_.block_bytes, burst_));
+    if (now != nullptr)
+      want = std::min(want, pacer_->BlocksAllowed(*now, local_bytes_, config_.block_bytes, burst_));
     if (want == 0) break;
-    const uint32_t ready = std::min<uint32_t>(Reserve(static_cast<uint32_t>(want)), static_cast<uint32_t>(want));
+    const uint32_t ready =
+        std::min<uint32_t>(Reserve(static_cast<uint32_t>(want)), static_cast<uint32_t>(want));
     if (ready == 0) {
       interest_ = 0;
       return FlowState::kDone;
@@ -175,7 +184,8 @@ Result<UdpSender::Outcome> UdpSender::SendGso(uint32_t count, uint32_t* sent) {
   *sent = 0;
   const size_t bytes = static_cast<size_t>(count) * config_.block_bytes;
   for (;;) {
-    const net::SysResult r = env_.sys->Send(fd(), batch_.data(), bytes, MSG_DONTWAIT | MSG_NOSIGNAL);
+    const net::SysResult r =
+        env_.sys->Send(fd(), batch_.data(), bytes, MSG_DONTWAIT | MSG_NOSIGNAL);
     if (!r.failed()) {
       *sent = count;
       return Outcome::kSent;
@@ -188,8 +198,9 @@ Result<UdpSender::Outcome> UdpSender::SendGso(uint32_t count, uint32_t* sent) {
     // headers exceeds the path MTU, and with EIO when the device cannot checksum it: the
     // datagrams are fine one by one, so this flow goes on without the offload.
     if (r.err == EINVAL || r.err == EIO) {
-      LogWarning("stream " + std::to_string(config_.id) + ": the kernel refused a UDP_SEGMENT send (" +
-                 std::strerror(r.err) + "); sending its " + std::to_string(config_.block_bytes) +
+      LogWarning("stream " + std::to_string(config_.id) +
+                 ": the kernel refused a UDP_SEGMENT send (" + std::strerror(r.err) +
+                 "); sending its " + std::to_string(config_.block_bytes) +
                  "-byte datagrams without segmentation offload");
       gso_ = false;
       if (auto s = net::SetUdpSegment(*env_.sys, fd(), 0); !s) return tl::unexpected(s.error());
@@ -202,7 +213,8 @@ Result<UdpSender::Outcome> UdpSender::SendGso(uint32_t count, uint32_t* sent) {
 Result<UdpSender::Outcome> UdpSender::SendMmsg(uint32_t count, uint32_t* sent) {
   *sent = 0;
   for (;;) {
-    const net::SysResult r = env_.sys->SendMmsg(fd(), msgs_.data(), count, MSG_DONTWAIT | MSG_NOSIGNAL);
+    const net::SysResult r =
+        env_.sys->SendMmsg(fd(), msgs_.data(), count, MSG_DONTWAIT | MSG_NOSIGNAL);
     if (!r.failed()) {
       // Fewer than asked: the socket filled up after the r.value-th datagram.
       *sent = static_cast<uint32_t>(r.value);
@@ -227,7 +239,8 @@ void UdpSender::Account(uint32_t datagrams) {
 Result<FlowState> UdpSender::CheckSocketError() {
   int err = 0;
   socklen_t len = sizeof(err);
-  if (getsockopt(fd(), SOL_SOCKET, SO_ERROR, &err, &len) != 0) return Failure("getsockopt(SO_ERROR)", errno);
+  if (getsockopt(fd(), SOL_SOCKET, SO_ERROR, &err, &len) != 0)
+    return Failure("getsockopt(SO_ERROR)", errno);
   if (err != 0) return Failure("send", err);
   return FlowState::kActive;
 }

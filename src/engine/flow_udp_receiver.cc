@@ -56,7 +56,8 @@ UdpReceiver::UdpReceiver(const FlowConfig& config, net::UniqueFd fd, FlowEnv env
       control_(new uint64_t[(net::kGroControlBytes * slots_ + 7) / 8]),
       msgs_(slots_),
       iovs_(slots_) {
-  for (uint32_t i = 0; i < slots_; ++i) iovs_[i] = iovec{buffer_.get() + static_cast<size_t>(i) * slot_bytes_, slot_bytes_};
+  for (uint32_t i = 0; i < slots_; ++i)
+    iovs_[i] = iovec{buffer_.get() + static_cast<size_t>(i) * slot_bytes_, slot_bytes_};
 }
 
 void UdpReceiver::Begin(MonoTime) {
@@ -83,7 +84,8 @@ void UdpReceiver::PrepareSlots() {
 
 Result<FlowState> UdpReceiver::OnEvents(uint32_t) {
   uint32_t datagrams = 0;
-  for (uint32_t calls = 0; datagrams < kMaxDatagramsPerWakeup && calls < kMaxDatagramsPerWakeup; ++calls) {
+  for (uint32_t calls = 0; datagrams < kMaxDatagramsPerWakeup && calls < kMaxDatagramsPerWakeup;
+       ++calls) {
     const net::SysResult r = env_.sys->RecvMmsg(fd(), msgs_.data(), slots_, MSG_DONTWAIT);
     if (r.failed()) {
       if (r.err == EINTR) continue;
@@ -108,7 +110,8 @@ Result<FlowState> UdpReceiver::OnEvents(uint32_t) {
   return FlowState::kActive;
 }
 
-void UdpReceiver::AccountReceive(const uint8_t* data, size_t bytes, uint32_t segment_bytes, double arrival) {
+void UdpReceiver::AccountReceive(const uint8_t* data, size_t bytes, uint32_t segment_bytes,
+                                 double arrival) {
   if (segment_bytes == 0 || segment_bytes >= bytes) {
     AccountDatagram(data, bytes, arrival);
     return;

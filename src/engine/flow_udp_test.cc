@@ -85,7 +85,8 @@ void ExpectExact(const Run& run, uint64_t datagrams, uint32_t block) {
 TEST(UdpFlowTest, BatchedCountsAreExactUnderABlockBudget) {
   for (bool offload : {false, true}) {
     SCOPED_TRACE(offload ? "offload" : "sendmmsg/recvmmsg");
-    ExpectExact(PacedRun(nullptr, offload, 1400, SendBudget{.bytes = 0, .blocks = 3001}), 3001, 1400);
+    ExpectExact(PacedRun(nullptr, offload, 1400, SendBudget{.bytes = 0, .blocks = 3001}), 3001,
+                1400);
   }
 }
 
@@ -93,7 +94,8 @@ TEST(UdpFlowTest, BatchedCountsAreExactUnderAByteBudget) {
   // iperf3 sends whole datagrams until the budget is reached: 1,000,000 / 1400 -> 715.
   for (bool offload : {false, true}) {
     SCOPED_TRACE(offload ? "offload" : "sendmmsg/recvmmsg");
-    ExpectExact(PacedRun(nullptr, offload, 1400, SendBudget{.bytes = 1'000'000, .blocks = 0}), 715, 1400);
+    ExpectExact(PacedRun(nullptr, offload, 1400, SendBudget{.bytes = 1'000'000, .blocks = 0}), 715,
+                1400);
   }
 }
 
@@ -102,7 +104,8 @@ TEST(UdpFlowTest, BurstsAndOddSizesKeepTheCountsExact) {
   // 1500 of most links (loopback's MTU is 65536).
   for (uint32_t block : {37u, 9000u}) {
     SCOPED_TRACE(block);
-    ExpectExact(PacedRun(nullptr, true, block, SendBudget{.bytes = 0, .blocks = 500}, 20'000'000), 500, block);
+    ExpectExact(PacedRun(nullptr, true, block, SendBudget{.bytes = 0, .blocks = 500}, 20'000'000),
+                500, block);
   }
 }
 
@@ -112,7 +115,7 @@ TEST(UdpFlowTest, AKernelWithoutTheOffloadFallsBackToBatchedCalls) {
   sys.FailAt(net::FakeSysCalls::Kind::kSetSockOpt, 1, ENOPROTOOPT, /*sticky=*/true);
   ExpectExact(PacedRun(&sys, true, 1400, SendBudget{.bytes = 0, .blocks = 1000}), 1000, 1400);
   EXPECT_EQ(sys.calls(net::FakeSysCalls::Kind::kSetSockOpt), 2u);  // one per end, both refused
-  EXPECT_EQ(sys.calls(net::FakeSysCalls::Kind::kSend), 0u);         // no GSO send was tried
+  EXPECT_EQ(sys.calls(net::FakeSysCalls::Kind::kSend), 0u);        // no GSO send was tried
   EXPECT_GT(sys.calls(net::FakeSysCalls::Kind::kSendMmsg), 0u);
 }
 
@@ -121,17 +124,20 @@ TEST(UdpFlowTest, ARefusedGsoSendFallsBackWithoutLosingASequenceNumber) {
   net::FakeSysCalls sys;
   sys.FailAt(net::FakeSysCalls::Kind::kSend, 1, EINVAL);
   ExpectExact(PacedRun(&sys, true, 1400, SendBudget{.bytes = 0, .blocks = 1000}), 1000, 1400);
-  EXPECT_EQ(sys.calls(net::FakeSysCalls::Kind::kSend), 1u);  // the refused one, then sendmmsg
+  EXPECT_EQ(sys.calls(net::FakeSysCalls::Kind::kSend), 1u);        // the refused one, then sendmmsg
   EXPECT_EQ(sys.calls(net::FakeSysCalls::Kind::kSetSockOpt), 3u);  // GSO on, GRO on, GSO off
 }
 
 TEST(UdpFlowTest, OffloadSendsFewerCallsThanDatagrams) {
   net::FakeSysCalls sys;
-  ExpectExact(PacedRun(&sys, true, 1400, SendBudget{.bytes = 0, .blocks = 4600}, 200'000'000), 4600, 1400);
+  ExpectExact(PacedRun(&sys, true, 1400, SendBudget{.bytes = 0, .blocks = 4600}, 200'000'000), 4600,
+              1400);
   // At most 46 datagrams a GSO send; a batch of one (the first, when the pacer allows just
   // that) goes through sendmmsg.
   EXPECT_GE(sys.calls(net::FakeSysCalls::Kind::kSend), 100u);
-  EXPECT_LT(sys.calls(net::FakeSysCalls::Kind::kSend) + sys.calls(net::FakeSysCalls::Kind::kSendMmsg), 1000u);
+  EXPECT_LT(
+      sys.calls(net::FakeSysCalls::Kind::kSend) + sys.calls(net::FakeSysCalls::Kind::kSendMmsg),
+      1000u);
 }
 
 // Writes datagrams seq first..first+count-1 of `block` bytes (the last `last` bytes long) back
@@ -165,7 +171,8 @@ TEST(UdpFlowTest, GroReceivesAreSplitAtTheSegmentSize) {
   const auto first = Datagrams(1, 40, 1000, 1000);
   const auto second = Datagrams(41, 3, 1000, 500);
   ASSERT_EQ(send(pair.a.get(), first.data(), first.size(), 0), static_cast<ssize_t>(first.size()));
-  ASSERT_EQ(send(pair.a.get(), second.data(), second.size(), 0), static_cast<ssize_t>(second.size()));
+  ASSERT_EQ(send(pair.a.get(), second.data(), second.size(), 0),
+            static_cast<ssize_t>(second.size()));
   (*rx)->Begin(std::chrono::steady_clock::now());
   ASSERT_TRUE((*rx)->OnEvents(EPOLLIN));
   const FlowCounters got = (*rx)->Snapshot();

@@ -46,8 +46,8 @@ HostObserver::HostObserver(std::unique_ptr<probes::FileSource> files,
       nic_ = std::move(*facts);
     } else {
       nic_.interface = interface_;
-      nic_.driver = record::Measured<std::string>::Unknown(record::Missing::kError,
-                                                           facts.error().ToString());
+      nic_.driver =
+          record::Measured<std::string>::Unknown(record::Missing::kError, facts.error().ToString());
     }
   } else {
     nic_.driver = record::Measured<std::string>::Unknown(

@@ -12,8 +12,8 @@
 #include <memory>
 #include <string>
 
-#include "probes/file_source.h"
 #include "engine/interval_sampler.h"
+#include "probes/file_source.h"
 #include "probes/host_delta_reader.h"
 #include "record/run_record.h"
 

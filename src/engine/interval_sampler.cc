@@ -133,8 +133,8 @@ std::vector<FlowTotals> IntervalSampler::Totals() const {
     if (transport_ == record::Transport::kUdp) {
       t.packets = state.last.packets - std::min(state.last.packets, base.packets);
       t.lost = state.last.lost - std::min(state.last.lost, base.lost);
-      t.out_of_order = state.last.out_of_order - std::min(state.last.out_of_order,
-                                                          base.out_of_order);
+      t.out_of_order =
+          state.last.out_of_order - std::min(state.last.out_of_order, base.out_of_order);
       t.jitter_seconds = state.last.jitter_seconds;
     }
     if (state.have_retrans && state.totals.sender) {

@@ -46,9 +46,9 @@ struct FlowTotals {
   uint64_t bytes = 0;
   uint64_t packets = 0, lost = 0, out_of_order = 0;  // UDP (sender: packets sent)
   double jitter_seconds = 0;
-  double seconds = 0;                                  // measured duration after omit
-  std::optional<uint64_t> retransmits;                 // TCP with TCP_INFO
-  std::optional<uint64_t> max_snd_cwnd;               // bytes
+  double seconds = 0;                    // measured duration after omit
+  std::optional<uint64_t> retransmits;   // TCP with TCP_INFO
+  std::optional<uint64_t> max_snd_cwnd;  // bytes
   std::optional<uint32_t> min_rtt_us, max_rtt_us, mean_rtt_us;
   // Request/response flows (FlowCounters::rr), since the end of omit: rr_sampler.h sums them.
   bool rr = false;
@@ -85,8 +85,8 @@ class IntervalSampler {
 
  private:
   struct FlowState {
-    FlowCounters last{};          // at the previous boundary
-    FlowCounters base{};          // at the end of omit
+    FlowCounters last{};  // at the previous boundary
+    FlowCounters base{};  // at the end of omit
     uint64_t last_retrans = 0, base_retrans = 0;
     bool have_retrans = false;
     FlowTotals totals;

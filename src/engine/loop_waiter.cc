@@ -45,7 +45,8 @@ Result<LoopWaiter::Wake> EpollWaiter::Wait(MonoTime until) {
   const auto secs = std::chrono::duration_cast<std::chrono::seconds>(since_epoch);
   itimerspec spec{};
   spec.it_value.tv_sec = std::max<int64_t>(0, secs.count());
-  spec.it_value.tv_nsec = std::chrono::duration_cast<std::chrono::nanoseconds>(since_epoch - secs).count();
+  spec.it_value.tv_nsec =
+      std::chrono::duration_cast<std::chrono::nanoseconds>(since_epoch - secs).count();
   if (spec.it_value.tv_sec == 0 && spec.it_value.tv_nsec == 0) spec.it_value.tv_nsec = 1;
   if (timerfd_settime(timer_fd_, TFD_TIMER_ABSTIME, &spec, nullptr) != 0) {
     return FailErrno("timerfd_settime");

@@ -14,7 +14,8 @@ Pacer::Pacer(uint64_t rate_bits_per_second, MonoTime start)
 bool Pacer::Green(MonoTime now, uint64_t bytes_sent) const {
   if (bytes_sent == 0) return true;
   if (now <= start_) return false;
-  const auto elapsed_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(now - start_).count();
+  const auto elapsed_ns =
+      std::chrono::duration_cast<std::chrono::nanoseconds>(now - start_).count();
   // bits_sent / elapsed < rate, cross-multiplied in 128 bits: 2^64 bytes * 8e9 would overflow
   // 64 bits long before a real run ends.
   using u128 = unsigned __int128;
@@ -33,7 +34,8 @@ uint64_t Pacer::BlocksAllowed(MonoTime now, uint64_t bytes_sent, uint32_t block_
     bytes_sent = static_cast<uint64_t>(block_bytes) * burst;
   }
   if (now <= start_) return first;
-  const auto elapsed_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(now - start_).count();
+  const auto elapsed_ns =
+      std::chrono::duration_cast<std::chrono::nanoseconds>(now - start_).count();
   using u128 = unsigned __int128;
   // In bit-nanoseconds, as Green: the target so far minus what went out.
   const u128 sent = static_cast<u128>(bytes_sent) * 8u * 1'000'000'000u;

@@ -24,7 +24,8 @@ class Pacer {
   // count a loop of Green() checks, one per burst, would send before turning red. A batching
   // sender (sendmmsg, UDP GSO) asks once per batch instead of once per datagram and stays
   // exactly on the same schedule. 0 = red. REQUIRES: block_bytes > 0, burst > 0.
-  uint64_t BlocksAllowed(MonoTime now, uint64_t bytes_sent, uint32_t block_bytes, uint32_t burst) const;
+  uint64_t BlocksAllowed(MonoTime now, uint64_t bytes_sent, uint32_t block_bytes,
+                         uint32_t burst) const;
 
   uint64_t rate_bits_per_second() const { return rate_bits_per_second_; }
   MonoTime start() const { return start_; }

@@ -43,7 +43,8 @@ TEST(PacerTest, NoOverflowAtHighRatesAndLongRuns) {
 }
 
 // The count a Green() loop would send, one burst per check: the reference BlocksAllowed must match.
-uint64_t CountGreen(const Pacer& pacer, MonoTime now, uint64_t sent, uint32_t block, uint32_t burst) {
+uint64_t CountGreen(const Pacer& pacer, MonoTime now, uint64_t sent, uint32_t block,
+                    uint32_t burst) {
   uint64_t blocks = 0;
   while (pacer.Green(now, sent + blocks * block)) blocks += burst;
   return blocks;
@@ -55,7 +56,8 @@ TEST(PacerTest, BlocksAllowedMatchesALoopOfGreenChecks) {
     for (uint64_t sent : {0ull, 1ull, 1400ull, 9'999ull, 10'000ull, 10'001ull, 7'000ull}) {
       for (int ms : {0, 1, 10, 37}) {
         const MonoTime t = kStart + milliseconds(ms);
-        EXPECT_EQ(pacer.BlocksAllowed(t, sent, 1400, burst), CountGreen(pacer, t, sent, 1400, burst))
+        EXPECT_EQ(pacer.BlocksAllowed(t, sent, 1400, burst),
+                  CountGreen(pacer, t, sent, 1400, burst))
             << "burst " << burst << " sent " << sent << " at " << ms << " ms";
       }
     }

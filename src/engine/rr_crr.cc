@@ -92,8 +92,9 @@ class CrrClient final : public RrFlow {
     uint8_t port[2];
     const ssize_t n = ::recv(data_.get(), port, sizeof port, MSG_DONTWAIT | MSG_WAITALL);
     if (n == 0) return FlowState::kClosed;
-    if (n < 0) return errno == EAGAIN ? Result<FlowState>(FlowState::kActive)
-                                      : Failure("recv (CRR port)", errno);
+    if (n < 0)
+      return errno == EAGAIN ? Result<FlowState>(FlowState::kActive)
+                             : Failure("recv (CRR port)", errno);
     if (n != 2 || peer_.ss_family != AF_UNSPEC) {
       return Fail("stream " + std::to_string(config_.id) + ": unexpected data on the CRR stream");
     }
@@ -136,10 +137,12 @@ class CrrClient final : public RrFlow {
     if (slot.phase == Phase::kConnecting) return Connected(slot, index);
     if (slot.phase == Phase::kResponse) {
       const ssize_t n = ::recv(slot.fd.get(), in_.data(), in_.size(), MSG_DONTWAIT);
-      if (n < 0) return errno == EAGAIN ? Result<FlowState>(FlowState::kActive)
-                                        : Failure("recv (CRR)", errno);
-      if (n == 0) return Fail("stream " + std::to_string(config_.id) +
-                              ": the server closed a CRR connection before its response");
+      if (n < 0)
+        return errno == EAGAIN ? Result<FlowState>(FlowState::kActive)
+                               : Failure("recv (CRR)", errno);
+      if (n == 0)
+        return Fail("stream " + std::to_string(config_.id) +
+                    ": the server closed a CRR connection before its response");
       slot.got += static_cast<uint64_t>(n);
       if (slot.got < config_.rr.response_bytes) return FlowState::kActive;
       rr_.Transaction(MonotonicNs() - slot.start_ns);
@@ -285,9 +288,9 @@ Result<net::UniqueFd> OpenListener(int data_fd) {
       getsockname(fd.get(), reinterpret_cast<sockaddr*>(&local), &len) != 0) {
     return FailErrno("bind/listen (CRR listener)");
   }
-  const uint16_t port = ntohs(local.ss_family == AF_INET
-                                  ? reinterpret_cast<sockaddr_in*>(&local)->sin_port
-                                  : reinterpret_cast<sockaddr_in6*>(&local)->sin6_port);
+  const uint16_t port =
+      ntohs(local.ss_family == AF_INET ? reinterpret_cast<sockaddr_in*>(&local)->sin_port
+                                       : reinterpret_cast<sockaddr_in6*>(&local)->sin6_port);
   const uint8_t wire[2] = {static_cast<uint8_t>(port >> 8), static_cast<uint8_t>(port)};
   if (::send(data_fd, wire, sizeof wire, kSendFlags) != 2) {
     return FailErrno("send (CRR port)");
@@ -313,8 +316,8 @@ Result<std::unique_ptr<Flow>> MakeCrrServer(const FlowConfig& config, net::Uniqu
   if (auto s = Watch(epoll->get(), EPOLL_CTL_ADD, listener->get(), EPOLLIN, kListenTag); !s) {
     return tl::unexpected(s.error());
   }
-  return std::make_unique<CrrServer>(config, std::move(*epoll), std::move(fd),
-                                     std::move(*listener), env);
+  return std::make_unique<CrrServer>(config, std::move(*epoll), std::move(fd), std::move(*listener),
+                                     env);
 }
 
 }  // namespace nicbench::engine

@@ -261,8 +261,7 @@ void RrRecorder::Fill(FlowCounters& c) const {
 RrFlow::RrFlow(const FlowConfig& config, net::UniqueFd fd, FlowEnv env, bool connects)
     : Flow(config, std::move(fd), env), rr_(config.sender, connects) {}
 
-Result<std::unique_ptr<Flow>> MakeRrFlow(const FlowConfig& config, net::UniqueFd fd,
-                                         FlowEnv env) {
+Result<std::unique_ptr<Flow>> MakeRrFlow(const FlowConfig& config, net::UniqueFd fd, FlowEnv env) {
   const record::RrSpec& rr = config.rr;
   if (rr.request_bytes == 0 || rr.response_bytes == 0 || rr.burst == 0) {
     return Fail("stream " + std::to_string(config.id) + ": request/response size or burst 0");

@@ -86,8 +86,7 @@ Result<Step> RecvAll(net::SysCalls* sys, int fd, std::vector<uint8_t>& buf, uint
 // Makes the RR flow for `config` (config.rr.enabled()): client (config.sender) or server, TCP,
 // UDP or CRR. CRR's server end opens its per-flow listener here and tells the client its port
 // over the flow's data connection.
-Result<std::unique_ptr<Flow>> MakeRrFlow(const FlowConfig& config, net::UniqueFd fd,
-                                         FlowEnv env);
+Result<std::unique_ptr<Flow>> MakeRrFlow(const FlowConfig& config, net::UniqueFd fd, FlowEnv env);
 
 // Internal to rr_*.cc.
 Result<std::unique_ptr<Flow>> MakeCrrClient(const FlowConfig& config, net::UniqueFd fd,

@@ -9,8 +9,8 @@
 #include <cerrno>
 #include <cstring>
 
-#include "engine/rr_flow.h"
 #include "engine/flow_udp.h"
+#include "engine/rr_flow.h"
 
 namespace nicbench::engine {
 namespace {

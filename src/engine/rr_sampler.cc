@@ -66,8 +66,8 @@ void RrAccumulator::Add(const FlowCounters& now, const FlowCounters& before) {
     have_latency_ = true;
   }
   if (now.connect_latency) {
-    connect_.Add(now.connect_latency->Since(before.connect_latency ? *before.connect_latency
-                                                                  : empty));
+    connect_.Add(
+        now.connect_latency->Since(before.connect_latency ? *before.connect_latency : empty));
     have_connect_ = true;
   }
 }

@@ -14,8 +14,8 @@
 #include <cstring>
 #include <list>
 #include <map>
-#include <optional>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include <fmt/format.h>
@@ -126,8 +126,8 @@ class ServerImpl final : public Server {
   int epoll_fd_ = -1;
   int wake_fd_ = -1;
   std::atomic<bool> stop_requested_{false};
-  std::map<int, Pending> pending_;        // by fd
-  std::list<int> pending_order_;          // oldest first
+  std::map<int, Pending> pending_;  // by fd
+  std::list<int> pending_order_;    // oldest first
   std::map<std::string, int> pending_per_host_;
   std::map<std::string, RunningTest> tests_;
   std::atomic<int> started_{0}, refused_{0};
@@ -297,7 +297,8 @@ void ServerImpl::ReadCookie(int fd) {
   if (n > 0) {
     p.have += static_cast<size_t>(n);
     // Garbage is refused as soon as it shows: a byte outside the cookie alphabet.
-    for (size_t i = p.have - static_cast<size_t>(n); i < p.have && i < protocol::kCookieChars; ++i) {
+    for (size_t i = p.have - static_cast<size_t>(n); i < p.have && i < protocol::kCookieChars;
+         ++i) {
       if (protocol::kCookieAlphabet.find(p.cookie[i]) == std::string_view::npos) drop = true;
     }
     if (p.have == protocol::kCookieBytes && p.cookie[protocol::kCookieChars] != '\0') drop = true;

@@ -21,13 +21,13 @@
 namespace nicbench::engine {
 
 struct ServerConfig {
-  std::string bind_address;   // empty = "::" with IPV6_V6ONLY=0 (IPv4 and IPv6)
-  uint16_t port = 5201;       // 0 = ephemeral (see Server::port())
-  bool once = false;          // exit after one test (finished or failed)
+  std::string bind_address;  // empty = "::" with IPV6_V6ONLY=0 (IPv4 and IPv6)
+  uint16_t port = 5201;      // 0 = ephemeral (see Server::port())
+  bool once = false;         // exit after one test (finished or failed)
   // Exit after this long without any test (0 = never). iperf3 restarts instead; a supervisor
   // (systemd, the --daemon parent) restarts nicbench if wanted.
   std::chrono::seconds idle_timeout{0};
-  int max_tests = 4;          // tests running at once; more get ACCESS_DENIED
+  int max_tests = 4;  // tests running at once; more get ACCESS_DENIED
   // --max-duration, --max-rate, --max-streams (default iperf3's 128), --max-block
   record::SpecLimits limits{.max_parallel = record::kDefaultServerMaxStreams};
   // Every read on a control connection after the data has flowed waits at most this long.
@@ -44,12 +44,12 @@ struct ServerConfig {
   int max_tests_per_address = 0;
   // A test is ended by the server once duration + omit + grace has passed (iperf3: 40 s).
   std::chrono::milliseconds grace{10000};
-  int threads = 0;            // DataPath workers per test; 0 = one per CPU (capped)
+  int threads = 0;  // DataPath workers per test; 0 = one per CPU (capped)
   // What every test's buffers together may take (server_budget.h); a test whose buffers would
   // not fit is refused with SERVER_ERROR before anything is allocated. 256 MiB fits a small NAS
   // and any ordinary test (-P 8 with 128 KiB blocks needs 1 MiB).
   uint64_t memory_budget_bytes = 256ull << 20;
-  bool log_tests = true;      // one line per test to stderr
+  bool log_tests = true;  // one line per test to stderr
   // Renders a finished test for a client that asked --get-server-output (the cli passes the
   // report layer's text renderer; empty = the server sends no output text).
   std::function<std::string(const record::RunRecord&)> render_output;

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
-#include "engine/flow_udp.h"
 #include "engine/common.h"
+#include "engine/flow_udp.h"
 
 namespace nicbench::engine {
 
@@ -40,8 +40,8 @@ uint64_t TestBufferBytes(const record::TestSpec& spec, int workers) {
     // response buffer, each at most 1 MiB.
     const uint64_t in = std::clamp<uint64_t>(uint64_t{spec.rr.request_bytes} * spec.rr.burst,
                                              kMaxUdpDatagramBytes, 1 << 20);
-    const uint64_t out = std::clamp<uint64_t>(uint64_t{spec.rr.response_bytes} * spec.rr.burst,
-                                              1, 1 << 20);
+    const uint64_t out =
+        std::clamp<uint64_t>(uint64_t{spec.rr.response_bytes} * spec.rr.burst, 1, 1 << 20);
     return static_cast<uint64_t>(spec.parallel) * (in + out);
   }
   const uint64_t block = std::max<uint32_t>(record::EffectiveBlockBytes(spec), 1);
@@ -51,8 +51,10 @@ uint64_t TestBufferBytes(const record::TestSpec& spec, int workers) {
   uint64_t tcp_senders = 0, tcp_receivers = 0;
   for (const StreamRole& role : PlanStreams(spec, /*is_client=*/false)) {
     if (!role.sender) {
-      if (udp) bytes += UdpReceiverBufferBytes(static_cast<uint32_t>(block), spec.udp_offload);
-      else ++tcp_receivers;
+      if (udp)
+        bytes += UdpReceiverBufferBytes(static_cast<uint32_t>(block), spec.udp_offload);
+      else
+        ++tcp_receivers;
     } else if (udp) {
       bytes += UdpSenderBufferBytes(static_cast<uint32_t>(block));
     } else {

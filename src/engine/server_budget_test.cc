@@ -2,9 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include "engine/common.h"
 #include "engine/flow.h"
 #include "engine/flow_payload.h"
-#include "engine/common.h"
 
 namespace nicbench::engine {
 namespace {

@@ -20,10 +20,10 @@
 #include "base/log.h"
 #include "base/units.h"
 #include "base/version.h"
-#include "engine/host_observer.h"
 #include "engine/common.h"
-#include "engine/test_loop.h"
+#include "engine/host_observer.h"
 #include "engine/rr_sampler.h"
+#include "engine/test_loop.h"
 #include "net/socket.h"
 #include "protocol/control_channel.h"
 #include "protocol/params.h"
@@ -117,9 +117,10 @@ class TotalRateCheck {
     if (now - then < window_ || seconds <= 0) return std::nullopt;
     const double rate = (total - bytes_then) * 8.0 / seconds;
     if (rate <= static_cast<double>(limit_)) return std::nullopt;
-    return fmt::format("ended: the test's total rate {} over {} s exceeds the server's "
-                       "--server-bitrate-limit of {}", FormatBitRate(rate), window_.count(),
-                       FormatBitRate(static_cast<double>(limit_)));
+    return fmt::format(
+        "ended: the test's total rate {} over {} s exceeds the server's "
+        "--server-bitrate-limit of {}",
+        FormatBitRate(rate), window_.count(), FormatBitRate(static_cast<double>(limit_)));
   }
 
  private:
@@ -193,8 +194,8 @@ Status ServerTest::Refuse(State& st, int i_errno, const std::string& why) {
 }
 
 Status ServerTest::Handshake(State& st) {
-  const milliseconds timeout = std::max(milliseconds(0),
-      std::chrono::duration_cast<milliseconds>(setup_deadline_ - st.clock->Now()));
+  const milliseconds timeout = std::max(
+      milliseconds(0), std::chrono::duration_cast<milliseconds>(setup_deadline_ - st.clock->Now()));
   if (auto s = wire::SendState(control_.get(), wire::State::kParamExchange); !s) return s;
   auto doc = wire::ReadJson(control_.get(), timeout, wire::kMaxParamsBytes, "the parameters");
   if (!doc) return tl::unexpected(doc.error());
@@ -211,8 +212,9 @@ Status ServerTest::Handshake(State& st) {
   st.live_samples = st.want_samples && params->ext->live_samples;
   st.params_read = true;
   if (params->has_authtoken) {
-    return Refuse(st, wire::iperf_errno::kAuthTest, "the client asked for authentication, "
-                                                    "which this server does not offer");
+    return Refuse(st, wire::iperf_errno::kAuthTest,
+                  "the client asked for authentication, "
+                  "which this server does not offer");
   }
   if (auto problem = record::Validate(st.spec, shared_.config.limits)) {
     return Refuse(st, IperfErrnoFor(problem->violation), "refused: " + problem->message);
@@ -248,9 +250,10 @@ Status ServerTest::ReserveBudgets(State& st) {
   if (!shared_.fds.TryReserve(fds)) {
     // "unable to create a new test: Too many open files"
     (void)wire::SendServerError(control_.get(), wire::iperf_errno::kNewTest, EMFILE);
-    return Fail(fmt::format("refused: it needs {} descriptors, {} of the budget of {} are in "
-                            "use (the descriptor limit less a reserve)",
-                            fds, shared_.fds.in_use(), shared_.fds.limit()));
+    return Fail(
+        fmt::format("refused: it needs {} descriptors, {} of the budget of {} are in "
+                    "use (the descriptor limit less a reserve)",
+                    fds, shared_.fds.in_use(), shared_.fds.limit()));
   }
   st.fds_reserved = fds;
   const uint64_t need = TestBufferBytes(st.spec, workers);
@@ -260,20 +263,19 @@ Status ServerTest::ReserveBudgets(State& st) {
   }
   // A stock client prints "unable to create a new test: Cannot allocate memory".
   (void)wire::SendServerError(control_.get(), wire::iperf_errno::kNewTest, ENOMEM);
-  return Fail(fmt::format("refused: its buffers need {}, more than the {} left of the {} "
-                          "memory budget (--max-memory)",
-                          FormatBytes(static_cast<double>(need)),
-                          FormatBytes(static_cast<double>(shared_.memory.limit() -
-                                                          std::min(shared_.memory.limit(),
-                                                                   shared_.memory.in_use()))),
-                          FormatBytes(static_cast<double>(shared_.memory.limit()))));
+  return Fail(fmt::format(
+      "refused: its buffers need {}, more than the {} left of the {} "
+      "memory budget (--max-memory)",
+      FormatBytes(static_cast<double>(need)),
+      FormatBytes(static_cast<double>(shared_.memory.limit() -
+                                      std::min(shared_.memory.limit(), shared_.memory.in_use()))),
+      FormatBytes(static_cast<double>(shared_.memory.limit()))));
 }
 
 Status ServerTest::AwaitStreams() {
   std::unique_lock<std::mutex> lock(mutex_);
-  streams_arrived_.wait_until(lock, setup_deadline_, [&] {
-    return terminating_ || streams_.size() >= streams_wanted_;
-  });
+  streams_arrived_.wait_until(lock, setup_deadline_,
+                              [&] { return terminating_ || streams_.size() >= streams_wanted_; });
   accepting_streams_ = false;
   if (terminating_) return Fail("server stopping");
   if (streams_.size() < streams_wanted_) {
@@ -347,8 +349,8 @@ Status ServerTest::SetUpStreams(State& st) {
   // Each stream is one connect and cookie more to wait for (a request/response test may have
   // 1,024): the set-up budget grows with them, so it stays bounded.
   setup_deadline_ += kSetupPerStream * st.streams.size();
-  Status s = st.spec.transport == record::Transport::kTcp ? SetUpTcpStreams(st)
-                                                          : SetUpUdpStreams(st);
+  Status s =
+      st.spec.transport == record::Transport::kTcp ? SetUpTcpStreams(st) : SetUpUdpStreams(st);
   if (!s) return s;
   // The control connection first, as the client's record has it (the report lists the rest).
   AddConnection(control_.get(), st.record);
@@ -498,9 +500,8 @@ void ServerTest::CountInFlight(State& st, const protocol::PeerResults& theirs) {
   for (;;) {
     auto counters = st.path->Snapshot();
     AddQueuedBytes(*st.path, st.spec.transport, counters);
-    const bool all = std::all_of(counters.begin(), counters.end(), [&](const FlowCounters& c) {
-      return c.bytes >= sent[c.id];
-    });
+    const bool all = std::all_of(counters.begin(), counters.end(),
+                                 [&](const FlowCounters& c) { return c.bytes >= sent[c.id]; });
     if (all || st.path->Failed() || st.clock->Now() >= limit) break;
     std::this_thread::sleep_for(milliseconds(1));
   }
@@ -515,8 +516,8 @@ void ServerTest::CountInFlight(State& st, const protocol::PeerResults& theirs) {
 Status ServerTest::ExchangeResults(State& st) {
   const milliseconds timeout = shared_.config.control_timeout;
   if (auto s = wire::SendState(control_.get(), wire::State::kExchangeResults); !s) return s;
-  auto doc = wire::ReadJson(control_.get(), timeout, wire::kMaxParamsBytes * 16,
-                            "the client's results");
+  auto doc =
+      wire::ReadJson(control_.get(), timeout, wire::kMaxParamsBytes * 16, "the client's results");
   if (!doc) return tl::unexpected(doc.error());
   auto theirs = protocol::DecodeResultsJson(*doc);
   if (!theirs) return tl::unexpected(theirs.error());
@@ -532,8 +533,8 @@ Status ServerTest::ExchangeResults(State& st) {
   if (!totals) return tl::unexpected(totals.error());
   st.record.streams = std::move(*totals);
   st.record.peer = MakePeerReport(*theirs);
-  protocol::PeerResults ours = MakeLocalResults(st.totals, cpu, st.spec.transport,
-                                                st.congestion_used);
+  protocol::PeerResults ours =
+      MakeLocalResults(st.totals, cpu, st.spec.transport, st.congestion_used);
   if (st.peer_is_nicbench) ours.extension = nlohmann::json(st.record.local);
   if (st.spec.get_server_output) PutServerOutput(shared_.config, st.record, ours);
   if (auto s = wire::SendJson(control_.get(), protocol::EncodeResults(ours)); !s) return s;
@@ -554,17 +555,16 @@ void ServerTest::Finish(State& st, const Status& status) {
     uint64_t received = 0;
     for (const auto& s : st.record.streams) received += s.bytes_received;
     std::string what = st.params_read
-        ? fmt::format("{} {} -P {}", record::TransportName(st.spec.transport),
-                      DirectionWord(st.spec.direction), st.spec.parallel)
-        : std::string("(no parameters)");
-    std::string result = status ? fmt::format("ok, {} received in {:.2f} s ({})",
-                                              FormatBytes(static_cast<double>(received)),
-                                              st.record.test_seconds,
-                                              st.record.test_seconds > 0
-                                                  ? FormatBitRate(received * 8.0 /
-                                                                  st.record.test_seconds)
-                                                  : std::string("no rate"))
-                                : "failed: " + status.error().ToString();
+                           ? fmt::format("{} {} -P {}", record::TransportName(st.spec.transport),
+                                         DirectionWord(st.spec.direction), st.spec.parallel)
+                           : std::string("(no parameters)");
+    std::string result =
+        status ? fmt::format("ok, {} received in {:.2f} s ({})",
+                             FormatBytes(static_cast<double>(received)), st.record.test_seconds,
+                             st.record.test_seconds > 0
+                                 ? FormatBitRate(received * 8.0 / st.record.test_seconds)
+                                 : std::string("no rate"))
+               : "failed: " + status.error().ToString();
     std::fprintf(stderr, "nicbench: test %.8s from %s: %s: %s\n", cookie_.c_str(), peer_.c_str(),
                  what.c_str(), result.c_str());
   }

@@ -28,7 +28,7 @@ namespace nicbench::engine {
 // config, the budgets and the sink.
 struct ServerShared {
   ServerConfig config;
-  net::SocketAddress listen_address;  // port filled in
+  net::SocketAddress listen_address;      // port filled in
   std::unique_ptr<UdpHellos> udp_hellos;  // null when the UDP port could not be bound
   ResourceBudget memory;  // bytes of the tests' buffers (ServerConfig::memory_budget_bytes)
   ResourceBudget fds;     // descriptors for tests and pending connections (accept_gate.h)
@@ -41,7 +41,8 @@ class ServerTest {
   // `setup_deadline`: when everything before the data must be done (ServerConfig::setup_timeout
   // after the accept).
   ServerTest(net::UniqueFd control, std::string cookie, std::string peer, ServerShared& shared,
-             std::chrono::steady_clock::time_point setup_deadline, std::function<void()> on_finished);
+             std::chrono::steady_clock::time_point setup_deadline,
+             std::function<void()> on_finished);
   ~ServerTest();
   ServerTest(const ServerTest&) = delete;
   ServerTest& operator=(const ServerTest&) = delete;
@@ -57,8 +58,8 @@ class ServerTest {
   const std::string& cookie() const { return cookie_; }
 
  private:
-  struct State;     // the test's working values (server_conversation.cc)
-  class LoopRole;   // the server's part in the test loop (server_conversation.cc)
+  struct State;    // the test's working values (server_conversation.cc)
+  class LoopRole;  // the server's part in the test loop (server_conversation.cc)
   Status Handshake(State& st);
   Status ReserveBudgets(State& st);
   Status SetUpStreams(State& st);

@@ -92,8 +92,8 @@ Status TestLoop::Run() {
   start_ = last_close_ = clock_.Now();
   run_.sampler.emplace(start_, run_.spec.omit, run_.spec.transport);
   counted_end_ = by_time_ ? start_ + run_.spec.omit + run_.spec.duration : MonoTime::max();
-  give_up_at_ = options_.give_up_after.count() > 0 ? start_ + options_.give_up_after
-                                                   : MonoTime::max();
+  give_up_at_ =
+      options_.give_up_after.count() > 0 ? start_ + options_.give_up_after : MonoTime::max();
   boundary_ = BoundaryAfter(start_);
   StallWatch stall(start_, options_.stall_limit);
   for (;;) {

@@ -24,11 +24,11 @@
 
 #include "base/clock.h"
 #include "base/result.h"
+#include "engine/common.h"
 #include "engine/data_path.h"
 #include "engine/host_observer.h"
-#include "engine/loop_waiter.h"
 #include "engine/interval_sampler.h"
-#include "engine/common.h"
+#include "engine/loop_waiter.h"
 #include "net/unique_fd.h"
 #include "record/run_record.h"
 #include "record/test_spec.h"
@@ -49,16 +49,16 @@ struct TestRun {
   // Every time this end reads (deadlines, the loop). Tests that run the loop alone pass their
   // FakeClock to TestLoop instead.
   const Clock* clock = &SteadyClock::Instance();
-  record::TestSpec spec;              // the effective spec
-  std::vector<StreamRole> streams;    // this end's view of each stream, in connection order
+  record::TestSpec spec;                  // the effective spec
+  std::vector<StreamRole> streams;        // this end's view of each stream, in connection order
   std::vector<net::UniqueFd> stream_fds;  // connected, until the DataPath takes them
   std::unique_ptr<DataPath> path;
   std::shared_ptr<FileTransfer> file;  // -F, shared by the test's streams; null without it
   record::RunRecord record;
-  std::vector<FlowTotals> totals;     // this end's per-stream totals once the loop ended
+  std::vector<FlowTotals> totals;  // this end's per-stream totals once the loop ended
   CpuMeter cpu;
   std::string congestion_used;
-  std::optional<HostObserver> host;   // created before the data starts
+  std::optional<HostObserver> host;        // created before the data starts
   std::optional<IntervalSampler> sampler;  // created when the loop starts
   PeerEnd peer_end;
 };

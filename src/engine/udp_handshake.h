@@ -21,5 +21,4 @@ Result<net::UniqueFd> UdpClientHandshake(const net::SocketAddress& server,
                                          const record::TestSpec& spec, uint16_t local_port,
                                          std::chrono::milliseconds timeout);
 
-
 }  // namespace nicbench::engine

@@ -61,8 +61,8 @@ bool UdpHellos::WaitTurn(const void* owner, std::chrono::steady_clock::time_poin
     if (FirstForItsHost(owner)) return true;
     if (stopping() || std::chrono::steady_clock::now() >= deadline) return false;
     // In slices, so a stop is seen soon without a second wake-up channel.
-    turn_.wait_until(lock, std::min(deadline, std::chrono::steady_clock::now() +
-                                                  std::chrono::milliseconds(50)));
+    turn_.wait_until(
+        lock, std::min(deadline, std::chrono::steady_clock::now() + std::chrono::milliseconds(50)));
   }
 }
 

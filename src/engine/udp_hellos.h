@@ -73,7 +73,7 @@ class UdpHellos {
 
   mutable std::mutex mutex_;
   std::condition_variable turn_;  // notified when a test is forgotten
-  std::list<Waiting> waiting_;  // in the order the tests asked
+  std::list<Waiting> waiting_;    // in the order the tests asked
   uint64_t dropped_ = 0;
 };
 

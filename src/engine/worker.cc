@@ -102,7 +102,9 @@ Status Worker::Start() {
   if (auto s = AddToEpoll(epoll_.get(), stop_.get(), EPOLLIN, kStopTag); !s) return s;
   if (!paced_.empty()) {
     uint32_t period_us = std::numeric_limits<uint32_t>::max();
-    for (size_t i : paced_) period_us = std::min(period_us, std::max<uint32_t>(slots_[i].flow->config().pacing_timer_us, 1));
+    for (size_t i : paced_)
+      period_us =
+          std::min(period_us, std::max<uint32_t>(slots_[i].flow->config().pacing_timer_us, 1));
     timer_.Reset(timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK));
     if (!timer_) return FailErrno("timerfd_create");
     itimerspec spec{};
@@ -210,7 +212,8 @@ Status Worker::Settle(size_t index, const Result<FlowState>& outcome) {
     epoll_event ev{};
     ev.events = wanted;
     ev.data.u64 = index;
-    if (epoll_ctl(epoll_.get(), EPOLL_CTL_MOD, slot.flow->fd(), &ev) != 0) return FailErrno("epoll_ctl(MOD)");
+    if (epoll_ctl(epoll_.get(), EPOLL_CTL_MOD, slot.flow->fd(), &ev) != 0)
+      return FailErrno("epoll_ctl(MOD)");
     slot.registered = wanted;
   }
   return Ok();
@@ -221,7 +224,8 @@ Status Worker::Retire(size_t index) {
   slot.active = false;
   // Out of the set entirely: a finished socket would otherwise keep reporting EPOLLHUP/EPOLLERR
   // (they cannot be masked) and spin the loop.
-  if (epoll_ctl(epoll_.get(), EPOLL_CTL_DEL, slot.flow->fd(), nullptr) != 0) return FailErrno("epoll_ctl(DEL)");
+  if (epoll_ctl(epoll_.get(), EPOLL_CTL_DEL, slot.flow->fd(), nullptr) != 0)
+    return FailErrno("epoll_ctl(DEL)");
   if (slot.flow->sender()) run_->SenderFinished();
   return Ok();
 }

@@ -63,8 +63,7 @@ class RunContext {
 
 class Worker {
  public:
-  Worker(int index, RunContext* run)
-      : index_(index), run_(run), buffers_(index, run->payloads()) {}
+  Worker(int index, RunContext* run) : index_(index), run_(run), buffers_(index, run->payloads()) {}
   ~Worker();  // REQUIRES: Join() was called if Start() was
   Worker(const Worker&) = delete;
   Worker& operator=(const Worker&) = delete;
@@ -73,9 +72,9 @@ class Worker {
   // fails only when a buffer cannot be made. REQUIRES: before Start; the flow outlives the
   // worker.
   Status Add(Flow* flow);
-  Status Start();        // creates the epoll set, eventfd and timerfd, then the thread
-  void Stop();           // wakes the loop; idempotent; safe before Start
-  void Join();           // waits for the thread; idempotent
+  Status Start();  // creates the epoll set, eventfd and timerfd, then the thread
+  void Stop();     // wakes the loop; idempotent; safe before Start
+  void Join();     // waits for the thread; idempotent
 
  private:
   struct Slot {

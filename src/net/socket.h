@@ -26,14 +26,14 @@ struct SocketOptions {
   // IPV6_V6ONLY on IPv6 sockets, before bind only (false: a "::" listener takes v4 too); unset =
   // leave it alone, as an accepted or connected socket must (Linux answers EINVAL there).
   std::optional<bool> v6only;
-  std::string bind_device;    // SO_BINDTODEVICE (needs CAP_NET_RAW), empty = any interface
-  bool dont_fragment = false; // UDP: IP(V6)_MTU_DISCOVER = PMTUDISC_DO (the DF bit on IPv4)
+  std::string bind_device;       // SO_BINDTODEVICE (needs CAP_NET_RAW), empty = any interface
+  bool dont_fragment = false;    // UDP: IP(V6)_MTU_DISCOVER = PMTUDISC_DO (the DF bit on IPv4)
   uint32_t user_timeout_ms = 0;  // TCP_USER_TIMEOUT: unacknowledged data this long ends it
   // SO_KEEPALIVE with TCP_KEEPIDLE / TCP_KEEPINTVL / TCP_KEEPCNT (0 = the kernel's default).
   bool keepalive = false;
   int keepalive_idle_s = 0, keepalive_interval_s = 0, keepalive_count = 0;
-  bool mptcp = false;         // TCP sockets are created as IPPROTO_MPTCP (Linux >= 5.6)
-  uint32_t flowlabel = 0;     // IPv6 TCP connect: this flow label (IPV6_FLOWLABEL_MGR), 0 = none
+  bool mptcp = false;      // TCP sockets are created as IPPROTO_MPTCP (Linux >= 5.6)
+  uint32_t flowlabel = 0;  // IPv6 TCP connect: this flow label (IPV6_FLOWLABEL_MGR), 0 = none
 };
 
 // Applies `options` to a socket of `family` (AF_INET/AF_INET6) and `socket_type`
@@ -51,8 +51,9 @@ Result<UniqueFd> Accept(int listen_fd, SocketAddress* peer = nullptr);
 // Connects a TCP socket to `addr`, optionally bound first to `bind_host` (numeric or name,
 // empty = any) and `bind_port` (0 = ephemeral). The connect is non-blocking and waits at most
 // `timeout`; the returned socket is back in blocking mode.
-Result<UniqueFd> Connect(const SocketAddress& addr, const std::string& bind_host, uint16_t bind_port,
-                         const SocketOptions& options, std::chrono::milliseconds timeout);
+Result<UniqueFd> Connect(const SocketAddress& addr, const std::string& bind_host,
+                         uint16_t bind_port, const SocketOptions& options,
+                         std::chrono::milliseconds timeout);
 
 // An unbound UDP socket of `family` with `options` applied.
 Result<UniqueFd> OpenUdp(int family, const SocketOptions& options);

@@ -36,7 +36,8 @@ Result<SocketAddress> SocketAddress::Local(int fd) {
   sockaddr_storage ss{};
   socklen_t len = sizeof(ss);
   if (getsockname(fd, reinterpret_cast<sockaddr*>(&ss), &len) != 0) return FailErrno("getsockname");
-  if (ss.ss_family != AF_INET && ss.ss_family != AF_INET6) return Fail("getsockname: not an IP socket");
+  if (ss.ss_family != AF_INET && ss.ss_family != AF_INET6)
+    return Fail("getsockname: not an IP socket");
   return SocketAddress(reinterpret_cast<const sockaddr*>(&ss), len);
 }
 
@@ -44,13 +45,15 @@ Result<SocketAddress> SocketAddress::Peer(int fd) {
   sockaddr_storage ss{};
   socklen_t len = sizeof(ss);
   if (getpeername(fd, reinterpret_cast<sockaddr*>(&ss), &len) != 0) return FailErrno("getpeername");
-  if (ss.ss_family != AF_INET && ss.ss_family != AF_INET6) return Fail("getpeername: not an IP socket");
+  if (ss.ss_family != AF_INET && ss.ss_family != AF_INET6)
+    return Fail("getpeername: not an IP socket");
   return SocketAddress(reinterpret_cast<const sockaddr*>(&ss), len);
 }
 
 uint16_t SocketAddress::port() const {
   if (family() == AF_INET) return ntohs(reinterpret_cast<const sockaddr_in*>(&storage_)->sin_port);
-  if (family() == AF_INET6) return ntohs(reinterpret_cast<const sockaddr_in6*>(&storage_)->sin6_port);
+  if (family() == AF_INET6)
+    return ntohs(reinterpret_cast<const sockaddr_in6*>(&storage_)->sin6_port);
   return 0;
 }
 
@@ -62,9 +65,11 @@ void SocketAddress::set_port(uint16_t port) {
 std::string SocketAddress::HostString() const {
   char text[INET6_ADDRSTRLEN] = {};
   if (family() == AF_INET) {
-    inet_ntop(AF_INET, &reinterpret_cast<const sockaddr_in*>(&storage_)->sin_addr, text, sizeof(text));
+    inet_ntop(AF_INET, &reinterpret_cast<const sockaddr_in*>(&storage_)->sin_addr, text,
+              sizeof(text));
   } else if (family() == AF_INET6) {
-    inet_ntop(AF_INET6, &reinterpret_cast<const sockaddr_in6*>(&storage_)->sin6_addr, text, sizeof(text));
+    inet_ntop(AF_INET6, &reinterpret_cast<const sockaddr_in6*>(&storage_)->sin6_addr, text,
+              sizeof(text));
   }
   return text;
 }
@@ -78,7 +83,9 @@ std::string SocketAddress::ToString() const {
 Result<std::vector<SocketAddress>> Resolve(const std::string& host, uint16_t port, Family family,
                                            int socket_type) {
   addrinfo hints{};
-  hints.ai_family = family == Family::kIpv4 ? AF_INET : family == Family::kIpv6 ? AF_INET6 : AF_UNSPEC;
+  hints.ai_family = family == Family::kIpv4   ? AF_INET
+                    : family == Family::kIpv6 ? AF_INET6
+                                              : AF_UNSPEC;
   hints.ai_socktype = socket_type;
   hints.ai_flags = AI_NUMERICSERV | (host.empty() ? AI_PASSIVE : 0);
   const std::string service = std::to_string(port);
@@ -88,7 +95,8 @@ Result<std::vector<SocketAddress>> Resolve(const std::string& host, uint16_t por
   if (rc != 0) return Fail("resolve '" + host + "': " + gai_strerror(rc));
   std::vector<SocketAddress> out;
   for (addrinfo* ai = list; ai != nullptr; ai = ai->ai_next) {
-    if (ai->ai_family == AF_INET || ai->ai_family == AF_INET6) out.emplace_back(ai->ai_addr, ai->ai_addrlen);
+    if (ai->ai_family == AF_INET || ai->ai_family == AF_INET6)
+      out.emplace_back(ai->ai_addr, ai->ai_addrlen);
   }
   freeaddrinfo(list);
   if (out.empty()) return Fail("resolve '" + host + "': no address of the requested family");

@@ -29,8 +29,9 @@ Result<UniqueFd> NewSocket(int family, int type, bool mptcp = false) {
     if (fd >= 0) return UniqueFd(fd);
     // EPROTONOSUPPORT without CONFIG_MPTCP, ENOPROTOOPT with net.mptcp.enabled = 0.
     if (errno == EPROTONOSUPPORT || errno == ENOPROTOOPT || errno == EINVAL) {
-      return FailErrno("socket(MPTCP): this kernel does not offer MPTCP (it needs "
-                       "CONFIG_MPTCP, Linux >= 5.6, and sysctl net.mptcp.enabled=1)");
+      return FailErrno(
+          "socket(MPTCP): this kernel does not offer MPTCP (it needs "
+          "CONFIG_MPTCP, Linux >= 5.6, and sysctl net.mptcp.enabled=1)");
     }
     return FailErrno("socket(MPTCP)");
   }
@@ -42,7 +43,8 @@ Result<UniqueFd> NewSocket(int family, int type, bool mptcp = false) {
 // Resolves `bind_host`/`bind_port` in `family` and binds `fd` to it.
 Status BindLocal(int fd, int family, const std::string& bind_host, uint16_t bind_port, int type) {
   if (bind_host.empty() && bind_port == 0) return Ok();
-  auto addrs = Resolve(bind_host, bind_port, family == AF_INET6 ? Family::kIpv6 : Family::kIpv4, type);
+  auto addrs =
+      Resolve(bind_host, bind_port, family == AF_INET6 ? Family::kIpv6 : Family::kIpv4, type);
   if (!addrs) return tl::unexpected(addrs.error());
   const SocketAddress& local = addrs->front();
   if (::bind(fd, local.addr(), local.length()) != 0) return FailErrno("bind " + local.ToString());
@@ -56,11 +58,14 @@ Status WaitConnected(int fd, const SocketAddress& addr, std::chrono::millisecond
     rc = ::poll(&p, 1, static_cast<int>(timeout.count()));
   } while (rc < 0 && errno == EINTR);
   if (rc < 0) return FailErrno("poll (connect " + addr.ToString() + ")");
-  if (rc == 0) return Fail("connect " + addr.ToString() + ": timed out after " +
-                           std::to_string(timeout.count()) + " ms", ETIMEDOUT);
+  if (rc == 0)
+    return Fail("connect " + addr.ToString() + ": timed out after " +
+                    std::to_string(timeout.count()) + " ms",
+                ETIMEDOUT);
   int err = 0;
   socklen_t len = sizeof(err);
-  if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) != 0) return FailErrno("getsockopt(SO_ERROR)");
+  if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) != 0)
+    return FailErrno("getsockopt(SO_ERROR)");
   if (err != 0) return Fail("connect " + addr.ToString(), err);
   return Ok();
 }
@@ -127,11 +132,11 @@ struct FlowLabelRequest {
   uint16_t flags, expires, linger;
   uint32_t pad;
 };
-constexpr int kFlowLabelMgr = 32;     // IPV6_FLOWLABEL_MGR
-constexpr int kFlowInfoSend = 33;     // IPV6_FLOWINFO_SEND
-constexpr uint8_t kFlowGet = 0;       // IPV6_FL_A_GET
+constexpr int kFlowLabelMgr = 32;       // IPV6_FLOWLABEL_MGR
+constexpr int kFlowInfoSend = 33;       // IPV6_FLOWINFO_SEND
+constexpr uint8_t kFlowGet = 0;         // IPV6_FL_A_GET
 constexpr uint8_t kFlowShareAny = 255;  // IPV6_FL_S_ANY
-constexpr uint16_t kFlowCreate = 1;   // IPV6_FL_F_CREATE
+constexpr uint16_t kFlowCreate = 1;     // IPV6_FL_F_CREATE
 
 // Leases `label` for the destination and returns the address to connect to with it, as
 // iperf3 -L does (the label rides in sin6_flowinfo).
@@ -196,7 +201,8 @@ Result<UniqueFd> Listen(const SocketAddress& addr, int backlog, const SocketOpti
   if (auto s = ApplySocketOptions(fd->get(), addr.family(), SOCK_STREAM, options); !s) {
     return tl::unexpected(s.error());
   }
-  if (::bind(fd->get(), addr.addr(), addr.length()) != 0) return FailErrno("bind " + addr.ToString());
+  if (::bind(fd->get(), addr.addr(), addr.length()) != 0)
+    return FailErrno("bind " + addr.ToString());
   if (::listen(fd->get(), backlog) != 0) return FailErrno("listen " + addr.ToString());
   return fd;
 }
@@ -216,8 +222,9 @@ Result<UniqueFd> Accept(int listen_fd, SocketAddress* peer) {
   return owned;
 }
 
-Result<UniqueFd> Connect(const SocketAddress& addr, const std::string& bind_host, uint16_t bind_port,
-                         const SocketOptions& options, std::chrono::milliseconds timeout) {
+Result<UniqueFd> Connect(const SocketAddress& addr, const std::string& bind_host,
+                         uint16_t bind_port, const SocketOptions& options,
+                         std::chrono::milliseconds timeout) {
   auto fd = NewSocket(addr.family(), SOCK_STREAM, options.mptcp);
   if (!fd) return fd;
   if (auto s = ApplySocketOptions(fd->get(), addr.family(), SOCK_STREAM, options); !s) {
@@ -259,12 +266,14 @@ Result<UniqueFd> BindUdp(const SocketAddress& addr, const SocketOptions& options
   if (!with_reuse.v6only.has_value()) with_reuse.v6only = false;
   auto fd = OpenUdp(addr.family(), with_reuse);
   if (!fd) return fd;
-  if (::bind(fd->get(), addr.addr(), addr.length()) != 0) return FailErrno("bind " + addr.ToString());
+  if (::bind(fd->get(), addr.addr(), addr.length()) != 0)
+    return FailErrno("bind " + addr.ToString());
   return fd;
 }
 
 Status ConnectUdp(int fd, const SocketAddress& addr) {
-  if (::connect(fd, addr.addr(), addr.length()) != 0) return FailErrno("connect(UDP) " + addr.ToString());
+  if (::connect(fd, addr.addr(), addr.length()) != 0)
+    return FailErrno("connect(UDP) " + addr.ToString());
   return Ok();
 }
 
@@ -272,7 +281,8 @@ Status SetNonBlocking(int fd, bool non_blocking) {
   int flags = fcntl(fd, F_GETFL);
   if (flags < 0) return FailErrno("fcntl(F_GETFL)");
   const int wanted = non_blocking ? (flags | O_NONBLOCK) : (flags & ~O_NONBLOCK);
-  if (wanted != flags && fcntl(fd, F_SETFL, wanted) != 0) return FailErrno("fcntl(F_SETFL, O_NONBLOCK)");
+  if (wanted != flags && fcntl(fd, F_SETFL, wanted) != 0)
+    return FailErrno("fcntl(F_SETFL, O_NONBLOCK)");
   return Ok();
 }
 
@@ -298,7 +308,8 @@ Result<std::string> CongestionName(int fd) {
 Result<int> GetIntOption(int fd, int level, int name, const char* label) {
   int value = 0;
   socklen_t len = sizeof(value);
-  if (getsockopt(fd, level, name, &value, &len) != 0) return FailErrno(std::string("getsockopt(") + label + ")");
+  if (getsockopt(fd, level, name, &value, &len) != 0)
+    return FailErrno(std::string("getsockopt(") + label + ")");
   return value;
 }
 

@@ -20,7 +20,9 @@ namespace {
 
 using std::chrono::milliseconds;
 
-SocketAddress Loopback4(uint16_t port = 0) { return *SocketAddress::FromNumeric("127.0.0.1", port); }
+SocketAddress Loopback4(uint16_t port = 0) {
+  return *SocketAddress::FromNumeric("127.0.0.1", port);
+}
 
 TEST(UniqueFdTest, ClosesOnceAndMoves) {
   int fds[2];
@@ -121,7 +123,8 @@ TEST(SocketTest, ConnectBindsTheRequestedPort) {
   probe->Reset();
   SocketOptions options;
   options.reuse_addr = true;
-  auto client = Connect(*SocketAddress::Local(listener->get()), "127.0.0.1", free_port, options, milliseconds(2000));
+  auto client = Connect(*SocketAddress::Local(listener->get()), "127.0.0.1", free_port, options,
+                        milliseconds(2000));
   ASSERT_TRUE(client) << client.error().ToString();
   EXPECT_EQ(SocketAddress::Local(client->get())->port(), free_port);
 }
@@ -166,12 +169,14 @@ TEST(SocketTest, FailingOptionNamesItself) {
   bad_mss.mss = 1;  // below TCP_MIN_MSS
   auto listener = Listen(Loopback4(), 1, bad_mss);
   ASSERT_FALSE(listener);
-  EXPECT_NE(listener.error().message.find("TCP_MAXSEG=1"), std::string::npos) << listener.error().message;
+  EXPECT_NE(listener.error().message.find("TCP_MAXSEG=1"), std::string::npos)
+      << listener.error().message;
 }
 
 TEST(SocketTest, CongestionNameReadsBack) {
   auto listener = Listen(Loopback4(), 1, SocketOptions{});
-  auto client = Connect(*SocketAddress::Local(listener->get()), "", 0, SocketOptions{}, milliseconds(2000));
+  auto client =
+      Connect(*SocketAddress::Local(listener->get()), "", 0, SocketOptions{}, milliseconds(2000));
   ASSERT_TRUE(client);
   auto name = CongestionName(client->get());
   ASSERT_TRUE(name) << name.error().ToString();
@@ -198,7 +203,8 @@ TEST(SocketTest, UdpBindConnectRoundTrip) {
   char buf[8];
   sockaddr_storage from{};
   socklen_t len = sizeof(from);
-  ASSERT_EQ(recvfrom(server->get(), buf, sizeof(buf), 0, reinterpret_cast<sockaddr*>(&from), &len), 4);
+  ASSERT_EQ(recvfrom(server->get(), buf, sizeof(buf), 0, reinterpret_cast<sockaddr*>(&from), &len),
+            4);
   SocketAddress from_addr(reinterpret_cast<sockaddr*>(&from), len);
   EXPECT_EQ(from_addr.ToString(), SocketAddress::Local(client->get())->ToString());
   // A second socket may bind the same port: BindUdp sets SO_REUSEADDR as iperf3's server needs.

@@ -32,7 +32,8 @@ class SysCalls {
   virtual SysResult RecvMmsg(int fd, mmsghdr* msgs, unsigned int count, int flags) = 0;
   // setsockopt(2) for the options whose absence a test must be able to simulate (UDP_SEGMENT
   // and UDP_GRO on a kernel older than 4.18 / 5.0); value is the returned 0, never a length.
-  virtual SysResult SetSockOpt(int fd, int level, int name, const void* value, socklen_t length) = 0;
+  virtual SysResult SetSockOpt(int fd, int level, int name, const void* value,
+                               socklen_t length) = 0;
 };
 
 class RealSysCalls final : public SysCalls {

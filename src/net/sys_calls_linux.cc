@@ -35,7 +35,8 @@ SysResult RealSysCalls::RecvMmsg(int fd, mmsghdr* msgs, unsigned int count, int 
   return Wrap(::recvmmsg(fd, msgs, count, flags, nullptr));
 }
 
-SysResult RealSysCalls::SetSockOpt(int fd, int level, int name, const void* value, socklen_t length) {
+SysResult RealSysCalls::SetSockOpt(int fd, int level, int name, const void* value,
+                                   socklen_t length) {
   return Wrap(::setsockopt(fd, level, name, value, length));
 }
 

@@ -25,6 +25,7 @@ Result<record::TcpInfoSample> ReadTcpInfo(int fd, TcpInfoFields* present = nullp
 
 // Decodes the first `length` bytes of a struct tcp_info as the kernel returned them; only
 // fields wholly inside `length` are read. Exposed for tests of short (older-kernel) structs.
-record::TcpInfoSample DecodeTcpInfo(const void* data, size_t length, TcpInfoFields* present = nullptr);
+record::TcpInfoSample DecodeTcpInfo(const void* data, size_t length,
+                                    TcpInfoFields* present = nullptr);
 
 }  // namespace nicbench::net

@@ -33,7 +33,8 @@ record::TcpInfoSample DecodeTcpInfo(const void* data, size_t length, TcpInfoFiel
   }
   if (NB_HAS(tcpi_snd_cwnd)) s.snd_cwnd = info.tcpi_snd_cwnd;
   if (NB_HAS(tcpi_total_retrans)) s.total_retrans = info.tcpi_total_retrans;
-  if ((fields.pacing_rate = NB_HAS(tcpi_pacing_rate))) s.pacing_rate_bytes_per_second = info.tcpi_pacing_rate;
+  if ((fields.pacing_rate = NB_HAS(tcpi_pacing_rate)))
+    s.pacing_rate_bytes_per_second = info.tcpi_pacing_rate;
   if ((fields.delivery_rate = NB_HAS(tcpi_delivery_rate))) {
     s.delivery_rate_bytes_per_second = info.tcpi_delivery_rate;
   }
@@ -57,7 +58,8 @@ record::TcpInfoSample DecodeTcpInfo(const void* data, size_t length, TcpInfoFiel
 Result<record::TcpInfoSample> ReadTcpInfo(int fd, TcpInfoFields* present) {
   tcp_info info{};
   socklen_t len = sizeof(info);
-  if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &info, &len) != 0) return FailErrno("getsockopt(TCP_INFO)");
+  if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &info, &len) != 0)
+    return FailErrno("getsockopt(TCP_INFO)");
   return DecodeTcpInfo(&info, len, present);
 }
 

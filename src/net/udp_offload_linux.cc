@@ -15,7 +15,8 @@ uint32_t GsoSegmentsPerSend(uint32_t datagram_bytes) {
 Status SetUdpSegment(SysCalls& sys, int fd, uint32_t datagram_bytes) {
   const int value = static_cast<int>(datagram_bytes);
   const SysResult r = sys.SetSockOpt(fd, SOL_UDP, UDP_SEGMENT, &value, sizeof value);
-  if (r.failed()) return Fail("setsockopt(UDP_SEGMENT=" + std::to_string(datagram_bytes) + ")", r.err);
+  if (r.failed())
+    return Fail("setsockopt(UDP_SEGMENT=" + std::to_string(datagram_bytes) + ")", r.err);
   return Ok();
 }
 
@@ -28,7 +29,8 @@ Status EnableUdpGro(SysCalls& sys, int fd) {
 
 uint32_t GroSegmentBytes(const msghdr& msg) {
   if (msg.msg_control == nullptr) return 0;
-  for (const cmsghdr* c = CMSG_FIRSTHDR(&msg); c != nullptr; c = CMSG_NXTHDR(const_cast<msghdr*>(&msg), const_cast<cmsghdr*>(c))) {
+  for (const cmsghdr* c = CMSG_FIRSTHDR(&msg); c != nullptr;
+       c = CMSG_NXTHDR(const_cast<msghdr*>(&msg), const_cast<cmsghdr*>(c))) {
     if (c->cmsg_level != SOL_UDP || c->cmsg_type != UDP_GRO) continue;
     int size = 0;
     std::copy_n(CMSG_DATA(c), sizeof size, reinterpret_cast<unsigned char*>(&size));

@@ -11,9 +11,16 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr const char* kProcFiles[] = {
-    "proc/cpuinfo",         "proc/stat",        "proc/interrupts",         "proc/softirqs",
-    "proc/net/snmp",        "proc/net/netstat", "proc/net/softnet_stat",   "proc/sys/kernel/osrelease",
-    "proc/sys/kernel/hostname", "sys/devices/system/cpu/online",
+    "proc/cpuinfo",
+    "proc/stat",
+    "proc/interrupts",
+    "proc/softirqs",
+    "proc/net/snmp",
+    "proc/net/netstat",
+    "proc/net/softnet_stat",
+    "proc/sys/kernel/osrelease",
+    "proc/sys/kernel/hostname",
+    "sys/devices/system/cpu/online",
 };
 
 // Never read: memory-mapped BARs (resource0..), the option ROM, VPD (slow or hanging on some

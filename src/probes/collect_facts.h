@@ -18,9 +18,10 @@ namespace nicbench::probes {
 record::HostFacts CollectHostFacts(FileSource& files);
 
 // The interface the kernel would use to reach `peer` (a numeric IPv4/IPv6 address; names are
-// resolved by the caller, so a probe never sends a DNS query): a UDP socket is connected to it (no packet is sent) and its local address is looked
-// up with getifaddrs. Loopback addresses, and addresses of this host itself, give "lo". Error when the name does not resolve or
-// there is no route.
+// resolved by the caller, so a probe never sends a DNS query): a UDP socket is connected to it (no
+// packet is sent) and its local address is looked up with getifaddrs. Loopback addresses, and
+// addresses of this host itself, give "lo". Error when the name does not resolve or there is no
+// route.
 Result<std::string> InterfaceForPeer(const std::string& peer);
 
 // Facts of `iface`. From the files: MTU and counters (/sys/class/net/IF), the PCI identity

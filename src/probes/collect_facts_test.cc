@@ -8,11 +8,14 @@ namespace nicbench::probes {
 namespace {
 
 TEST(EthtoolOffloadNamesTest, GroupsAsEthtoolShowsThem) {
-  std::vector<internal::KernelFeature> features = {
-      {"tx-scatter-gather", true, true},      {"tx-checksum-ipv4", false, false},
-      {"tx-checksum-ip-generic", true, true}, {"tx-tcp-segmentation", false, true},
-      {"tx-tcp6-segmentation", true, true},   {"rx-gro", true, true},
-      {"rx-lro", false, false},               {"highdma", true, false}};
+  std::vector<internal::KernelFeature> features = {{"tx-scatter-gather", true, true},
+                                                   {"tx-checksum-ipv4", false, false},
+                                                   {"tx-checksum-ip-generic", true, true},
+                                                   {"tx-tcp-segmentation", false, true},
+                                                   {"tx-tcp6-segmentation", true, true},
+                                                   {"rx-gro", true, true},
+                                                   {"rx-lro", false, false},
+                                                   {"highdma", true, false}};
   auto names = internal::EthtoolOffloadNames(features);
   auto find = [&](const std::string& name) -> const record::OffloadState* {
     for (const auto& o : names) {

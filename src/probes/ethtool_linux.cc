@@ -10,8 +10,8 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <map>
 #include <cstring>
+#include <map>
 #include <memory>
 #include <vector>
 
@@ -64,7 +64,8 @@ void FillDriverInfo(EthtoolSocket& sock, const std::string& iface, record::NicFa
     return;
   }
   auto field = [](const char* text, const char* empty_reason) -> Measured<std::string> {
-    if (text[0] == '\0') return Measured<std::string>::Unknown(Missing::kNotSupported, empty_reason);
+    if (text[0] == '\0')
+      return Measured<std::string>::Unknown(Missing::kNotSupported, empty_reason);
     return std::string(text);
   };
   facts.driver = field(info.driver, "driver gave no name");
@@ -84,13 +85,18 @@ void FillLinkFromLegacy(EthtoolSocket& sock, const std::string& iface, record::N
   }
   uint32_t speed = ethtool_cmd_speed(&cmd);
   if (speed == 0 || speed == static_cast<uint32_t>(SPEED_UNKNOWN)) {
-    facts.speed_mbps = Measured<uint64_t>::Unknown(Missing::kNotSupported, "driver reports speed unknown");
+    facts.speed_mbps =
+        Measured<uint64_t>::Unknown(Missing::kNotSupported, "driver reports speed unknown");
   } else {
     facts.speed_mbps = speed;
   }
-  if (cmd.duplex == DUPLEX_FULL) facts.duplex = std::string("full");
-  else if (cmd.duplex == DUPLEX_HALF) facts.duplex = std::string("half");
-  else facts.duplex = Measured<std::string>::Unknown(Missing::kNotSupported, "driver reports duplex unknown");
+  if (cmd.duplex == DUPLEX_FULL)
+    facts.duplex = std::string("full");
+  else if (cmd.duplex == DUPLEX_HALF)
+    facts.duplex = std::string("half");
+  else
+    facts.duplex =
+        Measured<std::string>::Unknown(Missing::kNotSupported, "driver reports duplex unknown");
   facts.autoneg = cmd.autoneg == AUTONEG_ENABLE;
 }
 
@@ -115,13 +121,18 @@ void FillLink(EthtoolSocket& sock, const std::string& iface, record::NicFacts& f
   }
   const struct ethtool_link_settings& s = *settings;
   if (s.speed == 0 || s.speed == static_cast<uint32_t>(SPEED_UNKNOWN)) {
-    facts.speed_mbps = Measured<uint64_t>::Unknown(Missing::kNotSupported, "driver reports speed unknown");
+    facts.speed_mbps =
+        Measured<uint64_t>::Unknown(Missing::kNotSupported, "driver reports speed unknown");
   } else {
     facts.speed_mbps = s.speed;
   }
-  if (s.duplex == DUPLEX_FULL) facts.duplex = std::string("full");
-  else if (s.duplex == DUPLEX_HALF) facts.duplex = std::string("half");
-  else facts.duplex = Measured<std::string>::Unknown(Missing::kNotSupported, "driver reports duplex unknown");
+  if (s.duplex == DUPLEX_FULL)
+    facts.duplex = std::string("full");
+  else if (s.duplex == DUPLEX_HALF)
+    facts.duplex = std::string("half");
+  else
+    facts.duplex =
+        Measured<std::string>::Unknown(Missing::kNotSupported, "driver reports duplex unknown");
   facts.autoneg = s.autoneg == AUTONEG_ENABLE;
 }
 
@@ -139,7 +150,8 @@ Result<uint32_t> StringSetSize(EthtoolSocket& sock, const std::string& iface, ui
   return info->data[0];
 }
 
-Result<std::vector<std::string>> Strings(EthtoolSocket& sock, const std::string& iface, uint32_t set) {
+Result<std::vector<std::string>> Strings(EthtoolSocket& sock, const std::string& iface,
+                                         uint32_t set) {
   auto count = StringSetSize(sock, iface, set);
   if (!count) return tl::unexpected(count.error());
   std::vector<uint8_t> buffer(sizeof(struct ethtool_gstrings) + size_t{*count} * ETH_GSTRING_LEN);
@@ -186,11 +198,13 @@ void FillFeatures(EthtoolSocket& sock, const std::string& iface, record::NicFact
   facts.offloads = EthtoolOffloadNames(features);
 }
 
-void FillRingsCoalesceChannels(EthtoolSocket& sock, const std::string& iface, record::NicFacts& facts) {
+void FillRingsCoalesceChannels(EthtoolSocket& sock, const std::string& iface,
+                               record::NicFacts& facts) {
   struct ethtool_ringparam ring {};
   ring.cmd = ETHTOOL_GRINGPARAM;
   if (auto status = sock.Call(iface, &ring, "ETHTOOL_GRINGPARAM"); status) {
-    facts.rings = record::RingSizes{ring.rx_pending, ring.tx_pending, ring.rx_max_pending, ring.tx_max_pending};
+    facts.rings = record::RingSizes{ring.rx_pending, ring.tx_pending, ring.rx_max_pending,
+                                    ring.tx_max_pending};
   } else {
     facts.rings = Unknown<record::RingSizes>(status.error());
   }
@@ -211,9 +225,9 @@ void FillRingsCoalesceChannels(EthtoolSocket& sock, const std::string& iface, re
   struct ethtool_channels channels {};
   channels.cmd = ETHTOOL_GCHANNELS;
   if (auto status = sock.Call(iface, &channels, "ETHTOOL_GCHANNELS"); status) {
-    facts.channels = record::ChannelCounts{channels.rx_count,  channels.tx_count,  channels.other_count,
-                                           channels.combined_count, channels.max_rx, channels.max_tx,
-                                           channels.max_other, channels.max_combined};
+    facts.channels = record::ChannelCounts{
+        channels.rx_count, channels.tx_count, channels.other_count, channels.combined_count,
+        channels.max_rx,   channels.max_tx,   channels.max_other,   channels.max_combined};
   } else {
     facts.channels = Unknown<record::ChannelCounts>(status.error());
   }

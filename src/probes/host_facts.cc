@@ -33,7 +33,8 @@ bool SameAddress(const struct sockaddr* a, const struct sockaddr_storage& b) {
   }
   if (a->sa_family == AF_INET6) {
     return std::memcmp(&reinterpret_cast<const sockaddr_in6*>(a)->sin6_addr,
-                       &reinterpret_cast<const sockaddr_in6*>(&b)->sin6_addr, sizeof(in6_addr)) == 0;
+                       &reinterpret_cast<const sockaddr_in6*>(&b)->sin6_addr,
+                       sizeof(in6_addr)) == 0;
   }
   return false;
 }
@@ -81,7 +82,8 @@ record::HostFacts CollectHostFacts(FileSource& files) {
   } else if (auto model = ParseCpuModel(text)) {
     facts.cpu_model = *model;
   } else {
-    facts.cpu_model = Measured<std::string>::Unknown(Missing::kNotSupported, model.error().ToString());
+    facts.cpu_model =
+        Measured<std::string>::Unknown(Missing::kNotSupported, model.error().ToString());
   }
   auto online = files.ReadTrimmed("/sys/devices/system/cpu/online");
   auto cpus = online ? ParseCpuList(*online) : tl::unexpected(online.error());

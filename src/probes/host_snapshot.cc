@@ -122,8 +122,9 @@ std::vector<record::IrqRate> DiffIrqs(const Interrupts& a, const Interrupts& b, 
     }
     rates.push_back(std::move(rate));
   }
-  std::stable_sort(rates.begin(), rates.end(),
-                   [](const record::IrqRate& x, const record::IrqRate& y) { return x.total > y.total; });
+  std::stable_sort(
+      rates.begin(), rates.end(),
+      [](const record::IrqRate& x, const record::IrqRate& y) { return x.total > y.total; });
   return rates;
 }
 
@@ -140,7 +141,8 @@ std::vector<record::SoftnetDelta> DiffSoftnet(const std::vector<SoftnetRow>& a,
   std::vector<record::SoftnetDelta> deltas;
   deltas.reserve(b.size());
   for (const SoftnetRow& now : b) {
-    auto it = std::find_if(a.begin(), a.end(), [&](const SoftnetRow& r) { return r.cpu == now.cpu; });
+    auto it =
+        std::find_if(a.begin(), a.end(), [&](const SoftnetRow& r) { return r.cpu == now.cpu; });
     if (it == a.end()) continue;
     record::SoftnetDelta delta;
     delta.cpu = now.cpu;
@@ -159,7 +161,8 @@ std::map<std::string, int64_t> DiffNetCounters(const std::map<std::string, int64
     auto it = a.find(key);
     if (it == a.end()) continue;
     // Signed: gauges such as Tcp.CurrEstab may fall.
-    int64_t delta = static_cast<int64_t>(static_cast<uint64_t>(value) - static_cast<uint64_t>(it->second));
+    int64_t delta =
+        static_cast<int64_t>(static_cast<uint64_t>(value) - static_cast<uint64_t>(it->second));
     bool always = key.rfind("Tcp.", 0) == 0 || key.rfind("Udp.", 0) == 0;
     if (always || delta != 0) deltas.emplace(key, delta);
   }

@@ -55,7 +55,7 @@ TEST(DiffSnapshotsTest, RealVmPairSharesAndIrqs) {
   ASSERT_TRUE(out.context_switches.known());
   EXPECT_GT(out.context_switches.value(), 0u);
   ASSERT_TRUE(out.net_counters.known());
-  EXPECT_EQ(out.net_counters.value().count("Tcp.RetransSegs"), 1u);  // kept even when 0
+  EXPECT_EQ(out.net_counters.value().count("Tcp.RetransSegs"), 1u);     // kept even when 0
   EXPECT_EQ(out.net_counters.value().count("TcpExt.TCPTimeouts"), 0u);  // zero TcpExt dropped
 }
 

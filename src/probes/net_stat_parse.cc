@@ -95,7 +95,8 @@ Result<std::map<std::string, int64_t>> ParseSnmp(std::string_view text) {
       if (!number) {
         if (auto big = scan::ToU64(value)) number = static_cast<int64_t>(*big);
       }
-      if (!number) return Fail("snmp: bad value '" + std::string(value) + "' for " + std::string(name));
+      if (!number)
+        return Fail("snmp: bad value '" + std::string(value) + "' for " + std::string(name));
       std::string key(group);
       key += '.';
       key += name;

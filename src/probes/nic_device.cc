@@ -102,8 +102,8 @@ std::optional<std::string> MatchNicIrq(const NicDevice& nic, const InterruptLine
   }
   bool by_msi = nic.msi_irqs.count(line.irq) > 0;
   bool by_chip = !nic.pci_address.empty() && line.chip.size() > nic.pci_address.size() &&
-                 line.chip.compare(line.chip.size() - nic.pci_address.size(),
-                                   std::string::npos, nic.pci_address) == 0;
+                 line.chip.compare(line.chip.size() - nic.pci_address.size(), std::string::npos,
+                                   nic.pci_address) == 0;
   if (!by_msi && !by_chip) return std::nullopt;
   // A name the kernel cut short ("mlx4-comp-0@pci:00") still carries the queue before '@'.
   size_t at = line.name.find("@pci:");

@@ -88,7 +88,8 @@ TEST(MatchNicIrqTest, VirtioByDeviceNameAndChipAddress) {
   NicDevice kvm = Named("eth0");
   kvm.device_name = "virtio0";
   auto shared = NicLines("interrupts-kvm-2cpu.txt", kvm);
-  EXPECT_NE(std::find(shared.begin(), shared.end(), "25=virtqueues"), shared.end()) << ::testing::PrintToString(shared);
+  EXPECT_NE(std::find(shared.begin(), shared.end(), "25=virtqueues"), shared.end())
+      << ::testing::PrintToString(shared);
 }
 
 TEST(MatchNicIrqTest, WifiFoundOnlyByMsiNumber) {

@@ -3,8 +3,8 @@
 
 #include "probes/collect_facts.h"
 #include "probes/nic_device.h"
-#include "probes/pci_config.h"
 #include "probes/nic_internal.h"
+#include "probes/pci_config.h"
 #include "probes/proc_parsers.h"
 #include "probes/text_scan.h"
 
@@ -22,7 +22,8 @@ Measured<T> Absent(const char* why) {
 }
 
 void MarkAllNicFieldsAbsent(record::NicFacts& facts, const char* why) {
-  facts.driver = facts.driver_version = facts.firmware_version = facts.bus_info = Absent<std::string>(why);
+  facts.driver = facts.driver_version = facts.firmware_version = facts.bus_info =
+      Absent<std::string>(why);
   facts.pci = Absent<record::PciIdentity>(why);
   facts.speed_mbps = Absent<uint64_t>(why);
   facts.duplex = Absent<std::string>(why);
@@ -40,8 +41,10 @@ void MarkAllNicFieldsAbsent(record::NicFacts& facts, const char* why) {
 void FillInterfaceFiles(FileSource& files, const std::string& base, record::NicFacts& facts) {
   if (auto mtu = files.ReadTrimmed(base + "/mtu")) {
     auto value = scan::ToU64(*mtu);
-    if (value) facts.mtu = static_cast<uint32_t>(*value);
-    else facts.mtu = Measured<uint32_t>::Unknown(Missing::kError, "bad mtu '" + *mtu + "'");
+    if (value)
+      facts.mtu = static_cast<uint32_t>(*value);
+    else
+      facts.mtu = Measured<uint32_t>::Unknown(Missing::kError, "bad mtu '" + *mtu + "'");
   } else {
     facts.mtu = UnknownFrom<uint32_t>(mtu.error());
   }
@@ -64,13 +67,21 @@ void FillInterfaceFiles(FileSource& files, const std::string& base, record::NicF
 void FillLinkFromSysfs(FileSource& files, const std::string& base, record::NicFacts& facts) {
   auto speed = files.ReadTrimmed(base + "/speed");
   auto mbps = speed ? scan::ToU64(*speed) : std::nullopt;
-  if (mbps && *mbps > 0) facts.speed_mbps = *mbps;
-  else if (!speed) facts.speed_mbps = UnknownFrom<uint64_t>(speed.error());
-  else facts.speed_mbps = Measured<uint64_t>::Unknown(Missing::kNotSupported, "driver reports speed unknown");
+  if (mbps && *mbps > 0)
+    facts.speed_mbps = *mbps;
+  else if (!speed)
+    facts.speed_mbps = UnknownFrom<uint64_t>(speed.error());
+  else
+    facts.speed_mbps =
+        Measured<uint64_t>::Unknown(Missing::kNotSupported, "driver reports speed unknown");
   auto duplex = files.ReadTrimmed(base + "/duplex");
-  if (duplex && (*duplex == "full" || *duplex == "half")) facts.duplex = *duplex;
-  else if (!duplex) facts.duplex = UnknownFrom<std::string>(duplex.error());
-  else facts.duplex = Measured<std::string>::Unknown(Missing::kNotSupported, "driver reports duplex unknown");
+  if (duplex && (*duplex == "full" || *duplex == "half"))
+    facts.duplex = *duplex;
+  else if (!duplex)
+    facts.duplex = UnknownFrom<std::string>(duplex.error());
+  else
+    facts.duplex =
+        Measured<std::string>::Unknown(Missing::kNotSupported, "driver reports duplex unknown");
 }
 
 std::string HexId(std::string text) {
@@ -110,8 +121,9 @@ void FillIrqs(FileSource& files, const NicDevice& nic, record::NicFacts& facts) 
   }
   std::vector<record::IrqVector> vectors;
   std::string text;
-  auto interrupts = files.ReadInto("/proc/interrupts", text) ? ParseInterrupts(text)
-                                                              : Result<Interrupts>(Fail("no /proc/interrupts"));
+  auto interrupts = files.ReadInto("/proc/interrupts", text)
+                        ? ParseInterrupts(text)
+                        : Result<Interrupts>(Fail("no /proc/interrupts"));
   auto name_of = [&](const std::string& irq) -> std::string {
     if (!interrupts) return {};
     for (const InterruptLine& line : interrupts->lines) {

@@ -8,10 +8,10 @@
 namespace nicbench::probes {
 
 const char* const kNicCounterNames[] = {
-    "rx_packets",       "tx_packets",        "rx_errors",        "tx_errors",
-    "rx_dropped",       "tx_dropped",        "rx_missed_errors", "rx_fifo_errors",
-    "rx_over_errors",   "rx_crc_errors",     "rx_frame_errors",  "rx_length_errors",
-    "tx_fifo_errors",   "tx_carrier_errors", "tx_aborted_errors", "collisions"};
+    "rx_packets",     "tx_packets",        "rx_errors",         "tx_errors",
+    "rx_dropped",     "tx_dropped",        "rx_missed_errors",  "rx_fifo_errors",
+    "rx_over_errors", "rx_crc_errors",     "rx_frame_errors",   "rx_length_errors",
+    "tx_fifo_errors", "tx_carrier_errors", "tx_aborted_errors", "collisions"};
 const size_t kNicCounterCount = sizeof kNicCounterNames / sizeof kNicCounterNames[0];
 
 Result<std::map<std::string, int64_t>> ReadNicStatistics(FileSource& files, std::string& buffer,

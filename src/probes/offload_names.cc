@@ -37,7 +37,9 @@ bool Glob(std::string_view pattern, std::string_view text) {
   return text.substr(text.size() - tail.size()) == tail;
 }
 
-bool IsWildcard(const Group& group) { return std::string_view(group.pattern).find('*') != std::string_view::npos; }
+bool IsWildcard(const Group& group) {
+  return std::string_view(group.pattern).find('*') != std::string_view::npos;
+}
 
 }  // namespace
 

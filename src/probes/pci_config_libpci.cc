@@ -41,9 +41,8 @@ std::string Hex(unsigned value, int digits) { return fmt::format("{:0{}x}", valu
 
 std::string Name(pci_access* a, int flags, unsigned v1, unsigned v2, unsigned v3, unsigned v4) {
   char buf[256];
-  const char* name = pci_lookup_name(a, buf, sizeof buf, flags | PCI_LOOKUP_NO_NUMBERS |
-                                                             PCI_LOOKUP_NO_HWDB,
-                                     v1, v2, v3, v4);
+  const char* name = pci_lookup_name(
+      a, buf, sizeof buf, flags | PCI_LOOKUP_NO_NUMBERS | PCI_LOOKUP_NO_HWDB, v1, v2, v3, v4);
   return name != nullptr ? name : "";
 }
 
@@ -65,7 +64,8 @@ void FillCapabilities(pci_dev* d, record::PciIdentity& pci) {
   if (!pci_read_block(d, 0x40, probe, sizeof probe)) {
     const char* why = "the configuration space past 64 bytes needs root";
     pci.link = Measured<record::PciLinkState>::Unknown(Missing::kPermissionDenied, why);
-    pci.msi = pci.msix = Measured<record::PciInterruptCap>::Unknown(Missing::kPermissionDenied, why);
+    pci.msi = pci.msix =
+        Measured<record::PciInterruptCap>::Unknown(Missing::kPermissionDenied, why);
     return;
   }
   if (pci_cap* exp = pci_find_cap(d, PCI_CAP_ID_EXP, PCI_CAP_NORMAL)) {
@@ -127,8 +127,8 @@ void FillPciDetails(FileSource& files, const std::string& address, record::PciId
     pci_dev* d = pci_get_dev(a.get(), static_cast<int>(domain), static_cast<int>(bus),
                              static_cast<int>(slot), static_cast<int>(func));
     if (d == nullptr) throw std::runtime_error("libpci: no device " + address);
-    pci_fill_info(d, PCI_FILL_IDENT | PCI_FILL_CLASS | PCI_FILL_CLASS_EXT | PCI_FILL_SUBSYS |
-                         PCI_FILL_CAPS);
+    pci_fill_info(
+        d, PCI_FILL_IDENT | PCI_FILL_CLASS | PCI_FILL_CLASS_EXT | PCI_FILL_SUBSYS | PCI_FILL_CAPS);
     FillNames(a.get(), d, pci);
     FillCapabilities(d, pci);
     pci_free_dev(d);

@@ -56,8 +56,8 @@ struct InterruptLine {
 };
 
 struct Interrupts {
-  int cpu_count = 0;               // columns in the header ("CPU0 CPU1 ...")
-  std::vector<int> cpu_ids;        // the N of each "CPUN" header column
+  int cpu_count = 0;         // columns in the header ("CPU0 CPU1 ...")
+  std::vector<int> cpu_ids;  // the N of each "CPUN" header column
   std::vector<InterruptLine> lines;
 };
 

@@ -161,10 +161,10 @@ TEST(ParseInterruptsTest, ArmGicFormatAndEveryFixtureParses) {
   EXPECT_EQ(arm->lines[0].chip, "GICv3");
   EXPECT_EQ(arm->lines[0].hwirq, "27 Level");
   EXPECT_EQ(arm->lines[0].name, "arch_timer");
-  for (const char* file :
-       {"interrupts-bnx2-mlx4-12cpu.txt", "interrupts-ixgbe-12cpu.txt", "interrupts-igb-rx-tx-4cpu.txt",
-        "interrupts-i40e-igb-e1000e-4cpu.txt", "interrupts-igb-i211-e1000e-4cpu.txt",
-        "interrupts-virtio-1cpu.txt", "interrupts-kvm-2cpu.txt"}) {
+  for (const char* file : {"interrupts-bnx2-mlx4-12cpu.txt", "interrupts-ixgbe-12cpu.txt",
+                           "interrupts-igb-rx-tx-4cpu.txt", "interrupts-i40e-igb-e1000e-4cpu.txt",
+                           "interrupts-igb-i211-e1000e-4cpu.txt", "interrupts-virtio-1cpu.txt",
+                           "interrupts-kvm-2cpu.txt"}) {
     auto irqs = ParseInterrupts(ReadFixture(std::string("proc/") + file));
     ASSERT_TRUE(irqs) << file << ": " << irqs.error().ToString();
     EXPECT_GT(irqs->lines.size(), 10u) << file;
@@ -263,8 +263,8 @@ TEST(ParseSnmpTest, NetstatLayouts) {
   ASSERT_TRUE(arm) << arm.error().ToString();
   EXPECT_EQ(arm->count("TcpExt.ListenDrops"), 1u);
   EXPECT_EQ(arm->count("IpExt.InOctets"), 0u);
-  for (const char* file : {"proc/netstat-rhel5-2.6.18.txt", "proc/netstat-linux4x-procfs-fixture.txt",
-                           "proc/netstat-vm-6.18.txt"}) {
+  for (const char* file : {"proc/netstat-rhel5-2.6.18.txt",
+                           "proc/netstat-linux4x-procfs-fixture.txt", "proc/netstat-vm-6.18.txt"}) {
     auto counters = ParseSnmp(ReadFixture(file));
     ASSERT_TRUE(counters) << file << ": " << counters.error().ToString();
     EXPECT_EQ(counters->count("TcpExt.TCPTimeouts"), 1u) << file;
@@ -278,7 +278,8 @@ TEST(ParseSnmpTest, RejectsMismatchedPairs) {
 }
 
 TEST(ParseCpuModelTest, X86AndArm) {
-  EXPECT_EQ(ParseCpuModel("processor\t: 0\nmodel name\t: AMD EPYC\nflags\t: fpu\n").value(), "AMD EPYC");
+  EXPECT_EQ(ParseCpuModel("processor\t: 0\nmodel name\t: AMD EPYC\nflags\t: fpu\n").value(),
+            "AMD EPYC");
   EXPECT_EQ(ParseCpuModel("Processor\t: ARM926EJ-S rev 5 (v5l)\nBogoMIPS\t: 88.47\n").value(),
             "ARM926EJ-S rev 5 (v5l)");
   EXPECT_FALSE(ParseCpuModel("processor\t: 0\n"));

@@ -12,16 +12,18 @@ Result<CpuJiffies> ParseCpuLine(std::string_view label, std::string_view rest) {
   CpuJiffies cpu;
   if (label.size() > 3) {
     auto index = scan::ToU64(label.substr(3));
-    if (!index || *index > 1u << 20) return Fail("/proc/stat: bad cpu label '" + std::string(label) + "'");
+    if (!index || *index > 1u << 20)
+      return Fail("/proc/stat: bad cpu label '" + std::string(label) + "'");
     cpu.cpu = static_cast<int>(*index);
   }
-  uint64_t* fields[] = {&cpu.user,  &cpu.nice,  &cpu.system, &cpu.idle,  &cpu.iowait,
-                        &cpu.irq,   &cpu.softirq, &cpu.steal, &cpu.guest, &cpu.guest_nice};
+  uint64_t* fields[] = {&cpu.user, &cpu.nice,    &cpu.system, &cpu.idle,  &cpu.iowait,
+                        &cpu.irq,  &cpu.softirq, &cpu.steal,  &cpu.guest, &cpu.guest_nice};
   int count = 0;
   for (std::string_view token = scan::NextToken(rest); !token.empty();
        token = scan::NextToken(rest)) {
     auto value = scan::ToU64(token);
-    if (!value) return Fail("/proc/stat: bad number '" + std::string(token) + "' on " + std::string(label));
+    if (!value)
+      return Fail("/proc/stat: bad number '" + std::string(token) + "' on " + std::string(label));
     if (count < 10) *fields[count] = *value;
     ++count;
   }

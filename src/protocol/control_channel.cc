@@ -31,8 +31,8 @@ tl::unexpected<Error> TimedOut(std::string_view verb, std::string_view what, mil
 Result<bool> WaitReady(int fd, short events, SteadyTime deadline, std::string_view verb,
                        std::string_view what) {
   for (;;) {
-    const auto left = std::chrono::duration_cast<milliseconds>(
-        deadline - std::chrono::steady_clock::now());
+    const auto left =
+        std::chrono::duration_cast<milliseconds>(deadline - std::chrono::steady_clock::now());
     if (left.count() <= 0) return false;
     pollfd p{fd, events, 0};
     // Round up so a sub-millisecond remainder does not spin with a 0 timeout.
@@ -205,8 +205,8 @@ Result<nlohmann::json> ReadJson(int fd, milliseconds timeout, size_t max_bytes,
   }
   if (length == 0) return Fail(fmt::format("reading {}: empty message", what));
   std::string body(length, '\0');
-  got = ReadUpTo(fd, reinterpret_cast<uint8_t*>(body.data()), length, deadline, timeout, what,
-                 false);
+  got =
+      ReadUpTo(fd, reinterpret_cast<uint8_t*>(body.data()), length, deadline, timeout, what, false);
   if (!got) return tl::unexpected(got.error());
   auto doc = ParseJsonText(body);
   if (!doc) return Fail(fmt::format("reading {}: {}", what, doc.error().message));

@@ -39,9 +39,8 @@ const char* TypeName(const nlohmann::json& value) {
   return "unknown";
 }
 
-Result<std::optional<int64_t>> ReadInt(const nlohmann::json& obj, std::string_view key,
-                                       int64_t min, int64_t max, MinusOne minus_one,
-                                       std::string_view where) {
+Result<std::optional<int64_t>> ReadInt(const nlohmann::json& obj, std::string_view key, int64_t min,
+                                       int64_t max, MinusOne minus_one, std::string_view where) {
   const nlohmann::json* value = Find(obj, key);
   if (value == nullptr) return std::optional<int64_t>();
   int64_t v = 0;

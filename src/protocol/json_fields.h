@@ -19,9 +19,8 @@ namespace nicbench::protocol::internal {
 enum class MinusOne { kRefuse, kAccept };
 
 // `where` names the document and the field's parent for errors: "parameter", "results stream 2".
-Result<std::optional<int64_t>> ReadInt(const nlohmann::json& obj, std::string_view key,
-                                       int64_t min, int64_t max, MinusOne minus_one,
-                                       std::string_view where);
+Result<std::optional<int64_t>> ReadInt(const nlohmann::json& obj, std::string_view key, int64_t min,
+                                       int64_t max, MinusOne minus_one, std::string_view where);
 
 // An integer or a floating-point number; must be finite and within [min, max].
 Result<std::optional<double>> ReadNumber(const nlohmann::json& obj, std::string_view key,

@@ -28,9 +28,9 @@ constexpr size_t kMaxTextBytes = 16 * 1024;  // title, extra_data
 constexpr size_t kMaxNameBytes = 256;        // congestion names, versions
 
 // Propagates the error of a Status or Result inside the decoders.
-#define NB_PROTO_TRY(expr)                                          \
-  do {                                                              \
-    auto nb_proto_status = (expr);                                  \
+#define NB_PROTO_TRY(expr)                                                \
+  do {                                                                    \
+    auto nb_proto_status = (expr);                                        \
     if (!nb_proto_status) return tl::unexpected(nb_proto_status.error()); \
   } while (0)
 
@@ -79,7 +79,8 @@ Status DecodeEndAndStreams(const json& doc, TestSpec* spec) {
   NB_PROTO_TRY(SetInt(doc, "parallel", 0, kInt32Max, &spec->parallel));
   const bool reverse = internal::Present(doc, "reverse");
   const bool bidir = internal::Present(doc, "bidirectional");
-  if (reverse && bidir) return Fail("parameters: both \"reverse\" and \"bidirectional\" are present");
+  if (reverse && bidir)
+    return Fail("parameters: both \"reverse\" and \"bidirectional\" are present");
   spec->direction =
       bidir ? Direction::kBidirectional : (reverse ? Direction::kReverse : Direction::kForward);
   return Ok();
@@ -156,8 +157,8 @@ Status DecodeExtension(const json& doc, DecodedParams* out) {
   if (it == doc.end()) return Ok();
   const json& ext = *it;
   if (!ext.is_object()) {
-    return Fail(fmt::format("parameter \"nicbench\": expected an object, got {}",
-                            internal::TypeName(ext)));
+    return Fail(
+        fmt::format("parameter \"nicbench\": expected an object, got {}", internal::TypeName(ext)));
   }
   Extension decoded;
   int64_t version = 0;

@@ -56,12 +56,12 @@ struct DecodedParams {
   record::TestSpec spec;
   std::optional<Extension> ext;  // set when the peer is nicbench (it sent the "nicbench" key)
   bool peer_is_nicbench() const { return ext.has_value(); }
-  std::string client_version;        // "" when absent (pre-3.1 clients)
+  std::string client_version;  // "" when absent (pre-3.1 clients)
   // Keys a 3.12 client may send that TestSpec does not model; the server decides what to do.
   std::optional<int> server_affinity;  // -1 (or 2^64-1) = none
   int flowlabel = 0;
   bool dont_fragment = false;
-  bool has_authtoken = false;          // we do not implement iperf3 authentication
+  bool has_authtoken = false;  // we do not implement iperf3 authentication
   std::string congestion_used;
 };
 
@@ -71,8 +71,8 @@ struct DecodedParams {
 // when present, whatever their value, as 3.12 does; "zerocopy" and "dont_fragment" are read as
 // integers (nonzero = on), also as 3.12 does. More than one of tcp/udp/sctp, or sctp at all, is
 // refused; none means TCP; "reverse" with "bidirectional" is refused. The 3.19 key
-// "skip_rx_copy" is read as a flag too. Where -1 means "none" an integer >= 2^63 is read as -1 (3.12
-// prints -1 as 18446744073709551615). A "nicbench" key that is not an object is an error.
+// "skip_rx_copy" is read as a flag too. Where -1 means "none" an integer >= 2^63 is read as -1
+// (3.12 prints -1 as 18446744073709551615). A "nicbench" key that is not an object is an error.
 Result<DecodedParams> DecodeParams(std::string_view json_text);
 // The same on an already parsed document (ReadJson gives one). A separate name, because a
 // json is constructible from a string and an overload would be ambiguous.

@@ -235,12 +235,12 @@ TEST(DecodeParamsTest, ExtrasOutsideTestSpec) {
 
 // CVE-2024-53580 class: every typed field, given every wrong type, is a clean error naming it.
 TEST(DecodeParamsTest, WrongTypesForEveryFieldAreCleanErrors) {
-  const char* int_keys[] = {"omit",   "time",   "num",          "blockcount", "MSS",
-                            "parallel", "window", "len",        "bandwidth",  "fqrate",
-                            "pacing_timer", "burst", "TOS",     "flowlabel",  "zerocopy",
+  const char* int_keys[] = {"omit",          "time",           "num", "blockcount", "MSS",
+                            "parallel",      "window",         "len", "bandwidth",  "fqrate",
+                            "pacing_timer",  "burst",          "TOS", "flowlabel",  "zerocopy",
                             "dont_fragment", "server_affinity"};
-  const char* wrong_for_int[] = {R"("12")", "1.5", "1.0", "[1]", R"({"a":1})", "true", "null",
-                                 "1e400"};
+  const char* wrong_for_int[] = {R"("12")",    "1.5",  "1.0",  "[1]",
+                                 R"({"a":1})", "true", "null", "1e400"};
   for (const char* key : int_keys) {
     for (const char* value : wrong_for_int) {
       const std::string doc = std::string(R"({"tcp":true,")") + key + "\":" + value + "}";

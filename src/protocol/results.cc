@@ -53,8 +53,8 @@ Result<PeerStream> DecodeStream(const json& item, size_t index) {
   if (!item.is_object()) {
     return Fail(fmt::format("{}: expected an object, got {}", where, internal::TypeName(item)));
   }
-  auto id = Required(internal::ReadInt(item, "id", 1, INT_MAX, MinusOne::kRefuse, where), where,
-                     "id");
+  auto id =
+      Required(internal::ReadInt(item, "id", 1, INT_MAX, MinusOne::kRefuse, where), where, "id");
   NB_PROTO_TRY(id);
   auto bytes = RequiredInt(item, "bytes", 0, MinusOne::kRefuse, where);
   NB_PROTO_TRY(bytes);
@@ -86,8 +86,8 @@ Status DecodeStreams(const json& doc, PeerResults* out) {
   auto it = doc.find("streams");
   if (it == doc.end()) return Fail("results \"streams\": missing");
   if (!it->is_array()) {
-    return Fail(fmt::format("results \"streams\": expected an array, got {}",
-                            internal::TypeName(*it)));
+    return Fail(
+        fmt::format("results \"streams\": expected an array, got {}", internal::TypeName(*it)));
   }
   if (it->size() > kMaxResultStreams) {
     return Fail(fmt::format("results \"streams\": {} streams exceed the limit of {}", it->size(),
@@ -116,9 +116,9 @@ Status DecodeHeader(const json& doc, PeerResults* out) {
   auto system = Required(internal::ReadNumber(doc, "cpu_util_system", -kHuge, kHuge, kWhere),
                          kWhere, "cpu_util_system");
   if (!system) return tl::unexpected(system.error());
-  auto has_retransmits = Required(
-      internal::ReadInt(doc, "sender_has_retransmits", -1, 1, MinusOne::kAccept, kWhere), kWhere,
-      "sender_has_retransmits");
+  auto has_retransmits =
+      Required(internal::ReadInt(doc, "sender_has_retransmits", -1, 1, MinusOne::kAccept, kWhere),
+               kWhere, "sender_has_retransmits");
   if (!has_retransmits) return tl::unexpected(has_retransmits.error());
   auto congestion = internal::ReadString(doc, "congestion_used", kMaxNameBytes, kWhere);
   if (!congestion) return tl::unexpected(congestion.error());
@@ -139,8 +139,8 @@ Status DecodeObjects(const json& doc, PeerResults* out) {
     auto it = doc.find(key);
     if (it == doc.end()) continue;
     if (!it->is_object()) {
-      return Fail(fmt::format("results \"{}\": expected an object, got {}", key,
-                              internal::TypeName(*it)));
+      return Fail(
+          fmt::format("results \"{}\": expected an object, got {}", key, internal::TypeName(*it)));
     }
     (key == kExtensionKey ? out->extension : out->server_output_json) = *it;
   }

@@ -23,18 +23,18 @@ inline constexpr size_t kMaxResultStreams = 2 * record::kMaxParallelStreams;
 
 // One stream as the sending end of the results saw it.
 struct PeerStream {
-  int id = 0;                 // iperf3 numbering: 1, 3, 4, ...
-  uint64_t bytes = 0;         // sent (sender) or received (receiver), omit excluded
-  int64_t retransmits = -1;   // TCP sender: total retransmits; -1 = not a TCP sender
-  double jitter = 0;          // seconds (UDP receiver)
-  int64_t errors = 0;         // UDP: packets lost
-  int64_t packets = 0;        // UDP: sent, or the highest sequence received
-  double start_time = 0;      // seconds since the stream started (3.2+; 0 when absent)
+  int id = 0;                // iperf3 numbering: 1, 3, 4, ...
+  uint64_t bytes = 0;        // sent (sender) or received (receiver), omit excluded
+  int64_t retransmits = -1;  // TCP sender: total retransmits; -1 = not a TCP sender
+  double jitter = 0;         // seconds (UDP receiver)
+  int64_t errors = 0;        // UDP: packets lost
+  int64_t packets = 0;       // UDP: sent, or the highest sequence received
+  double start_time = 0;     // seconds since the stream started (3.2+; 0 when absent)
   double end_time = 0;
 };
 
 struct PeerResults {
-  double cpu_util_total = 0;   // percent of one CPU, as iperf3 reports it
+  double cpu_util_total = 0;  // percent of one CPU, as iperf3 reports it
   double cpu_util_user = 0;
   double cpu_util_system = 0;
   // 1 = TCP sender with tcp_info, 0 = a sender without (UDP), -1 = this end only receives.

@@ -111,24 +111,25 @@ TEST(DecodeResultsTest, EveryRequiredKeyIsRequired) {
 }
 
 TEST(DecodeResultsTest, WrongTypesAreCleanErrors) {
-  const nlohmann::json wrong[] = {"1", nlohmann::json::array({1}), nlohmann::json::object(),
-                                  true, nullptr};
-  for (const char* key : {"cpu_util_total", "cpu_util_user", "cpu_util_system",
-                          "sender_has_retransmits", "streams", "congestion_used",
-                          "server_output_text", "server_output_json", "nicbench"}) {
+  const nlohmann::json wrong[] = {"1", nlohmann::json::array({1}), nlohmann::json::object(), true,
+                                  nullptr};
+  for (const char* key :
+       {"cpu_util_total", "cpu_util_user", "cpu_util_system", "sender_has_retransmits", "streams",
+        "congestion_used", "server_output_text", "server_output_json", "nicbench"}) {
     for (const nlohmann::json& value : wrong) {
       nlohmann::json doc = Valid();
       doc[key] = value;
-      const bool fine_object = value.is_object() && (std::string_view(key) == "server_output_json" ||
-                                                     std::string_view(key) == "nicbench");
+      const bool fine_object =
+          value.is_object() &&
+          (std::string_view(key) == "server_output_json" || std::string_view(key) == "nicbench");
       const bool fine_string = value.is_string() && (std::string_view(key) == "congestion_used" ||
                                                      std::string_view(key) == "server_output_text");
       EXPECT_EQ(static_cast<bool>(DecodeResults(doc.dump())), fine_object || fine_string)
           << key << "=" << value.dump();
     }
   }
-  for (const char* key : {"id", "bytes", "retransmits", "jitter", "errors", "packets",
-                          "start_time", "end_time"}) {
+  for (const char* key :
+       {"id", "bytes", "retransmits", "jitter", "errors", "packets", "start_time", "end_time"}) {
     for (const nlohmann::json& value : wrong) {
       nlohmann::json doc = Valid();
       doc["streams"][0][key] = value;

@@ -110,14 +110,14 @@ void EncodeUdpHeader(const UdpHeader& header, bool counters64, uint8_t* out) {
 Result<UdpHeader> DecodeUdpHeader(const uint8_t* data, size_t size, bool counters64) {
   const size_t need = UdpHeaderBytes(counters64);
   if (data == nullptr || size < need) {
-    return Fail(fmt::format("UDP datagram of {} bytes is shorter than the {}-byte header", size,
-                            need));
+    return Fail(
+        fmt::format("UDP datagram of {} bytes is shorter than the {}-byte header", size, need));
   }
   UdpHeader header;
   header.sec = LoadBe32(data);
   header.usec = LoadBe32(data + 4);
-  header.seq = counters64 ? (uint64_t{LoadBe32(data + 8)} << 32) | LoadBe32(data + 12)
-                          : LoadBe32(data + 8);
+  header.seq =
+      counters64 ? (uint64_t{LoadBe32(data + 8)} << 32) | LoadBe32(data + 12) : LoadBe32(data + 8);
   return header;
 }
 

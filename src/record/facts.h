@@ -41,13 +41,13 @@ struct Coalescing {
 };
 
 struct IrqVector {
-  std::string irq;        // "45"
-  std::string name;       // "eth0-TxRx-0"
-  std::string affinity;   // smp_affinity_list, e.g. "0-3"
+  std::string irq;       // "45"
+  std::string name;      // "eth0-TxRx-0"
+  std::string affinity;  // smp_affinity_list, e.g. "0-3"
 };
 
 struct Qdisc {
-  std::string kind;                 // "tbf", "htb", "fq_codel", "noqueue"
+  std::string kind;                   // "tbf", "htb", "fq_codel", "noqueue"
   uint64_t rate_bits_per_second = 0;  // 0 when the qdisc does not shape
   // tc's "overhead": bytes added to each packet's length (skb->len, which on Ethernet devices
   // includes the 14-byte header) when the rate is charged; 0 when not set.
@@ -69,7 +69,7 @@ struct PciLinkState {
 
 // An MSI or MSI-X capability, as `pciconf -c` and `lspci -vv` show it.
 struct PciInterruptCap {
-  uint32_t messages = 0;          // vectors the function supports
+  uint32_t messages = 0;  // vectors the function supports
   bool enabled = false;
   uint32_t enabled_messages = 0;  // MSI: vectors enabled (2^MME); MSI-X: `messages` when enabled
 };
@@ -78,19 +78,21 @@ struct PciIdentity {
   PciIdentity() = default;
   PciIdentity(std::string vendor, std::string device, std::string vendor_label = {},
               std::string device_label = {})
-      : vendor_id(std::move(vendor)), device_id(std::move(device)),
-        vendor_name(std::move(vendor_label)), device_name(std::move(device_label)) {}
+      : vendor_id(std::move(vendor)),
+        device_id(std::move(device)),
+        vendor_name(std::move(vendor_label)),
+        device_name(std::move(device_label)) {}
 
-  std::string vendor_id, device_id;    // "8086", "10fb"
+  std::string vendor_id, device_id;      // "8086", "10fb"
   std::string vendor_name, device_name;  // from pci.ids when available
   // What `pciconf -lv` shows besides (read with libpci; empty where unknown):
   std::string subsystem_vendor_id, subsystem_device_id;  // "card=" in pciconf
-  std::string subsystem_name;          // pci.ids' name of the subsystem
-  std::string class_id;                // "0200": base class and subclass
-  std::string class_name;              // "Ethernet controller"
-  std::string revision;                // "01"
-  Measured<PciLinkState> link;         // absent: not PCI Express
-  Measured<PciInterruptCap> msi, msix; // absent: the function has no such capability
+  std::string subsystem_name;                            // pci.ids' name of the subsystem
+  std::string class_id;                                  // "0200": base class and subclass
+  std::string class_name;                                // "Ethernet controller"
+  std::string revision;                                  // "01"
+  Measured<PciLinkState> link;                           // absent: not PCI Express
+  Measured<PciInterruptCap> msi, msix;  // absent: the function has no such capability
 };
 
 struct NicFacts {
@@ -98,19 +100,19 @@ struct NicFacts {
   bool loopback = false;  // true: there is no NIC; the fields below are kAbsent
   Measured<std::string> driver, driver_version, firmware_version, bus_info;
   Measured<PciIdentity> pci;
-  Measured<uint64_t> speed_mbps;       // negotiated link speed
-  Measured<std::string> duplex;        // "full" / "half"
+  Measured<uint64_t> speed_mbps;  // negotiated link speed
+  Measured<std::string> duplex;   // "full" / "half"
   Measured<bool> autoneg;
   Measured<uint32_t> mtu;
   Measured<std::vector<OffloadState>> offloads;
   Measured<RingSizes> rings;
   Measured<Coalescing> coalescing;
   Measured<ChannelCounts> channels;
-  Measured<std::string> irq_mode;      // "MSI-X", "MSI", "INTx"
+  Measured<std::string> irq_mode;  // "MSI-X", "MSI", "INTx"
   Measured<std::vector<IrqVector>> irq_vectors;
   Measured<std::map<std::string, uint64_t>> counters;      // /sys/class/net/IF/statistics
   Measured<std::map<std::string, uint64_t>> driver_stats;  // ethtool -S
-  Measured<Qdisc> qdisc;               // root qdisc on the interface
+  Measured<Qdisc> qdisc;                                   // root qdisc on the interface
 };
 
 }  // namespace nicbench::record

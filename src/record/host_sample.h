@@ -23,11 +23,11 @@ struct CpuShare {
 
 // One /proc/interrupts line over an interval.
 struct IrqRate {
-  std::string irq;          // "24", "NMI", "LOC"
-  std::string name;         // device/action column, e.g. "eth0-TxRx-3", "virtio0-input.0"
-  std::string chip;         // "PCI-MSI", "IO-APIC", "PCI-MSIX-..." when present
-  bool nic = false;         // belongs to the NIC under test
-  std::string nic_queue;    // queue part of the name when nic, e.g. "TxRx-3", "input.0"
+  std::string irq;                // "24", "NMI", "LOC"
+  std::string name;               // device/action column, e.g. "eth0-TxRx-3", "virtio0-input.0"
+  std::string chip;               // "PCI-MSI", "IO-APIC", "PCI-MSIX-..." when present
+  bool nic = false;               // belongs to the NIC under test
+  std::string nic_queue;          // queue part of the name when nic, e.g. "TxRx-3", "input.0"
   std::vector<uint64_t> per_cpu;  // count delta per CPU in the interval
   uint64_t total = 0;             // sum of per_cpu
   double per_second = 0;          // total / interval seconds
@@ -61,14 +61,14 @@ struct RunQueueDelay {
 
 struct HostInterval {
   double start = 0, end = 0;  // seconds since the test started (same clock as throughput)
-  Measured<std::vector<CpuShare>> cpus;         // per CPU, index order; cpu=-1 not included
-  Measured<CpuShare> cpu_total;                 // all CPUs together
-  Measured<std::vector<IrqRate>> irqs;          // lines with a nonzero delta, busiest first
+  Measured<std::vector<CpuShare>> cpus;             // per CPU, index order; cpu=-1 not included
+  Measured<CpuShare> cpu_total;                     // all CPUs together
+  Measured<std::vector<IrqRate>> irqs;              // lines with a nonzero delta, busiest first
   Measured<std::vector<uint64_t>> net_rx_softirqs;  // per CPU delta
   Measured<std::vector<uint64_t>> net_tx_softirqs;  // per CPU delta
   Measured<std::vector<SoftnetDelta>> softnet;      // per CPU
-  Measured<uint64_t> context_switches;          // /proc/stat ctxt delta
-  Measured<uint64_t> interrupts;                // /proc/stat intr total delta
+  Measured<uint64_t> context_switches;              // /proc/stat ctxt delta
+  Measured<uint64_t> interrupts;                    // /proc/stat intr total delta
   // Deltas of /proc/net/snmp and /proc/net/netstat counters, keyed "Tcp.RetransSegs",
   // "TcpExt.ListenDrops", "Udp.RcvbufErrors"...; only counters that exist on this kernel.
   Measured<std::map<std::string, int64_t>> net_counters;

@@ -89,14 +89,14 @@ void ReadExtra(const json&, T&) {}
 void WriteExtra(json& j, const TestSpec& v) { PutRrSpec(j, v.rr); }
 void ReadExtra(const json& j, TestSpec& v) { ReadRrSpec(j, v.rr); }
 
-#define NICBENCH_RECORD_JSON_DEFINE(T)                                    \
-  void to_json(json& j, const T& v) {                                     \
-    j = json_detail::WriteFields(v);                                      \
-    WriteExtra(j, v);                                                     \
-  }                                                                       \
-  void from_json(const json& j, T& v) {                                   \
-    json_detail::ReadFields(j, v);                                        \
-    ReadExtra(j, v);                                                      \
+#define NICBENCH_RECORD_JSON_DEFINE(T)  \
+  void to_json(json& j, const T& v) {   \
+    j = json_detail::WriteFields(v);    \
+    WriteExtra(j, v);                   \
+  }                                     \
+  void from_json(const json& j, T& v) { \
+    json_detail::ReadFields(j, v);      \
+    ReadExtra(j, v);                    \
   }
 NICBENCH_RECORD_JSON_TYPES(NICBENCH_RECORD_JSON_DEFINE)
 #undef NICBENCH_RECORD_JSON_DEFINE

@@ -10,7 +10,8 @@
 //   known   -> the member holds the plain value:   "speed_mbps": 1000
 //   unknown -> the member is null, and the enclosing object has an "unknown" object with one
 //              string per unknown member, MissingName() then ": detail" when there is a detail:
-//              "speed_mbps": null, "unknown": {"speed_mbps": "permission denied: needs CAP_NET_ADMIN"}
+//              "speed_mbps": null, "unknown": {"speed_mbps": "permission denied: needs
+//              CAP_NET_ADMIN"}
 // A script can thus test `x["speed_mbps"] is None` and print `x["unknown"]["speed_mbps"]`.
 //
 // No NaN or infinity is ever written: a non-finite double becomes null (and is rejected when
@@ -57,31 +58,33 @@ void from_json(const nlohmann::json& j, FileRecord& v);
 
 // Every record type with a JSON form. Each has one field list (record/json_schema.h) that both
 // its to_json and its from_json walk; a new record type is added here and there.
-#define NICBENCH_RECORD_JSON_TYPES(X)                                                     \
-  /* facts.h */                                                                          \
-  X(HostFacts) X(OffloadState) X(RingSizes) X(ChannelCounts) X(Coalescing) X(IrqVector)  \
-  X(Qdisc) X(PciLink) X(PciLinkState) X(PciInterruptCap) X(PciIdentity) X(NicFacts)      \
-  /* host_sample.h */                                                                    \
-  X(CpuShare) X(IrqRate) X(SoftnetDelta) X(ProcessUsage) X(RunQueueDelay) X(HostInterval) \
-  /* run_record.h; RunRecord is the whole record in field-name form (for the store; the   \
-     iperf3-shaped report is report::RenderJson) */                                      \
-  X(LatencySummary) X(RrStats) X(RrSummary)                                             \
-  X(TcpInfoSample) X(StreamInterval) X(IntervalRecord) X(StreamTotals) X(CpuUtilization) \
-  X(EndpointRecord) X(Finding) X(PeerReport) X(ConnectionInfo) X(RunRecord)              \
-  /* test_spec.h: durations are integer milliseconds (duration_ms, omit_ms, interval_ms); \
-     reading does not Validate(), the caller does, with its own limits */                \
+// clang-format off
+#define NICBENCH_RECORD_JSON_TYPES(X)                                                             \
+  /* facts.h */                                                                                   \
+  X(HostFacts) X(OffloadState) X(RingSizes) X(ChannelCounts) X(Coalescing) X(IrqVector)           \
+  X(Qdisc) X(PciLink) X(PciLinkState) X(PciInterruptCap) X(PciIdentity) X(NicFacts)               \
+  /* host_sample.h */                                                                             \
+  X(CpuShare) X(IrqRate) X(SoftnetDelta) X(ProcessUsage) X(RunQueueDelay) X(HostInterval)         \
+  /* run_record.h; RunRecord is the whole record in field-name form (for the store; the           \
+     iperf3-shaped report is report::RenderJson) */                                               \
+  X(LatencySummary) X(RrStats) X(RrSummary)                                                       \
+  X(TcpInfoSample) X(StreamInterval) X(IntervalRecord) X(StreamTotals) X(CpuUtilization)          \
+  X(EndpointRecord) X(Finding) X(PeerReport) X(ConnectionInfo) X(RunRecord)                       \
+  /* test_spec.h: durations are integer milliseconds (duration_ms, omit_ms, interval_ms);         \
+     reading does not Validate(), the caller does, with its own limits */                         \
   X(TestSpec)
+// clang-format on
 
-#define NICBENCH_RECORD_JSON_DECLARE(T)              \
-  void to_json(nlohmann::json& j, const T& v);       \
+#define NICBENCH_RECORD_JSON_DECLARE(T)        \
+  void to_json(nlohmann::json& j, const T& v); \
   void from_json(const nlohmann::json& j, T& v);
 NICBENCH_RECORD_JSON_TYPES(NICBENCH_RECORD_JSON_DECLARE)
 #undef NICBENCH_RECORD_JSON_DECLARE
 
 // Enum names as written in JSON.
-const char* SeverityName(Severity s);         // "info", "notice", "warning", "critical"
-const char* DirectionName(Direction d);       // "forward", "reverse", "bidirectional"
-const char* MissingToken(Missing why);        // same text as MissingName()
+const char* SeverityName(Severity s);    // "info", "notice", "warning", "critical"
+const char* DirectionName(Direction d);  // "forward", "reverse", "bidirectional"
+const char* MissingToken(Missing why);   // same text as MissingName()
 
 // The reason string of the unknown rule: "permission denied: needs CAP_NET_ADMIN".
 std::string UnknownReason(Missing why, std::string_view detail);

@@ -166,8 +166,9 @@ void WriteMember(json&, const NotInJson<S, M>&, const S&) {}
 
 template <typename S>
 json WriteFields(const S& v) {
-  static_assert(ListsEveryMember<S>(),
-                "a member of this record type has no line in its field list (record/json_schema.h)");
+  static_assert(
+      ListsEveryMember<S>(),
+      "a member of this record type has no line in its field list (record/json_schema.h)");
   json obj = json::object();
   std::apply([&](const auto&... f) { (WriteMember(obj, f, v), ...); }, FieldsOf(Type<S>{}));
   return obj;

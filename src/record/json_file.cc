@@ -7,8 +7,8 @@
 
 namespace nicbench::record {
 
-using json_detail::ReadRequired;
 using json_detail::Num;
+using json_detail::ReadRequired;
 using json_detail::RequireObject;
 using nlohmann::json;
 

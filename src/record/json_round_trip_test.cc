@@ -120,9 +120,9 @@ void ForEachMember(Visit visit) {
   auto one = [&](const auto& f) {
     if constexpr (requires { f.name; }) {
       using M = std::remove_cvref_t<decltype(std::declval<T>().*f.ptr)>;
-      constexpr bool unknown_able =
-          IsMeasured<M>::value || std::is_same_v<M, std::optional<std::string>> ||
-          IsOptionalRecord<M>::value;
+      constexpr bool unknown_able = IsMeasured<M>::value ||
+                                    std::is_same_v<M, std::optional<std::string>> ||
+                                    IsOptionalRecord<M>::value;
       visit(f.name, f.presence, unknown_able);
     }
   };
@@ -153,8 +153,7 @@ void ExpectEachMemberChecked(const char* type) {
     absent.erase(name);
     const Result<T> read = Decode<T>(absent);
     if (unknown_able || presence == Presence::kLater) {
-      EXPECT_TRUE(read.has_value()) << type << " without " << name << ": "
-                                    << read.error().message;
+      EXPECT_TRUE(read.has_value()) << type << " without " << name << ": " << read.error().message;
     } else {
       ASSERT_FALSE(read.has_value()) << type << " without " << name;
       EXPECT_EQ(read.error().message, std::string(name) + ": missing") << type;

@@ -27,9 +27,12 @@ void ReadRrSpec(const json& j, RrSpec& v) {
     RequireObject(*it);
     std::string mode;
     ReadRequired(*it, "mode", mode);
-    if (mode == "rr") v.mode = RrMode::kRr;
-    else if (mode == "crr") v.mode = RrMode::kCrr;
-    else throw ShapeError("mode", "expected rr or crr");
+    if (mode == "rr")
+      v.mode = RrMode::kRr;
+    else if (mode == "crr")
+      v.mode = RrMode::kCrr;
+    else
+      throw ShapeError("mode", "expected rr or crr");
     ReadRequired(*it, "request_bytes", v.request_bytes);
     ReadRequired(*it, "response_bytes", v.response_bytes);
     ReadRequired(*it, "burst", v.burst);

@@ -141,8 +141,8 @@ inline RunRecord MakeRun(Transport transport, Direction direction, std::vector<S
     interval.start = i;
     interval.end = i + 1;
     for (const StreamPlan& p : plan) {
-      interval.streams.push_back(MakeStream(p.id, p.local_sends, i, i + 1,
-                                            p.local_sends ? 12500000 : 12400000, tcp));
+      interval.streams.push_back(
+          MakeStream(p.id, p.local_sends, i, i + 1, p.local_sends ? 12500000 : 12400000, tcp));
     }
     run.intervals.push_back(interval);
     run.local.samples.push_back(MakeSample(i, i + 1));
@@ -201,8 +201,12 @@ inline RunRecord MakeBidirRun(Transport transport = Transport::kTcp, bool with_r
 }
 
 inline Finding MakeFinding(Severity severity, const std::string& id) {
-  return Finding{id, severity, "Title of " + id, {"goodput 99.2 Mbit/s", "link 100 Mbit/s"},
-                 "The link is the limit.", "Check the cable and the switch port."};
+  return Finding{id,
+                 severity,
+                 "Title of " + id,
+                 {"goodput 99.2 Mbit/s", "link 100 Mbit/s"},
+                 "The link is the limit.",
+                 "Check the cable and the switch port."};
 }
 
 }  // namespace nicbench::record::testing

@@ -99,7 +99,8 @@ std::vector<IrqRate> AddIrqs(const std::vector<IrqRate>& a, const std::vector<Ir
     r.per_second = seconds > 0 ? static_cast<double>(r.total) / seconds : 0;
     m.push_back(std::move(r));
   }
-  std::sort(m.begin(), m.end(), [](const IrqRate& x, const IrqRate& y) { return x.total > y.total; });
+  std::sort(m.begin(), m.end(),
+            [](const IrqRate& x, const IrqRate& y) { return x.total > y.total; });
   return m;
 }
 
@@ -141,8 +142,8 @@ void MergeProcess(const HostInterval& a, const HostInterval& b, HostInterval& m)
     return p;
   });
   m.run_queue = Both(a.run_queue, b.run_queue, [](const RunQueueDelay& x, const RunQueueDelay& y) {
-    return RunQueueDelay{x.on_cpu_seconds + y.on_cpu_seconds,
-                         x.waiting_seconds + y.waiting_seconds, std::max(x.threads, y.threads)};
+    return RunQueueDelay{x.on_cpu_seconds + y.on_cpu_seconds, x.waiting_seconds + y.waiting_seconds,
+                         std::max(x.threads, y.threads)};
   });
 }
 
@@ -178,7 +179,8 @@ HostInterval MergeSamples(const HostInterval& a, const HostInterval& b) {
   m.cpu_total = Both(a.cpu_total, b.cpu_total, [&](const CpuShare& x, const CpuShare& y) {
     return weights ? Weighted(x, y, wa, wb) : y;
   });
-  m.irqs = Both(a.irqs, b.irqs, [&](const auto& x, const auto& y) { return AddIrqs(x, y, wa + wb); });
+  m.irqs =
+      Both(a.irqs, b.irqs, [&](const auto& x, const auto& y) { return AddIrqs(x, y, wa + wb); });
   MergeCounts(a, b, m);
   MergeProcess(a, b, m);
   return m;

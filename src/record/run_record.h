@@ -20,14 +20,14 @@ namespace nicbench::record {
 // TCP_INFO of one socket at the end of an interval (Linux struct tcp_info).
 struct TcpInfoSample {
   uint32_t rtt_us = 0, rttvar_us = 0;
-  uint32_t snd_cwnd = 0;            // segments
+  uint32_t snd_cwnd = 0;  // segments
   uint32_t snd_mss = 0;
   uint32_t pmtu = 0;
-  uint64_t total_retrans = 0;       // cumulative retransmitted segments on this socket
+  uint64_t total_retrans = 0;  // cumulative retransmitted segments on this socket
   uint64_t pacing_rate_bytes_per_second = 0;
   uint64_t delivery_rate_bytes_per_second = 0;
   uint64_t busy_time_us = 0, rwnd_limited_us = 0, sndbuf_limited_us = 0;  // cumulative
-  uint32_t snd_wnd = 0;             // peer's advertised window, bytes (kernel >= 5.4? else 0)
+  uint32_t snd_wnd = 0;  // peer's advertised window, bytes (kernel >= 5.4? else 0)
   // Reordering (kernel >= 4.19, else 0): the current reordering degree in segments, and the
   // cumulative counts of reordering events seen and of segments the receiver reported getting
   // twice (DSACK), i.e. retransmissions that were not needed.
@@ -67,13 +67,13 @@ struct RrSummary {
 
 // One stream over one interval, from one end's point of view.
 struct StreamInterval {
-  int id = 0;              // iperf3 numbering: 1, 3, 4, 5, ...
-  bool sender = false;     // this end sends on this stream
+  int id = 0;                 // iperf3 numbering: 1, 3, 4, 5, ...
+  bool sender = false;        // this end sends on this stream
   double start = 0, end = 0;  // seconds since the test started
   uint64_t bytes = 0;
   bool omitted = false;
-  uint64_t retransmits = 0;           // TCP sender: delta of total_retrans in the interval
-  Measured<TcpInfoSample> tcp_info;   // TCP sockets
+  uint64_t retransmits = 0;          // TCP sender: delta of total_retrans in the interval
+  Measured<TcpInfoSample> tcp_info;  // TCP sockets
   // UDP receiver side:
   uint64_t packets = 0, lost = 0, out_of_order = 0;
   double jitter_seconds = 0;
@@ -91,13 +91,13 @@ struct IntervalRecord {
 // A stream's totals at the end of the test (omit period excluded).
 struct StreamTotals {
   int id = 0;
-  bool sender = false;  // from the local end's point of view
+  bool sender = false;                          // from the local end's point of view
   uint64_t bytes_sent = 0, bytes_received = 0;  // sender's and receiver's counts
   // False when the test ended before the results exchange: only this end's side (what it sent
   // or received) was measured, and the peer's side is unknown, never 0.
   bool peer_reported = true;
   double seconds_sent = 0, seconds_received = 0;
-  Measured<uint64_t> retransmits;     // TCP sender only
+  Measured<uint64_t> retransmits;  // TCP sender only
   // UDP:
   uint64_t packets = 0, lost = 0, out_of_order = 0;
   double jitter_seconds = 0;
@@ -114,24 +114,24 @@ struct CpuUtilization {
 
 // What one end of the test saw and was.
 struct EndpointRecord {
-  std::string role;           // "client" or "server"
-  std::string software;       // "nicbench 0.1.0", "iperf 3.12"
+  std::string role;      // "client" or "server"
+  std::string software;  // "nicbench 0.1.0", "iperf 3.12"
   HostFacts host;
   NicFacts nic;
   std::vector<HostInterval> samples;      // same boundaries as intervals
   std::vector<IntervalRecord> intervals;  // this end's per-stream view
   Measured<CpuUtilization> cpu;
   std::string congestion_used;
-  std::optional<FileRecord> file;         // -F: this end read or wrote a file
+  std::optional<FileRecord> file;  // -F: this end read or wrote a file
 };
 
 enum class Severity { kInfo, kNotice, kWarning, kCritical };
 
 // A diagnosis finding: what the measurements of both ends mean.
 struct Finding {
-  std::string id;          // stable: "link-rate-limited", "receiver-cpu-bound", ...
+  std::string id;  // stable: "link-rate-limited", "receiver-cpu-bound", ...
   Severity severity = Severity::kInfo;
-  std::string title;       // one line
+  std::string title;                  // one line
   std::vector<std::string> evidence;  // numbers and where they came from (end, interval)
   std::string meaning;
   std::string next_step;
@@ -152,29 +152,29 @@ struct ConnectionInfo {
 };
 
 struct RunRecord {
-  std::string version;         // nicbench version that made the record
+  std::string version;  // nicbench version that made the record
   int schema_version = 1;
-  std::string timestamp;       // RFC 3339 UTC, start of the test
+  std::string timestamp;  // RFC 3339 UTC, start of the test
   int64_t timestamp_secs = 0;
   std::string cookie;
   TestSpec spec;
-  std::string server_host;     // as the user named it
+  std::string server_host;  // as the user named it
   uint16_t server_port = 0;
   std::vector<ConnectionInfo> connections;  // control first, then data streams
   // SO_SNDBUF / SO_RCVBUF of the first data socket right after it connected (iperf3's
   // start.sndbuf_actual / rcvbuf_actual; the kernel reports twice what -w asked for).
   uint32_t sndbuf_actual = 0, rcvbuf_actual = 0;
-  std::string label;           // free text: stand profile, experiment variant
+  std::string label;  // free text: stand profile, experiment variant
   std::optional<std::string> stand_profile;
 
-  EndpointRecord local;                // the end that made this record
-  Measured<EndpointRecord> remote;     // the peer's view; kNotReported for a stock iperf3 peer
-  PeerReport peer;                     // from the peer's results, whoever the peer is
+  EndpointRecord local;                   // the end that made this record
+  Measured<EndpointRecord> remote;        // the peer's view; kNotReported for a stock iperf3 peer
+  PeerReport peer;                        // from the peer's results, whoever the peer is
   std::vector<IntervalRecord> intervals;  // local view, iperf3-shaped
   std::vector<StreamTotals> streams;
-  double test_seconds = 0;             // measured duration after omit
+  double test_seconds = 0;  // measured duration after omit
   std::vector<Finding> findings;
-  std::optional<std::string> error;    // set when the test failed
+  std::optional<std::string> error;  // set when the test failed
   // The test failed or was interrupted after data had moved: intervals and streams hold what
   // was measured up to the failure (streams with peer_reported false).
   bool incomplete = false;

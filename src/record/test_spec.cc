@@ -16,8 +16,8 @@ std::optional<SpecError> ValidateRr(const TestSpec& spec, const SpecLimits& limi
   const RrSpec& rr = spec.rr;
   if (spec.parallel < 1 || spec.parallel > limits.max_rr_flows) {
     return Violation(SpecViolation::kParallel,
-                     fmt::format("request/response flows (-P) {} out of range 1..{}",
-                                 spec.parallel, limits.max_rr_flows));
+                     fmt::format("request/response flows (-P) {} out of range 1..{}", spec.parallel,
+                                 limits.max_rr_flows));
   }
   if (rr.request_bytes == 0 || rr.response_bytes == 0) {
     return Violation(SpecViolation::kBlockSize,
@@ -54,8 +54,7 @@ std::optional<SpecError> ValidateRr(const TestSpec& spec, const SpecLimits& limi
                                                         rr.timeout_ms, kMaxRrTimeoutMs));
   }
   if (spec.rate_bits_per_second != 0 || spec.zero_copy != ZeroCopy::kOff || spec.skip_rx_copy) {
-    return Violation(SpecViolation::kOther,
-                     "--rr/--crr do not use -b, -Z or --skip-rx-copy");
+    return Violation(SpecViolation::kOther, "--rr/--crr do not use -b, -Z or --skip-rx-copy");
   }
   if (spec.bytes != 0) {
     return Violation(SpecViolation::kOther,
@@ -70,15 +69,15 @@ std::optional<SpecError> Validate(const TestSpec& spec, const SpecLimits& limits
   if (spec.rr.enabled()) {
     if (auto problem = ValidateRr(spec, limits)) return problem;
   } else if (spec.parallel < 1 || spec.parallel > limits.max_parallel) {
-    return Violation(SpecViolation::kParallel,
-                     fmt::format("parallel streams {} out of range 1..{}", spec.parallel,
-                                 limits.max_parallel));
+    return Violation(SpecViolation::kParallel, fmt::format("parallel streams {} out of range 1..{}",
+                                                           spec.parallel, limits.max_parallel));
   }
   if (spec.duration.count() < 0 || spec.omit.count() < 0) {
     return Violation(SpecViolation::kDuration, "duration and omit must not be negative");
   }
   if (spec.bytes == 0 && spec.blocks == 0 && spec.duration.count() == 0) {
-    return Violation(SpecViolation::kDuration, "a test needs a duration, a byte count or a block count");
+    return Violation(SpecViolation::kDuration,
+                     "a test needs a duration, a byte count or a block count");
   }
   if (spec.duration + spec.omit > limits.max_duration) {
     return Violation(SpecViolation::kDuration,

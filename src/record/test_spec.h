@@ -24,17 +24,17 @@ enum class RrMode { kNone, kRr, kCrr };
 // flows; `blocks` (-n/-k) the total number of transactions, 0 = by time.
 struct RrSpec {
   RrMode mode = RrMode::kNone;
-  uint32_t request_bytes = 1;   // -l REQ[,RESP]
+  uint32_t request_bytes = 1;  // -l REQ[,RESP]
   uint32_t response_bytes = 1;
-  uint32_t burst = 1;           // --rr-burst: transactions in flight per flow (netperf's burst)
-  uint32_t timeout_ms = 1000;   // --rr-timeout: UDP, a transaction without a response is lost
+  uint32_t burst = 1;          // --rr-burst: transactions in flight per flow (netperf's burst)
+  uint32_t timeout_ms = 1000;  // --rr-timeout: UDP, a transaction without a response is lost
   bool enabled() const { return mode != RrMode::kNone; }
 };
 
 struct TestSpec {
   Transport transport = Transport::kTcp;
   Direction direction = Direction::kForward;
-  int parallel = 1;                          // streams per direction, 1..kMaxParallelStreams
+  int parallel = 1;  // streams per direction, 1..kMaxParallelStreams
   // End condition: exactly one of these is used; bytes/blocks win over duration when nonzero.
   std::chrono::milliseconds duration{10000};
   uint64_t bytes = 0;                        // -n: total bytes to send (0 = by time)
@@ -42,39 +42,39 @@ struct TestSpec {
   std::chrono::milliseconds omit{0};         // -O: warm-up excluded from results
   std::chrono::milliseconds interval{1000};  // -i: report and sample interval (>= 100 ms, 0 = none)
 
-  uint32_t block_bytes = 0;                  // -l: 0 = default (TCP 128 KiB, UDP per path MTU)
-  uint64_t rate_bits_per_second = 0;         // -b: per stream; 0 = unlimited (UDP default 1 Mbit/s)
-  uint32_t pacing_timer_us = 1000;           // how often a paced sender checks its rate
-  uint32_t burst = 0;                        // packets per pacing check; 0 = 1
-  uint64_t fq_rate_bits_per_second = 0;      // SO_MAX_PACING_RATE (bits/s), 0 = unset
-  uint32_t window_bytes = 0;                 // -w: SO_SNDBUF/SO_RCVBUF, 0 = kernel default
-  uint32_t mss_bytes = 0;                    // -M: TCP_MAXSEG, 0 = default
-  bool no_delay = false;                     // -N: TCP_NODELAY on data sockets
-  std::string congestion;                    // -C: congestion control name, empty = default
-  int tos = 0;                               // -S: IP_TOS / IPV6_TCLASS
+  uint32_t block_bytes = 0;              // -l: 0 = default (TCP 128 KiB, UDP per path MTU)
+  uint64_t rate_bits_per_second = 0;     // -b: per stream; 0 = unlimited (UDP default 1 Mbit/s)
+  uint32_t pacing_timer_us = 1000;       // how often a paced sender checks its rate
+  uint32_t burst = 0;                    // packets per pacing check; 0 = 1
+  uint64_t fq_rate_bits_per_second = 0;  // SO_MAX_PACING_RATE (bits/s), 0 = unset
+  uint32_t window_bytes = 0;             // -w: SO_SNDBUF/SO_RCVBUF, 0 = kernel default
+  uint32_t mss_bytes = 0;                // -M: TCP_MAXSEG, 0 = default
+  bool no_delay = false;                 // -N: TCP_NODELAY on data sockets
+  std::string congestion;                // -C: congestion control name, empty = default
+  int tos = 0;                           // -S: IP_TOS / IPV6_TCLASS
   ZeroCopy zero_copy = ZeroCopy::kOff;
-  bool skip_rx_copy = false;                 // receive with MSG_TRUNC (no copy to user space)
+  bool skip_rx_copy = false;  // receive with MSG_TRUNC (no copy to user space)
   bool udp_counters_64bit = false;
-  bool udp_offload = false;                  // --udp-offload: UDP_SEGMENT sends, UDP_GRO receives
+  bool udp_offload = false;  // --udp-offload: UDP_SEGMENT sends, UDP_GRO receives
   bool repeating_payload = false;
   bool get_server_output = false;
-  std::string title;                         // -T
+  std::string title;  // -T
   std::string extra_data;
-  bool dont_fragment = false;                // --dont-fragment: UDP datagrams with DF set
-  int server_affinity = -1;                  // -A N,M: the server's CPU M (-1 = not pinned)
-  uint32_t flowlabel = 0;                    // -L: IPv6 flow label of the client's streams
+  bool dont_fragment = false;  // --dont-fragment: UDP datagrams with DF set
+  int server_affinity = -1;    // -A N,M: the server's CPU M (-1 = not pinned)
+  uint32_t flowlabel = 0;      // -L: IPv6 flow label of the client's streams
 
   // Client-side addressing (not sent to the peer).
   AddressFamily family = AddressFamily::kAny;
-  std::string bind_address;                  // -B
-  uint16_t client_port = 0;                  // --cport, 0 = ephemeral
+  std::string bind_address;  // -B
+  uint16_t client_port = 0;  // --cport, 0 = ephemeral
   // Presentation, not sent: -f, the unit of the text report's rates (k/m/g/t bits/s, K/M/G/T
   // bytes/s, 'a' = adaptive bits/s).
   char format = 'a';
-  std::string bind_device;                   // --bind-dev: SO_BINDTODEVICE
-  uint32_t snd_timeout_ms = 0;               // --snd-timeout: TCP_USER_TIMEOUT of senders
-  bool mptcp = false;                        // -m: MPTCP instead of TCP
-  RrSpec rr;                                 // --rr / --crr (nicbench peers only)
+  std::string bind_device;      // --bind-dev: SO_BINDTODEVICE
+  uint32_t snd_timeout_ms = 0;  // --snd-timeout: TCP_USER_TIMEOUT of senders
+  bool mptcp = false;           // -m: MPTCP instead of TCP
+  RrSpec rr;                    // --rr / --crr (nicbench peers only)
 };
 
 // Most streams per direction nicbench runs (-P). Each is a socket at each end, so --bidir at
@@ -88,9 +88,9 @@ inline constexpr int kDefaultServerMaxStreams = 128;
 // Limits a server enforces on what peers ask for; a client uses the defaults as sanity bounds.
 struct SpecLimits {
   std::chrono::milliseconds max_duration{std::chrono::hours(24)};
-  uint64_t max_rate_bits_per_second = 0;     // 0 = no limit
+  uint64_t max_rate_bits_per_second = 0;  // 0 = no limit
   int max_parallel = kMaxParallelStreams;
-  uint32_t max_block_bytes = 16u << 20;      // 16 MiB, iperf3's MAX_BLOCKSIZE-like bound
+  uint32_t max_block_bytes = 16u << 20;  // 16 MiB, iperf3's MAX_BLOCKSIZE-like bound
   uint32_t max_window_bytes = 512u << 20;
   // Request/response tests: flows (-P) up to this many; message sizes up to max_block_bytes.
   int max_rr_flows = 1024;

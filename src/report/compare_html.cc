@@ -44,7 +44,8 @@ Json MetricChart(const MatrixTable& t, const analysis::MetricComparison& first) 
   c["type"] = "bar";
   c["xtitle"] = "variant";
   Json median = html::Series("median", "median", false, true);
-  Json low = html::Series("min", "min", false, false), high = html::Series("max", "max", false, false);
+  Json low = html::Series("min", "min", false, false),
+       high = html::Series("max", "max", false, false);
   low["points"] = high["points"] = true;
   for (size_t v = 0; v < t.variants.size(); ++v) {
     c["x"].push_back(VariantLabel(t, v, first.metric->key));
@@ -111,16 +112,20 @@ std::string DiffersTable(const MatrixTable& t) {
   }
   std::string out = fmt::format(
       "<section id=\"differs\" aria-labelledby=\"differs-h\"><h2 id=\"differs-h\">What differs "
-      "from the first variant ({})</h2>", HtmlEscape(t.variants[0]));
+      "from the first variant ({})</h2>",
+      HtmlEscape(t.variants[0]));
   if (rows.empty()) {
-    return out + "<p class=\"empty\">Nothing: every variant ran with the same options and "
-                 "facts.</p></section>";
+    return out +
+           "<p class=\"empty\">Nothing: every variant ran with the same options and "
+           "facts.</p></section>";
   }
-  return out + "<p class=\"note\">Values with the number of runs that had them.</p>"
-               "<div class=\"table-wrap\" tabindex=\"0\"><table class=\"facts\"><caption>Facts "
-               "that differ</caption><thead><tr><th scope=\"col\">fact</th><th scope=\"col\">"
-               "variant</th><th scope=\"col\">first variant</th><th scope=\"col\">this variant"
-               "</th></tr></thead><tbody>" + rows + "</tbody></table></div></section>";
+  return out +
+         "<p class=\"note\">Values with the number of runs that had them.</p>"
+         "<div class=\"table-wrap\" tabindex=\"0\"><table class=\"facts\"><caption>Facts "
+         "that differ</caption><thead><tr><th scope=\"col\">fact</th><th scope=\"col\">"
+         "variant</th><th scope=\"col\">first variant</th><th scope=\"col\">this variant"
+         "</th></tr></thead><tbody>" +
+         rows + "</tbody></table></div></section>";
 }
 
 }  // namespace
@@ -130,16 +135,20 @@ std::string RenderHtmlMatrix(const MatrixTable& t, const std::string& title) {
   if (!t.versus_first.empty()) {
     for (const auto& m : t.versus_first[0].metrics) charts.push_back(MetricChart(t, m));
   }
-  Json section{{"id", "metrics"}, {"title", "Each metric by variant"},
-               {"note", "Bar: the median of the variant's runs; marks: its lowest and highest "
-                        "run; n: how many runs."},
+  Json section{{"id", "metrics"},
+               {"title", "Each metric by variant"},
+               {"note",
+                "Bar: the median of the variant's runs; marks: its lowest and highest "
+                "run; n: how many runs."},
                {"charts", std::move(charts)}};
-  Json page{{"runs", Json::array({Json{{"anchor", "nb-charts-0"},
-                                       {"sections", Json::array({section})}}})}};
+  Json page{{"runs",
+             Json::array({Json{{"anchor", "nb-charts-0"}, {"sections", Json::array({section})}}})}};
   std::string summary = "<dl class=\"summary\">";
   if (t.experiment != 0) {
-    summary += fmt::format("<div><dt>experiment</dt><dd>{}</dd></div><div><dt>seed</dt><dd>{}"
-                           "</dd></div>", t.experiment, t.seed);
+    summary += fmt::format(
+        "<div><dt>experiment</dt><dd>{}</dd></div><div><dt>seed</dt><dd>{}"
+        "</dd></div>",
+        t.experiment, t.seed);
   }
   summary += fmt::format("<div><dt>variants</dt><dd>{}</dd></div></dl>", t.variants.size());
   std::string body = "<header><h1>" + HtmlEscape(title) + "</h1>" + summary +

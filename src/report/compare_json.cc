@@ -109,8 +109,8 @@ std::string SummaryCells(const std::optional<analysis::Summary>& s) {
 
 std::string VerdictCells(const Comparison& c) {
   const bool sig = c.verdict == Verdict::kSignificant;
-  return fmt::format("{},{},{}", sig ? Cell(c.change_percent) : "",
-                     c.test ? Cell(c.test->p) : "", VerdictName(c.verdict));
+  return fmt::format("{},{},{}", sig ? Cell(c.change_percent) : "", c.test ? Cell(c.test->p) : "",
+                     VerdictName(c.verdict));
 }
 
 }  // namespace
@@ -152,8 +152,9 @@ std::string RenderMatrixJson(const MatrixTable& t) {
 }
 
 std::string RenderMatrixCsv(const MatrixTable& t) {
-  std::string out = "variant,metric,unit,n,median,min,max,q1,q3,change_percent_vs_first,"
-                    "p_vs_first,verdict_vs_first\n";
+  std::string out =
+      "variant,metric,unit,n,median,min,max,q1,q3,change_percent_vs_first,"
+      "p_vs_first,verdict_vs_first\n";
   for (size_t i = 0; i < t.variants.size() && i < t.versus_first.size(); ++i) {
     for (const MetricComparison& m : t.versus_first[i].metrics) {
       out += fmt::format("{},{},{},{},{}\n", Quoted(t.variants[i]),

@@ -20,13 +20,11 @@ struct SetName {
 
 // The text: one line per metric (A's median [min-max] n, B's, the change, p), the legend of
 // `~`, then what differs between the sets and inside each.
-std::string RenderCompareText(const analysis::SetComparison& c, const SetName& a,
-                              const SetName& b);
+std::string RenderCompareText(const analysis::SetComparison& c, const SetName& a, const SetName& b);
 // {"a": {...}, "b": {...}, "metrics": [{key, name, unit, a: {n, unknown, median, min, max, q1,
 // q3}, b, change_percent, p, exact, verdict}], "differs": [{fact, a: [{value, runs}], b,
 // between, a_mixed, b_mixed}]}. Unknown numbers are null. Indented, one trailing newline.
-std::string RenderCompareJson(const analysis::SetComparison& c, const SetName& a,
-                              const SetName& b);
+std::string RenderCompareJson(const analysis::SetComparison& c, const SetName& a, const SetName& b);
 // One header row, then one row per metric: metric,unit,a_n,a_median,a_min,a_max,a_q1,a_q3,
 // b_n,...,change_percent,p,verdict. change_percent is empty unless significant.
 std::string RenderCompareCsv(const analysis::SetComparison& c);

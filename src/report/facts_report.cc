@@ -22,7 +22,9 @@ namespace {
 class Section {
  public:
   explicit Section(std::string title) : title_(std::move(title)) {}
-  void Add(std::string key, std::string value) { rows_.emplace_back(std::move(key), std::move(value)); }
+  void Add(std::string key, std::string value) {
+    rows_.emplace_back(std::move(key), std::move(value));
+  }
   template <typename T, typename Format>
   void AddMeasured(std::string key, const record::Measured<T>& m, Format format) {
     Add(std::move(key), m.known() ? format(m.value()) : Unknown(m));
@@ -51,7 +53,9 @@ class Section {
 
 std::string Plain(const std::string& s) { return s; }
 template <typename T>
-std::string Number(const T& v) { return std::to_string(v); }
+std::string Number(const T& v) {
+  return std::to_string(v);
+}
 
 }  // namespace
 
@@ -67,13 +71,15 @@ std::string RenderHostFactsText(const record::HostFacts& host) {
 namespace {
 
 void AddLink(Section& s, const record::NicFacts& nic) {
-  s.AddMeasured("speed", nic.speed_mbps, [](uint64_t mbps) { return std::to_string(mbps) + " Mbit/s"; });
+  s.AddMeasured("speed", nic.speed_mbps,
+                [](uint64_t mbps) { return std::to_string(mbps) + " Mbit/s"; });
   s.AddMeasured("duplex", nic.duplex, Plain);
   s.AddMeasured("autoneg", nic.autoneg, [](bool on) { return std::string(on ? "on" : "off"); });
   s.AddMeasured("mtu", nic.mtu, Number<uint32_t>);
   s.AddMeasured("qdisc", nic.qdisc, [](const record::Qdisc& q) {
     std::string text = q.kind;
-    if (q.rate_bits_per_second > 0) text += " rate " + FormatBitRate(static_cast<double>(q.rate_bits_per_second));
+    if (q.rate_bits_per_second > 0)
+      text += " rate " + FormatBitRate(static_cast<double>(q.rate_bits_per_second));
     if (q.overhead_bytes > 0) text += fmt::format(" overhead {}", q.overhead_bytes);
     return text;
   });
@@ -113,12 +119,13 @@ void AddQueues(Section& s, const record::NicFacts& nic) {
     return fmt::format("rx {} (max {}), tx {} (max {})", r.rx, r.rx_max, r.tx, r.tx_max);
   });
   s.AddMeasured("channels", nic.channels, [](const record::ChannelCounts& c) {
-    return fmt::format("combined {} (max {}), rx {}, tx {}, other {}", c.combined, c.combined_max, c.rx,
-                       c.tx, c.other);
+    return fmt::format("combined {} (max {}), rx {}, tx {}, other {}", c.combined, c.combined_max,
+                       c.rx, c.tx, c.other);
   });
   s.AddMeasured("coalescing", nic.coalescing, [](const record::Coalescing& c) {
     return fmt::format("rx {} us / {} frames{}, tx {} us / {} frames{}", c.rx_usecs, c.rx_frames,
-                       c.adaptive_rx ? " adaptive" : "", c.tx_usecs, c.tx_frames, c.adaptive_tx ? " adaptive" : "");
+                       c.adaptive_rx ? " adaptive" : "", c.tx_usecs, c.tx_frames,
+                       c.adaptive_tx ? " adaptive" : "");
   });
   if (!nic.offloads.known()) {
     s.Add("offloads", Section::Unknown(nic.offloads));
@@ -126,8 +133,8 @@ void AddQueues(Section& s, const record::NicFacts& nic) {
     // The ethtool -k groups come first in the list; the individual kernel features after them
     // are in the JSON form.
     for (const record::OffloadState& o : nic.offloads.value()) {
-      if (o.name.find("offload") == std::string::npos && o.name.find("checksumming") == std::string::npos &&
-          o.name != "scatter-gather") {
+      if (o.name.find("offload") == std::string::npos &&
+          o.name.find("checksumming") == std::string::npos && o.name != "scatter-gather") {
         continue;
       }
       s.Add(o.name, std::string(o.on ? "on" : "off") + (o.fixed ? " [fixed]" : ""));
@@ -165,7 +172,8 @@ std::string RenderInterfaceListText(const std::vector<std::string>& names) {
   return "interfaces: " + list + "\n";
 }
 
-std::string RenderFactsJson(const record::HostFacts& host, const std::vector<std::string>* interfaces,
+std::string RenderFactsJson(const record::HostFacts& host,
+                            const std::vector<std::string>* interfaces,
                             const record::NicFacts* nic) {
   nlohmann::json doc;
   doc["host"] = host;

@@ -22,7 +22,8 @@ std::string RenderInterfaceListText(const std::vector<std::string>& names);
 
 // {"host": ..., "interfaces": [...]} or {"host": ..., "nic": ...} (whichever is given), indented,
 // ending with a newline.
-std::string RenderFactsJson(const record::HostFacts& host, const std::vector<std::string>* interfaces,
+std::string RenderFactsJson(const record::HostFacts& host,
+                            const std::vector<std::string>* interfaces,
                             const record::NicFacts* nic);
 
 // {"error": "message"} on one line.

@@ -83,8 +83,8 @@ std::string PciLinkText(const record::Measured<record::PciLinkState>& link) {
 std::string PciIrqCapText(const char* name, const record::Measured<record::PciInterruptCap>& cap) {
   if (!cap.known()) return std::string(name) + " " + UnknownText(cap);
   const record::PciInterruptCap& c = cap.value();
-  std::string text = fmt::format("{} supports {} message{}", name, c.messages,
-                                 c.messages == 1 ? "" : "s");
+  std::string text =
+      fmt::format("{} supports {} message{}", name, c.messages, c.messages == 1 ? "" : "s");
   if (c.enabled) text += fmt::format(", enabled with {}", c.enabled_messages);
   return text;
 }

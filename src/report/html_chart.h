@@ -21,13 +21,18 @@ inline double Round(double x, int digits) {
 
 inline Json Chart(const std::string& id, const std::string& title, const std::string& unit,
                   bool stacked) {
-  return Json{{"id", id}, {"title", title}, {"note", ""}, {"unit", unit}, {"stacked", stacked},
-              {"x", Json::array()}, {"series", Json::array()}};
+  return Json{{"id", id},
+              {"title", title},
+              {"note", ""},
+              {"unit", unit},
+              {"stacked", stacked},
+              {"x", Json::array()},
+              {"series", Json::array()}};
 }
 
 inline Json Series(const std::string& label, const std::string& stack, bool dash, bool fill) {
-  return Json{{"label", label}, {"data", Json::array()}, {"stack", stack}, {"dash", dash},
-              {"fill", fill}};
+  return Json{
+      {"label", label}, {"data", Json::array()}, {"stack", stack}, {"dash", dash}, {"fill", fill}};
 }
 
 // "1.0", "2.5": an interval's end as the x label, in seconds.

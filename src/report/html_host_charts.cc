@@ -60,7 +60,8 @@ Json IrqChart(const std::string& end, const std::vector<record::HostInterval>& s
   c["x"] = TimeAxis(samples);
   for (const analysis::IrqLineTotal& line : analysis::TopIrqLines(samples, kHtmlMaxIrqLines)) {
     std::string label = fmt::format("{} {}", line.irq, line.name);
-    if (line.nic) label += line.nic_queue.empty() ? " (NIC)" : " (NIC queue " + line.nic_queue + ")";
+    if (line.nic)
+      label += line.nic_queue.empty() ? " (NIC)" : " (NIC queue " + line.nic_queue + ")";
     Json s = Series(label, label, !line.nic, false);
     for (const auto& sample : samples) {
       double rate = 0;
@@ -123,9 +124,8 @@ Json CpuSection(const record::RunRecord& run) {
   std::string note;
   for (const auto& [end, rec] : Ends(run)) {
     auto cores = analysis::BusiestCores(rec->samples, kHtmlMaxCores);
-    std::sort(cores.begin(), cores.end(), [](const auto& a, const auto& b) {
-      return a.cpu < b.cpu;
-    });
+    std::sort(cores.begin(), cores.end(),
+              [](const auto& a, const auto& b) { return a.cpu < b.cpu; });
     for (const auto& core : cores) charts.push_back(CoreChart(end, rec->samples, core.cpu));
     note += UnknownNote(end, "CPU", rec->samples);
     const auto* first = rec->samples.empty() ? nullptr : rec->samples[0].cpus.get();
@@ -133,10 +133,11 @@ Json CpuSection(const record::RunRecord& run) {
       note += fmt::format("{}: the {} busiest of {} CPUs. ", end, cores.size(), first->size());
     }
   }
-  return Json{{"id", "cpu"}, {"title", "CPU per core"},
-              {"note", note.empty() ? "Share of each interval by kind of work; one chart per core."
-                                    : note},
-              {"charts", std::move(charts)}};
+  return Json{
+      {"id", "cpu"},
+      {"title", "CPU per core"},
+      {"note", note.empty() ? "Share of each interval by kind of work; one chart per core." : note},
+      {"charts", std::move(charts)}};
 }
 
 Json IrqSection(const record::RunRecord& run) {
@@ -146,9 +147,11 @@ Json IrqSection(const record::RunRecord& run) {
     charts.push_back(IrqChart(end, rec->samples));
     charts.push_back(SoftnetChart(end, rec->samples));
   }
-  return Json{{"id", "interrupts"}, {"title", "Interrupts and softnet"},
-              {"note", "The busiest interrupt lines of each end (solid: the NIC's queues), and "
-                       "packets the softnet backlog dropped or cut short."},
+  return Json{{"id", "interrupts"},
+              {"title", "Interrupts and softnet"},
+              {"note",
+               "The busiest interrupt lines of each end (solid: the NIC's queues), and "
+               "packets the softnet backlog dropped or cut short."},
               {"charts", std::move(charts)}};
 }
 
@@ -161,23 +164,23 @@ Json TcpSection(const record::RunRecord& run) {
       for (const auto& st : i.streams) sends = sends || (st.sender && st.tcp_info.known());
     }
     if (!sends) continue;
-    charts.push_back(TcpChart("tcp-rtt-" + end, end + " sends: RTT", "ms", iv,
-                              [](const record::StreamInterval& s) {
-                                return s.tcp_info.value().rtt_us / 1000.0;
-                              }));
+    charts.push_back(TcpChart(
+        "tcp-rtt-" + end, end + " sends: RTT", "ms", iv,
+        [](const record::StreamInterval& s) { return s.tcp_info.value().rtt_us / 1000.0; }));
     charts.push_back(TcpChart("tcp-cwnd-" + end, end + " sends: congestion window", "KiB", iv,
                               [](const record::StreamInterval& s) {
                                 const auto& t = s.tcp_info.value();
                                 return t.snd_cwnd * static_cast<double>(t.snd_mss) / 1024.0;
                               }));
-    charts.push_back(TcpChart("tcp-retrans-" + end, end + " sends: retransmits", "segments", iv,
-                              [](const record::StreamInterval& s) {
-                                return static_cast<double>(s.retransmits);
-                              }));
+    charts.push_back(TcpChart(
+        "tcp-retrans-" + end, end + " sends: retransmits", "segments", iv,
+        [](const record::StreamInterval& s) { return static_cast<double>(s.retransmits); }));
   }
-  return Json{{"id", "tcp"}, {"title", "TCP over time"},
-              {"note", "Each sending stream's smoothed RTT, congestion window and retransmitted "
-                       "segments per interval, from TCP_INFO of the sending end."},
+  return Json{{"id", "tcp"},
+              {"title", "TCP over time"},
+              {"note",
+               "Each sending stream's smoothed RTT, congestion window and retransmitted "
+               "segments per interval, from TCP_INFO of the sending end."},
               {"charts", std::move(charts)}};
 }
 

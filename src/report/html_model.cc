@@ -59,8 +59,8 @@ void AddStreamStack(Json& chart, const std::vector<record::IntervalRecord>& inte
       if (st.sender != sends) continue;
       auto [it, fresh] = by_id.try_emplace(st.id);
       if (fresh) {
-        it->second = html::Series(fmt::format("stream {} ({})", st.id, end), "streams", false,
-                                  true);
+        it->second =
+            html::Series(fmt::format("stream {} ({})", st.id, end), "streams", false, true);
         it->second["data"] = Json::array();
         for (size_t k = 0; k < intervals.size(); ++k) it->second["data"].push_back(nullptr);
       }
@@ -97,15 +97,19 @@ Json Summary(const record::RunRecord& run) {
 Json Findings(const record::RunRecord& run) {
   Json out = Json::array();
   for (const record::Finding& f : run.findings) {
-    out.push_back({{"id", f.id}, {"severity", record::SeverityName(f.severity)},
-                   {"title", f.title}, {"evidence", f.evidence}, {"meaning", f.meaning},
+    out.push_back({{"id", f.id},
+                   {"severity", record::SeverityName(f.severity)},
+                   {"title", f.title},
+                   {"evidence", f.evidence},
+                   {"meaning", f.meaning},
                    {"next_step", f.next_step}});
   }
   return out;
 }
 
 // Flattens a JSON value to "path" -> text; arrays of scalars and short objects become one text.
-void Flatten(const nlohmann::json& j, const std::string& path, std::map<std::string, std::string>& out) {
+void Flatten(const nlohmann::json& j, const std::string& path,
+             std::map<std::string, std::string>& out) {
   if (j.is_object()) {
     for (const auto& [key, value] : j.items()) {
       if (key == "unknown") continue;
@@ -182,14 +186,14 @@ Json ThroughputCharts(const record::RunRecord& run) {
     } else {
       AddStreamStack(c, run.remote.value().intervals, !local_sends, remote);
     }
-    c["series"].push_back(SumSeries(run.intervals, local_sends, n, "sum, " + local + "'s view",
-                                    false));
+    c["series"].push_back(
+        SumSeries(run.intervals, local_sends, n, "sum, " + local + "'s view", false));
     if (run.remote.known()) {
       c["series"].push_back(SumSeries(run.remote.value().intervals, !local_sends, n,
                                       "sum, " + remote + "'s view", true));
     } else {
-      c["note"] = remote + "'s view: " +
-                  record::UnknownReason(run.remote.why(), run.remote.detail());
+      c["note"] =
+          remote + "'s view: " + record::UnknownReason(run.remote.why(), run.remote.detail());
     }
     charts.push_back(std::move(c));
   }
@@ -216,12 +220,13 @@ Json FactRows(const record::RunRecord& run) {
 nlohmann::ordered_json BuildHtmlModel(const record::RunRecord& run) {
   auto ends = html::Ends(run);
   Json m;
-  m["title"] = fmt::format("nicbench run {} {}", run.timestamp,
-                           record::DirectionName(run.spec.direction));
+  m["title"] =
+      fmt::format("nicbench run {} {}", run.timestamp, record::DirectionName(run.spec.direction));
   m["summary"] = Summary(run);
   m["findings"] = Findings(run);
   Json sections = Json::array();
-  sections.push_back({{"id", "throughput"}, {"title", "Throughput over time"},
+  sections.push_back({{"id", "throughput"},
+                      {"title", "Throughput over time"},
                       {"note", "Each direction as both ends counted it; they should agree."},
                       {"charts", ThroughputCharts(run)}});
   sections.push_back(html::CpuSection(run));

@@ -38,9 +38,12 @@ std::string SummaryHtml(const Json& rows) {
 }
 
 std::string FindingsHtml(const Json& findings, const std::string& prefix) {
-  std::string out = fmt::format("<section id=\"{0}findings\" aria-labelledby=\"{0}findings-h\">"
-                                "<h2 id=\"{0}findings-h\">What limits the transfer</h2>", prefix);
-  if (findings.empty()) return out + "<p class=\"empty\">No findings (diagnosis did not run).</p></section>";
+  std::string out = fmt::format(
+      "<section id=\"{0}findings\" aria-labelledby=\"{0}findings-h\">"
+      "<h2 id=\"{0}findings-h\">What limits the transfer</h2>",
+      prefix);
+  if (findings.empty())
+    return out + "<p class=\"empty\">No findings (diagnosis did not run).</p></section>";
   out += "<ol class=\"findings\">";
   for (const auto& f : findings) {
     const std::string sev = f["severity"].get<std::string>();
@@ -48,7 +51,8 @@ std::string FindingsHtml(const Json& findings, const std::string& prefix) {
                        HtmlEscape(f["title"].get<std::string>()));
     if (!f["evidence"].empty()) {
       out += "<ul>";
-      for (const auto& e : f["evidence"]) out += "<li>" + HtmlEscape(e.get<std::string>()) + "</li>";
+      for (const auto& e : f["evidence"])
+        out += "<li>" + HtmlEscape(e.get<std::string>()) + "</li>";
       out += "</ul>";
     }
     if (!f["meaning"].get<std::string>().empty()) {
@@ -65,7 +69,8 @@ std::string FindingsHtml(const Json& findings, const std::string& prefix) {
 
 std::string FactsHtml(const Json& facts, const std::string& prefix) {
   std::string out = fmt::format(
-      "<section id=\"{2}facts\" aria-labelledby=\"{2}facts-h\"><h2 id=\"{2}facts-h\">Both ends' host and "
+      "<section id=\"{2}facts\" aria-labelledby=\"{2}facts-h\"><h2 id=\"{2}facts-h\">Both ends' "
+      "host and "
       "NIC facts</h2><p class=\"note\">Rows where the ends differ are highlighted and marked "
       "\u2260.</p><div class=\"table-wrap facts-wrap\" tabindex=\"0\"><table class=\"facts\">"
       "<caption>Facts of each end</caption><thead><tr><th scope=\"col\">fact</th>"

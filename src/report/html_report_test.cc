@@ -10,7 +10,8 @@ namespace {
 
 using record::testing::MakeTcpRun;
 
-const nlohmann::ordered_json* SeriesOf(const nlohmann::ordered_json& chart, const std::string& label) {
+const nlohmann::ordered_json* SeriesOf(const nlohmann::ordered_json& chart,
+                                       const std::string& label) {
   for (const auto& s : chart["series"]) {
     if (s["label"] == label) return &s;
   }

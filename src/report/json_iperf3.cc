@@ -4,8 +4,8 @@
 // says why.
 #include <algorithm>
 
-#include "report/format.h"
 #include "record/json_rr.h"
+#include "report/format.h"
 #include "report/json_parts.h"
 #include "report/sums.h"
 
@@ -40,15 +40,18 @@ void PutUdpReceived(Json& j, uint64_t packets, uint64_t lost, double jitter_seco
   j["lost_packets"] = lost;
   j["packets"] = packets;
   PutIperf3Number(j, "lost_percent",
-            packets > 0 ? std::optional<double>(100.0 * lost / packets) : std::nullopt,
-            "not present: no packets");
+                  packets > 0 ? std::optional<double>(100.0 * lost / packets) : std::nullopt,
+                  "not present: no packets");
 }
 
 Json StreamIntervalJson(const record::StreamInterval& s, bool tcp) {
-  Json j{{"socket", s.id}, {"start", s.start}, {"end", s.end}, {"seconds", s.end - s.start},
+  Json j{{"socket", s.id},
+         {"start", s.start},
+         {"end", s.end},
+         {"seconds", s.end - s.start},
          {"bytes", s.bytes}};
-  PutIperf3Number(j, "bits_per_second", BitsPerSecond(static_cast<double>(s.bytes), s.end - s.start),
-            kNoDuration);
+  PutIperf3Number(j, "bits_per_second",
+                  BitsPerSecond(static_cast<double>(s.bytes), s.end - s.start), kNoDuration);
   if (tcp && s.sender) {
     j["retransmits"] = s.retransmits;
     PutTcpInfo(j, s);
@@ -63,7 +66,9 @@ Json StreamIntervalJson(const record::StreamInterval& s, bool tcp) {
 }
 
 Json IntervalSumJson(const IntervalSum& sum, bool tcp) {
-  Json j{{"start", sum.start}, {"end", sum.end}, {"seconds", sum.end - sum.start},
+  Json j{{"start", sum.start},
+         {"end", sum.end},
+         {"seconds", sum.end - sum.start},
          {"bytes", sum.bytes}};
   PutIperf3Number(j, "bits_per_second", sum.bits_per_second, kNoDuration);
   if (tcp && sum.sender) {
@@ -128,12 +133,11 @@ Json SideJson(const record::StreamTotals& s, bool sent) {
   const uint64_t bytes = sent ? s.bytes_sent : s.bytes_received;
   Json j{{"socket", s.id}, {"start", 0}, {"end", seconds}, {"seconds", seconds}, {"bytes", bytes}};
   PutIperf3Number(j, "bits_per_second", BitsPerSecond(static_cast<double>(bytes), seconds),
-            kNoDuration);
+                  kNoDuration);
   return j;
 }
 
-constexpr const char kNotExchanged[] =
-    "not present: the test ended before the results exchange";
+constexpr const char kNotExchanged[] = "not present: the test ended before the results exchange";
 
 // A UDP sender's counts alone: how many it sent; loss and jitter are the receiver's to know.
 void PutUdpUnreported(Json& j, uint64_t packets) {
@@ -232,12 +236,12 @@ Json CpuJson(const record::RunRecord& run) {
     const std::string total = std::string(prefix) + "_total", user = std::string(prefix) + "_user",
                       system = std::string(prefix) + "_system";
     const std::string reason = m.known() ? "" : record::UnknownReason(m.why(), m.detail());
-    PutIperf3Number(cpu, total.c_str(), m.known() ? std::optional(m.value().total_percent) : std::nullopt,
-              reason);
-    PutIperf3Number(cpu, user.c_str(), m.known() ? std::optional(m.value().user_percent) : std::nullopt,
-              reason);
+    PutIperf3Number(cpu, total.c_str(),
+                    m.known() ? std::optional(m.value().total_percent) : std::nullopt, reason);
+    PutIperf3Number(cpu, user.c_str(),
+                    m.known() ? std::optional(m.value().user_percent) : std::nullopt, reason);
     PutIperf3Number(cpu, system.c_str(),
-              m.known() ? std::optional(m.value().system_percent) : std::nullopt, reason);
+                    m.known() ? std::optional(m.value().system_percent) : std::nullopt, reason);
   };
   put("host", run.local.cpu);
   // A stock iperf3 peer sends its CPU use in its results too (run.peer).

@@ -14,8 +14,7 @@ using json_parts::Json;
 
 namespace json_parts {
 
-void PutNumber(Json& obj, const char* key, std::optional<double> value,
-               const std::string& reason) {
+void PutNumber(Json& obj, const char* key, std::optional<double> value, const std::string& reason) {
   if (value && std::isfinite(*value)) {
     obj[key] = *value;
     return;
@@ -145,8 +144,8 @@ Json StartJson(const record::RunRecord& run) {
                             {"timemillisecs", run.timestamp_secs * 1000},  // iperf3 3.17+
                             {"rfc3339", run.timestamp}};
   if (run.local.role == "server" && !run.connections.empty()) {
-    start["accepted_connection"] = Json{{"host", run.connections[0].remote_host},
-                                        {"port", run.connections[0].remote_port}};
+    start["accepted_connection"] =
+        Json{{"host", run.connections[0].remote_host}, {"port", run.connections[0].remote_port}};
   } else {
     start["connecting_to"] = Json{{"host", run.server_host}, {"port", run.server_port}};
   }

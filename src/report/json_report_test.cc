@@ -40,7 +40,8 @@ void ExpectAllFinite(const json& j, const std::string& path = "") {
   } else if (j.is_object()) {
     for (const auto& [key, value] : j.items()) ExpectAllFinite(value, path + "." + key);
   } else if (j.is_array()) {
-    for (size_t i = 0; i < j.size(); ++i) ExpectAllFinite(j[i], path + "[" + std::to_string(i) + "]");
+    for (size_t i = 0; i < j.size(); ++i)
+      ExpectAllFinite(j[i], path + "[" + std::to_string(i) + "]");
   }
 }
 
@@ -78,10 +79,8 @@ TEST(JsonReportTest, HasIperf3ShapeForEachKindOfTest) {
     const char* fixture;
   };
   const Case cases[] = {
-      {MakeTcpRun(), "tcp-P2-O1.json"},
-      {MakeUdpRun(), "udp.json"},
-      {MakeBidirRun(), "bidir.json"},
-      {MakeBidirRun(Transport::kUdp), "udp-bidir.json"},
+      {MakeTcpRun(), "tcp-P2-O1.json"},   {MakeUdpRun(), "udp.json"},
+      {MakeBidirRun(), "bidir.json"},     {MakeBidirRun(Transport::kUdp), "udp-bidir.json"},
       {MakeReverseRun(), "reverse.json"},
   };
   for (const Case& c : cases) {
@@ -232,8 +231,7 @@ TEST(JsonReportTest, ZeroLengthIntervalAndNaNGiveNoNaN) {
   ExpectAllFinite(json::parse(built.dump()));
   const std::string text = RenderJson(run);
   // A bare nan/inf/NaN/Infinity token where a value belongs.
-  EXPECT_FALSE(std::regex_search(text, std::regex(R"([:\[,]\s*-?(nan|inf|NaN|Infinity))")))
-      << text;
+  EXPECT_FALSE(std::regex_search(text, std::regex(R"([:\[,]\s*-?(nan|inf|NaN|Infinity))"))) << text;
   const json doc = Parse(text);
   // iperf3's members keep a number (iperf3's 0) with the reason beside it.
   const json& s = doc["intervals"][1]["streams"][0];

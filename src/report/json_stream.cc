@@ -44,8 +44,10 @@ std::string StreamLateSampleEvent(const record::HostInterval& remote) {
 std::string StreamEndEvent(const record::RunRecord& run) {
   Json doc = BuildJson(run);
   Json data = doc["end"];
-  data["nicbench"] = {{"run", doc["nicbench"]}, {"local", doc["local"]},
-                      {"remote", doc["remote"]}, {"findings", doc["findings"]}};
+  data["nicbench"] = {{"run", doc["nicbench"]},
+                      {"local", doc["local"]},
+                      {"remote", doc["remote"]},
+                      {"findings", doc["findings"]}};
   if (doc.contains("unknown")) data["nicbench"]["unknown"] = doc["unknown"];
   if (run.error) return Line("error", *run.error) + Line("end", std::move(data));
   return Line("end", std::move(data));

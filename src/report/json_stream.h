@@ -15,8 +15,10 @@ namespace nicbench::report {
 // Each returns one line, '\n' included. `local` and `remote` may be null (not sampled, or the
 // server's sample had not come yet).
 std::string StreamStartEvent(const record::RunRecord& run);
-std::string StreamIntervalEvent(const record::RunRecord& run, const record::IntervalRecord& interval,
-                                const record::HostInterval* local, const record::HostInterval* remote);
+std::string StreamIntervalEvent(const record::RunRecord& run,
+                                const record::IntervalRecord& interval,
+                                const record::HostInterval* local,
+                                const record::HostInterval* remote);
 // A server's sample that came after its interval's event: {"event":"nicbench_sample", ...}, an
 // event name iperf3 consumers skip.
 std::string StreamLateSampleEvent(const record::HostInterval& remote);

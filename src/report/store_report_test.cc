@@ -34,7 +34,8 @@ store::RunSummary Summary() {
 TEST(HistoryReport, TextHasOneAlignedLinePerRunAndDashesForUnknowns) {
   const std::string text = RenderHistoryText({Summary()});
   EXPECT_NE(text.find("ID  TIME (UTC)"), std::string::npos) << text;
-  EXPECT_NE(text.find("12  2026-11-30 09:02:48  h1 -> 198.18.0.2  bidir"), std::string::npos) << text;
+  EXPECT_NE(text.find("12  2026-11-30 09:02:48  h1 -> 198.18.0.2  bidir"), std::string::npos)
+      << text;
   EXPECT_NE(text.find("941 Mbits/sec"), std::string::npos) << text;
   EXPECT_NE(text.find("1.23         -     7  warning link-rate-limited  nic=re0 note=a, b"),
             std::string::npos)

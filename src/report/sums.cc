@@ -83,8 +83,8 @@ EndSum SumSide(const std::vector<record::StreamTotals>& streams, StreamSet set, 
   sum.bits_per_second = BitsPerSecond(static_cast<double>(sum.bytes), sum.seconds);
   if (sum.packets > 0) sum.lost_percent = 100.0 * sum.lost / sum.packets;
   if (sum.bytes > 0) {
-    sum.slowest_share = static_cast<double>(sum.slowest_bytes) * sum.streams /
-                        static_cast<double>(sum.bytes);
+    sum.slowest_share =
+        static_cast<double>(sum.slowest_bytes) * sum.streams / static_cast<double>(sum.bytes);
   }
   return sum;
 }

@@ -20,13 +20,13 @@ bool InSet(StreamSet set, bool local_sends);
 // The streams of one interval, summed.
 struct IntervalSum {
   int streams = 0;
-  double start = 0, end = 0;   // of the first stream in the set, as iperf3 does
+  double start = 0, end = 0;  // of the first stream in the set, as iperf3 does
   uint64_t bytes = 0;
-  bool sender = false;          // of the first stream in the set
+  bool sender = false;  // of the first stream in the set
   bool omitted = false;
-  uint64_t retransmits = 0;     // TCP senders
+  uint64_t retransmits = 0;  // TCP senders
   uint64_t packets = 0, lost = 0, out_of_order = 0;
-  double jitter_seconds = 0;    // mean over receiving streams
+  double jitter_seconds = 0;  // mean over receiving streams
   std::optional<double> bits_per_second;
 };
 
@@ -36,13 +36,13 @@ IntervalSum SumInterval(const record::IntervalRecord& interval, StreamSet set);
 struct EndSum {
   int streams = 0;
   bool sender = false;
-  double seconds = 0;           // the longest of the streams' durations
+  double seconds = 0;  // the longest of the streams' durations
   uint64_t bytes = 0;
   record::Measured<uint64_t> retransmits;  // known only when every stream's count is
   uint64_t packets = 0, lost = 0, out_of_order = 0;
-  double jitter_seconds = 0;    // mean over the streams
+  double jitter_seconds = 0;  // mean over the streams
   std::optional<double> bits_per_second;
-  std::optional<double> lost_percent;      // lost / packets * 100, when packets > 0
+  std::optional<double> lost_percent;  // lost / packets * 100, when packets > 0
   // The stream that moved least (the first such in the set), so starvation shows among many:
   // slowest_share is its bytes over an even share (bytes / streams), 1 when every stream moved
   // the same, set when bytes > 0.

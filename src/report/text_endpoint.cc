@@ -53,8 +53,9 @@ std::string TransferCost(const analysis::EndCost& cost) {
 
 std::string Busiest(const record::EndpointRecord& end) {
   const std::vector<analysis::CoreLoad> cores = analysis::BusiestCores(end.samples, 3);
-  if (cores.empty()) return end.samples.empty() ? "unknown (no host samples)"
-                                                : UnknownText(end.samples.front().cpus);
+  if (cores.empty())
+    return end.samples.empty() ? "unknown (no host samples)"
+                               : UnknownText(end.samples.front().cpus);
   std::string text;
   for (const analysis::CoreLoad& core : cores) {
     if (!text.empty()) text += ", ";
@@ -72,8 +73,9 @@ std::string Busiest(const record::EndpointRecord& end) {
 
 std::string Interrupts(const record::EndpointRecord& end) {
   const std::vector<analysis::IrqLineTotal> lines = analysis::TopIrqLines(end.samples, 4);
-  if (lines.empty()) return end.samples.empty() ? "unknown (no host samples)"
-                                                : UnknownText(end.samples.front().irqs);
+  if (lines.empty())
+    return end.samples.empty() ? "unknown (no host samples)"
+                               : UnknownText(end.samples.front().irqs);
   std::string text;
   for (const analysis::IrqLineTotal& line : lines) {
     if (!text.empty()) text += std::string("\n") + kIndent;
@@ -95,9 +97,9 @@ std::string Drops(const record::EndpointRecord& end) {
       softnet.time_squeeze += s->time_squeeze;
     }
   }
-  text = softnet_known ? fmt::format("softnet {} dropped, {} squeezed", softnet.dropped,
-                                     softnet.time_squeeze)
-                       : std::string("softnet unknown");
+  text = softnet_known
+             ? fmt::format("softnet {} dropped, {} squeezed", softnet.dropped, softnet.time_squeeze)
+             : std::string("softnet unknown");
   for (const auto& [name, total] : analysis::DropCounters(end.samples)) {
     text += fmt::format("; {} {}", name, total);
   }
@@ -134,21 +136,23 @@ std::string Trimmed(std::string text) {
 }
 
 std::string LinkLine(const record::NicFacts& nic) {
-  return "link " + Or(nic.speed_mbps, fmt::format("{} Mbit/s", nic.speed_mbps.value_or(0))) +
-         ", " + Or(nic.duplex, nic.duplex.value_or("") + " duplex") + ", autoneg " +
+  return "link " + Or(nic.speed_mbps, fmt::format("{} Mbit/s", nic.speed_mbps.value_or(0))) + ", " +
+         Or(nic.duplex, nic.duplex.value_or("") + " duplex") + ", autoneg " +
          Or(nic.autoneg, nic.autoneg.value_or(false) ? "on" : "off") + ", MTU " +
          Or(nic.mtu, std::to_string(nic.mtu.value_or(0)));
 }
 
 std::string QueueLine(const record::NicFacts& nic) {
   const record::RingSizes r = nic.rings.value_or({});
-  std::string rings = Or(nic.rings, fmt::format("rx {}/{} tx {}/{}", r.rx, r.rx_max, r.tx, r.tx_max));
+  std::string rings =
+      Or(nic.rings, fmt::format("rx {}/{} tx {}/{}", r.rx, r.rx_max, r.tx, r.tx_max));
   std::string irq = Or(nic.irq_mode, nic.irq_mode.value_or(""));
   if (nic.irq_vectors.known()) irq += fmt::format(", {} vectors", nic.irq_vectors.value().size());
   const record::Qdisc q = nic.qdisc.value_or({});
-  std::string qdisc = Or(nic.qdisc, q.kind + (q.rate_bits_per_second != 0
-                                                  ? " rate " + Trimmed(IperfBitRate(q.rate_bits_per_second))
-                                                  : std::string()));
+  std::string qdisc =
+      Or(nic.qdisc, q.kind + (q.rate_bits_per_second != 0
+                                  ? " rate " + Trimmed(IperfBitRate(q.rate_bits_per_second))
+                                  : std::string()));
   return "rings " + rings + "; IRQ " + irq + "; qdisc " + qdisc;
 }
 
@@ -159,9 +163,9 @@ std::string NicSection(const record::NicFacts& nic) {
     return Row("NIC", nic.interface + ": loopback, no NIC; MTU " +
                           Or(nic.mtu, std::to_string(nic.mtu.value_or(0))));
   }
-  std::string ident = nic.interface + ": driver " + Or(nic.driver, nic.driver.value_or("")) +
-                      " " + Or(nic.driver_version, nic.driver_version.value_or("")) +
-                      ", firmware " + Or(nic.firmware_version, nic.firmware_version.value_or(""));
+  std::string ident = nic.interface + ": driver " + Or(nic.driver, nic.driver.value_or("")) + " " +
+                      Or(nic.driver_version, nic.driver_version.value_or("")) + ", firmware " +
+                      Or(nic.firmware_version, nic.firmware_version.value_or(""));
   if (nic.pci.known()) {
     const record::PciIdentity& p = nic.pci.value();
     ident += fmt::format(", {}:{} {} {}", p.vendor_id, p.device_id, p.vendor_name, p.device_name);
@@ -169,14 +173,15 @@ std::string NicSection(const record::NicFacts& nic) {
   std::string out = Row("NIC", ident);
   if (nic.pci.known()) {
     const record::PciIdentity& p = nic.pci.value();
-    out += std::string(kIndent) + "PCI " + PciCardText(p) + "; PCIe " + PciLinkText(p.link) +
-           "\n" + std::string(kIndent) + PciIrqCapText("MSI", p.msi) + "; " +
+    out += std::string(kIndent) + "PCI " + PciCardText(p) + "; PCIe " + PciLinkText(p.link) + "\n" +
+           std::string(kIndent) + PciIrqCapText("MSI", p.msi) + "; " +
            PciIrqCapText("MSI-X", p.msix) + "\n";
   }
   out += std::string(kIndent) + LinkLine(nic) + "\n";
   out += std::string(kIndent) + OffloadsOff(nic) + "\n";
   out += std::string(kIndent) + QueueLine(nic) + "\n";
-  if (!nic.coalescing.known()) out += std::string(kIndent) + "coalescing " + UnknownText(nic.coalescing) + "\n";
+  if (!nic.coalescing.known())
+    out += std::string(kIndent) + "coalescing " + UnknownText(nic.coalescing) + "\n";
   return out;
 }
 

@@ -22,8 +22,9 @@ std::string FormatByteRate(double bytes_per_second) {
 std::string FileLine(const record::FileRecord& f, const std::string& who) {
   const char* verb = f.write ? "wrote" : "read";
   std::string cache = f.direct_used ? "O_DIRECT, no page cache" : "through the page cache";
-  std::string out = fmt::format("File ({}): {} {} {}{}", who, verb, FormatBytes(static_cast<double>(f.bytes)),
-                                f.path, f.filesystem.empty() ? "" : " (" + f.filesystem + ")");
+  std::string out =
+      fmt::format("File ({}): {} {} {}{}", who, verb, FormatBytes(static_cast<double>(f.bytes)),
+                  f.path, f.filesystem.empty() ? "" : " (" + f.filesystem + ")");
   if (f.rate_measured && f.call_seconds > 0) {
     out += fmt::format(", {:.3f} s in {} calls{}: the disk {} at {} ({})", f.call_seconds,
                        f.write ? "write" : "read",
@@ -46,8 +47,8 @@ std::string SentOfFile(const record::RunRecord& run, const record::FileRecord& f
   for (const record::StreamTotals& s : run.streams) {
     const uint64_t sent = s.sender ? s.bytes_sent : s.bytes_received;
     out += fmt::format("        Sent {} / {} ({}%) of {}\n", FormatBytes(static_cast<double>(sent)),
-                       FormatBytes(static_cast<double>(size)),
-                       size == 0 ? 0 : sent * 100 / size, f.path);
+                       FormatBytes(static_cast<double>(size)), size == 0 ? 0 : sent * 100 / size,
+                       f.path);
   }
   return out;
 }

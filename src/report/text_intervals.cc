@@ -22,10 +22,9 @@ std::string Tag(const record::RunRecord& run, int id, bool local_sends) {
 }
 
 std::string Transfer(const record::RunRecord& run, double start, double end, uint64_t bytes) {
-  return fmt::format(" {:6.2f}-{:<6.2f} sec  {}  {}", start, end,
-                     IperfBytes(static_cast<double>(bytes)),
-                     IperfRateOr(BitsPerSecond(static_cast<double>(bytes), end - start),
-                                 run.spec.format));
+  return fmt::format(
+      " {:6.2f}-{:<6.2f} sec  {}  {}", start, end, IperfBytes(static_cast<double>(bytes)),
+      IperfRateOr(BitsPerSecond(static_cast<double>(bytes), end - start), run.spec.format));
 }
 
 std::string UdpLoss(double jitter_seconds, uint64_t lost, uint64_t packets) {
@@ -60,7 +59,8 @@ std::string StreamLine(const record::RunRecord& run, const record::StreamInterva
 }
 
 std::string SumLine(const record::RunRecord& run, const IntervalSum& sum) {
-  std::string line = text::Tag(run, -1, sum.sender) + text::Transfer(run, sum.start, sum.end, sum.bytes);
+  std::string line =
+      text::Tag(run, -1, sum.sender) + text::Transfer(run, sum.start, sum.end, sum.bytes);
   if (IsTcp(run) && sum.sender) {
     line += fmt::format("  {:>3}", sum.retransmits);
   } else if (!IsTcp(run) && sum.sender) {
@@ -79,7 +79,8 @@ std::string HostLine(const char* who, const record::HostInterval& h) {
   std::string line = fmt::format("{:>12}  ", who);
   if (const auto core = analysis::BusiestCore(h)) {
     line += fmt::format("cpu{} {:.0f}%", core->cpu, core->busy_percent);
-    if (!core->kinds.empty() && core->kinds[0].percent > 0) line += " " + std::string(core->kinds[0].name);
+    if (!core->kinds.empty() && core->kinds[0].percent > 0)
+      line += " " + std::string(core->kinds[0].name);
   } else {
     line += "cpu " + UnknownText(h.cpus);
   }
@@ -113,13 +114,13 @@ std::string RenderIntervalHeader(const record::RunRecord& run) {
   if (IsBidirectional(run)) {
     columns = tcp ? "Retr  Cwnd" : "Jitter    Lost/Total Datagrams";
   } else {
-    const bool local_sends = (run.spec.direction == record::Direction::kForward) ==
-                             (run.local.role != "server");
+    const bool local_sends =
+        (run.spec.direction == record::Direction::kForward) == (run.local.role != "server");
     columns = ColumnsFor(tcp, local_sends);
   }
   const std::string role = IsBidirectional(run) ? "[Role]" : "";
-  std::string line = fmt::format("[ ID]{} Interval           Transfer     Bitrate         {}", role,
-                                 columns);
+  std::string line =
+      fmt::format("[ ID]{} Interval           Transfer     Bitrate         {}", role, columns);
   while (!line.empty() && line.back() == ' ') line.pop_back();
   return line + "\n";
 }
@@ -156,8 +157,8 @@ std::string RenderHostLine(const char* who, const record::HostInterval& sample) 
 }
 
 std::string RenderConnectedLines(const record::RunRecord& run, bool verbose) {
-  std::string out = fmt::format("Connecting to host {}, port {}\n", run.server_host,
-                                run.server_port);
+  std::string out =
+      fmt::format("Connecting to host {}, port {}\n", run.server_host, run.server_port);
   for (size_t i = 1; i < run.connections.size(); ++i) {
     const record::ConnectionInfo& c = run.connections[i];
     const int id = i == 1 ? 1 : static_cast<int>(i) + 1;  // iperf3's 1, 3, 4, ...
@@ -166,14 +167,15 @@ std::string RenderConnectedLines(const record::RunRecord& run, bool verbose) {
   }
   if (verbose) {
     const record::TestSpec& s = run.spec;
-    const std::string end =
-        s.bytes != 0 ? fmt::format("{} bytes to send", s.bytes)
-        : s.blocks != 0 ? fmt::format("{} blocks to send", s.blocks)
-                        : fmt::format("{} second test", s.duration.count() / 1000.0);
-    out += fmt::format("Starting Test: protocol: {}, {} streams, {} byte blocks, omitting {} "
-                       "seconds, {}, tos {}\n",
-                       record::TransportName(s.transport), s.parallel,
-                       record::EffectiveBlockBytes(s), s.omit.count() / 1000.0, end, s.tos);
+    const std::string end = s.bytes != 0 ? fmt::format("{} bytes to send", s.bytes)
+                            : s.blocks != 0
+                                ? fmt::format("{} blocks to send", s.blocks)
+                                : fmt::format("{} second test", s.duration.count() / 1000.0);
+    out += fmt::format(
+        "Starting Test: protocol: {}, {} streams, {} byte blocks, omitting {} "
+        "seconds, {}, tos {}\n",
+        record::TransportName(s.transport), s.parallel, record::EffectiveBlockBytes(s),
+        s.omit.count() / 1000.0, end, s.tos);
   }
   return out;
 }

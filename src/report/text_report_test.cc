@@ -83,7 +83,8 @@ TEST(TextIntervalTest, UdpReceiverShowsJitterAndLoss) {
   record::RunRecord run = MakeUdpRun();
   run.intervals[0].streams[0] = record::testing::MakeStream(1, false, 0, 1, 12400000, false);
   const std::string line = RenderIntervalLine(run, run.intervals[0], nullptr, nullptr);
-  EXPECT_EQ(line, "[  1]   0.00-1.00   sec  11.8 MBytes  99.2 Mbits/sec  0.250 ms  5/12400 (0.04%)\n");
+  EXPECT_EQ(line,
+            "[  1]   0.00-1.00   sec  11.8 MBytes  99.2 Mbits/sec  0.250 ms  5/12400 (0.04%)\n");
 }
 
 TEST(TextIntervalTest, BidirTagsEachDirection) {
@@ -128,8 +129,8 @@ TEST(TextSummaryTest, SlowestStreamAgainstAnEvenShare) {
   const double even = (run.streams[0].bytes_received + run.streams[1].bytes_received) / 2.0;
   const std::string text = RenderSummary(run);
   EXPECT_TRUE(Contains(text, fmt::format("Slowest of 2 streams: {} moved {} bytes, {:.2f} of an "
-                                         "even share\n", run.streams[1].id,
-                                         run.streams[1].bytes_received,
+                                         "even share\n",
+                                         run.streams[1].id, run.streams[1].bytes_received,
                                          run.streams[1].bytes_received / even)))
       << text;
   run.streams.resize(1);  // one stream: nothing to compare
@@ -150,7 +151,8 @@ TEST(TextSummaryTest, EachEndShowsCostCoresInterruptsAndNic) {
   EXPECT_TRUE(Contains(text, "offloads off: tcp-segmentation-offload")) << text;
   EXPECT_TRUE(Contains(text, "rings rx 256/4096 tx 256/4096; IRQ MSI-X, 2 vectors; qdisc fq_codel"))
       << text;
-  EXPECT_TRUE(Contains(text, "coalescing unknown (permission denied: needs CAP_NET_ADMIN)")) << text;
+  EXPECT_TRUE(Contains(text, "coalescing unknown (permission denied: needs CAP_NET_ADMIN)"))
+      << text;
   EXPECT_TRUE(Contains(text, "firmware unknown (not supported)")) << text;
   EXPECT_TRUE(Contains(text, "Local end: client h1")) << text;
   EXPECT_TRUE(Contains(text, "Remote end: server h2")) << text;

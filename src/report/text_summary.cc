@@ -31,8 +31,7 @@ std::string TcpStreamLines(const record::RunRecord& run, const record::StreamTot
   }
   return tag + text::Transfer(run, 0, s.seconds_sent, s.bytes_sent) + Retransmits(s.retransmits) +
          "             sender\n" + tag +
-         text::Transfer(run, 0, s.seconds_received, s.bytes_received) +
-         kTcpReceiverPad;
+         text::Transfer(run, 0, s.seconds_received, s.bytes_received) + kTcpReceiverPad;
 }
 
 std::string UdpStreamLines(const record::RunRecord& run, const record::StreamTotals& s) {
@@ -64,8 +63,8 @@ std::string SumLines(const record::RunRecord& run, StreamSet set) {
   const std::string tag = text::Tag(run, -1, sent.sender);
   if (IsTcp(run)) {
     return tag + text::Transfer(run, 0, sent.seconds, sent.bytes) + Retransmits(sent.retransmits) +
-           "             sender\n" + tag + text::Transfer(run, 0, received.seconds, received.bytes) +
-           kTcpReceiverPad;
+           "             sender\n" + tag +
+           text::Transfer(run, 0, received.seconds, received.bytes) + kTcpReceiverPad;
   }
   return tag + text::Transfer(run, 0, sent.seconds, sent.bytes) +
          text::UdpLoss(0, sent.lost, sent.packets) + "  sender\n" + tag +
@@ -143,8 +142,9 @@ std::string RenderSummary(const record::RunRecord& run) {
     out += StreamSummary(run);
   }
   if (run.incomplete) {
-    out += "(incomplete: the test ended early; these are this end's counts up to then, the other "
-           "end's were not exchanged)\n";
+    out +=
+        "(incomplete: the test ended early; these are this end's counts up to then, the other "
+        "end's were not exchanged)\n";
   }
   out += "\n" + text::EndpointSection(run, run.local, "Local end");
   if (run.remote.known()) {

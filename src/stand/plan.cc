@@ -34,14 +34,14 @@ void AddVethPair(std::vector<Argv>& plan, const VethEnd& a, const VethEnd& b, in
   plan.push_back({"ip", "link", "add", a.device, "netns", a.netns, "type", "veth", "peer", "name",
                   b.device, "netns", b.netns});
   for (const auto* end : {&a, &b}) {
-    plan.push_back(InNamespace(end->netns, {"link", "set", "dev", end->device, "mtu",
-                                            std::to_string(mtu)}));
+    plan.push_back(
+        InNamespace(end->netns, {"link", "set", "dev", end->device, "mtu", std::to_string(mtu)}));
   }
 }
 
 void AddAddressAndUp(std::vector<Argv>& plan, const VethEnd& end, const std::string& address) {
-  plan.push_back(InNamespace(end.netns, {"addr", "add", fmt::format("{}/{}", address, kPrefixLength),
-                                         "dev", end.device}));
+  plan.push_back(InNamespace(
+      end.netns, {"addr", "add", fmt::format("{}/{}", address, kPrefixLength), "dev", end.device}));
   plan.push_back(InNamespace(end.netns, {"link", "set", "dev", end.device, "up"}));
 }
 
@@ -54,8 +54,8 @@ void AddToggle(Argv& argv, std::string_view feature, Toggle toggle) {
 uint64_t NetemLimitPackets(const StandSpec& spec, const Shaping& shaping) {
   uint64_t frame = static_cast<uint64_t>(spec.mtu) + kEthernetHeaderBytes;
   // The delay line holds rate x delay bytes in flight on top of the usual queue.
-  uint64_t in_flight = shaping.rate_bits_per_second / 8 / 1000 *
-                       static_cast<uint64_t>(spec.delay_ms.value_or(0));
+  uint64_t in_flight =
+      shaping.rate_bits_per_second / 8 / 1000 * static_cast<uint64_t>(spec.delay_ms.value_or(0));
   return std::max(kMinNetemPackets, (in_flight + shaping.limit_bytes) / frame + 1);
 }
 
@@ -63,12 +63,9 @@ uint64_t NetemLimitPackets(const StandSpec& spec, const Shaping& shaping) {
 
 std::string_view ShaperName(Shaper shaper) {
   switch (shaper) {
-    case Shaper::kNone:
-      return "none";
-    case Shaper::kTbf:
-      return "tbf";
-    case Shaper::kHtb:
-      return "htb";
+    case Shaper::kNone: return "none";
+    case Shaper::kTbf: return "tbf";
+    case Shaper::kHtb: return "htb";
   }
   NB_CHECK(false);
   return {};
@@ -168,14 +165,14 @@ std::vector<Argv> ShapeOneEnd(const VethEnd& end, const StandSpec& spec, Shaper 
   } else {
     // htb's quantum must hold a full frame; a single class makes its exact value irrelevant.
     std::string quantum = std::to_string(spec.mtu + kEthernetHeaderBytes + kEthernetOverheadBytes);
-    plan.push_back(Tc(ns, {"qdisc", "add", "dev", dev, "root", "handle", "1:", "htb", "default",
-                           "1"}));
-    plan.push_back(Tc(ns, {"class", "add", "dev", dev, "parent", "1:", "classid", "1:1", "htb",
-                           "rate", rate_text, "ceil", rate_text, "burst", burst, "cburst", burst,
-                           "quantum", quantum, "overhead", overhead}));
+    plan.push_back(
+        Tc(ns, {"qdisc", "add", "dev", dev, "root", "handle", "1:", "htb", "default", "1"}));
+    plan.push_back(Tc(ns, {"class", "add",    "dev",  dev,       "parent", "1:",       "classid",
+                           "1:1",   "htb",    "rate", rate_text, "ceil",   rate_text,  "burst",
+                           burst,   "cburst", burst,  "quantum", quantum,  "overhead", overhead}));
     if (!spec.delay_ms) {
-      plan.push_back(Tc(ns, {"qdisc", "add", "dev", dev, "parent", "1:1", "handle", "10:",
-                             "bfifo", "limit", limit}));
+      plan.push_back(Tc(ns, {"qdisc", "add", "dev", dev, "parent", "1:1", "handle", "10:", "bfifo",
+                             "limit", limit}));
     }
   }
   if (spec.delay_ms) {

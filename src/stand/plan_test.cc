@@ -24,10 +24,10 @@ TEST(StandPlanTest, TwoHostsAreOneVethPairWithoutSwitch) {
   EXPECT_TRUE(Contains(plan, {"ip", "-n", "t-h1", "link", "set", "dev", "lo", "up"}));
   EXPECT_TRUE(Contains(plan, {"ip", "link", "add", "t-h1-e0", "netns", "t-h1", "type", "veth",
                               "peer", "name", "t-h2-e0", "netns", "t-h2"}));
-  EXPECT_TRUE(Contains(plan, {"ip", "-n", "t-h1", "addr", "add", "198.18.3.1/24", "dev",
-                              "t-h1-e0"}));
-  EXPECT_TRUE(Contains(plan, {"ip", "-n", "t-h2", "addr", "add", "198.18.3.2/24", "dev",
-                              "t-h2-e0"}));
+  EXPECT_TRUE(
+      Contains(plan, {"ip", "-n", "t-h1", "addr", "add", "198.18.3.1/24", "dev", "t-h1-e0"}));
+  EXPECT_TRUE(
+      Contains(plan, {"ip", "-n", "t-h2", "addr", "add", "198.18.3.2/24", "dev", "t-h2-e0"}));
   EXPECT_TRUE(Contains(plan, {"ip", "-n", "t-h2", "link", "set", "dev", "t-h2-e0", "mtu", "1500"}));
   for (const auto& argv : plan) {
     for (const auto& word : argv) EXPECT_EQ(word.find("-sw"), std::string::npos) << word;
@@ -47,19 +47,20 @@ TEST(StandPlanTest, MoreHostsMeetOnABridgeInTheSwitchNamespace) {
   spec.mtu = 9000;
   std::vector<Argv> plan = BuildTopologyPlan(spec, 0);
   EXPECT_TRUE(Contains(plan, {"ip", "netns", "add", "big-sw"}));
-  EXPECT_TRUE(Contains(plan, {"ip", "-n", "big-sw", "link", "add", "name", "big-br", "type",
-                              "bridge"}));
+  EXPECT_TRUE(
+      Contains(plan, {"ip", "-n", "big-sw", "link", "add", "name", "big-br", "type", "bridge"}));
   for (int host = 1; host <= 3; ++host) {
     std::string h = std::to_string(host);
-    EXPECT_TRUE(Contains(plan, {"ip", "link", "add", "big-h" + h + "-e0", "netns", "big-h" + h,
-                                "type", "veth", "peer", "name", "big-sw-p" + h, "netns", "big-sw"}));
-    EXPECT_TRUE(Contains(plan, {"ip", "-n", "big-sw", "link", "set", "dev", "big-sw-p" + h,
-                                "master", "big-br"}));
-    EXPECT_TRUE(Contains(plan, {"ip", "-n", "big-h" + h, "link", "set", "dev",
-                                "big-h" + h + "-e0", "mtu", "9000"}));
+    EXPECT_TRUE(
+        Contains(plan, {"ip", "link", "add", "big-h" + h + "-e0", "netns", "big-h" + h, "type",
+                        "veth", "peer", "name", "big-sw-p" + h, "netns", "big-sw"}));
+    EXPECT_TRUE(Contains(
+        plan, {"ip", "-n", "big-sw", "link", "set", "dev", "big-sw-p" + h, "master", "big-br"}));
+    EXPECT_TRUE(Contains(
+        plan, {"ip", "-n", "big-h" + h, "link", "set", "dev", "big-h" + h + "-e0", "mtu", "9000"}));
   }
-  EXPECT_TRUE(Contains(plan, {"ip", "-n", "big-h3", "addr", "add", "198.18.0.3/24", "dev",
-                              "big-h3-e0"}));
+  EXPECT_TRUE(
+      Contains(plan, {"ip", "-n", "big-h3", "addr", "add", "198.18.0.3/24", "dev", "big-h3-e0"}));
   EXPECT_EQ(VethEnds(spec).size(), 6u);
 }
 
@@ -75,15 +76,15 @@ TEST(StandPlanTest, OffloadsOnlyForTogglesThatWereAskedFor) {
   spec.offloads = {};
   spec.offloads.checksum = Toggle::kOff;
   plan = BuildOffloadPlan(spec);
-  EXPECT_EQ(plan[1], (Argv{"ip", "netns", "exec", "nb-h2", "ethtool", "-K", "nb-h2-e0", "tx",
-                           "off", "rx", "off"}));
+  EXPECT_EQ(plan[1], (Argv{"ip", "netns", "exec", "nb-h2", "ethtool", "-K", "nb-h2-e0", "tx", "off",
+                           "rx", "off"}));
 }
 
 TEST(StandPlanTest, ShapingFollowsTheLineRate) {
   Shaping fast_ethernet = ComputeShaping(100'000'000, 1500);
   EXPECT_EQ(fast_ethernet.rate_bits_per_second, 100'000'000u);
-  EXPECT_EQ(fast_ethernet.burst_bytes, 12'500u);    // 1 ms
-  EXPECT_EQ(fast_ethernet.limit_bytes, 625'000u);   // 50 ms
+  EXPECT_EQ(fast_ethernet.burst_bytes, 12'500u);   // 1 ms
+  EXPECT_EQ(fast_ethernet.limit_bytes, 625'000u);  // 50 ms
   Shaping gigabit = ComputeShaping(1'000'000'000, 1500);
   EXPECT_EQ(gigabit.burst_bytes, 125'000u);
   EXPECT_EQ(gigabit.limit_bytes, 6'250'000u);
@@ -98,9 +99,9 @@ TEST(StandPlanTest, TbfOnEveryVethEgress) {
   spec.profile = Profile::k100BaseTx;
   std::vector<Argv> plan = BuildShapingPlan(spec, Shaper::kTbf);
   ASSERT_EQ(plan.size(), 2u);
-  EXPECT_EQ(plan[0], (Argv{"tc", "-n", "nb-h1", "qdisc", "add", "dev", "nb-h1-e0", "root",
-                           "handle", "1:", "tbf", "rate", "100000000bit", "burst", "12500", "limit",
-                           "625000", "overhead", "24"}));
+  EXPECT_EQ(plan[0], (Argv{"tc", "-n", "nb-h1", "qdisc", "add", "dev", "nb-h1-e0", "root", "handle",
+                           "1:", "tbf", "rate", "100000000bit", "burst", "12500", "limit", "625000",
+                           "overhead", "24"}));
   EXPECT_EQ(plan[1][2], "nb-h2");
   spec.hosts = 4;
   EXPECT_EQ(BuildShapingPlan(spec, Shaper::kTbf).size(), 8u);  // host ends and switch ports
@@ -126,8 +127,8 @@ TEST(StandPlanTest, UnlimitedAddsNoQdiscUnlessDelayed) {
   spec.delay_ms = 5;
   std::vector<Argv> plan = BuildShapingPlan(spec, Shaper::kNone);
   ASSERT_EQ(plan.size(), 2u);
-  EXPECT_EQ(plan[0], (Argv{"tc", "-n", "nb-h1", "qdisc", "add", "dev", "nb-h1-e0", "root",
-                           "handle", "1:", "netem", "delay", "5ms"}));
+  EXPECT_EQ(plan[0], (Argv{"tc", "-n", "nb-h1", "qdisc", "add", "dev", "nb-h1-e0", "root", "handle",
+                           "1:", "netem", "delay", "5ms"}));
 }
 
 TEST(StandPlanTest, DelayHangsNetemUnderTheShaper) {
@@ -158,8 +159,8 @@ TEST(StandPlanTest, DownRemovesNamespacesBeforeStrayDevices) {
 
 TEST(StandPlanTest, QdiscProbesUseLoOfTheNamespace) {
   EXPECT_EQ(QdiscProbeCommand("nb-h1", "netem"),
-            (Argv{"tc", "-n", "nb-h1", "qdisc", "add", "dev", "lo", "root", "handle", "1:",
-                  "netem", "delay", "1ms"}));
+            (Argv{"tc", "-n", "nb-h1", "qdisc", "add", "dev", "lo", "root", "handle", "1:", "netem",
+                  "delay", "1ms"}));
   EXPECT_EQ(QdiscProbeCleanupCommand("nb-h1"),
             (Argv{"tc", "-n", "nb-h1", "qdisc", "del", "dev", "lo", "root"}));
 }

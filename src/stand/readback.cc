@@ -106,7 +106,8 @@ Result<uint64_t> ParseHtbClassRate(std::string_view text) {
 
 Result<QdiscInfo> ReadQdisc(CommandRunner& runner, std::string_view netns,
                             std::string_view device) {
-  auto json = RunForOutput(runner, TcIn(netns, {"-j", "qdisc", "show", "dev", std::string(device)}));
+  auto json =
+      RunForOutput(runner, TcIn(netns, {"-j", "qdisc", "show", "dev", std::string(device)}));
   if (!json) return tl::unexpected(json.error());
   auto info = ParseQdiscJson(*json);
   if (!info || info->kind != "htb") return info;

@@ -16,7 +16,7 @@
 namespace nicbench::stand {
 
 struct QdiscInfo {
-  std::string kind;  // "tbf", "htb", "noqueue", "fq_codel", ...
+  std::string kind;                              // "tbf", "htb", "noqueue", "fq_codel", ...
   std::optional<uint64_t> rate_bits_per_second;  // absent for qdiscs without a rate
   std::optional<uint64_t> burst_bytes;           // tbf only
   std::optional<int> overhead_bytes;             // per-packet overhead when configured
@@ -33,8 +33,7 @@ Result<uint64_t> ParseTcRate(std::string_view text);
 
 // The root qdisc of `device` inside `netns` ("" = this process's namespace), with the rate
 // of an htb's class 1:1 filled in.
-Result<QdiscInfo> ReadQdisc(CommandRunner& runner, std::string_view netns,
-                            std::string_view device);
+Result<QdiscInfo> ReadQdisc(CommandRunner& runner, std::string_view netns, std::string_view device);
 Result<QdiscInfo> ReadQdisc(std::string_view netns, std::string_view device);
 
 // Offload flags as ethtool names them; absent when ethtool does not list the feature.

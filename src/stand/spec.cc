@@ -49,9 +49,10 @@ Result<Profile> ParseProfile(std::string_view text) {
   for (const auto& entry : kProfiles) {
     if (EqualsIgnoreCase(text, entry.name)) return entry.profile;
   }
-  return Fail(fmt::format("unknown profile '{}' (choose 100baseTX, 1000baseT, 10GBASE-T or "
-                          "unlimited)",
-                          text));
+  return Fail(
+      fmt::format("unknown profile '{}' (choose 100baseTX, 1000baseT, 10GBASE-T or "
+                  "unlimited)",
+                  text));
 }
 
 std::string_view ProfileName(Profile profile) {
@@ -81,12 +82,9 @@ Result<Toggle> ParseToggle(std::string_view text) {
 
 std::string_view ToggleName(Toggle toggle) {
   switch (toggle) {
-    case Toggle::kDefault:
-      return "default";
-    case Toggle::kOn:
-      return "on";
-    case Toggle::kOff:
-      return "off";
+    case Toggle::kDefault: return "default";
+    case Toggle::kOn: return "on";
+    case Toggle::kOff: return "off";
   }
   NB_CHECK(false);
   return {};
@@ -95,9 +93,10 @@ std::string_view ToggleName(Toggle toggle) {
 Status ValidateName(std::string_view name) {
   if (name.empty() || name.size() > kMaxNameLength || !(name[0] >= 'a' && name[0] <= 'z') ||
       !std::all_of(name.begin(), name.end(), IsNameChar)) {
-    return Fail(fmt::format("bad stand name '{}': use 1 to {} lower-case letters and digits, "
-                            "starting with a letter",
-                            name, kMaxNameLength));
+    return Fail(
+        fmt::format("bad stand name '{}': use 1 to {} lower-case letters and digits, "
+                    "starting with a letter",
+                    name, kMaxNameLength));
   }
   return Ok();
 }
@@ -105,8 +104,8 @@ Status ValidateName(std::string_view name) {
 Status Validate(const StandSpec& spec) {
   if (auto name = ValidateName(spec.name); !name) return name;
   if (spec.hosts < kMinHosts || spec.hosts > kMaxHosts) {
-    return Fail(fmt::format("--hosts must be between {} and {}, got {}", kMinHosts, kMaxHosts,
-                            spec.hosts));
+    return Fail(
+        fmt::format("--hosts must be between {} and {}, got {}", kMinHosts, kMaxHosts, spec.hosts));
   }
   if (spec.mtu < kMinMtu || spec.mtu > kMaxMtu) {
     return Fail(fmt::format("--mtu must be between {} and {}, got {}", kMinMtu, kMaxMtu, spec.mtu));
@@ -173,8 +172,7 @@ std::string HostAddress(int subnet_index, int host) {
 
 std::string SubnetText(int subnet_index) {
   NB_CHECK(subnet_index >= 0 && subnet_index < kSubnetCount);
-  return fmt::format("198.{}.{}.0/{}", 18 + subnet_index / 256, subnet_index % 256,
-                     kPrefixLength);
+  return fmt::format("198.{}.{}.0/{}", 18 + subnet_index / 256, subnet_index % 256, kPrefixLength);
 }
 
 std::optional<int> SubnetIndexOf(std::string_view address) {

@@ -40,8 +40,8 @@ struct Offloads {
 
 inline constexpr int kMinHosts = 2;
 inline constexpr int kMaxHosts = 32;
-inline constexpr int kMinMtu = 68;      // IPv4 minimum (RFC 791)
-inline constexpr int kMaxMtu = 65535;   // veth's max_mtu without XDP (drivers/net/veth.c)
+inline constexpr int kMinMtu = 68;           // IPv4 minimum (RFC 791)
+inline constexpr int kMaxMtu = 65535;        // veth's max_mtu without XDP (drivers/net/veth.c)
 inline constexpr size_t kMaxNameLength = 8;  // NAME-sw-p32 must fit IFNAMSIZ-1 = 15 chars
 
 struct StandSpec {
@@ -61,12 +61,12 @@ Status Validate(const StandSpec& spec);
 Status ValidateName(std::string_view name);
 
 // Names of the stand's objects. Hosts are numbered from 1.
-std::string HostName(int host);                                // "h1"
-std::string HostNamespace(std::string_view stand, int host);   // "nb-h1"
-std::string SwitchNamespace(std::string_view stand);           // "nb-sw"
-std::string HostDevice(std::string_view stand, int host);      // "nb-h1-e0" (host side)
-std::string SwitchPort(std::string_view stand, int host);      // "nb-sw-p1" (switch side)
-std::string BridgeDevice(std::string_view stand);              // "nb-br"
+std::string HostName(int host);                               // "h1"
+std::string HostNamespace(std::string_view stand, int host);  // "nb-h1"
+std::string SwitchNamespace(std::string_view stand);          // "nb-sw"
+std::string HostDevice(std::string_view stand, int host);     // "nb-h1-e0" (host side)
+std::string SwitchPort(std::string_view stand, int host);     // "nb-sw-p1" (switch side)
+std::string BridgeDevice(std::string_view stand);             // "nb-br"
 
 // The stand a namespace belongs to ("nb-h2" -> "nb", "nb-sw" -> "nb"), or nullopt when the
 // name is not one of ours.

@@ -73,7 +73,8 @@ StandInfo InfoFromState(const StandState& state) {
   info.shaper = state.shaper;
   info.qdiscs = state.qdiscs;
   info.rate_bits_per_second = ProfileBitsPerSecond(spec.profile);
-  if (info.rate_bits_per_second) info.shaping = ComputeShaping(*info.rate_bits_per_second, spec.mtu);
+  if (info.rate_bits_per_second)
+    info.shaping = ComputeShaping(*info.rate_bits_per_second, spec.mtu);
   for (int host = 1; host <= spec.hosts; ++host) {
     info.hosts.push_back({HostName(host), HostNamespace(spec.name, host),
                           HostDevice(spec.name, host), HostAddress(state.subnet_index, host)});
@@ -99,8 +100,8 @@ std::string FormatStandLine(const StandInfo& info) {
   if (spec.delay_ms) line += fmt::format("  delay {} ms", *spec.delay_ms);
   line += "  hosts";
   for (const auto& host : info.hosts) {
-    line += fmt::format(" {}={}/{}({})", host.host,
-                        host.address.empty() ? "?" : host.address, kPrefixLength, host.interface);
+    line += fmt::format(" {}={}/{}({})", host.host, host.address.empty() ? "?" : host.address,
+                        kPrefixLength, host.interface);
   }
   if (!info.switch_netns.empty()) line += fmt::format("  switch {}", info.switch_netns);
   line += fmt::format("  offloads tso={} gso={} gro={} checksum={}", ToggleName(spec.offloads.tso),
@@ -126,15 +127,16 @@ Status StandManager::RunAll(const std::vector<Argv>& plan) {
 
 Result<QdiscSupport> StandManager::ProbeQdiscs(const std::string& netns) {
   QdiscSupport support;
-  for (auto [kind, member] : {std::pair{"tbf", &QdiscSupport::tbf},
-                              std::pair{"htb", &QdiscSupport::htb},
-                              std::pair{"netem", &QdiscSupport::netem}}) {
+  for (auto [kind, member] :
+       {std::pair{"tbf", &QdiscSupport::tbf}, std::pair{"htb", &QdiscSupport::htb},
+        std::pair{"netem", &QdiscSupport::netem}}) {
     Argv probe = QdiscProbeCommand(netns, kind);
     auto output = runner_.Run(probe);
     if (!output) return tl::unexpected(output.error());
     if (output->exit_code == 0) {
       support.*member = true;
-      if (auto cleaned = RunAll({QdiscProbeCleanupCommand(netns)}); !cleaned) return tl::unexpected(cleaned.error());
+      if (auto cleaned = RunAll({QdiscProbeCleanupCommand(netns)}); !cleaned)
+        return tl::unexpected(cleaned.error());
     } else if (SaysUnknownQdisc(output->err)) {
       support.*member = false;
     } else {
@@ -146,8 +148,10 @@ Result<QdiscSupport> StandManager::ProbeQdiscs(const std::string& netns) {
 
 Result<StandState> StandManager::Build(const StandSpec& spec, int subnet_index) {
   StandState state{spec, subnet_index, Shaper::kNone, {}};
-  if (auto built = RunAll(BuildTopologyPlan(spec, subnet_index)); !built) return tl::unexpected(built.error());
-  if (auto toggled = RunAll(BuildOffloadPlan(spec)); !toggled) return tl::unexpected(toggled.error());
+  if (auto built = RunAll(BuildTopologyPlan(spec, subnet_index)); !built)
+    return tl::unexpected(built.error());
+  if (auto toggled = RunAll(BuildOffloadPlan(spec)); !toggled)
+    return tl::unexpected(toggled.error());
   auto support = ProbeQdiscs(HostNamespace(spec.name, 1));
   if (!support) return tl::unexpected(support.error());
   state.qdiscs = *support;
@@ -157,16 +161,19 @@ Result<StandState> StandManager::Build(const StandSpec& spec, int subnet_index) 
     } else if (*support->htb) {
       state.shaper = Shaper::kHtb;
     } else {
-      return Fail(fmt::format("profile {} needs the tbf or htb qdisc (CONFIG_NET_SCH_TBF or "
-                              "CONFIG_NET_SCH_HTB), and this kernel has neither",
-                              ProfileName(spec.profile)));
+      return Fail(
+          fmt::format("profile {} needs the tbf or htb qdisc (CONFIG_NET_SCH_TBF or "
+                      "CONFIG_NET_SCH_HTB), and this kernel has neither",
+                      ProfileName(spec.profile)));
     }
   }
   if (spec.delay_ms && !*support->netem) {
-    return Fail("--delay needs the netem qdisc (CONFIG_NET_SCH_NETEM), which this kernel does "
-                "not have; profiles with delay, jitter or loss cannot be built here");
+    return Fail(
+        "--delay needs the netem qdisc (CONFIG_NET_SCH_NETEM), which this kernel does "
+        "not have; profiles with delay, jitter or loss cannot be built here");
   }
-  if (auto shaped = RunAll(BuildShapingPlan(spec, state.shaper)); !shaped) return tl::unexpected(shaped.error());
+  if (auto shaped = RunAll(BuildShapingPlan(spec, state.shaper)); !shaped)
+    return tl::unexpected(shaped.error());
   return state;
 }
 
@@ -286,7 +293,7 @@ StandInfo StandManager::Rediscover(std::string_view name,
   if (hosts > 0) {
     if (auto qdisc = ReadQdisc(runner_, info.hosts[0].netns, info.hosts[0].interface)) {
       info.rate_bits_per_second = qdisc->rate_bits_per_second;
-      info.shaper = qdisc->kind == "tbf" ? Shaper::kTbf
+      info.shaper = qdisc->kind == "tbf"   ? Shaper::kTbf
                     : qdisc->kind == "htb" ? Shaper::kHtb
                                            : Shaper::kNone;
       info.spec.profile = ProfileOfRate(info.rate_bits_per_second).value_or(Profile::kUnlimited);
@@ -305,7 +312,8 @@ Result<std::vector<StandInfo>> StandManager::List() {
   for (const auto& state : *states) {
     StandInfo info = InfoFromState(state);
     for (const auto& host : info.hosts) {
-      if (std::count(namespaces->begin(), namespaces->end(), host.netns) == 0) info.complete = false;
+      if (std::count(namespaces->begin(), namespaces->end(), host.netns) == 0)
+        info.complete = false;
     }
     stands.emplace(state.spec.name, std::move(info));
   }
@@ -373,8 +381,8 @@ ScopedStand::~ScopedStand() {
   if (!owned_) return;
   ProcessRunner runner;
   if (auto down = StandManager(runner, state_dir_).Down(info_.spec.name); !down) {
-    LogWarning(fmt::format("stand {}: cleanup failed: {}", info_.spec.name,
-                           down.error().ToString()));
+    LogWarning(
+        fmt::format("stand {}: cleanup failed: {}", info_.spec.name, down.error().ToString()));
   }
 }
 

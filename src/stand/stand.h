@@ -34,18 +34,18 @@ struct HostInfo {
 };
 
 struct StandInfo {
-  StandSpec spec;             // for a stand rediscovered without state: name, hosts, guessed profile
+  StandSpec spec;  // for a stand rediscovered without state: name, hosts, guessed profile
   std::vector<HostInfo> hosts;
-  std::string switch_netns;   // "nb-sw" with more than two hosts, else empty
+  std::string switch_netns;  // "nb-sw" with more than two hosts, else empty
   std::optional<int> subnet_index;
   Shaper shaper = Shaper::kNone;
   // The profile's rate, on every veth end's egress; absent for unlimited.
   std::optional<uint64_t> rate_bits_per_second;
   std::optional<Shaping> shaping;  // burst and limit used, when known
   QdiscSupport qdiscs;             // what the kernel had when the stand came up
-  bool from_state = true;   // false: rediscovered from namespaces (no state file)
-  bool complete = true;     // false: some namespace of the stand is missing
-  bool reused = false;      // Up() found an identical stand already up and kept it
+  bool from_state = true;          // false: rediscovered from namespaces (no state file)
+  bool complete = true;            // false: some namespace of the stand is missing
+  bool reused = false;             // Up() found an identical stand already up and kept it
 };
 
 // "nb  1000baseT 1 Gbit/s tbf  mtu 1500  h1 nb-h1 198.18.0.1/24 ..." : the one-line summary

@@ -145,8 +145,9 @@ TEST_F(StandManagerTest, TwoStandsGetDistinctSubnets) {
 TEST_F(StandManagerTest, DownRemovesLeftoversByPrefixOnly) {
   Namespaces(R"([{"name":"t-h1"},{"name":"t-sw"},{"name":"t2-h1"},{"name":"t-x"}])");
   runner_.Answer({"ip", "-j", "link", "show"},
-                 {0, R"([{"ifname":"lo"},{"ifname":"t-h3-e0"},{"ifname":"t-br"},)"
-                     R"({"ifname":"t2-h1-e0"},{"ifname":"t-other"}])",
+                 {0,
+                  R"([{"ifname":"lo"},{"ifname":"t-h3-e0"},{"ifname":"t-br"},)"
+                  R"({"ifname":"t2-h1-e0"},{"ifname":"t-other"}])",
                   ""});
   ASSERT_TRUE(manager_.Down("t"));
   EXPECT_TRUE(runner_.Ran({"ip", "netns", "del", "t-h1"}));

@@ -35,9 +35,7 @@ Result<Toggle> ToggleFromJson(const json& value) {
   return ParseToggle(text);
 }
 
-json OptionalBool(const std::optional<bool>& value) {
-  return value ? json(*value) : json(nullptr);
-}
+json OptionalBool(const std::optional<bool>& value) { return value ? json(*value) : json(nullptr); }
 
 std::optional<bool> BoolOrAbsent(const json& object, const char* key) {
   auto it = object.find(key);
@@ -58,8 +56,9 @@ Result<Offloads> OffloadsFromJson(const json& object) {
     const char* key;
     Toggle Offloads::*member;
   };
-  for (auto [key, member] : {Field{"tso", &Offloads::tso}, Field{"gso", &Offloads::gso},
-                             Field{"gro", &Offloads::gro}, Field{"checksum", &Offloads::checksum}}) {
+  for (auto [key, member] :
+       {Field{"tso", &Offloads::tso}, Field{"gso", &Offloads::gso}, Field{"gro", &Offloads::gro},
+        Field{"checksum", &Offloads::checksum}}) {
     if (!object.contains(key)) return Fail(fmt::format("offloads.{} missing", key));
     auto toggle = ToggleFromJson(object.at(key));
     if (!toggle) return tl::unexpected(toggle.error());

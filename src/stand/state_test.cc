@@ -98,7 +98,10 @@ TEST(StandStateTest, AGarbledFileIsSkippedByLoadAll) {
 TEST(StandStateTest, LockCanBeTakenAgainAfterRelease) {
   TempDir temp;
   StateDir dir(temp.path());
-  { auto lock = dir.Acquire(); ASSERT_TRUE(lock); }
+  {
+    auto lock = dir.Acquire();
+    ASSERT_TRUE(lock);
+  }
   auto again = dir.Acquire();
   EXPECT_TRUE(again);
 }

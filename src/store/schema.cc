@@ -57,7 +57,8 @@ Status ToVersion1(Connection& c) {
 // Version 2: experiments (`nicbench matrix`), the interrupt and RTT columns compare needs, and
 // each run's configuration facts (filled by version 3's recomputation).
 Status ToVersion2(Connection& c) {
-  return ExecAll(c, {
+  return ExecAll(c,
+                 {
                      "ALTER TABLE runs ADD COLUMN client_irq_per_gb {real}",
                      "ALTER TABLE runs ADD COLUMN server_irq_per_gb {real}",
                      "ALTER TABLE runs ADD COLUMN mean_rtt_us {real}",
@@ -153,10 +154,13 @@ Status Migrate(Connection& c) { return MigrateTo(c, kSchemaVersion); }
 
 namespace {
 
-SqlValue Opt(const std::optional<double>& v) { return v ? SqlValue(*v) : SqlValue(std::monostate{}); }
+SqlValue Opt(const std::optional<double>& v) {
+  return v ? SqlValue(*v) : SqlValue(std::monostate{});
+}
 
 Status UpdateDerived(Connection& c, int64_t id, const RunSummary& s) {
-  const SqlValue retransmits = s.retransmits ? SqlValue(*s.retransmits) : SqlValue(std::monostate{});
+  const SqlValue retransmits =
+      s.retransmits ? SqlValue(*s.retransmits) : SqlValue(std::monostate{});
   return c.Exec(
       "UPDATE runs SET sender_bps = ?, receiver_bps = ?, client_cpu_s_per_gb = ?, "
       "server_cpu_s_per_gb = ?, client_irq_per_gb = ?, server_irq_per_gb = ?, retransmits = ?, "

@@ -112,8 +112,8 @@ struct RunSummary {
   // and the senders' smoothed RTT over the counted intervals.
   std::optional<int64_t> retransmits;
   std::optional<double> mean_rtt_us;
-  std::string top_finding;             // id of the most severe finding; "" when none
-  std::string top_severity;            // "info", "notice", "warning", "critical"; "" when none
+  std::string top_finding;   // id of the most severe finding; "" when none
+  std::string top_severity;  // "info", "notice", "warning", "critical"; "" when none
   Labels labels;
 };
 

@@ -33,10 +33,10 @@ void FillGoodput(const analysis::RunFigures& f, RunSummary& s) {
     to->sender_bits_per_second = ValueOf(from->sender_bits_per_second);
     to->receiver_bits_per_second = ValueOf(from->receiver_bits_per_second);
   }
-  s.sender_bits_per_second = Sum(s.client_to_server.sender_bits_per_second,
-                                 s.server_to_client.sender_bits_per_second);
-  s.receiver_bits_per_second = Sum(s.client_to_server.receiver_bits_per_second,
-                                   s.server_to_client.receiver_bits_per_second);
+  s.sender_bits_per_second =
+      Sum(s.client_to_server.sender_bits_per_second, s.server_to_client.sender_bits_per_second);
+  s.receiver_bits_per_second =
+      Sum(s.client_to_server.receiver_bits_per_second, s.server_to_client.receiver_bits_per_second);
 }
 
 void FillTcp(const analysis::RunFigures& f, RunSummary& s) {

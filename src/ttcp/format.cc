@@ -41,15 +41,13 @@ std::string Directive(char c, const rusage& r0, const rusage& r1, long cpu, long
     case 'P': return fmt::format("{}%", static_cast<int>(cpu * 100 / (elapsed ? elapsed : 1)));
     case 'X': return fmt::format("{}", cpu == 0 ? 0 : (r1.ru_ixrss - r0.ru_ixrss) / cpu);
     case 'D':
-      return fmt::format("{}", cpu == 0 ? 0
-                                        : ((r1.ru_idrss + r1.ru_isrss) -
-                                           (r0.ru_idrss + r0.ru_isrss)) / cpu);
+      return fmt::format(
+          "{}", cpu == 0 ? 0 : ((r1.ru_idrss + r1.ru_isrss) - (r0.ru_idrss + r0.ru_isrss)) / cpu);
     // Historical page-to-KB conversion; Linux already reports KB, so this prints half.
     case 'M': return fmt::format("{}", r1.ru_maxrss / 2);
     case 'F': return fmt::format("{}", r1.ru_majflt - r0.ru_majflt);
     case 'R': return fmt::format("{}", r1.ru_minflt - r0.ru_minflt);
-    case 'C':
-      return fmt::format("{}+{}", r1.ru_nvcsw - r0.ru_nvcsw, r1.ru_nivcsw - r0.ru_nivcsw);
+    case 'C': return fmt::format("{}+{}", r1.ru_nvcsw - r0.ru_nvcsw, r1.ru_nivcsw - r0.ru_nivcsw);
     default: return std::string();
   }
 }
@@ -72,7 +70,8 @@ std::string OutFmt(double b, char format) {
 std::string Psecs(long seconds) {
   long hours = seconds / 3600;
   long rest = seconds % 3600;
-  std::string out = hours ? fmt::format("{}:{:02}", hours, rest / 60) : fmt::format("{}", rest / 60);
+  std::string out =
+      hours ? fmt::format("{}:{:02}", hours, rest / 60) : fmt::format("{}", rest / 60);
   return out + fmt::format(":{:02}", rest % 60);
 }
 
@@ -105,8 +104,8 @@ double CpuSeconds(const rusage& r0, const rusage& r1) {
 }
 
 std::string HeaderLine(const TtcpOptions& o) {
-  std::string line = fmt::format("{}: buflen={}, nbuf={}, align={}/{}, port={}",
-                                 Prefix(o.transmit), o.buflen, o.nbuf, o.align, o.offset, o.port);
+  std::string line = fmt::format("{}: buflen={}, nbuf={}, align={}/{}, port={}", Prefix(o.transmit),
+                                 o.buflen, o.nbuf, o.align, o.offset, o.port);
   if (o.sockbufsize) line += fmt::format(", sockbufsize={}", o.sockbufsize);
   const char* proto = o.udp ? "udp" : "tcp";
   if (o.transmit) return line + fmt::format("  {}  -> {}\n", proto, o.host);
@@ -121,18 +120,18 @@ std::string StatsLines(const StatsInput& in) {
   const char* p = Prefix(in.transmit);
   double cput = in.cpu_seconds <= 0.0 ? 0.001 : in.cpu_seconds;
   double realt = in.real_seconds <= 0.0 ? 0.001 : in.real_seconds;
-  std::string out = fmt::sprintf("%s: %.0f bytes in %.2f real seconds = %s/sec +++\n", p,
-                                 in.nbytes, realt, OutFmt(in.nbytes / realt, in.rate_format));
+  std::string out = fmt::sprintf("%s: %.0f bytes in %.2f real seconds = %s/sec +++\n", p, in.nbytes,
+                                 realt, OutFmt(in.nbytes / realt, in.rate_format));
   if (in.verbose) {
     out += fmt::sprintf("%s: %.0f bytes in %.2f CPU seconds = %s/cpu sec\n", p, in.nbytes, cput,
                         OutFmt(in.nbytes / cput, in.rate_format));
   }
   out += fmt::sprintf("%s: %d I/O calls, msec/call = %.2f, calls/sec = %.2f\n", p, in.num_calls,
-                      MsecPerCall(realt, in.num_calls),
-                      static_cast<double>(in.num_calls) / realt);
+                      MsecPerCall(realt, in.num_calls), static_cast<double>(in.num_calls) / realt);
   out += fmt::sprintf("%s: %s\n", p, in.rusage_text);
   if (in.verbose) {
-    out += fmt::sprintf("%s: buffer address %#lx\n", p, static_cast<unsigned long>(in.buffer_address));
+    out +=
+        fmt::sprintf("%s: buffer address %#lx\n", p, static_cast<unsigned long>(in.buffer_address));
   }
   return out;
 }

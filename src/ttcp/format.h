@@ -38,13 +38,13 @@ std::string HeaderLine(const TtcpOptions& options);
 // Everything the statistics lines need, measured by the transfer.
 struct StatsInput {
   bool transmit = false;
-  double nbytes = 0;            // a double, as in SGI 1.12
-  double real_seconds = 0;      // clamped to 0.001 when <= 0
-  double cpu_seconds = 0;       // clamped to 0.001 when <= 0
-  int64_t num_calls = 0;        // network read/write/sendto/recvfrom calls
-  std::string rusage_text;      // Prusage() of the same snapshots
+  double nbytes = 0;        // a double, as in SGI 1.12
+  double real_seconds = 0;  // clamped to 0.001 when <= 0
+  double cpu_seconds = 0;   // clamped to 0.001 when <= 0
+  int64_t num_calls = 0;    // network read/write/sendto/recvfrom calls
+  std::string rusage_text;  // Prusage() of the same snapshots
   char rate_format = 'K';
-  bool verbose = false;         // adds the CPU line and the buffer-address line
+  bool verbose = false;  // adds the CPU line and the buffer-address line
   uintptr_t buffer_address = 0;
 };
 

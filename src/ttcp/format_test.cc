@@ -16,11 +16,11 @@ struct SeedUsage {
   timeval end = Tv(1009, 250000);
   SeedUsage() {
     r0.ru_utime = Tv(3, 10000);
-    r1.ru_utime = Tv(3, 50000);    // +0.04 s user
+    r1.ru_utime = Tv(3, 50000);  // +0.04 s user
     r0.ru_stime = Tv(1, 900000);
-    r1.ru_stime = Tv(2, 650000);   // +0.75 s system
+    r1.ru_stime = Tv(2, 650000);  // +0.75 s system
     r0.ru_maxrss = 1700;
-    r1.ru_maxrss = 1820;           // absolute, halved: 910
+    r1.ru_maxrss = 1820;  // absolute, halved: 910
     r0.ru_minflt = 40;
     r1.ru_minflt = 42;
     r0.ru_nvcsw = 5;
@@ -87,7 +87,7 @@ TEST(Prusage, RssIntegralsDividedByCpuHundredths) {
   r1.ru_stime = Tv(0, 500000);  // t = 50 hundredths
   r1.ru_ixrss = 250;            // 250 / 50 = 5
   r1.ru_idrss = 400;
-  r1.ru_isrss = 100;            // 500 / 50 = 10
+  r1.ru_isrss = 100;  // 500 / 50 = 10
   std::string line = Prusage(r0, r1, Tv(1, 0), Tv(0, 0));
   EXPECT_NE(line.find(" 5i+10d "), std::string::npos) << line;
 }
@@ -166,9 +166,11 @@ TEST(StatsLines, VerboseAddsCpuAndBufferLines) {
   in.buffer_address = 0x7f00c000;
   std::string text = StatsLines(in);
   EXPECT_NE(text.find("ttcp-r: 104857600 bytes in 8.87 real seconds = 90.14 Mbit/sec +++\n"),
-            std::string::npos) << text;
+            std::string::npos)
+      << text;
   EXPECT_NE(text.find("ttcp-r: 104857600 bytes in 0.72 CPU seconds = 1111.11 Mbit/cpu sec\n"),
-            std::string::npos) << text;
+            std::string::npos)
+      << text;
   EXPECT_NE(text.find("ttcp-r: buffer address 0x7f00c000\n"), std::string::npos) << text;
   EXPECT_EQ(text.find("ttcp-t"), std::string::npos);
 }

@@ -57,10 +57,10 @@ tl::expected<int, ArgError> ParseInt(char option_letter, const char* text, int m
   std::string_view view(text);
   auto value = ParseUnsigned(view);
   if (!value || *value < static_cast<uint64_t>(min) || *value > static_cast<uint64_t>(max)) {
-    return tl::unexpected(ArgError{
-        fmt::format("ttcp: bad value for -{}: '{}' (want an integer {}..{})", option_letter, view,
-                    min, max),
-        false});
+    return tl::unexpected(
+        ArgError{fmt::format("ttcp: bad value for -{}: '{}' (want an integer {}..{})",
+                             option_letter, view, min, max),
+                 false});
   }
   return static_cast<int>(*value);
 }
@@ -78,13 +78,31 @@ tl::expected<double, ArgError> ParseIdleTimeout(const char* text) {
 tl::expected<void, ArgError> SetNumber(int opt, const char* arg, TtcpOptions& o) {
   tl::expected<int, ArgError> v;
   switch (opt) {
-    case 'l': v = ParseInt('l', arg, 1, INT_MAX); if (v) o.buflen = *v; break;
-    case 'n': v = ParseInt('n', arg, 0, INT_MAX); if (v) o.nbuf = *v; break;
-    case 'p': v = ParseInt('p', arg, 1, 65535); if (v) o.port = *v; break;
+    case 'l':
+      v = ParseInt('l', arg, 1, INT_MAX);
+      if (v) o.buflen = *v;
+      break;
+    case 'n':
+      v = ParseInt('n', arg, 0, INT_MAX);
+      if (v) o.nbuf = *v;
+      break;
+    case 'p':
+      v = ParseInt('p', arg, 1, 65535);
+      if (v) o.port = *v;
+      break;
     // Bounded so that buflen + align cannot overflow the allocation size arithmetic.
-    case 'A': v = ParseInt('A', arg, 0, 1 << 30); if (v) o.align = *v; break;
-    case 'O': v = ParseInt('O', arg, 0, INT_MAX); if (v) o.offset = *v; break;
-    case 'b': v = ParseInt('b', arg, 0, INT_MAX); if (v) o.sockbufsize = *v; break;
+    case 'A':
+      v = ParseInt('A', arg, 0, 1 << 30);
+      if (v) o.align = *v;
+      break;
+    case 'O':
+      v = ParseInt('O', arg, 0, INT_MAX);
+      if (v) o.offset = *v;
+      break;
+    case 'b':
+      v = ParseInt('b', arg, 0, INT_MAX);
+      if (v) o.sockbufsize = *v;
+      break;
     default: break;
   }
   if (!v) return tl::unexpected(v.error());
@@ -100,8 +118,8 @@ ArgError GetoptFailure(int opt, char** argv) {
     if (optopt == 0 || optopt == kIdleTimeoutOption) {
       return UsageError(fmt::format("ttcp: option '{}' requires an argument", bad));
     }
-    return UsageError(fmt::format("ttcp: option requires an argument -- '{}'",
-                                  static_cast<char>(optopt)));
+    return UsageError(
+        fmt::format("ttcp: option requires an argument -- '{}'", static_cast<char>(optopt)));
   }
   if (optopt == 0) return UsageError(fmt::format("ttcp: unrecognized option '{}'", bad));
   return UsageError(fmt::format("ttcp: invalid option -- '{}'", static_cast<char>(optopt)));
@@ -138,7 +156,12 @@ tl::expected<TtcpOptions, ArgError> ParseTtcpArgs(int argc, char** argv) {
         o.idle_timeout_seconds = *seconds;
         break;
       }
-      case 'l': case 'n': case 'p': case 'A': case 'O': case 'b': {
+      case 'l':
+      case 'n':
+      case 'p':
+      case 'A':
+      case 'O':
+      case 'b': {
         auto set = SetNumber(opt, optarg, o);
         if (!set) return tl::unexpected(set.error());
         break;

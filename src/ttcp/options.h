@@ -18,23 +18,23 @@ enum class Family { kAuto, kInet, kInet6 };
 // Every option of SGI ttcp 1.12 with its original default. Effective values: buflen is already
 // raised to 5 for UDP, as the original does before it prints the header.
 struct TtcpOptions {
-  bool transmit = false;         // -t (else -r, the default)
-  bool udp = false;              // -u
-  bool sink_mode = false;        // -s toggles: source a pattern (-t) / discard data (-r)
-  int buflen = 8192;             // -l: bytes per network read/write
-  int nbuf = 2048;               // -n: buffers written in source mode
-  int port = 5001;               // -p: 1..65535
-  int align = 16384;             // -A: buffer alignment modulus, 0 = none
-  int offset = 0;                // -O: buffer offset from the modulus
-  bool verbose = false;          // -v
-  bool so_debug = false;         // -d
-  int sockbufsize = 0;           // -b: SO_SNDBUF (-t) / SO_RCVBUF (-r); 0 = leave alone
-  char rate_format = 'K';        // -f: k K m M g G; other letters print as K
-  bool nodelay = false;          // -D: TCP_NODELAY on the transmitter
-  bool full_blocks = false;      // -B: fill each TCP read buffer completely
-  bool touch = false;            // -T: read every received byte
-  Family family = Family::kAuto; // -4 / -6
-  std::string host;              // transmit mode: peer as typed
+  bool transmit = false;          // -t (else -r, the default)
+  bool udp = false;               // -u
+  bool sink_mode = false;         // -s toggles: source a pattern (-t) / discard data (-r)
+  int buflen = 8192;              // -l: bytes per network read/write
+  int nbuf = 2048;                // -n: buffers written in source mode
+  int port = 5001;                // -p: 1..65535
+  int align = 16384;              // -A: buffer alignment modulus, 0 = none
+  int offset = 0;                 // -O: buffer offset from the modulus
+  bool verbose = false;           // -v
+  bool so_debug = false;          // -d
+  int sockbufsize = 0;            // -b: SO_SNDBUF (-t) / SO_RCVBUF (-r); 0 = leave alone
+  char rate_format = 'K';         // -f: k K m M g G; other letters print as K
+  bool nodelay = false;           // -D: TCP_NODELAY on the transmitter
+  bool full_blocks = false;       // -B: fill each TCP read buffer completely
+  bool touch = false;             // -T: read every received byte
+  Family family = Family::kAuto;  // -4 / -6
+  std::string host;               // transmit mode: peer as typed
   // Additions (not in any ttcp variant):
   bool stats_to_stdout = false;  // -o / --stats-stdout: SGI's channel instead of stderr
   // --idle-timeout SECS: a UDP receiver ends after this long without a datagram (once one has

@@ -50,8 +50,8 @@ TEST(ParseTtcpArgs, ValueGluedOrSeparate) {
 }
 
 TEST(ParseTtcpArgs, EveryOption) {
-  auto o = Parse({"-tusvdDBT", "-l", "1000", "-A4096", "-O", "8", "-b", "65536", "-f", "m",
-                  "-6", "-o", "--idle-timeout", "2.5", "::1"});
+  auto o = Parse({"-tusvdDBT", "-l", "1000", "-A4096", "-O", "8", "-b", "65536", "-f", "m", "-6",
+                  "-o", "--idle-timeout", "2.5", "::1"});
   ASSERT_TRUE(o.has_value());
   EXPECT_TRUE(o->transmit && o->udp && o->sink_mode && o->verbose && o->so_debug);
   EXPECT_TRUE(o->nodelay && o->full_blocks && o->touch && o->stats_to_stdout);
@@ -75,7 +75,9 @@ TEST(ParseTtcpArgs, LastOfTAndRWins) {
   EXPECT_TRUE(Parse({"-r", "-t", "h"})->transmit);
 }
 
-TEST(ParseTtcpArgs, LongStatsOption) { EXPECT_TRUE(Parse({"-r", "--stats-stdout"})->stats_to_stdout); }
+TEST(ParseTtcpArgs, LongStatsOption) {
+  EXPECT_TRUE(Parse({"-r", "--stats-stdout"})->stats_to_stdout);
+}
 
 TEST(ParseTtcpArgs, UdpRaisesShortBuffersToFive) {
   EXPECT_EQ(Parse({"-r", "-u", "-l", "2"})->buflen, 5);
@@ -134,8 +136,7 @@ TEST(ParseTtcpArgs, BadValuesAreOneClearLine) {
       {{"-r", "-A", "99999999999"},
        "ttcp: bad value for -A: '99999999999' (want an integer 0..1073741824)"},
       {{"-r", "-O", "x"}, "ttcp: bad value for -O: 'x' (want an integer 0..2147483647)"},
-      {{"-r", "--idle-timeout", "0"},
-       "ttcp: bad value for --idle-timeout: '0' (want seconds > 0)"},
+      {{"-r", "--idle-timeout", "0"}, "ttcp: bad value for --idle-timeout: '0' (want seconds > 0)"},
       {{"-r", "--idle-timeout", "-3"},
        "ttcp: bad value for --idle-timeout: '-3' (want seconds > 0)"},
   };

@@ -40,8 +40,7 @@ class Printer {
     if (error.sys_errno == 0 && error.message.find(':') != std::string::npos) {
       text = error.message;  // a resolver failure already carries its reason
     }
-    Put(streams_.diagnostics,
-        fmt::format("{}: {}\nerrno={}\n", prefix_, text, error.sys_errno));
+    Put(streams_.diagnostics, fmt::format("{}: {}\nerrno={}\n", prefix_, text, error.sys_errno));
     return kExitFailure;
   }
 
@@ -186,8 +185,9 @@ int RunTtcp(const TtcpOptions& o, const Streams& streams) {
   TimerSnapshot end = StopTimer();
   if (transfer.idle_end()) {
     end.wall = *transfer.idle_end();
-    out.Progress(fmt::format("idle timeout: no datagram for {:g} s, ending without the end sentinel",
-                             *o.idle_timeout_seconds));
+    out.Progress(
+        fmt::format("idle timeout: no datagram for {:g} s, ending without the end sentinel",
+                    *o.idle_timeout_seconds));
   }
   if (o.udp && o.transmit) transfer.SendTrailingSentinels();
   out.Stats(StatsText(o, transfer, end, buffer->data));

@@ -10,9 +10,9 @@ namespace {
 
 TEST(BidirP128ResetWarnings, ASuccessfulTestPrintsNoStreamErrors) {
   ServeChild server = StartServe();
-  testing::ProcessResult r = testing::RunNicbench(
-      {"run", "127.0.0.1", "-p", std::to_string(server.port), "--bidir", "-P", "128", "-t", "1",
-       "-J"});
+  testing::ProcessResult r =
+      testing::RunNicbench({"run", "127.0.0.1", "-p", std::to_string(server.port), "--bidir", "-P",
+                            "128", "-t", "1", "-J"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.err.find("Connection reset"), std::string::npos) << r.err;
   EXPECT_EQ(r.err.find("Broken pipe"), std::string::npos) << r.err;

@@ -16,8 +16,7 @@ namespace {
 TEST(BothDirections, RunsForwardThenReverseAgainstAHostAndDiagnosesThePair) {
   ServeChild serve = StartServe();
   testing::ProcessResult r = testing::RunNicbench(
-      {"run", "127.0.0.1", "-p", std::to_string(serve.port), "--both-directions", "-t", "1",
-       "-J"});
+      {"run", "127.0.0.1", "-p", std::to_string(serve.port), "--both-directions", "-t", "1", "-J"});
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   // One iperf3 document per line, forward then reverse (docs/json-schema.md).
   auto doc = testing::ParseJsonLines(r.out);

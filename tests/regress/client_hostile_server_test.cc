@@ -49,7 +49,8 @@ void FloodingServer(int listener, const std::atomic<bool>& stop) {
   const std::string sample = nlohmann::json(record::HostInterval{}).dump();
   std::vector<char> sink(1 << 16);
   for (int k = 0; !stop; ++k) {
-    const std::string message = nlohmann::json{{"index", k}, {"sample", nlohmann::json::parse(sample)}}.dump();
+    const std::string message =
+        nlohmann::json{{"index", k}, {"sample", nlohmann::json::parse(sample)}}.dump();
     const char state = 100;  // NICBENCH_SAMPLE
     if (!SendAll(control, &state, 1) || !SendJsonText(control, message)) break;
     while (recv(stream, sink.data(), sink.size(), MSG_DONTWAIT) > 0) {
@@ -99,11 +100,11 @@ TEST(ClientHostileServer, ClosedStdoutAndHangupEndTheTestProperly) {
   NormalTest(server.port);
   const ProcStats baseline = ReadProcStats(server.process->pid());
   // bash for PIPESTATUS: the client's own exit status, not head's.
-  testing::ProcessResult piped = testing::RunProcess(
-      {"bash", "-c",
-       "\"$0\" run 127.0.0.1 -p \"$1\" -t 20 -i 0.1 | head -n 3 >/dev/null; "
-       "echo \"client exit ${PIPESTATUS[0]}\"",
-       testing::NicbenchPath(), std::to_string(server.port)});
+  testing::ProcessResult piped =
+      testing::RunProcess({"bash", "-c",
+                           "\"$0\" run 127.0.0.1 -p \"$1\" -t 20 -i 0.1 | head -n 3 >/dev/null; "
+                           "echo \"client exit ${PIPESTATUS[0]}\"",
+                           testing::NicbenchPath(), std::to_string(server.port)});
   std::printf("nicbench run | head: %s", piped.out.c_str());
   EXPECT_NE(piped.out.find("client exit 130"), std::string::npos) << piped.out << piped.err;
 

@@ -52,7 +52,8 @@ TEST(CpuCost, TheTransfersPartsAreSeparateAndShowWhatTsoChanges) {
   EXPECT_EQ(on.flow_cores, std::vector<int>{0});
   // nicbench's own time and the softirq time per GB move as they did (x1.5, x3)...
   EXPECT_NEAR(off.process_system_seconds_per_gigabyte.value() /
-                  on.process_system_seconds_per_gigabyte.value(), 1.5, 1e-6);
+                  on.process_system_seconds_per_gigabyte.value(),
+              1.5, 1e-6);
   EXPECT_NEAR(off.softirq_seconds_per_gigabyte.value() / on.softirq_seconds_per_gigabyte.value(),
               3.0, 1e-6);
   // ...while the whole host's figure barely moves: other load swamps it, and it says so.

@@ -122,9 +122,8 @@ TEST(DayLongRecord, BoundedAtBothEndsAndThroughTheExchange) {
 
   int fds[2];
   ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, fds), 0);
-  std::thread writer([&] {
-    EXPECT_TRUE(protocol::SendJson(fds[0], protocol::EncodeResults(results), 60s));
-  });
+  std::thread writer(
+      [&] { EXPECT_TRUE(protocol::SendJson(fds[0], protocol::EncodeResults(results), 60s)); });
   auto doc = protocol::ReadJson(fds[1], 60s, protocol::kMaxResultsBytes, "server results");
   writer.join();
   close(fds[0]);

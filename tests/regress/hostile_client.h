@@ -77,9 +77,8 @@ inline ProcStats ReadProcStats(pid_t pid) {
 }
 
 inline std::string Describe(const ProcStats& s) {
-  return "rss " + std::to_string(s.rss_kb / 1024) + " MiB, " + std::to_string(s.fds) +
-         " fds, " + std::to_string(s.threads) + " threads, cpu " + std::to_string(s.cpu_seconds) +
-         " s";
+  return "rss " + std::to_string(s.rss_kb / 1024) + " MiB, " + std::to_string(s.fds) + " fds, " +
+         std::to_string(s.threads) + " threads, cpu " + std::to_string(s.cpu_seconds) + " s";
 }
 
 // Waits (up to `limit`, a safety net) until the server is back to its baseline: no more
@@ -102,8 +101,8 @@ inline ProcStats WaitForBaseline(pid_t pid, const ProcStats& baseline,
 
 inline void ExpectBackToBaseline(pid_t pid, const ProcStats& baseline) {
   ProcStats after = WaitForBaseline(pid, baseline);
-  EXPECT_LE(after.fds, baseline.fds) << "baseline " << Describe(baseline) << "; after "
-                                     << Describe(after);
+  EXPECT_LE(after.fds, baseline.fds)
+      << "baseline " << Describe(baseline) << "; after " << Describe(after);
   EXPECT_LE(after.threads, baseline.threads) << Describe(after);
   EXPECT_LE(after.rss_kb, baseline.rss_kb + 16384 + kRssMarginKb) << Describe(after);
 }

@@ -49,8 +49,17 @@ void WaitUntilMeasuring(int port) {
 }
 
 std::unique_ptr<testing::BackgroundProcess> StartClient(int port, bool json) {
-  std::vector<std::string> argv = {testing::NicbenchPath(), "run", "127.0.0.1", "-p",
-                                   std::to_string(port), "-t", "60", "-i", "0.2", "-b", "100M"};
+  std::vector<std::string> argv = {testing::NicbenchPath(),
+                                   "run",
+                                   "127.0.0.1",
+                                   "-p",
+                                   std::to_string(port),
+                                   "-t",
+                                   "60",
+                                   "-i",
+                                   "0.2",
+                                   "-b",
+                                   "100M"};
   if (json) argv.push_back("-J");
   return std::make_unique<testing::BackgroundProcess>(argv);
 }

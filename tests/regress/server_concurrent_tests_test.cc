@@ -12,8 +12,10 @@ TEST(ServerConcurrentTests, ByteCountsCorrectForEachClient) {
   ServeChild server = StartServe({"--max-tests", "4", "--max-tests-per-address", "4"});
   std::vector<nlohmann::json> docs(4);
   std::vector<std::thread> threads;
-  const std::vector<std::vector<std::string>> options = {
-      {"-n", "10M"}, {"-n", "20M", "-P", "2"}, {"-n", "5M", "-R"}, {"-n", "8M", "-u", "-b", "200M"}};
+  const std::vector<std::vector<std::string>> options = {{"-n", "10M"},
+                                                         {"-n", "20M", "-P", "2"},
+                                                         {"-n", "5M", "-R"},
+                                                         {"-n", "8M", "-u", "-b", "200M"}};
   for (size_t i = 0; i < options.size(); ++i) {
     threads.emplace_back([&, i] { docs[i] = NormalTest(server.port, options[i]); });
   }

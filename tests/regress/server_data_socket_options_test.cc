@@ -111,8 +111,8 @@ void ExpectTcpOptions(const std::vector<SocketView>& seen, size_t streams, const
 }
 
 std::vector<std::string> NicbenchArgs(const std::string& host, const std::string& port) {
-  return {"run", host, "-p", port, "-R", "-t", "1", "-P", "2", "-w", "32K", "-C", "reno",
-          "-S", "0x20", "-M", "1200", "-N", "-J"};
+  return {"run", host, "-p",   port, "-R",   "-t", "1",    "-P", "2", "-w",
+          "32K", "-C", "reno", "-S", "0x20", "-M", "1200", "-N", "-J"};
 }
 
 TEST(ServerDataSocketOptions, NicbenchClientOptionsReachEveryListenerAndFamily) {
@@ -135,8 +135,8 @@ TEST(ServerDataSocketOptions, StockIperf3ClientOptionsReachTheServersSockets) {
   for (const std::string host : {"127.0.0.1", "::1"}) {
     RecordingServer server("");
     testing::ProcessResult r = testing::RunProcess(
-        {"iperf3", "-c", host, "-p", server.port(), "-R", "-t", "1", "-P", "2", "-w", "32K", "-C",
-         "reno", "-S", "32", "-M", "1200", "-N", "-J"});
+        {"iperf3", "-c",  host, "-p",   server.port(), "-R", "-t", "1",    "-P", "2",
+         "-w",     "32K", "-C", "reno", "-S",          "32", "-M", "1200", "-N", "-J"});
     ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
     ExpectTcpOptions(server.Take(), 2, "iperf3 to " + host);
   }
@@ -145,9 +145,9 @@ TEST(ServerDataSocketOptions, StockIperf3ClientOptionsReachTheServersSockets) {
 TEST(ServerDataSocketOptions, UdpOptionsAndDontFragmentReachTheServersSockets) {
   if (!testing::HaveProgram("iperf3")) GTEST_SKIP() << "iperf3 is not installed";
   RecordingServer server("");
-  testing::ProcessResult r = testing::RunProcess(
-      {"iperf3", "-c", "127.0.0.1", "-p", server.port(), "-u", "-R", "-t", "1", "-b", "1M", "-w",
-       "32K", "-S", "32", "--dont-fragment", "-J"});
+  testing::ProcessResult r =
+      testing::RunProcess({"iperf3", "-c", "127.0.0.1", "-p", server.port(), "-u", "-R", "-t", "1",
+                           "-b", "1M", "-w", "32K", "-S", "32", "--dont-fragment", "-J"});
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   const std::vector<SocketView> seen = server.Take();
   ASSERT_EQ(seen.size(), 1u);

@@ -11,8 +11,7 @@ namespace {
 
 TEST(ServerDualStackStreamOptions, AcceptedStreamsTakeTheirOptions) {
   const int port = testing::FreeTcpPort();
-  testing::BackgroundProcess server(
-      {testing::NicbenchPath(), "serve", "-p", std::to_string(port)});
+  testing::BackgroundProcess server({testing::NicbenchPath(), "serve", "-p", std::to_string(port)});
   ASSERT_TRUE(server.WaitForOutput("serving on port")) << server.StderrSoFar();
   testing::ProcessResult r = testing::RunNicbench(
       {"run", "127.0.0.1", "-p", std::to_string(port), "-t", "1", "-w", "1M", "-P", "2", "-J"});

@@ -15,9 +15,9 @@ TEST(ServerKilledClients, KilledClientsFreeTheirSlots) {
   for (int round = 0; round < 5; ++round) {
     std::vector<std::unique_ptr<testing::BackgroundProcess>> clients;
     for (int i = 0; i < 4; ++i) {
-      clients.push_back(std::make_unique<testing::BackgroundProcess>(std::vector<std::string>{
-          testing::NicbenchPath(), "run", "127.0.0.1", "-p", std::to_string(server.port), "-t",
-          "30", "-i", "0.1"}));
+      clients.push_back(std::make_unique<testing::BackgroundProcess>(
+          std::vector<std::string>{testing::NicbenchPath(), "run", "127.0.0.1", "-p",
+                                   std::to_string(server.port), "-t", "30", "-i", "0.1"}));
     }
     for (auto& c : clients) c->WaitForOutput("sec");
     for (auto& c : clients) c->Stop(SIGKILL);

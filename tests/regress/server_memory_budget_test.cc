@@ -22,8 +22,8 @@ TEST(ServerMemoryBudget, SharedPayloadAndRefusalBeforeAllocation) {
 
   // A reverse test: 128 sending streams of 16 MiB blocks that the client never reads.
   const std::string cookie = MakeCookie(1);
-  int control = OpenTest(server.port, cookie, std::string(kHugeParams) + R"(,"reverse":true})",
-                         "127.0.0.2");
+  int control =
+      OpenTest(server.port, cookie, std::string(kHugeParams) + R"(,"reverse":true})", "127.0.0.2");
   ASSERT_GE(control, 0);
   ASSERT_EQ(ReadStateByte(control), 10);  // CREATE_STREAMS
   std::vector<int> streams = OpenStreams(server.port, cookie, 128, "127.0.0.2");
@@ -45,7 +45,8 @@ TEST(ServerMemoryBudget, SharedPayloadAndRefusalBeforeAllocation) {
   EXPECT_EQ(i_errno, 100) << "IENEWTEST";
   EXPECT_EQ(sys_errno, ENOMEM);
   close(greedy);
-  EXPECT_LT(ReadProcStats(server.process->pid()).rss_kb - baseline.rss_kb, 64 * 1024 + kRssMarginKb);
+  EXPECT_LT(ReadProcStats(server.process->pid()).rss_kb - baseline.rss_kb,
+            64 * 1024 + kRssMarginKb);
 
   // Meanwhile a normal client completes its test.
   auto doc = NormalTest(server.port);

@@ -92,13 +92,15 @@ TEST(ServerSilentSlots, SlowUdpHellosDoNotBlockAnotherTestsSetUp) {
   ASSERT_EQ(ReadStateByte(control), 10);
   std::atomic<bool> stop{false};
   std::thread slow([&] {
-    // One hello every 4 s (longer in all than the old lock wait of 10 s), each from a new socket, as a slow client's streams would come.
+    // One hello every 4 s (longer in all than the old lock wait of 10 s), each from a new socket,
+    // as a slow client's streams would come.
     const sockaddr_in port = Loopback("127.0.0.1", server.port);
     std::vector<int> socks;
     for (int i = 0; i < 4 && !stop; ++i) {
       socks.push_back(UdpFrom("127.0.0.4"));
       sendto(socks.back(), "9876", 4, 0, reinterpret_cast<const sockaddr*>(&port), sizeof port);
-      for (int w = 0; w < 40 && !stop; ++w) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      for (int w = 0; w < 40 && !stop; ++w)
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }
     for (int s : socks) close(s);
   });

@@ -11,8 +11,7 @@ namespace {
 int ShortTests(int port, int rounds, const std::vector<std::string>& extra) {
   int shorter = 0;
   for (int i = 0; i < rounds; ++i) {
-    std::vector<std::string> argv = {"iperf3", "-c", "127.0.0.1", "-p", std::to_string(port),
-                                     "-J"};
+    std::vector<std::string> argv = {"iperf3", "-c", "127.0.0.1", "-p", std::to_string(port), "-J"};
     argv.insert(argv.end(), extra.begin(), extra.end());
     testing::ProcessResult r = testing::RunProcess(argv);
     EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
@@ -34,8 +33,10 @@ TEST(ServerStockByteCounts, EveryByteAStockClientSentIsCounted) {
   const int single = ShortTests(server.port, 40, {"-n", "1M"});
   const int parallel = ShortTests(server.port, 20, {"-n", "1M", "-P", "4"});
   const int blocks = ShortTests(server.port, 10, {"-k", "16", "-l", "64K"});
-  std::printf("tests short of what the stock client sent: %d of 40 (-n 1M), %d of 20 (-P 4), "
-              "%d of 10 (-k 16)\n", single, parallel, blocks);
+  std::printf(
+      "tests short of what the stock client sent: %d of 40 (-n 1M), %d of 20 (-P 4), "
+      "%d of 10 (-k 16)\n",
+      single, parallel, blocks);
   ExpectBackToBaseline(server.process->pid(), baseline);
 }
 

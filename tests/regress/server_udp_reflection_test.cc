@@ -66,18 +66,19 @@ TEST(ServerUdpReflection, HellosOnlyFromTheControlAddressAndJunkIsDropped) {
     EXPECT_TRUE(counted && SumBytes(doc, "sum") > 0) << doc.dump();
   }
   if (testing::HaveProgram("iperf3")) {
-    testing::ProcessResult r = testing::RunProcess(
-        {"iperf3", "-c", "127.0.0.1", "-p", std::to_string(server.port), "-u", "-P", "4", "-t",
-         "1", "-b", "20M"});
+    testing::ProcessResult r =
+        testing::RunProcess({"iperf3", "-c", "127.0.0.1", "-p", std::to_string(server.port), "-u",
+                             "-P", "4", "-t", "1", "-b", "20M"});
     EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   }
   flooding = false;
   flood.join();
 
   const size_t reflected = Drain(victim, 500);
-  std::printf("bytes the server sent to an address that did not open the test: %zu (%llu junk "
-              "datagrams sent meanwhile)\n", reflected,
-              static_cast<unsigned long long>(junk_sent.load()));
+  std::printf(
+      "bytes the server sent to an address that did not open the test: %zu (%llu junk "
+      "datagrams sent meanwhile)\n",
+      reflected, static_cast<unsigned long long>(junk_sent.load()));
   EXPECT_EQ(reflected, 0u);
   close(victim);
   close(control);

@@ -2,13 +2,13 @@
 
 #include <gtest/gtest.h>
 
+#include <arpa/inet.h>
 #include <fcntl.h>
+#include <netinet/in.h>
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <netinet/in.h>
-#include <arpa/inet.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -189,8 +189,8 @@ bool HaveProgram(const std::string& name) {
 ServeChild StartServe(const std::vector<std::string>& extra) {
   ServeChild child;
   child.port = FreeTcpPort();
-  std::vector<std::string> argv = {NicbenchPath(), "serve", "-p", std::to_string(child.port),
-                                   "--bind", "127.0.0.1"};
+  std::vector<std::string> argv = {NicbenchPath(), "serve",    "-p", std::to_string(child.port),
+                                   "--bind",       "127.0.0.1"};
   argv.insert(argv.end(), extra.begin(), extra.end());
   child.process = std::make_unique<BackgroundProcess>(argv);
   EXPECT_TRUE(child.process->WaitForOutput("serving on port")) << child.process->StderrSoFar();

@@ -12,10 +12,10 @@
 namespace nicbench::testing {
 
 struct ProcessResult {
-  int exit_code = -1;   // -1 when killed by a signal
-  int signal = 0;       // the signal that ended it, or 0
-  std::string out;      // everything written to stdout
-  std::string err;      // everything written to stderr
+  int exit_code = -1;  // -1 when killed by a signal
+  int signal = 0;      // the signal that ended it, or 0
+  std::string out;     // everything written to stdout
+  std::string err;     // everything written to stderr
 };
 
 // The nicbench binary under test (built alongside the tests).
@@ -48,7 +48,8 @@ class BackgroundProcess {
   // Sends `sig`, waits, and returns what the process printed.
   ProcessResult Stop(int sig = 15);
   // Waits up to `limit` for a line containing `needle` on stdout or stderr.
-  bool WaitForOutput(const std::string& needle, std::chrono::seconds limit = std::chrono::seconds(10));
+  bool WaitForOutput(const std::string& needle,
+                     std::chrono::seconds limit = std::chrono::seconds(10));
   std::string StdoutSoFar() const;
   std::string StderrSoFar() const;
 

@@ -14,8 +14,8 @@ TEST(ClearErrors, TtcpHelpIsHelp) {
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("Usage: ttcp -t"), std::string::npos) << r.out;
   // The binary invoked as `ttcp` keeps the original's answer to an unknown option.
-  const std::string ttcp = testing::NicbenchPath().substr(
-      0, testing::NicbenchPath().rfind('/') + 1) + "ttcp";
+  const std::string ttcp =
+      testing::NicbenchPath().substr(0, testing::NicbenchPath().rfind('/') + 1) + "ttcp";
   r = testing::RunProcess({ttcp, "--help"});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("Usage: ttcp"), std::string::npos) << r.err;

@@ -105,8 +105,7 @@ TEST_F(CompareCli, CsvAndTheOtherSelectors) {
   auto r = Compare({"1", "last:2", "--csv"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out.rfind("metric,unit,a_n,", 0), 0u) << r.out;
-  EXPECT_NE(r.out.find("\ngoodput client->server (receiver),bit/s,1,"), std::string::npos)
-      << r.out;
+  EXPECT_NE(r.out.find("\ngoodput client->server (receiver),bit/s,1,"), std::string::npos) << r.out;
 }
 
 TEST_F(CompareCli, MixedSetIsFlagged) {

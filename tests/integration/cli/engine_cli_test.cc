@@ -28,16 +28,25 @@ struct BadRun {
 
 TEST(EngineCli, RunRefusesBadValuesWithExitCode2) {
   const std::vector<BadRun> cases = {
-      {{"-P", "0"}, "parallel"},           {{"-P", "5000"}, "parallel"},
-      {{"-t", "abc"}, "-t"},               {{"-n", "1M", "-k", "10"}, "-n and -k"},
-      {{"-l", "0"}, "-l"},                 {{"-l", "32M"}, "block length"},
-      {{"-u", "-l", "4"}, "UDP block"},    {{"-i", "0.05"}, "interval"},
-      {{"-M", "20"}, "MSS"},               {{"-S", "300"}, "-S"},
-      {{"-S", "0xZZ"}, "-S"},              {{"-4", "-6"}, "-4 and -6"},
+      {{"-P", "0"}, "parallel"},
+      {{"-P", "5000"}, "parallel"},
+      {{"-t", "abc"}, "-t"},
+      {{"-n", "1M", "-k", "10"}, "-n and -k"},
+      {{"-l", "0"}, "-l"},
+      {{"-l", "32M"}, "block length"},
+      {{"-u", "-l", "4"}, "UDP block"},
+      {{"-i", "0.05"}, "interval"},
+      {{"-M", "20"}, "MSS"},
+      {{"-S", "300"}, "-S"},
+      {{"-S", "0xZZ"}, "-S"},
+      {{"-4", "-6"}, "-4 and -6"},
       {{"-R", "--bidir", "h"}, "-R and --bidir"},
-      {{"--zerocopy", "bogus"}, "--zerocopy"}, {{"-p", "70000", "h"}, "-p"},
-      {{"--cport", "99999", "h"}, "--cport"},  {{"-b", "fast"}, "-b"},
-      {{"-u", "-N", "h"}, "TCP only"},     {{"--loopback", "h"}, "--loopback"},
+      {{"--zerocopy", "bogus"}, "--zerocopy"},
+      {{"-p", "70000", "h"}, "-p"},
+      {{"--cport", "99999", "h"}, "--cport"},
+      {{"-b", "fast"}, "-b"},
+      {{"-u", "-N", "h"}, "TCP only"},
+      {{"--loopback", "h"}, "--loopback"},
       {{"--connect-timeout", "0", "h"}, "--connect-timeout"},
       {{"--no-such-option"}, "no-such-option"},
       {{"-C", "averyveryverylongccname"}, "congestion"},
@@ -47,7 +56,8 @@ TEST(EngineCli, RunRefusesBadValuesWithExitCode2) {
     args.insert(args.end(), c.args.begin(), c.args.end());
     testing::ProcessResult r = testing::RunNicbench(args);
     EXPECT_EQ(r.exit_code, 2) << c.args.front() << ": " << r.err;
-    EXPECT_NE(r.err.find(c.message), std::string::npos) << "expected '" << c.message << "' in: " << r.err;
+    EXPECT_NE(r.err.find(c.message), std::string::npos)
+        << "expected '" << c.message << "' in: " << r.err;
     EXPECT_TRUE(r.out.empty()) << r.out;
   }
 }
@@ -92,9 +102,9 @@ TEST(EngineCli, LoopbackTextHasIntervalsAndSummary) {
 
 TEST(EngineCli, ServeRefusesBadValuesWithExitCode2) {
   const std::vector<std::vector<std::string>> cases = {
-      {"-p", "abc"},          {"--max-tests", "0"},   {"--max-streams", "5000"},
-      {"--max-block", "0"},   {"--max-rate", "x"},    {"--idle-timeout", "-1"},
-      {"--max-duration", "0"}, {"--bogus"},           {"--daemon", "-J"}};
+      {"-p", "abc"},           {"--max-tests", "0"}, {"--max-streams", "5000"},
+      {"--max-block", "0"},    {"--max-rate", "x"},  {"--idle-timeout", "-1"},
+      {"--max-duration", "0"}, {"--bogus"},          {"--daemon", "-J"}};
   for (const auto& c : cases) {
     std::vector<std::string> args = {"serve"};
     args.insert(args.end(), c.begin(), c.end());
@@ -158,7 +168,8 @@ TEST(EngineCli, ServeDaemonDetachesWritesPidfileAndServes) {
   EXPECT_FALSE(Alive(pid));
   EXPECT_FALSE(std::ifstream(pidfile).good()) << "the pid file is removed on exit";
   std::ifstream log_in(log);
-  const std::string text((std::istreambuf_iterator<char>(log_in)), std::istreambuf_iterator<char>());
+  const std::string text((std::istreambuf_iterator<char>(log_in)),
+                         std::istreambuf_iterator<char>());
   EXPECT_NE(text.find("serving on port " + std::to_string(port)), std::string::npos) << text;
 }
 

@@ -28,9 +28,9 @@ namespace fs = std::filesystem;
 constexpr const char* kChromium = "/usr/bin/chromium";
 
 bool HaveChromium() { return access(kChromium, X_OK) == 0; }
-#define NB_NEED_CHROMIUM()                                                                  \
-  if (!HaveChromium())                                                                      \
-  GTEST_SKIP() << "chromium is not installed (Debian package chromium, installed by "      \
+#define NB_NEED_CHROMIUM()                                                            \
+  if (!HaveChromium())                                                                \
+  GTEST_SKIP() << "chromium is not installed (Debian package chromium, installed by " \
                   "scripts/install-deps): the HTML report's browser tests need it"
 
 std::string Slurp(const std::string& path) {
@@ -43,8 +43,9 @@ std::string Slurp(const std::string& path) {
 class HtmlReport : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("nicbench-html-" + std::to_string(getpid()) + "-" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    dir_ = fs::temp_directory_path() /
+           ("nicbench-html-" + std::to_string(getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::create_directories(dir_);
   }
   void TearDown() override { fs::remove_all(dir_); }
@@ -80,8 +81,8 @@ json CheckOf(const std::string& dom) {
   const size_t from = dom.find(open);
   if (from == std::string::npos) return json();
   const size_t to = dom.find("</pre>", from);
-  return json::parse(Unescape(dom.substr(from + open.size(), to - from - open.size())),
-                     nullptr, false);
+  return json::parse(Unescape(dom.substr(from + open.size(), to - from - open.size())), nullptr,
+                     false);
 }
 
 const json* ChartOf(const json& check, const std::string& id) {
@@ -109,7 +110,8 @@ std::vector<std::vector<std::string>> TableOf(const std::string& dom, const std:
   for (std::sregex_iterator r(table.begin(), table.end(), row), end; r != end; ++r) {
     std::vector<std::string> cells{(*r)[1]};
     const std::string tds = (*r)[2];
-    for (std::sregex_iterator c(tds.begin(), tds.end(), cell); c != end; ++c) cells.push_back((*c)[1]);
+    for (std::sregex_iterator c(tds.begin(), tds.end(), cell); c != end; ++c)
+      cells.push_back((*c)[1]);
     rows.push_back(cells);
   }
   return rows;
@@ -124,16 +126,16 @@ void ExpectCleanPage(const testing::ProcessResult& browser, const json& check) {
   EXPECT_EQ(check["resources"], 0) << "the page requested something";
   EXPECT_EQ(browser.err.find("CONSOLE"), std::string::npos) << browser.err;
   ASSERT_FALSE(check["charts"].empty());
-  for (const auto& c : check["charts"]) EXPECT_GT(c["nonblank"].get<int>(), 0) << c["id"] << " is blank";
+  for (const auto& c : check["charts"])
+    EXPECT_GT(c["nonblank"].get<int>(), 0) << c["id"] << " is blank";
 }
 
 TEST_F(HtmlReport, OneRunDrawsTheRecordsNumbers) {
   NB_NEED_CHROMIUM();
   auto server = testing::StartServe();
   const std::string page = Path("run.html");
-  auto run = testing::RunNicbench({"run", "127.0.0.1", "-p", std::to_string(server.port), "-t",
-                                   "2", "-i", "0.25", "-P", "2", "-J", "--no-store", "--html",
-                                   page});
+  auto run = testing::RunNicbench({"run", "127.0.0.1", "-p", std::to_string(server.port), "-t", "2",
+                                   "-i", "0.25", "-P", "2", "-J", "--no-store", "--html", page});
   ASSERT_EQ(run.exit_code, 0) << run.err;
   const json record = json::parse(run.out);
   const json& intervals = record["intervals"];
@@ -184,11 +186,11 @@ TEST_F(HtmlReport, SetsOfStoredRunsAsBarsWithTheMediansCompareGives) {
     ASSERT_EQ(run.exit_code, 0) << run.err;
   }
   const std::string page = Path("sets.html");
-  auto report = testing::RunNicbench({"report", "label:set=a", "label:set=b", "-o", page,
-                                      "--store", db});
+  auto report =
+      testing::RunNicbench({"report", "label:set=a", "label:set=b", "-o", page, "--store", db});
   ASSERT_EQ(report.exit_code, 0) << report.err;
-  auto compare = testing::RunNicbench({"compare", "label:set=a", "label:set=b", "--json",
-                                       "--store", db});
+  auto compare =
+      testing::RunNicbench({"compare", "label:set=a", "label:set=b", "--json", "--store", db});
   ASSERT_EQ(compare.exit_code, 0) << compare.err;
   const json c = json::parse(compare.out);
 
@@ -224,8 +226,8 @@ TEST_F(HtmlReport, SetsOfStoredRunsAsBarsWithTheMediansCompareGives) {
 
 TEST_F(HtmlReport, BadInputsFailClearly) {
   // A path that cannot be written fails before any test runs.
-  auto run = testing::RunNicbench({"run", "--no-store", "-t", "0.2", "--html",
-                                   Path("no/such/dir/x.html")});
+  auto run = testing::RunNicbench(
+      {"run", "--no-store", "-t", "0.2", "--html", Path("no/such/dir/x.html")});
   EXPECT_EQ(run.exit_code, 2);
   EXPECT_NE(run.err.find("cannot write"), std::string::npos) << run.err;
   EXPECT_EQ(run.out.find("forward"), std::string::npos) << "the test ran anyway";
@@ -233,8 +235,8 @@ TEST_F(HtmlReport, BadInputsFailClearly) {
   const std::string db = Path("results.db");
   auto stored = testing::RunNicbench({"run", "-t", "0.3", "-i", "0.1", "--store", db});
   ASSERT_EQ(stored.exit_code, 0) << stored.err;
-  auto unwritable = testing::RunNicbench({"report", "1", "-o", Path("no/such/dir/x.html"),
-                                          "--store", db});
+  auto unwritable =
+      testing::RunNicbench({"report", "1", "-o", Path("no/such/dir/x.html"), "--store", db});
   EXPECT_EQ(unwritable.exit_code, 2);
   EXPECT_NE(unwritable.err.find("cannot write"), std::string::npos) << unwritable.err;
 
@@ -278,8 +280,9 @@ TEST_F(HtmlReport, RecordsOfOtherVersions) {
   ASSERT_EQ(old.exit_code, 0) << old.err;
   EXPECT_NE(Slurp(page).find("server's view: not reported"), std::string::npos);
   // A record of a newer schema than this binary reads: refused with the reason.
-  EditRecords(db, "UPDATE run_records SET record = json_set(record, '$.schema_version', 99) "
-                  "WHERE run_id = 2");
+  EditRecords(db,
+              "UPDATE run_records SET record = json_set(record, '$.schema_version', 99) "
+              "WHERE run_id = 2");
   auto newer = testing::RunNicbench({"report", "2", "-o", Path("new.html"), "--store", db});
   EXPECT_EQ(newer.exit_code, 4);
   EXPECT_NE(newer.err.find("schema_version"), std::string::npos) << newer.err;

@@ -21,7 +21,8 @@ TEST(InspectCliTest, LoopbackText) {
   ASSERT_EQ(result.exit_code, 0) << result.err;
   EXPECT_NE(result.out.find("host\n"), std::string::npos) << result.out;
   EXPECT_NE(result.out.find("interface lo (loopback)"), std::string::npos) << result.out;
-  EXPECT_NE(result.out.find("unknown (not present: loopback: no NIC)"), std::string::npos) << result.out;
+  EXPECT_NE(result.out.find("unknown (not present: loopback: no NIC)"), std::string::npos)
+      << result.out;
   EXPECT_NE(result.out.find("  mtu:"), std::string::npos);
 }
 
@@ -44,7 +45,8 @@ TEST(InspectCliTest, CapturedTreeText) {
   EXPECT_NE(result.out.find("AMD EPYC"), std::string::npos);
   EXPECT_NE(result.out.find("MSI-X"), std::string::npos) << result.out;
   EXPECT_NE(result.out.find("virtio2-input.0"), std::string::npos) << result.out;
-  EXPECT_NE(result.out.find("unknown (not present: not in a captured tree)"), std::string::npos) << result.out;
+  EXPECT_NE(result.out.find("unknown (not present: not in a captured tree)"), std::string::npos)
+      << result.out;
 }
 
 TEST(InspectCliTest, CapturedTreeJson) {

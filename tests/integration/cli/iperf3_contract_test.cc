@@ -96,9 +96,8 @@ std::string LastKey(const std::string& path) {
 double Tolerance(const std::string& path) {
   static const std::map<std::string, double> kUnits = {
       {"bytes", 30},         {"bits_per_second", 30}, {"snd_cwnd", 30},   {"max_snd_cwnd", 30},
-      {"sndbuf_actual", 30},
-      {"rcvbuf_actual", 30}, {"rtt", 1000},           {"rttvar", 1000},   {"max_rtt", 1000},
-      {"min_rtt", 1000},     {"mean_rtt", 1000},      {"tcp_mss_default", 30}};
+      {"sndbuf_actual", 30}, {"rcvbuf_actual", 30},   {"rtt", 1000},      {"rttvar", 1000},
+      {"max_rtt", 1000},     {"min_rtt", 1000},       {"mean_rtt", 1000}, {"tcp_mss_default", 30}};
   // The peer's advertised window is whatever the peer's receive autotuning and reading made
   // of the run (12 KB, 120 KB and 24 MB were all seen on loopback for one mode), so it has no
   // magnitude to compare; TCP_INFO gives it in bytes, as iperf3 prints it.
@@ -155,8 +154,7 @@ Iperf3Server StartIperf3() {
   Iperf3Server server;
   server.port = testing::FreeTcpPort();
   server.process = std::make_unique<testing::BackgroundProcess>(std::vector<std::string>{
-      Iperf3(), "-s", "-1", "-B", "127.0.0.1", "-p", std::to_string(server.port),
-      "--forceflush"});
+      Iperf3(), "-s", "-1", "-B", "127.0.0.1", "-p", std::to_string(server.port), "--forceflush"});
   EXPECT_TRUE(server.process->WaitForOutput("Server listening")) << server.process->StderrSoFar();
   return server;
 }
@@ -196,19 +194,19 @@ TEST_P(Iperf3Contract, EveryReferencePathInEveryPairing) {
   ASSERT_TRUE(reference.contains("end")) << reference.dump();
   {
     testing::ServeChild serve = testing::StartServe();
-    ExpectContract(reference,
-                   ParseDocument(testing::RunProcess(
-                                     ClientArgs(testing::NicbenchPath(), serve.port, mode)),
-                                 "nicbench -> nicbench"),
-                   "nicbench -> nicbench");
+    ExpectContract(
+        reference,
+        ParseDocument(testing::RunProcess(ClientArgs(testing::NicbenchPath(), serve.port, mode)),
+                      "nicbench -> nicbench"),
+        "nicbench -> nicbench");
   }
   {
     Iperf3Server server = StartIperf3();
-    ExpectContract(reference,
-                   ParseDocument(testing::RunProcess(
-                                     ClientArgs(testing::NicbenchPath(), server.port, mode)),
-                                 "nicbench -> iperf3 -s"),
-                   "nicbench -> iperf3 -s");
+    ExpectContract(
+        reference,
+        ParseDocument(testing::RunProcess(ClientArgs(testing::NicbenchPath(), server.port, mode)),
+                      "nicbench -> iperf3 -s"),
+        "nicbench -> iperf3 -s");
   }
   {
     testing::ServeChild serve = testing::StartServe();
@@ -240,8 +238,8 @@ bool Listening(int port) {
 // `iperf3 -s -J -1` and the document it prints when its one test is over.
 json Iperf3ServerDocument(const Mode& mode) {
   const int port = testing::FreeTcpPort();
-  testing::BackgroundProcess server({Iperf3(), "-s", "-J", "-1", "-B", "127.0.0.1", "-p",
-                                     std::to_string(port)});
+  testing::BackgroundProcess server(
+      {Iperf3(), "-s", "-J", "-1", "-B", "127.0.0.1", "-p", std::to_string(port)});
   for (int i = 0; i < 200 && !Listening(port); ++i) usleep(20000);
   ParseDocument(testing::RunProcess(ClientArgs(Iperf3(), port, mode)), "iperf3 -> iperf3 -s -J");
   for (int i = 0; i < 250 && server.StdoutSoFar().find("\n}") == std::string::npos; ++i) {
@@ -272,10 +270,10 @@ TEST_P(Iperf3Contract, ServerDocumentKeepsIperf3sShape) {
 // (which iperf3 leaves at 0 on the receiving client) are real.
 TEST(Iperf3ContractExtras, ReverseFromNicbenchHasTheSendersTcpFigures) {
   testing::ServeChild serve = testing::StartServe();
-  const json doc = ParseDocument(
-      testing::RunNicbench({"run", "-c", "127.0.0.1", "-p", std::to_string(serve.port), "-t", "1",
-                            "-R", "-J"}),
-      "nicbench -R");
+  const json doc =
+      ParseDocument(testing::RunNicbench({"run", "-c", "127.0.0.1", "-p",
+                                          std::to_string(serve.port), "-t", "1", "-R", "-J"}),
+                    "nicbench -R");
   const json& sender = doc["end"]["streams"][0]["sender"];
   EXPECT_GT(sender["max_snd_cwnd"].get<double>(), 1000) << "bytes, not segments: " << sender;
   EXPECT_GT(sender["max_rtt"].get<double>(), 0) << sender;
@@ -286,9 +284,9 @@ TEST(Iperf3ContractExtras, ReverseFromNicbenchHasTheSendersTcpFigures) {
 // --get-server-output in text mode: the server's text after our summary, as iperf3 prints it.
 TEST(Iperf3ContractExtras, ServerOutputIsShownInText) {
   testing::ServeChild serve = testing::StartServe();
-  testing::ProcessResult r = testing::RunNicbench(
-      {"run", "-c", "127.0.0.1", "-p", std::to_string(serve.port), "-t", "1",
-       "--get-server-output"});
+  testing::ProcessResult r =
+      testing::RunNicbench({"run", "-c", "127.0.0.1", "-p", std::to_string(serve.port), "-t", "1",
+                            "--get-server-output"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const size_t at = r.out.find("\nServer output:\n");
   ASSERT_NE(at, std::string::npos) << r.out;

@@ -50,8 +50,8 @@ TEST(Iperf3Options, BadValuesAreRefusedWithExitCode2) {
     args.insert(args.end(), c.args.begin(), c.args.end());
     testing::ProcessResult r = testing::RunNicbench(args);
     EXPECT_EQ(r.exit_code, 2) << c.args.front() << ": " << r.err;
-    EXPECT_NE(r.err.find(c.message), std::string::npos) << "expected '" << c.message
-                                                         << "' in: " << r.err;
+    EXPECT_NE(r.err.find(c.message), std::string::npos)
+        << "expected '" << c.message << "' in: " << r.err;
   }
   testing::ProcessResult serve = testing::RunNicbench({"serve", "--sctp"});
   EXPECT_EQ(serve.exit_code, 2);
@@ -100,7 +100,8 @@ TEST(Iperf3Options, SocketOptionsRunAgainstTheKernel) {
   if (testing::IsRoot()) {
     EXPECT_FALSE(RunJson(serve.port, {"--bind-dev", "lo"}).contains("error"));
   }
-  testing::ProcessResult r = testing::RunNicbench(RunArgs(serve.port, {"--bind-dev", "nb-no-such"}));
+  testing::ProcessResult r =
+      testing::RunNicbench(RunArgs(serve.port, {"--bind-dev", "nb-no-such"}));
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("SO_BINDTODEVICE=nb-no-such"), std::string::npos) << r.err;
   r = testing::RunNicbench(RunArgs(serve.port, {"-L", "5"}));
@@ -181,8 +182,8 @@ TEST(Iperf3Options, ServeOneOffAndBitrateLimit) {
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("exceeds the server's --server-bitrate-limit"), std::string::npos) << r.err;
   if (testing::HaveProgram("iperf3")) {
-    r = testing::RunProcess({"iperf3", "-c", "127.0.0.1", "-p", std::to_string(limited.port),
-                             "-t", "1", "-b", "60M", "-P", "2"});
+    r = testing::RunProcess({"iperf3", "-c", "127.0.0.1", "-p", std::to_string(limited.port), "-t",
+                             "1", "-b", "60M", "-P", "2"});
     EXPECT_NE((r.out + r.err).find("total required bandwidth is larger than server limit"),
               std::string::npos)
         << r.out << r.err;
@@ -196,15 +197,14 @@ TEST(Iperf3Options, ServerRefusalsReachEachClientInItsWords) {
   EXPECT_NE(r.err.find("10000000 bit/s"), std::string::npos) << r.err;
   EXPECT_EQ(r.err.find("unknown iperf3 error"), std::string::npos) << r.err;
   if (!testing::HaveProgram("iperf3")) return;
-  r = testing::RunProcess({"iperf3", "-c", "127.0.0.1", "-p", std::to_string(serve.port), "-t",
-                           "1", "-b", "100M"});
+  r = testing::RunProcess(
+      {"iperf3", "-c", "127.0.0.1", "-p", std::to_string(serve.port), "-t", "1", "-b", "100M"});
   EXPECT_NE((r.out + r.err).find("total required bandwidth is larger than server limit"),
             std::string::npos)
       << r.out << r.err;
-  r = testing::RunProcess({"iperf3", "-c", "127.0.0.1", "-p", std::to_string(serve.port), "-t",
-                           "1", "--sctp"});
-  EXPECT_NE((r.out + r.err).find("no SCTP support available"), std::string::npos)
-      << r.out << r.err;
+  r = testing::RunProcess(
+      {"iperf3", "-c", "127.0.0.1", "-p", std::to_string(serve.port), "-t", "1", "--sctp"});
+  EXPECT_NE((r.out + r.err).find("no SCTP support available"), std::string::npos) << r.out << r.err;
 }
 
 }  // namespace

@@ -42,8 +42,8 @@ struct Consumer {
 
 TEST(JsonStream, EventsAsIperf3WritesThemWithBothEndsSamples) {
   auto server = testing::StartServe();
-  auto run = testing::RunNicbench({"run", "127.0.0.1", "-p", std::to_string(server.port), "-t",
-                                   "1", "-i", "0.25", "--json-stream", "--no-store"});
+  auto run = testing::RunNicbench({"run", "127.0.0.1", "-p", std::to_string(server.port), "-t", "1",
+                                   "-i", "0.25", "--json-stream", "--no-store"});
   ASSERT_EQ(run.exit_code, 0) << run.err;
   Consumer c;
   std::istringstream lines(run.out);
@@ -88,9 +88,9 @@ TEST(JsonStream, NoTextLinesAndNoFinalDocument) {
 
 TEST(Timestamps, EveryOutputLineGetsTheFormattedTime) {
   auto server = testing::StartServe();
-  auto run = testing::RunNicbench({"run", "127.0.0.1", "-p", std::to_string(server.port), "-t",
-                                   "0.5", "-i", "0.25", "--no-store", "--timestamps=TS%Y ",
-                                   "--forceflush"});
+  auto run =
+      testing::RunNicbench({"run", "127.0.0.1", "-p", std::to_string(server.port), "-t", "0.5",
+                            "-i", "0.25", "--no-store", "--timestamps=TS%Y ", "--forceflush"});
   ASSERT_EQ(run.exit_code, 0) << run.err;
   std::istringstream lines(run.out);
   int n = 0;

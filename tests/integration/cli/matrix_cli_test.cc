@@ -36,8 +36,8 @@ class MatrixCli : public ::testing::Test {
   std::vector<std::string> Args(std::vector<std::string> args,
                                 std::vector<std::string> run = {}) const {
     args.insert(args.begin(), {"matrix", "127.0.0.1"});
-    args.insert(args.end(), {"--store", Db(), "--", "-p", std::to_string(server_.port), "-t",
-                             "0.3", "-i", "0.1"});
+    args.insert(args.end(), {"--store", Db(), "--", "-p", std::to_string(server_.port), "-t", "0.3",
+                             "-i", "0.1"});
     args.insert(args.end(), run.begin(), run.end());
     return args;
   }
@@ -90,9 +90,9 @@ TEST_F(MatrixCli, RunsEveryVariantEachRoundStoresAndCompares) {
 
 TEST_F(MatrixCli, SetupPlaceholdersAndCsv) {
   const std::string log = dir_ + "/setup.log";
-  auto r = testing::RunNicbench(Args({"--vary", "ring=512,1024", "--repeat", "1", "--setup",
-                                      "echo setup {ring} >> " + log, "--teardown",
-                                      "echo teardown {ring} >> " + log, "--csv"}));
+  auto r = testing::RunNicbench(
+      Args({"--vary", "ring=512,1024", "--repeat", "1", "--setup", "echo setup {ring} >> " + log,
+            "--teardown", "echo teardown {ring} >> " + log, "--csv"}));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out.rfind("variant,metric,unit,n,", 0), 0u) << r.out;
   EXPECT_NE(r.out.find("ring=1024,"), std::string::npos) << r.out;
@@ -123,12 +123,11 @@ TEST_F(MatrixCli, FailingSetupStopsSaysWhichAndKeepsTheRuns) {
 
 TEST_F(MatrixCli, InterruptLeavesRunsStoredAndResumeCompletes) {
   // A slow setup leaves time to interrupt between runs.
-  std::vector<std::string> argv = Args({"--vary", "direction=forward,reverse", "--repeat", "2",
-                                        "--setup", "sleep 0.2"});
+  std::vector<std::string> argv =
+      Args({"--vary", "direction=forward,reverse", "--repeat", "2", "--setup", "sleep 0.2"});
   argv.insert(argv.begin(), testing::NicbenchPath());
   testing::BackgroundProcess matrix(argv);
-  ASSERT_TRUE(matrix.WaitForOutput("stored run", std::chrono::seconds(60)))
-      << matrix.StderrSoFar();
+  ASSERT_TRUE(matrix.WaitForOutput("stored run", std::chrono::seconds(60))) << matrix.StderrSoFar();
   testing::ProcessResult r = matrix.Stop(SIGINT);
   EXPECT_EQ(r.exit_code, 130) << r.err;
   EXPECT_NE(r.err.find("interrupted"), std::string::npos) << r.err;

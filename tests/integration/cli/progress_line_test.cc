@@ -21,8 +21,8 @@ testing::ProcessResult OnTerminal(const std::string& args) {
 TEST(ProgressLine, DrawnInPlaceAndErasedOnATerminal) {
   if (!testing::HaveProgram("script")) GTEST_SKIP() << "util-linux's script is not installed";
   auto server = testing::StartServe();
-  auto run = OnTerminal("run 127.0.0.1 -p " + std::to_string(server.port) +
-                        " -t 1.5 -i 0.5 --no-store");
+  auto run =
+      OnTerminal("run 127.0.0.1 -p " + std::to_string(server.port) + " -t 1.5 -i 0.5 --no-store");
   ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
   const std::string& out = run.out;
   const size_t first = out.find(kErase + "[");
@@ -41,8 +41,8 @@ TEST(ProgressLine, DrawnInPlaceAndErasedOnATerminal) {
 TEST(ProgressLine, NeverInPipedOrJsonOutput) {
   auto server = testing::StartServe();
   const std::string port = std::to_string(server.port);
-  auto piped = testing::RunNicbench({"run", "127.0.0.1", "-p", port, "-t", "0.6", "-i", "0.3",
-                                     "--no-store"});
+  auto piped = testing::RunNicbench(
+      {"run", "127.0.0.1", "-p", port, "-t", "0.6", "-i", "0.3", "--no-store"});
   ASSERT_EQ(piped.exit_code, 0) << piped.err;
   EXPECT_EQ(piped.out.find('\033'), std::string::npos);
   EXPECT_EQ(piped.out.find('\r'), std::string::npos);
@@ -58,8 +58,9 @@ TEST(ProgressLine, Text) {
   EXPECT_EQ(cli::ProgressLine::Text(3.25, 10, std::nullopt, std::nullopt), "[  3.2/10.0 s]");
   EXPECT_EQ(cli::ProgressLine::Text(12, 10, std::nullopt, std::nullopt), "[ 10.0/10.0 s]");
   EXPECT_EQ(cli::ProgressLine::Text(1, 0, std::nullopt, std::nullopt), "[  1.0 s]");
-  EXPECT_NE(cli::ProgressLine::Text(1, 2, 9.41e9, 1e6).find("client->server 9.41 Gbits/sec "
-                                                            "server->client"),
+  EXPECT_NE(cli::ProgressLine::Text(1, 2, 9.41e9, 1e6)
+                .find("client->server 9.41 Gbits/sec "
+                      "server->client"),
             std::string::npos);
 }
 

@@ -60,16 +60,17 @@ TEST(StandCliTest, RefusesWithoutRoot) {
            {"stand", "up"}, {"stand", "down"}, {"stand", "exec", "h1", "--", "true"}}) {
     auto result = RunNicbench(args);
     EXPECT_EQ(result.exit_code, 3) << args[1];
-    EXPECT_TRUE(Has(result.err, "nicbench stand: needs root (CAP_NET_ADMIN/CAP_SYS_ADMIN) to "
-                                "create network namespaces"))
+    EXPECT_TRUE(Has(result.err,
+                    "nicbench stand: needs root (CAP_NET_ADMIN/CAP_SYS_ADMIN) to "
+                    "create network namespaces"))
         << result.err;
   }
 }
 
 TEST(StandCliTest, UpListExecDown) {
   if (!IsRoot()) GTEST_SKIP() << "needs root (CAP_NET_ADMIN/CAP_SYS_ADMIN) to build a stand";
-  auto up = RunNicbench({"stand", "up", "--name", "nbc1", "--profile", "100baseTX", "--tso",
-                         "off"});
+  auto up =
+      RunNicbench({"stand", "up", "--name", "nbc1", "--profile", "100baseTX", "--tso", "off"});
   ASSERT_EQ(up.exit_code, 0) << up.err;
   EXPECT_TRUE(Has(up.out, "stand nbc1 is up: 2 hosts, 100baseTX")) << up.out;
   EXPECT_TRUE(Has(up.out, "nbc1-h2-e0")) << up.out;
@@ -79,12 +80,12 @@ TEST(StandCliTest, UpListExecDown) {
   EXPECT_TRUE(Has(list.out, "nbc1  100baseTX (100.00 Mbits/sec, tbf)")) << list.out;
   EXPECT_TRUE(Has(list.out, "tso=off")) << list.out;
 
-  auto addr = RunNicbench({"stand", "exec", "--name", "nbc1", "h2", "--", "ip", "-4", "-o",
-                           "addr", "show", "dev", "nbc1-h2-e0"});
+  auto addr = RunNicbench({"stand", "exec", "--name", "nbc1", "h2", "--", "ip", "-4", "-o", "addr",
+                           "show", "dev", "nbc1-h2-e0"});
   EXPECT_EQ(addr.exit_code, 0) << addr.err;
   EXPECT_TRUE(Has(addr.out, "198.1")) << addr.out;
-  auto code = RunNicbench({"stand", "exec", "--name", "nbc1", "nbc1-h1", "--", "sh", "-c",
-                           "exit 7"});
+  auto code =
+      RunNicbench({"stand", "exec", "--name", "nbc1", "nbc1-h1", "--", "sh", "-c", "exit 7"});
   EXPECT_EQ(code.exit_code, 7);
   auto missing = RunNicbench({"stand", "exec", "--name", "nbc1", "h9", "--", "true"});
   EXPECT_EQ(missing.exit_code, 3);

@@ -8,8 +8,8 @@
 
 #include <gtest/gtest.h>
 
-#include <csignal>
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -139,10 +139,11 @@ TEST(TtcpCli, TcpPortInUseFailsAtBind) {
   ProcessResult second = RunTtcp({"-r", "-s", "-p", p});
   first.Stop();
   EXPECT_EQ(second.exit_code, 1);
-  EXPECT_EQ(second.err, "ttcp-r: buflen=8192, nbuf=2048, align=16384/0, port=" + p + "  tcp\n"
-                        "ttcp-r: socket\n"
-                        "ttcp-r: bind: Address already in use\n"
-                        "errno=98\n");
+  EXPECT_EQ(second.err, "ttcp-r: buflen=8192, nbuf=2048, align=16384/0, port=" + p +
+                            "  tcp\n"
+                            "ttcp-r: socket\n"
+                            "ttcp-r: bind: Address already in use\n"
+                            "errno=98\n");
 }
 
 TEST(TtcpCli, UdpPortInUseFailsAtBind) {

@@ -42,7 +42,9 @@ class TempDir {
   bool MountTmpfs(const std::string& options) {
     const std::string mnt = File("mnt");
     if (!IsRoot() || mkdir(mnt.c_str(), 0700) != 0) return false;
-    mounted_ = std::system(("mount -t tmpfs -o " + options + " nicbench-files '" + mnt + "' 2>/dev/null").c_str()) == 0;
+    mounted_ =
+        std::system(("mount -t tmpfs -o " + options + " nicbench-files '" + mnt + "' 2>/dev/null")
+                        .c_str()) == 0;
     return mounted_;
   }
 
@@ -163,8 +165,8 @@ TEST(FilesLoopback, StockIperf3ServerWritesTheFileWeSend) {
   TempDir dir;
   const std::string data = MakeRandomFile(dir.File("src"), 2 << 20);
   const int port = FreeTcpPort();
-  BackgroundProcess server({"iperf3", "-s", "-1", "-p", std::to_string(port), "-B", "127.0.0.1",
-                            "-F", dir.File("out")});
+  BackgroundProcess server(
+      {"iperf3", "-s", "-1", "-p", std::to_string(port), "-B", "127.0.0.1", "-F", dir.File("out")});
   ProcessResult r;
   for (int attempt = 0; attempt < 50; ++attempt) {
     r = RunNicbench(RunArgv(port, {"-F", dir.File("src")}));
@@ -186,8 +188,8 @@ TEST(FilesLoopback, StockIperf3ClientFilesInBothDirections) {
   const std::string data = MakeRandomFile(dir.File("src"), 2 << 20);
   {
     ServeChild server = StartServe({"--once", "-F", dir.File("out")});
-    ProcessResult r = RunProcess({"iperf3", "-c", "127.0.0.1", "-p", std::to_string(server.port),
-                                  "-F", dir.File("src")});
+    ProcessResult r = RunProcess(
+        {"iperf3", "-c", "127.0.0.1", "-p", std::to_string(server.port), "-F", dir.File("src")});
     ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
     server.process->Stop(0);
     EXPECT_EQ(Slurp(dir.File("out")), data);
@@ -212,8 +214,8 @@ TEST(FilesLoopback, TtcpNormalModeAndFileFiguresAgree) {
   const int port = FreeTcpPort();
   ProcessResult t = RunProcess(
       {"/bin/sh", "-c",
-       "'" + ttcp + "' -r -p " + std::to_string(port) + " > '" + dir.File("ttcp-out") +
-           "' 2> '" + dir.File("ttcp-r.err") + "' & r=$!; sleep 0.5; '" + ttcp + "' -t -p " +
+       "'" + ttcp + "' -r -p " + std::to_string(port) + " > '" + dir.File("ttcp-out") + "' 2> '" +
+           dir.File("ttcp-r.err") + "' & r=$!; sleep 0.5; '" + ttcp + "' -t -p " +
            std::to_string(port) + " 127.0.0.1 < '" + dir.File("src") + "'; wait $r"});
   ASSERT_EQ(t.exit_code, 0) << t.out << t.err;
   std::smatch m;
@@ -252,7 +254,8 @@ TEST(FilesLoopback, AFileThatShrinksWhileSentEndsTheStreamAndSaysSo) {
   EXPECT_EQ(file["size_at_open"].get<uint64_t>(), 4u << 20);
   EXPECT_LT(file["bytes"].get<uint64_t>(), 4u << 20);
   bool noted = false;
-  for (const auto& n : file["notes"]) noted = noted || n.get<std::string>().find("shrank") != std::string::npos;
+  for (const auto& n : file["notes"])
+    noted = noted || n.get<std::string>().find("shrank") != std::string::npos;
   EXPECT_TRUE(noted) << file.dump();
   EXPECT_EQ(doc["end"]["sum_sent"]["bytes"].get<uint64_t>(), file["bytes"].get<uint64_t>());
 }
@@ -269,8 +272,7 @@ TEST(FilesLoopback, AFullDiskEndsTheTestWithAClearError) {
   ServeChild sender = StartServe({"--once", "-F", dir.File("src")});
   r = RunNicbench(RunArgv(sender.port, {"-R", "-t", "2", "-F", dir.File("mnt/back")}));
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
-  EXPECT_NE((r.out + r.err).find("-F " + dir.File("mnt/back") + ": write after"),
-            std::string::npos)
+  EXPECT_NE((r.out + r.err).find("-F " + dir.File("mnt/back") + ": write after"), std::string::npos)
       << r.out << r.err;
 }
 

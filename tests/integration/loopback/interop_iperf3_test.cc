@@ -52,8 +52,8 @@ struct BothSides {
 
 BothSides NicbenchAgainstIperfServer(const std::vector<std::string>& args) {
   const int port = testing::FreeTcpPort();
-  testing::BackgroundProcess server({"iperf3", "-s", "-1", "-J", "-p", std::to_string(port),
-                                     "-B", "127.0.0.1"});
+  testing::BackgroundProcess server(
+      {"iperf3", "-s", "-1", "-J", "-p", std::to_string(port), "-B", "127.0.0.1"});
   // iperf3 -J prints nothing until the test ends: wait for the port instead.
   testing::ProcessResult r;
   for (int attempt = 0; attempt < 50; ++attempt) {
@@ -72,7 +72,9 @@ BothSides NicbenchAgainstIperfServer(const std::vector<std::string>& args) {
   return both;
 }
 
-uint64_t Bytes(const json& doc, const char* sum) { return doc["end"][sum]["bytes"].get<uint64_t>(); }
+uint64_t Bytes(const json& doc, const char* sum) {
+  return doc["end"][sum]["bytes"].get<uint64_t>();
+}
 
 TEST_F(InteropTest, IperfClientTcp) {
   json doc = IperfClientAgainstNicbench({"-t", "1"});

@@ -35,8 +35,8 @@ bool EnoughDescriptors(rlim_t wanted) {
 }
 
 json RunAgainst(const testing::ServeChild& server, std::vector<std::string> extra) {
-  std::vector<std::string> args = {"run", "127.0.0.1", "-p", std::to_string(server.port),
-                                   "--no-store", "-J", "-i", "0"};
+  std::vector<std::string> args = {"run",        "127.0.0.1", "-p", std::to_string(server.port),
+                                   "--no-store", "-J",        "-i", "0"};
   args.insert(args.end(), extra.begin(), extra.end());
   testing::ProcessResult r = testing::RunNicbench(args);
   EXPECT_EQ(r.exit_code, 0) << r.err;
@@ -91,8 +91,9 @@ TEST(ManyFlows, AThousandFlowsAllMoveAndBothEndsCountThem) {
 
 TEST(ManyFlows, TheDefaultServerLimitStaysIperf3s) {
   testing::ServeChild server = testing::StartServe();
-  testing::ProcessResult r = testing::RunNicbench(
-      {"run", "127.0.0.1", "-p", std::to_string(server.port), "--no-store", "-t", "1", "-P", "129"});
+  testing::ProcessResult r =
+      testing::RunNicbench({"run", "127.0.0.1", "-p", std::to_string(server.port), "--no-store",
+                            "-t", "1", "-P", "129"});
   EXPECT_NE(r.exit_code, 0);
   EXPECT_NE((r.out + r.err).find("128"), std::string::npos) << r.out << r.err;
 }
@@ -141,10 +142,24 @@ struct Peaks {
 Peaks MeasurePeaks(int streams, const std::string& direction) {
   testing::ServeChild server = testing::StartServe({"--max-streams", "1000"});
   const std::string time_file = ::testing::TempDir() + "/many_flows_rss";
-  std::vector<std::string> argv = {"/usr/bin/time", "-f", "%M", "-o", time_file,
-                                   testing::NicbenchPath(), "run", "127.0.0.1", "-p",
-                                   std::to_string(server.port), "--no-store", "-J", "-t", "1",
-                                   "-P", std::to_string(streams), "--threads", "2"};
+  std::vector<std::string> argv = {"/usr/bin/time",
+                                   "-f",
+                                   "%M",
+                                   "-o",
+                                   time_file,
+                                   testing::NicbenchPath(),
+                                   "run",
+                                   "127.0.0.1",
+                                   "-p",
+                                   std::to_string(server.port),
+                                   "--no-store",
+                                   "-J",
+                                   "-t",
+                                   "1",
+                                   "-P",
+                                   std::to_string(streams),
+                                   "--threads",
+                                   "2"};
   if (!direction.empty()) argv.push_back(direction);
   testing::ProcessResult r = testing::RunProcess(argv);
   EXPECT_EQ(r.exit_code, 0) << r.err;

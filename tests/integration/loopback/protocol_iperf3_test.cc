@@ -2,12 +2,12 @@
 // raw sockets with src/protocol's functions (no engine), so it proves the wire format, the state
 // sequence and the results codec against the real peer. Skipped when iperf3 is not installed.
 #include <arpa/inet.h>
+#include <linux/sockios.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
-#include <linux/sockios.h>
 
 #include <chrono>
 #include <csignal>

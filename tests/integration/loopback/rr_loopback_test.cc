@@ -75,8 +75,8 @@ TEST(RrLoopback, TcpCountsTheSameTransactionsAtBothEnds) {
 
 TEST(RrLoopback, TcpTimedWithSizesBurstAndFlows) {
   auto server = testing::StartServe();
-  RrRun run = RunRr(server, {"--rr", "-t", "1", "-i", "0.5", "-l", "100,4000", "-P", "3",
-                             "--rr-burst", "4"});
+  RrRun run = RunRr(
+      server, {"--rr", "-t", "1", "-i", "0.5", "-l", "100,4000", "-P", "3", "--rr-burst", "4"});
   const json& rr = ExpectGoodRr(run);
   // A timed test: each end closes its counted window on its own clock and timer (docs/rr.md),
   // so the counts agree within the 5% the rr-counts-disagree rule allows.
@@ -101,8 +101,8 @@ TEST(RrLoopback, UdpCountsAndHasNoLossOnLoopback) {
 
 TEST(RrLoopback, UdpBurstOfOneByteMessages) {
   auto server = testing::StartServe();
-  RrRun run = RunRr(server, {"--rr", "-u", "-t", "1", "--rr-burst", "8", "-P", "2",
-                             "--rr-timeout", "200"});
+  RrRun run =
+      RunRr(server, {"--rr", "-u", "-t", "1", "--rr-burst", "8", "-P", "2", "--rr-timeout", "200"});
   ExpectGoodRr(run);
 }
 
@@ -172,8 +172,8 @@ TEST(RrLoopback, ServerLimitsApply) {
 TEST(RrLoopback, StockIperf3ServerStopsAtOnceWithExit3) {
   if (!testing::HaveProgram("iperf3")) GTEST_SKIP() << "iperf3 is not installed";
   const int port = testing::FreeTcpPort();
-  testing::BackgroundProcess server({"iperf3", "-s", "-p", std::to_string(port), "-B",
-                                     "127.0.0.1"});
+  testing::BackgroundProcess server(
+      {"iperf3", "-s", "-p", std::to_string(port), "-B", "127.0.0.1"});
   testing::ProcessResult r;
   for (int attempt = 0; attempt < 50; ++attempt) {
     r = testing::RunNicbench({"run", "127.0.0.1", "-p", std::to_string(port), "--rr", "-t", "5"});
@@ -181,8 +181,9 @@ TEST(RrLoopback, StockIperf3ServerStopsAtOnceWithExit3) {
     usleep(100000);
   }
   EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
-  EXPECT_NE((r.out + r.err).find("iperf3 has no request/response test: run `nicbench serve` on "
-                                 "127.0.0.1"),
+  EXPECT_NE((r.out + r.err)
+                .find("iperf3 has no request/response test: run `nicbench serve` on "
+                      "127.0.0.1"),
             std::string::npos)
       << r.out << r.err;
   // The stock server is not stuck: a bulk test runs right after.

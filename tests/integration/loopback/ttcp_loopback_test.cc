@@ -80,16 +80,29 @@ struct LineFormat {
 
 const std::vector<LineFormat>& Formats() {
   static const std::vector<LineFormat> formats = {
-      {"header-t", std::regex(R"(^ttcp-t: buflen=\d+, nbuf=\d+, align=\d+/\d+, port=\d+(, sockbufsize=\d+)?  (tcp|udp)  -> \S+$)")},
-      {"header-r", std::regex(R"(^ttcp-r: buflen=\d+, nbuf=\d+, align=\d+/\d+, port=\d+(, sockbufsize=\d+)?  (tcp|udp)$)")},
+      {"header-t",
+       std::regex(
+           R"(^ttcp-t: buflen=\d+, nbuf=\d+, align=\d+/\d+, port=\d+(, sockbufsize=\d+)?  (tcp|udp)  -> \S+$)")},
+      {"header-r",
+       std::regex(
+           R"(^ttcp-r: buflen=\d+, nbuf=\d+, align=\d+/\d+, port=\d+(, sockbufsize=\d+)?  (tcp|udp)$)")},
       {"mes", std::regex(R"(^ttcp-[tr]: (socket|connect|sndbuf|rcvbuf|nodelay)$)")},
       {"accept", std::regex(R"(^ttcp-r: accept from [0-9a-f.:]+$)")},
-      {"result", std::regex(R"(^ttcp-[tr]: \d+ bytes in \d+\.\d\d real seconds = \d+\.\d\d (KB|MB|GB|Kbit|Mbit|Gbit)/sec \+\+\+$)")},
-      {"cpu", std::regex(R"(^ttcp-[tr]: \d+ bytes in \d+\.\d\d CPU seconds = \d+\.\d\d (KB|MB|GB|Kbit|Mbit|Gbit)/cpu sec$)")},
-      {"calls", std::regex(R"(^ttcp-[tr]: \d+ I/O calls, msec/call = \d+\.\d\d, calls/sec = \d+\.\d\d$)")},
-      {"rusage", std::regex(R"(^ttcp-[tr]: \d+\.\duser \d+\.\dsys (\d+:)?\d+:\d\dreal \d+% \d+i\+\d+d \d+maxrss \d+\+\d+pf \d+\+\d+csw$)")},
+      {"result",
+       std::regex(
+           R"(^ttcp-[tr]: \d+ bytes in \d+\.\d\d real seconds = \d+\.\d\d (KB|MB|GB|Kbit|Mbit|Gbit)/sec \+\+\+$)")},
+      {"cpu",
+       std::regex(
+           R"(^ttcp-[tr]: \d+ bytes in \d+\.\d\d CPU seconds = \d+\.\d\d (KB|MB|GB|Kbit|Mbit|Gbit)/cpu sec$)")},
+      {"calls",
+       std::regex(R"(^ttcp-[tr]: \d+ I/O calls, msec/call = \d+\.\d\d, calls/sec = \d+\.\d\d$)")},
+      {"rusage",
+       std::regex(
+           R"(^ttcp-[tr]: \d+\.\duser \d+\.\dsys (\d+:)?\d+:\d\dreal \d+% \d+i\+\d+d \d+maxrss \d+\+\d+pf \d+\+\d+csw$)")},
       {"buffer", std::regex(R"(^ttcp-[tr]: buffer address 0x[0-9a-f]+$)")},
-      {"idle", std::regex(R"(^ttcp-r: idle timeout: no datagram for [0-9.]+ s, ending without the end sentinel$)")},
+      {"idle",
+       std::regex(
+           R"(^ttcp-r: idle timeout: no datagram for [0-9.]+ s, ending without the end sentinel$)")},
   };
   return formats;
 }
@@ -158,8 +171,8 @@ TEST(TtcpLoopback, TcpSourceToSink) {
   EXPECT_EQ(r.out, "");
   EXPECT_EQ(Classify(t.err), (Names{"header-t", "mes", "mes", "result", "calls", "rusage"}));
   EXPECT_EQ(Classify(r.err), (Names{"header-r", "mes", "accept", "result", "calls", "rusage"}));
-  EXPECT_EQ(Lines(t.err)[0], "ttcp-t: buflen=8192, nbuf=100, align=16384/0, port=" + p +
-                                 "  tcp  -> 127.0.0.1");
+  EXPECT_EQ(Lines(t.err)[0],
+            "ttcp-t: buflen=8192, nbuf=100, align=16384/0, port=" + p + "  tcp  -> 127.0.0.1");
   EXPECT_EQ(Lines(t.err)[1], "ttcp-t: socket");
   EXPECT_EQ(Lines(t.err)[2], "ttcp-t: connect");
   EXPECT_EQ(Lines(r.err)[0], "ttcp-r: buflen=8192, nbuf=2048, align=16384/0, port=" + p + "  tcp");
@@ -178,14 +191,14 @@ TEST(TtcpLoopback, TcpFullBlocksTouchNodelayAndVerbose) {
   std::string p = std::to_string(port);
   BackgroundProcess receiver(Ttcp({"-r", "-s", "-B", "-T", "-v", "-fm", "-l1000", "-p", p}));
   WaitBound(port, false);
-  ProcessResult t =
-      RunProcess(Ttcp({"-t", "-s", "-D", "-v", "-fG", "-n", "500", "-l1000", "-p", p, "localhost"}));
+  ProcessResult t = RunProcess(
+      Ttcp({"-t", "-s", "-D", "-v", "-fG", "-n", "500", "-l1000", "-p", p, "localhost"}));
   ProcessResult r = WaitExit(receiver);
 
   ASSERT_EQ(t.exit_code, 0) << t.err;
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(Classify(t.err), (Names{"header-t", "mes", "mes", "mes", "result", "cpu", "calls",
-                                    "rusage", "buffer"}));
+  EXPECT_EQ(Classify(t.err),
+            (Names{"header-t", "mes", "mes", "mes", "result", "cpu", "calls", "rusage", "buffer"}));
   EXPECT_EQ(Lines(t.err)[2], "ttcp-t: nodelay");
   EXPECT_NE(t.err.find(" GB/sec +++\n"), std::string::npos);
   EXPECT_NE(r.err.find(" Mbit/sec +++\n"), std::string::npos);
@@ -260,7 +273,8 @@ TEST(TtcpLoopback, UdpNormalModeEndsByIdleTimeout) {
   Figures tf = Extract(t.err), rf = Extract(r.err);
   EXPECT_EQ(tf.bytes, 40000);
   EXPECT_EQ(tf.calls, 40 + 4);  // 40 datagrams from stdin and the 4 trailing sentinels
-  EXPECT_EQ(Classify(r.err), (Names{"header-r", "mes", "mes", "idle", "result", "calls", "rusage"}));
+  EXPECT_EQ(Classify(r.err),
+            (Names{"header-r", "mes", "mes", "idle", "result", "calls", "rusage"}));
   // The four trailing sentinels are data to a normal-mode receiver: it writes them out too.
   // Each carries the first 4 bytes of the last buffer read from stdin.
   std::string sentinel = data.substr(39000, 4);
@@ -287,7 +301,8 @@ TEST(TtcpLoopback, Ipv6AcceptLineShowsNumericAddress) {
   ProcessResult r = WaitExit(receiver);
   ASSERT_EQ(t.exit_code, 0) << t.err;
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(Lines(t.err)[0], "ttcp-t: buflen=8192, nbuf=10, align=16384/0, port=" + p + "  tcp  -> ::1");
+  EXPECT_EQ(Lines(t.err)[0],
+            "ttcp-t: buflen=8192, nbuf=10, align=16384/0, port=" + p + "  tcp  -> ::1");
   EXPECT_EQ(Lines(r.err)[2], "ttcp-r: accept from ::1");
   EXPECT_EQ(Extract(r.err).bytes, 81920);
 }

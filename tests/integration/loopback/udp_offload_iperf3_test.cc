@@ -22,7 +22,8 @@ using nlohmann::json;
 constexpr uint64_t kDatagrams = 1000;
 // 5 Mbit/s of 1400-byte datagrams is 446 a second: the default receive buffer (about 90 such
 // datagrams) covers a receiver that is descheduled for 200 ms.
-const std::vector<std::string> kArgs = {"-u", "-b", "5M", "-l", "1400", "-k", std::to_string(kDatagrams)};
+const std::vector<std::string> kArgs = {
+    "-u", "-b", "5M", "-l", "1400", "-k", std::to_string(kDatagrams)};
 
 json Parse(const std::string& text) {
   json doc = json::parse(text, nullptr, false);
@@ -34,7 +35,7 @@ struct Counts {
   uint64_t sent = 0;      // the sender's datagrams
   uint64_t received = 0;  // the receiver's highest sequence number
   uint64_t lost = 0;
-  uint64_t bytes = 0;     // received
+  uint64_t bytes = 0;  // received
 };
 
 // -J of the test's client with the receiver's view in sum_received (iperf3 3.12's shape).
@@ -57,10 +58,12 @@ void ExpectEveryDatagram(const Counts& c) {
 // nicbench run against a stock `iperf3 -s -1 -J`: returns the server's document.
 json AgainstIperfServer(bool offload, json* ours, const std::vector<std::string>& more = {}) {
   const int port = testing::FreeTcpPort();
-  testing::BackgroundProcess server({"iperf3", "-s", "-1", "-J", "-p", std::to_string(port), "-B", "127.0.0.1"});
+  testing::BackgroundProcess server(
+      {"iperf3", "-s", "-1", "-J", "-p", std::to_string(port), "-B", "127.0.0.1"});
   testing::ProcessResult r;
   for (int attempt = 0; attempt < 50; ++attempt) {
-    std::vector<std::string> argv = {"run", "127.0.0.1", "-p", std::to_string(port), "-J", "--no-store"};
+    std::vector<std::string> argv = {"run", "127.0.0.1", "-p", std::to_string(port),
+                                     "-J",  "--no-store"};
     argv.insert(argv.end(), kArgs.begin(), kArgs.end());
     if (offload) argv.push_back("--udp-offload");
     argv.insert(argv.end(), more.begin(), more.end());
@@ -112,9 +115,10 @@ TEST(UdpOffloadInteropTest, GroReceiverCountsAStockSendersDatagrams) {
 TEST(UdpOffloadInteropTest, NicbenchServerReceivesWithGroAndCountsExactly) {
   testing::ServeChild server = testing::StartServe();
   for (bool reverse : {false, true}) {
-    SCOPED_TRACE(reverse ? "-R (the server sends with UDP_SEGMENT)" : "forward (the server receives with UDP_GRO)");
-    std::vector<std::string> argv = {"run", "127.0.0.1", "-p", std::to_string(server.port), "-J",
-                                     "--no-store", "--udp-offload"};
+    SCOPED_TRACE(reverse ? "-R (the server sends with UDP_SEGMENT)"
+                         : "forward (the server receives with UDP_GRO)");
+    std::vector<std::string> argv = {
+        "run", "127.0.0.1", "-p", std::to_string(server.port), "-J", "--no-store", "--udp-offload"};
     argv.insert(argv.end(), kArgs.begin(), kArgs.end());
     if (reverse) argv.push_back("-R");
     testing::ProcessResult r = testing::RunNicbench(argv);
@@ -126,7 +130,8 @@ TEST(UdpOffloadInteropTest, NicbenchServerReceivesWithGroAndCountsExactly) {
 }
 
 TEST(UdpOffloadInteropTest, OffloadOnTcpIsAUsageError) {
-  testing::ProcessResult r = testing::RunNicbench({"run", "127.0.0.1", "-p", "1", "--udp-offload", "--no-store"});
+  testing::ProcessResult r =
+      testing::RunNicbench({"run", "127.0.0.1", "-p", "1", "--udp-offload", "--no-store"});
   EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
   EXPECT_NE(r.err.find("--udp-offload applies to UDP tests only"), std::string::npos) << r.err;
 }

@@ -19,9 +19,9 @@ namespace {
 // runs of accuracy_tcp_test.cc.
 constexpr double kByteAgreement = 0.03;
 
-#define SKIP_UNLESS_IPERF3()                                                                   \
-  if (!testing::HaveProgram("iperf3"))                                                         \
-  GTEST_SKIP() << "iperf3 is not installed (apt-get install iperf3); the interop scenario "    \
+#define SKIP_UNLESS_IPERF3()                                                                \
+  if (!testing::HaveProgram("iperf3"))                                                      \
+  GTEST_SKIP() << "iperf3 is not installed (apt-get install iperf3); the interop scenario " \
                   "needs a stock iperf3 at one end"
 
 TEST(AccuracyInterop, NicbenchRunAgainstStockIperf3Server) {
@@ -32,7 +32,8 @@ TEST(AccuracyInterop, NicbenchRunAgainstStockIperf3Server) {
   const stand::HostInfo& server = stand->host(2);
   testing::BackgroundProcess iperf3(InHost(server, {"iperf3", "-s", "-1"}));
   ASSERT_TRUE(WaitForListener(server, 5201)) << iperf3.Stop().err;
-  auto client = accuracy::Run(NicbenchIn(stand->host(1), {"run", server.address, "--json", "-t", "4", "-O", "1"}));
+  auto client = accuracy::Run(
+      NicbenchIn(stand->host(1), {"run", server.address, "--json", "-t", "4", "-O", "1"}));
   iperf3.Stop();
   EXPECT_EQ(client.exit_code, 0) << client.err;
   nlohmann::json doc = ParseJson(client);
@@ -92,7 +93,8 @@ TEST(AccuracyRecord, StandRunCarriesShapingAndProfile) {
   for (const char* end : {"local", "remote"}) {
     SCOPED_TRACE(end);
     const nlohmann::json& nic = run.doc[end]["nic"];
-    EXPECT_EQ(nic.value("interface", ""), stand->host(std::string(end) == "local" ? 1 : 2).interface);
+    EXPECT_EQ(nic.value("interface", ""),
+              stand->host(std::string(end) == "local" ? 1 : 2).interface);
     ASSERT_TRUE(nic.contains("qdisc") && nic["qdisc"].is_object()) << nic.dump().substr(0, 800);
     EXPECT_EQ(nic["qdisc"].value("kind", ""), "tbf");
     EXPECT_EQ(NumberAt(nic, "/qdisc/rate_bits_per_second"), 100e6);

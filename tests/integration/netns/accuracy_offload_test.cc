@@ -21,7 +21,8 @@ std::optional<bool> Offload(const nlohmann::json& nic, const std::string& name) 
     return std::nullopt;
   }
   for (const auto& feature : nic["offloads"]) {
-    if (feature.value("name", "") == name && feature.contains("on")) return feature["on"].get<bool>();
+    if (feature.value("name", "") == name && feature.contains("on"))
+      return feature["on"].get<bool>();
   }
   return std::nullopt;
 }

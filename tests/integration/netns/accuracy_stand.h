@@ -18,9 +18,9 @@
 
 namespace nicbench::accuracy {
 
-#define ACCURACY_SKIP_UNLESS_ROOT()                                                          \
-  if (!::nicbench::stand::HaveNetnsPrivileges())                                             \
-  GTEST_SKIP() << "accuracy scenarios need root (CAP_NET_ADMIN/CAP_SYS_ADMIN) to build a "  \
+#define ACCURACY_SKIP_UNLESS_ROOT()                                                        \
+  if (!::nicbench::stand::HaveNetnsPrivileges())                                           \
+  GTEST_SKIP() << "accuracy scenarios need root (CAP_NET_ADMIN/CAP_SYS_ADMIN) to build a " \
                   "test stand of network namespaces; run ctest -L netns as root"
 
 // Bytes a TCP/IPv4 segment carries in headers with Linux's default timestamps option:

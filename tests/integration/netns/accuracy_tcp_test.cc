@@ -174,8 +174,8 @@ TEST(AccuracyTcp, BothDirectionsAndBidirectionalOn1000BaseT) {
   GTEST_SKIP() << "this machine cannot show 1000baseT's line rate: one TCP flow through an "
                   "unshaped veth moved only "
                << Mbps(capacity) << " (load average " << LoadAverage()
-               << "); theoretical 1000baseT goodput " << Mbps(expected) << "; measured:"
-               << shortfall << " byte counts of both ends were checked";
+               << "); theoretical 1000baseT goodput " << Mbps(expected)
+               << "; measured:" << shortfall << " byte counts of both ends were checked";
 }
 
 }  // namespace

@@ -73,10 +73,11 @@ TEST(AccuracyUdp, AboveLineRateLosesWhatDoesNotFit) {
     const double expected_percent =
         100.0 * (1.0 - UdpDeliveredFraction(shaping, static_cast<uint32_t>(out.block_bytes),
                                             out.offered_bits_per_second));
-    tried += fmt::format("\n  run {}: offered {}, {}-byte datagrams: lost {:.2f}% ({} of {}), "
-                         "expected {:.2f}%",
-                         attempt + 1, Mbps(out.offered_bits_per_second), out.block_bytes,
-                         out.lost_percent, out.lost, out.packets, expected_percent);
+    tried += fmt::format(
+        "\n  run {}: offered {}, {}-byte datagrams: lost {:.2f}% ({} of {}), "
+        "expected {:.2f}%",
+        attempt + 1, Mbps(out.offered_bits_per_second), out.block_bytes, out.lost_percent, out.lost,
+        out.packets, expected_percent);
     best_error = std::min(best_error, std::fabs(out.lost_percent - expected_percent));
   }
   EXPECT_LE(best_error, kLossTolerancePoints) << tried;

@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <map>
 #include <memory>
-#include <vector>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -28,14 +28,13 @@ struct Outcome {
 };
 
 Outcome RunPair(const stand::ScopedStand& st, std::vector<std::string> server_prefix,
-                std::vector<std::string> client_args,
-                std::vector<std::string> client_prefix = {}) {
+                std::vector<std::string> client_args, std::vector<std::string> client_prefix = {}) {
   Outcome out;
   const auto& h1 = st.host(1);
   const auto& h2 = st.host(2);
   std::vector<std::string> server = std::move(server_prefix);
-  for (std::string arg : {testing::NicbenchPath(), std::string("serve"), std::string("-B"),
-                          h2.address}) {
+  for (std::string arg :
+       {testing::NicbenchPath(), std::string("serve"), std::string("-B"), h2.address}) {
     server.push_back(std::move(arg));
   }
   testing::BackgroundProcess serve(InHost(h2, server));
@@ -63,9 +62,8 @@ Outcome RunPair(const stand::ScopedStand& st, std::vector<std::string> server_pr
 }
 
 bool AnyWarning(const Findings& findings) {
-  return std::any_of(findings.begin(), findings.end(), [](const auto& f) {
-    return f.second == "warning" || f.second == "critical";
-  });
+  return std::any_of(findings.begin(), findings.end(),
+                     [](const auto& f) { return f.second == "warning" || f.second == "critical"; });
 }
 
 bool Has(const Outcome& o, const std::string& id) { return o.findings.count(id) > 0; }
@@ -163,8 +161,9 @@ TEST(DiagnosisStand, DroppingShaperShowsRetransmissions) {
   ASSERT_TRUE(st.has_value()) << st.error().ToString();
   const auto& h1 = st->host(1);
   // A queue of two frames in front of the bucket: TCP's bursts overflow it.
-  auto tc = accuracy::Run({"tc", "-n", h1.netns, "qdisc", "replace", "dev", h1.interface, "root", "handle",
-                 "1:", "tbf", "rate", "100mbit", "burst", "3100", "limit", "3100"});
+  auto tc =
+      accuracy::Run({"tc", "-n", h1.netns, "qdisc", "replace", "dev", h1.interface, "root",
+                     "handle", "1:", "tbf", "rate", "100mbit", "burst", "3100", "limit", "3100"});
   ASSERT_EQ(tc.exit_code, 0) << tc.err;
   Outcome o = RunPair(*st, {}, {"-t", "5"});
   SKIP_IF_RUN_MISSING(o);

@@ -51,7 +51,8 @@ TEST(MatrixStand, TsoOffCostsTheReceiverCpuAndShowsInWhatDiffers) {
   ASSERT_TRUE(st) << st.error().message;
   const auto& h1 = st->host(1);
   const auto& h2 = st->host(2);
-  testing::BackgroundProcess serve(InHost(h2, {testing::NicbenchPath(), "serve", "-B", h2.address}));
+  testing::BackgroundProcess serve(
+      InHost(h2, {testing::NicbenchPath(), "serve", "-B", h2.address}));
   ASSERT_TRUE(accuracy::WaitForListener(h2, 5201)) << serve.StderrSoFar();
   const std::string db = testing::TestStorePath();
 
@@ -67,8 +68,9 @@ TEST(MatrixStand, TsoOffCostsTheReceiverCpuAndShowsInWhatDiffers) {
 
   int significant = 0;
   for (const std::string direction : {"forward", "reverse"}) {
-    auto r = testing::RunNicbench({"compare", "label:tso=on,direction=" + direction,
-                                   "label:tso=off,direction=" + direction, "--store", db, "--json"});
+    auto r =
+        testing::RunNicbench({"compare", "label:tso=on,direction=" + direction,
+                              "label:tso=off,direction=" + direction, "--store", db, "--json"});
     ASSERT_EQ(r.exit_code, 0) << r.err;
     const json doc = json::parse(r.out);
     EXPECT_EQ(doc["a"]["runs"], 5);

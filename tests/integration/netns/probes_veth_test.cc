@@ -70,11 +70,13 @@ class VethNamespace : public ::testing::Test {
     ::close(fds[1]);
     std::string text;
     char buffer[4096];
-    for (ssize_t n; (n = ::read(fds[0], buffer, sizeof buffer)) > 0;) text.append(buffer, static_cast<size_t>(n));
+    for (ssize_t n; (n = ::read(fds[0], buffer, sizeof buffer)) > 0;)
+      text.append(buffer, static_cast<size_t>(n));
     ::close(fds[0]);
     int status = 0;
     ::waitpid(pid, &status, 0);
-    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "child status " << status << ": " << text;
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+        << "child status " << status << ": " << text;
     auto doc = nlohmann::json::parse(text, nullptr, false);
     EXPECT_FALSE(doc.is_discarded()) << text;
     if (doc.is_discarded()) return {};
@@ -87,7 +89,8 @@ class VethNamespace : public ::testing::Test {
   int ChildCollect(const std::string& iface, int out) {
     std::string path = "/run/netns/" + ns_;
     int nsfd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (nsfd < 0 || ::unshare(CLONE_NEWNS) != 0 || ::mount(nullptr, "/", nullptr, MS_SLAVE | MS_REC, nullptr) != 0 ||
+    if (nsfd < 0 || ::unshare(CLONE_NEWNS) != 0 ||
+        ::mount(nullptr, "/", nullptr, MS_SLAVE | MS_REC, nullptr) != 0 ||
         ::setns(nsfd, CLONE_NEWNET) != 0 || ::umount2("/sys", MNT_DETACH) != 0 ||
         ::mount("sysfs", "/sys", "sysfs", 0, nullptr) != 0) {
       return 10;
@@ -103,7 +106,8 @@ class VethNamespace : public ::testing::Test {
     return ::write(out, text.data(), text.size()) == static_cast<ssize_t>(text.size()) ? 0 : 12;
   }
 
-  static const record::OffloadState* Offload(const record::NicFacts& facts, const std::string& name) {
+  static const record::OffloadState* Offload(const record::NicFacts& facts,
+                                             const std::string& name) {
     if (!facts.offloads.known()) return nullptr;
     for (const auto& o : facts.offloads.value()) {
       if (o.name == name) return &o;
@@ -163,16 +167,18 @@ TEST_F(VethNamespace, TbfQdiscWithRate) {
   record::NicFacts plain = FactsInNamespace("nbprA");
   ASSERT_TRUE(plain.qdisc.known()) << plain.qdisc.detail();
   EXPECT_NE(plain.qdisc.value().kind, "tbf");
-  ASSERT_EQ(InNs({"tc", "qdisc", "add", "dev", "nbprA", "root", "tbf", "rate", "100mbit", "burst", "32k",
-                  "latency", "50ms"}),
+  ASSERT_EQ(InNs({"tc", "qdisc", "add", "dev", "nbprA", "root", "tbf", "rate", "100mbit", "burst",
+                  "32k", "latency", "50ms"}),
             0);
   record::NicFacts shaped = FactsInNamespace("nbprA");
   ASSERT_TRUE(shaped.qdisc.known()) << shaped.qdisc.detail();
   EXPECT_EQ(shaped.qdisc.value().kind, "tbf");
   EXPECT_EQ(shaped.qdisc.value().rate_bits_per_second, 100000000u);
-  ASSERT_EQ(InNs({"tc", "qdisc", "replace", "dev", "nbprA", "root", "handle", "1:", "htb", "default", "10"}), 0);
-  ASSERT_EQ(InNs({"tc", "class", "add", "dev", "nbprA", "parent", "1:", "classid", "1:10", "htb", "rate",
-                  "250mbit"}),
+  ASSERT_EQ(InNs({"tc", "qdisc", "replace", "dev", "nbprA", "root", "handle", "1:", "htb",
+                  "default", "10"}),
+            0);
+  ASSERT_EQ(InNs({"tc", "class", "add", "dev", "nbprA", "parent", "1:", "classid", "1:10", "htb",
+                  "rate", "250mbit"}),
             0);
   record::NicFacts htb = FactsInNamespace("nbprA");
   ASSERT_TRUE(htb.qdisc.known());

@@ -30,8 +30,8 @@ TEST(RrStand, EveryModeAcrossAVethLink) {
   ExpectRr(RunNicbenchPair(*stand, 2, 1, {"--rr", "-n", "2000"}), 2000);
   ExpectRr(RunNicbenchPair(*stand, 2, 1, {"--rr", "-u", "-n", "1000", "-l", "14,14"}), 1000);
   ExpectRr(RunNicbenchPair(*stand, 2, 1, {"--crr", "-n", "300", "--rr-burst", "2"}), 300);
-  ExpectRr(RunNicbenchPair(*stand, 2, 1, {"--rr", "-n", "4000", "-P", "4", "--rr-burst", "3",
-                                          "-l", "100,1000"}),
+  ExpectRr(RunNicbenchPair(*stand, 2, 1,
+                           {"--rr", "-n", "4000", "-P", "4", "--rr-burst", "3", "-l", "100,1000"}),
            4000);
 }
 

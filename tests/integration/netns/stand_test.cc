@@ -24,9 +24,9 @@
 namespace nicbench::stand {
 namespace {
 
-#define SKIP_UNLESS_ROOT()                                                                     \
-  if (!HaveNetnsPrivileges())                                                                  \
-  GTEST_SKIP() << "netns tests need root (CAP_NET_ADMIN/CAP_SYS_ADMIN) to create network "    \
+#define SKIP_UNLESS_ROOT()                                                                 \
+  if (!HaveNetnsPrivileges())                                                              \
+  GTEST_SKIP() << "netns tests need root (CAP_NET_ADMIN/CAP_SYS_ADMIN) to create network " \
                   "namespaces; run ctest -L netns as root"
 
 bool NamespaceExists(const std::string& netns) {
@@ -109,8 +109,8 @@ TEST(StandNetnsTest, TwoHosts100BaseTx) {
   EXPECT_TRUE(info.switch_netns.empty());
   for (const auto& host : info.hosts) {
     EXPECT_TRUE(NamespaceExists(host.netns)) << host.netns;
-    std::string addrs = RunOk({"ip", "-n", host.netns, "-4", "-o", "addr", "show", "dev",
-                             host.interface});
+    std::string addrs =
+        RunOk({"ip", "-n", host.netns, "-4", "-o", "addr", "show", "dev", host.interface});
     EXPECT_NE(addrs.find(host.address + "/24"), std::string::npos) << addrs;
     EXPECT_NE(RunOk({"ip", "-n", host.netns, "-o", "link", "show", "lo"}).find("UP"),
               std::string::npos);
@@ -140,8 +140,9 @@ TEST(StandNetnsTest, TsoOffIsSeenByEthtool) {
     ASSERT_TRUE(flags) << flags.error().ToString();
     EXPECT_EQ(flags->tso, false) << host.netns;
     EXPECT_EQ(flags->gro, true) << host.netns;
-    EXPECT_NE(RunOk({"ip", "-n", host.netns, "-o", "link", "show", host.interface}).find("mtu 9000"),
-              std::string::npos);
+    EXPECT_NE(
+        RunOk({"ip", "-n", host.netns, "-o", "link", "show", host.interface}).find("mtu 9000"),
+        std::string::npos);
     EXPECT_EQ(ReadQdisc(host.netns, host.interface).value().kind, "noqueue");  // unlimited
   }
   EXPECT_EQ(TcpAcross(stand->host(1), stand->host(2)), "across the stand");

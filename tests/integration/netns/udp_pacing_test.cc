@@ -43,7 +43,8 @@ void ExpectPacedExactly(const stand::ScopedStand& stand, const std::vector<std::
   for (int attempt = 0; attempt < kAttempts && !(best < 0.001); ++attempt) {
     best = std::fmin(best, PacedRun(stand, extra));
   }
-  EXPECT_LT(best, 0.001) << "lost " << best * 100 << "% of the datagrams in the best of " << kAttempts << " runs";
+  EXPECT_LT(best, 0.001) << "lost " << best * 100 << "% of the datagrams in the best of "
+                         << kAttempts << " runs";
 }
 
 TEST(UdpPacing, BatchedSendsKeepTheRate) {
