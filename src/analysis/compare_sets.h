@@ -23,8 +23,10 @@ struct Metric {
   std::optional<Role> end;  // the end a per-end figure belongs to
   record::Measured<double> (*get)(const RunFigures&);
 };
-// Every metric, in display order.
+// Every metric, in display order: the bulk ones, then the request/response ones (keys "rr_...",
+// unknown for a bulk run, so they show only when a set holds request/response runs).
 const std::vector<Metric>& Metrics();
+bool IsRrMetric(const Metric& metric);
 
 // A metric's values over one set: the known ones, and how many runs had it unknown.
 struct MetricValues {
