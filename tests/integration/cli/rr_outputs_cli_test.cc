@@ -179,7 +179,7 @@ TEST_F(RrOutputs, CompareAndMatrixCompareTransactionsAndPercentiles) {
   EXPECT_NE(html.find("\"id\":\"metric-rr_latency_p99_us\""), std::string::npos);
 
   auto matrix = testing::RunNicbench(
-      {"matrix", "127.0.0.1", "--vary", "l=1,64", "--repeat", "1", "--csv", "--store", Db(), "--",
+      {"matrix", "127.0.0.1", "--vary=-l=1,64", "--repeat", "1", "--csv", "--store", Db(), "--",
        "-p", std::to_string(server_.port), "-t", "0.3", "-i", "0.1", "--rr"});
   ASSERT_EQ(matrix.exit_code, 0) << matrix.err;
   EXPECT_NE(matrix.out.find("l=64,transactions/s,tx/s,1,"), std::string::npos) << matrix.out;
