@@ -1,5 +1,6 @@
 #include "analysis/compare_sets.h"
 
+#include <algorithm>
 #include <string_view>
 
 namespace nicbench::analysis {
@@ -67,6 +68,20 @@ std::optional<record::Direction> CommonDirection(const std::vector<const RunInpu
   return common;
 }
 
+bool IsRrRun(const RunInput* run) { return run->figures.rr.transactions_per_second.known(); }
+
+// Goodput and cost per gigabyte of a test that moves a few bytes per round trip say nothing
+// about it: sets of request/response runs only compare by their own metrics (and TCP's).
+bool PerByteMetric(const Metric& m) {
+  const std::string_view key = m.key;
+  return key.starts_with("goodput_") || key.ends_with("_per_gigabyte");
+}
+
+bool AllRr(const std::vector<const RunInput*>& a, const std::vector<const RunInput*>& b) {
+  if (a.empty() && b.empty()) return false;
+  return std::all_of(a.begin(), a.end(), IsRrRun) && std::all_of(b.begin(), b.end(), IsRrRun);
+}
+
 std::vector<const std::vector<Fact>*> FactsOfSet(const std::vector<const RunInput*>& runs) {
   std::vector<const std::vector<Fact>*> out;
   out.reserve(runs.size());
@@ -126,7 +141,9 @@ SetComparison CompareInputs(const std::vector<const RunInput*>& a,
   out.runs_a = static_cast<int>(a.size());
   out.runs_b = static_cast<int>(b.size());
   out.direction = CommonDirection(a, b);
+  const bool rr_only = AllRr(a, b);
   for (const Metric& m : Metrics()) {
+    if (rr_only && PerByteMetric(m)) continue;
     MetricComparison c;
     c.metric = &m;
     c.a = Collect(m, a);

@@ -45,7 +45,8 @@ struct SetComparison {
   // The direction of every run of both sets when they share one, so "server" can be read as
   // "receiver"; unset when the sets mix directions.
   std::optional<record::Direction> direction;
-  // Metrics known in at least one run of either set, in Metrics() order.
+  // Metrics known in at least one run of either set, in Metrics() order; when every run of both
+  // sets is a request/response run, without goodput and the costs per gigabyte.
   std::vector<MetricComparison> metrics;
   std::vector<FactDifference> differs;
 };

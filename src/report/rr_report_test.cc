@@ -145,6 +145,10 @@ TEST(RrCompare, TransactionsAndPercentilesAreMetrics) {
   }
   EXPECT_EQ(MetricOf(c, "rr_connect_p50_us"), nullptr) << "not a CRR test";
   EXPECT_EQ(MetricOf(c, "rr_lost"), nullptr) << "not UDP";
+  // Goodput and cost per GB of a few bytes per round trip are left out; TCP's RTT stays.
+  EXPECT_EQ(MetricOf(c, "goodput_client_to_server_bits_per_second"), nullptr);
+  EXPECT_EQ(MetricOf(c, "client_cpu_seconds_per_gigabyte"), nullptr);
+  EXPECT_NE(MetricOf(c, "mean_rtt_us"), nullptr);
 
   const std::string text = RenderCompareText(c, {"A", {}}, {"B", {}});
   EXPECT_NE(text.find("transactions/s\n"), std::string::npos) << text;
@@ -169,6 +173,11 @@ TEST(RrCompare, BulkRunsHaveNoRrMetric) {
   record::RunRecord run = MakeTcpRun();
   const analysis::SetComparison c = analysis::CompareSets({&run}, {&run});
   for (const auto& m : c.metrics) EXPECT_FALSE(analysis::IsRrMetric(*m.metric)) << m.metric->key;
+  // A bulk set against a request/response set: both kinds of metric.
+  record::RunRecord rr = MakeRrRun();
+  const analysis::SetComparison mixed = analysis::CompareSets({&run}, {&rr});
+  EXPECT_NE(MetricOf(mixed, "goodput_client_to_server_bits_per_second"), nullptr);
+  EXPECT_NE(MetricOf(mixed, "rr_transactions_per_second"), nullptr);
 }
 
 const nlohmann::ordered_json* ChartOf(const nlohmann::ordered_json& model, const std::string& id) {
