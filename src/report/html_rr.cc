@@ -6,6 +6,8 @@
 
 #include <functional>
 #include <optional>
+#include <utility>
+#include <vector>
 
 #include "report/html_chart.h"
 
@@ -56,22 +58,33 @@ Json TransactionsChart(const record::RunRecord& run) {
   return c;
 }
 
-// p50, p90, p99, p99.9 and max of `which` (latency or connect) per interval.
+using Percentiles = std::vector<std::pair<const char*, double record::LatencySummary::*>>;
+
+// Percentiles of `which` (latency or connect) per interval, one line each.
 Json PercentileChart(const record::RunRecord& run, const std::string& id, const std::string& title,
-                     std::optional<record::LatencySummary> record::RrStats::*which) {
-  using L = record::LatencySummary;
+                     std::optional<record::LatencySummary> record::RrStats::*which,
+                     const Percentiles& lines) {
   Json c = Chart(id, title, "us", false);
   c["x"] = TimeAxis(run.intervals);
   const size_t n = run.intervals.size();
-  const std::pair<const char*, double L::*> lines[] = {{"p50", &L::p50_us},
-                                                       {"p90", &L::p90_us},
-                                                       {"p99", &L::p99_us},
-                                                       {"p99.9", &L::p999_us},
-                                                       {"max", &L::max_us}};
   for (const auto& [label, member] : lines) {
     c["series"].push_back(RrSeries(run.intervals, n, label, false, Percentile(which, member)));
   }
   return c;
+}
+
+// The body and the tail of the distribution on charts of their own: one millisecond stall in
+// the max would flatten the microseconds of p50..p99 on a shared linear axis.
+void AddPercentileCharts(const record::RunRecord& run, const std::string& id,
+                         const std::string& title,
+                         std::optional<record::LatencySummary> record::RrStats::*which,
+                         Json& charts) {
+  using L = record::LatencySummary;
+  charts.push_back(
+      PercentileChart(run, id, title + ": p50, p90, p99", which,
+                      {{"p50", &L::p50_us}, {"p90", &L::p90_us}, {"p99", &L::p99_us}}));
+  charts.push_back(PercentileChart(run, id + "-tail", title + ": p99.9 and max", which,
+                                   {{"p99.9", &L::p999_us}, {"max", &L::max_us}}));
 }
 
 Json LossChart(const record::RunRecord& run) {
@@ -148,10 +161,9 @@ Json RrSummaryRows(const record::RunRecord& run) {
 Json RrSection(const record::RunRecord& run) {
   Json charts = Json::array();
   charts.push_back(TransactionsChart(run));
-  charts.push_back(
-      PercentileChart(run, "rr-latency", "Transaction latency", &record::RrStats::latency));
+  AddPercentileCharts(run, "rr-latency", "Transaction latency", &record::RrStats::latency, charts);
   if (run.spec.rr.mode == record::RrMode::kCrr) {
-    charts.push_back(PercentileChart(run, "rr-connect", "Connect time", &record::RrStats::connect));
+    AddPercentileCharts(run, "rr-connect", "Connect time", &record::RrStats::connect, charts);
   }
   if (run.spec.transport == record::Transport::kUdp) charts.push_back(LossChart(run));
   return Json{{"id", "transactions"},

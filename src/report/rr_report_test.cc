@@ -208,10 +208,16 @@ TEST(RrHtml, TransactionsAndPercentilesPerIntervalInPlaceOfThroughput) {
   EXPECT_DOUBLE_EQ(tps->at("series")[1]["data"][0].get<double>(), 20001);
   const auto* latency = ChartOf(m, "rr-latency");
   ASSERT_NE(latency, nullptr);
-  ASSERT_EQ(latency->at("series").size(), 5u);
+  ASSERT_EQ(latency->at("series").size(), 3u);  // p50, p90, p99; the tail on its own chart
   EXPECT_EQ(latency->at("series")[2]["label"], "p99");
   EXPECT_DOUBLE_EQ(latency->at("series")[0]["data"][0].get<double>(), 40);
   EXPECT_DOUBLE_EQ(latency->at("series")[2]["data"][1].get<double>(), 71);
+  const auto* tail = ChartOf(m, "rr-latency-tail");
+  ASSERT_NE(tail, nullptr);
+  ASSERT_EQ(tail->at("series").size(), 2u);
+  EXPECT_EQ(tail->at("series")[1]["label"], "max");
+  EXPECT_DOUBLE_EQ(tail->at("series")[0]["data"][1].get<double>(), 101);
+  EXPECT_DOUBLE_EQ(tail->at("series")[1]["data"][1].get<double>(), 941);
   EXPECT_EQ(ChartOf(m, "rr-connect"), nullptr);
   EXPECT_EQ(ChartOf(m, "rr-loss"), nullptr);
   EXPECT_NE(ChartOf(m, "tcp-rtt-client"), nullptr) << "TCP_INFO of the flow as for bulk";
@@ -234,6 +240,8 @@ TEST(RrHtml, CrrHasConnectTimesAndUdpItsLoss) {
   const auto* connect = ChartOf(crr, "rr-connect");
   ASSERT_NE(connect, nullptr);
   EXPECT_DOUBLE_EQ(connect->at("series")[0]["data"][0].get<double>(), 11);
+  ASSERT_NE(ChartOf(crr, "rr-connect-tail"), nullptr);
+  EXPECT_DOUBLE_EQ(ChartOf(crr, "rr-connect-tail")->at("series")[1]["data"][0].get<double>(), 400);
   EXPECT_EQ(SummaryValue(crr, "connect p50"), "11.0 us");
   const auto udp = BuildHtmlModel(MakeRrRun(record::Transport::kUdp));
   const auto* loss = ChartOf(udp, "rr-loss");

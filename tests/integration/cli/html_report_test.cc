@@ -202,7 +202,12 @@ TEST_F(HtmlReport, RequestResponseRunDrawsTransactionsAndPercentiles) {
   const json* latency = ChartOf(check, "rr-latency");
   ASSERT_NE(tps, nullptr) << check.dump();
   ASSERT_NE(latency, nullptr) << check.dump();
+  const json* tail = ChartOf(check, "rr-latency-tail");
+  ASSERT_NE(tail, nullptr) << check.dump();
   EXPECT_NE(ChartOf(check, "rr-connect"), nullptr);
+  EXPECT_NE(ChartOf(check, "rr-connect-tail"), nullptr);
+  const json* max = DatasetOf(*tail, "max");
+  ASSERT_NE(max, nullptr);
   EXPECT_EQ((*tps)["points"], intervals.size());
   const json* client = DatasetOf(*tps, "client's count");
   const json* p99 = DatasetOf(*latency, "p99");
@@ -219,7 +224,9 @@ TEST_F(HtmlReport, RequestResponseRunDrawsTransactionsAndPercentiles) {
     if (rr["latency"].is_null()) continue;
     EXPECT_NEAR((*p99)["data"][i].get<double>(), rr["latency"]["p99_us"].get<double>(), 0.001)
         << "interval " << i;
-    ASSERT_EQ(table[i].size(), 6u);  // time, p50, p90, p99, p99.9, max
+    EXPECT_NEAR((*max)["data"][i].get<double>(), rr["latency"]["max_us"].get<double>(), 0.001)
+        << "interval " << i;
+    ASSERT_EQ(table[i].size(), 4u);  // time, p50, p90, p99
     EXPECT_EQ(std::stod(table[i][3]), (*p99)["data"][i].get<double>()) << "row " << i;
   }
   EXPECT_NE(ChartOf(check, "cpu-server-0"), nullptr);
