@@ -23,8 +23,10 @@ struct Metric {
   std::optional<Role> end;  // the end a per-end figure belongs to
   record::Measured<double> (*get)(const RunFigures&);
 };
-// Every metric, in display order.
+// Every metric, in display order: the bulk ones, then the request/response ones (keys "rr_...",
+// unknown for a bulk run, so they show only when a set holds request/response runs).
 const std::vector<Metric>& Metrics();
+bool IsRrMetric(const Metric& metric);
 
 // A metric's values over one set: the known ones, and how many runs had it unknown.
 struct MetricValues {
@@ -43,7 +45,8 @@ struct SetComparison {
   // The direction of every run of both sets when they share one, so "server" can be read as
   // "receiver"; unset when the sets mix directions.
   std::optional<record::Direction> direction;
-  // Metrics known in at least one run of either set, in Metrics() order.
+  // Metrics known in at least one run of either set, in Metrics() order; when every run of both
+  // sets is a request/response run, without goodput and the costs per gigabyte.
   std::vector<MetricComparison> metrics;
   std::vector<FactDifference> differs;
 };

@@ -199,6 +199,7 @@ RunFigures ComputeFigures(const record::RunRecord& run) {
   f.server = CostOf(run, Role::kServer);
   f.retransmits = Retransmits(run);
   f.mean_rtt_us = MeanRtt(run);
+  f.rr = ComputeRrFigures(run);
   return f;
 }
 

@@ -50,12 +50,28 @@ struct DirectionFigures {
   record::Measured<double> sender_bits_per_second;    // bytes the sender wrote / its seconds
   record::Measured<double> receiver_bits_per_second;  // bytes the receiver read / its seconds
 };
+// A request/response test's figures (docs/rr.md), from the record's RrSummary; all unknown for
+// a bulk test. Latency and connect times in microseconds over the whole test (the client times
+// them: unknown in a server's record); lost and late only for UDP; CPU time per transaction in
+// microseconds, of each end's nicbench process and of its whole host.
+struct RrFigures {
+  record::Measured<double> transactions_per_second;
+  record::Measured<double> latency_p50_us, latency_p90_us, latency_p99_us, latency_p999_us,
+      latency_max_us, latency_mean_us;
+  record::Measured<double> connect_p50_us, connect_p99_us;  // CRR only
+  record::Measured<double> lost, late;                      // UDP only, transactions
+  record::Measured<double> client_process_us_per_transaction, server_process_us_per_transaction;
+  record::Measured<double> client_host_us_per_transaction, server_host_us_per_transaction;
+};
+RrFigures ComputeRrFigures(const record::RunRecord& run);
+
 struct RunFigures {
   DirectionFigures client_to_server, server_to_client;
   EndCost client, server;                // cost.h
   record::Measured<double> retransmits;  // TCP segments over all sending streams, count
   record::Measured<double> mean_rtt_us;  // the senders' smoothed RTT, mean over counted
                                          // intervals and streams, microseconds
+  RrFigures rr;                          // request/response tests
 };
 RunFigures ComputeFigures(const record::RunRecord& run);
 

@@ -28,10 +28,35 @@ ProgressLine::~ProgressLine() {
   thread_.join();
 }
 
+namespace {
+
+std::string Elapsed(double elapsed, double total) {
+  return total > 0 ? fmt::format("[{:5.1f}/{:.1f} s]", std::min(elapsed, total), total)
+                   : fmt::format("[{:5.1f} s]", elapsed);
+}
+
+// As the interval lines write latency (report/text_rr.cc).
+std::string Us(double us) {
+  if (us >= 10000) return fmt::format("{:.1f} ms", us / 1000);
+  if (us >= 1000) return fmt::format("{:.2f} ms", us / 1000);
+  return fmt::format("{:.1f} us", us);
+}
+
+}  // namespace
+
+std::string ProgressLine::RrText(double elapsed, double total, const record::RrStats& rr) {
+  std::string text =
+      Elapsed(elapsed, total) + fmt::format(" {:.1f} tx/s", rr.transactions_per_second);
+  if (rr.latency && rr.latency->count > 0) {
+    text += "  p50 " + Us(rr.latency->p50_us) + "  p99 " + Us(rr.latency->p99_us);
+  }
+  if (rr.lost > 0) text += fmt::format("  lost {}", rr.lost);
+  return text;
+}
+
 std::string ProgressLine::Text(double elapsed, double total, std::optional<double> up,
                                std::optional<double> down) {
-  std::string text = total > 0 ? fmt::format("[{:5.1f}/{:.1f} s]", std::min(elapsed, total), total)
-                               : fmt::format("[{:5.1f} s]", elapsed);
+  std::string text = Elapsed(elapsed, total);
   if (up) text += " client->server " + FormatBitRate(*up);
   if (down) text += " server->client " + FormatBitRate(*down);
   return text;
@@ -44,6 +69,11 @@ void ProgressLine::Print(const TextOutput& out, const std::string& text) {
 }
 
 void ProgressLine::Update(const record::IntervalRecord& interval, bool local_is_client) {
+  if (interval.rr) {
+    std::lock_guard lock(mu_);
+    rr_ = interval.rr;
+    return;
+  }
   uint64_t sent = 0, received = 0;
   double seconds = 0;
   bool any_sent = false, any_received = false;
@@ -72,7 +102,8 @@ void ProgressLine::Loop() {
 void ProgressLine::DrawLocked() {
   const double elapsed =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-  std::fputs(("\r\033[K" + Text(elapsed, total_, up_, down_)).c_str(), stdout);
+  const std::string text = rr_ ? RrText(elapsed, total_, *rr_) : Text(elapsed, total_, up_, down_);
+  std::fputs(("\r\033[K" + text).c_str(), stdout);
   std::fflush(stdout);
   drawn_ = true;
 }

@@ -1,7 +1,8 @@
 // The live progress line of `run` on a terminal: "[ 3.2/10.0 s] client->server 9.41 Gbits/sec"
-// redrawn in place (carriage return, erase line) a few times a second between the interval
-// lines, and erased when the test ends, so the scrollback holds only the interval lines and the
-// summary. Only when stdout is a terminal and the output is text (never piped, never -J or
+// (a request/response test: "[ 3.2/10.0 s] 27309.8 tx/s  p50 35.1 us  p99 52.0 us") redrawn in
+// place (carriage return, erase line) a few times a second between the interval lines, and erased
+// when the test ends, so the scrollback holds only the interval lines and the summary. Only when
+// stdout is a terminal and the output is text (never piped, never -J or
 // --json-stream). Thread-safe: interval lines go through Print, which erases the line first.
 #pragma once
 
@@ -28,12 +29,15 @@ class ProgressLine {
 
   // Writes `text` (whole lines) with the progress line out of the way.
   void Print(const TextOutput& out, const std::string& text);
-  // The rates to show from now on: each direction's sum over the interval.
+  // The rates to show from now on: each direction's sum over the interval, or a
+  // request/response test's transactions/s and latency over it.
   void Update(const record::IntervalRecord& interval, bool local_is_client);
 
   // The line for `elapsed` seconds (pure; for tests and the drawing thread).
   static std::string Text(double elapsed, double total, std::optional<double> up,
                           std::optional<double> down);
+  // A request/response test's line: transactions/s, and p50 and p99 when the interval timed any.
+  static std::string RrText(double elapsed, double total, const record::RrStats& rr);
 
  private:
   void Loop();
@@ -46,7 +50,8 @@ class ProgressLine {
   std::mutex mu_;
   std::condition_variable cv_;
   bool stop_ = false, drawn_ = false;
-  std::optional<double> up_, down_;  // bits/s client->server, server->client
+  std::optional<double> up_, down_;    // bits/s client->server, server->client
+  std::optional<record::RrStats> rr_;  // the last interval of a request/response test
   std::thread thread_;
 };
 

@@ -34,6 +34,27 @@ analysis::DirectionFigures GoodputOf(const store::RunSummary::Goodput& g, bool c
   return {FromColumn(g.sender_bits_per_second), FromColumn(g.receiver_bits_per_second)};
 }
 
+// A request/response run's columns (a bulk run leaves every figure unknown, as analysis does).
+analysis::RrFigures RrFiguresOf(const store::RunSummary::Rr& r) {
+  analysis::RrFigures f;
+  f.transactions_per_second = FromColumn(r.transactions_per_second);
+  f.latency_p50_us = FromColumn(r.p50_us);
+  f.latency_p90_us = FromColumn(r.p90_us);
+  f.latency_p99_us = FromColumn(r.p99_us);
+  f.latency_p999_us = FromColumn(r.p999_us);
+  f.latency_max_us = FromColumn(r.max_us);
+  f.latency_mean_us = FromColumn(r.mean_us);
+  f.connect_p50_us = FromColumn(r.connect_p50_us);
+  f.connect_p99_us = FromColumn(r.connect_p99_us);
+  f.lost = FromColumn(r.lost);
+  f.late = FromColumn(r.late);
+  f.client_process_us_per_transaction = FromColumn(r.client_process_us_per_transaction);
+  f.server_process_us_per_transaction = FromColumn(r.server_process_us_per_transaction);
+  f.client_host_us_per_transaction = FromColumn(r.client_host_us_per_transaction);
+  f.server_host_us_per_transaction = FromColumn(r.server_host_us_per_transaction);
+  return f;
+}
+
 // The columns hold analysis's figures (store/summary.cc), each direction on its own.
 analysis::RunFigures FiguresOf(const store::RunSummary& s, record::Direction direction) {
   analysis::RunFigures f;
@@ -47,6 +68,7 @@ analysis::RunFigures FiguresOf(const store::RunSummary& s, record::Direction dir
   if (s.retransmits) retransmits = static_cast<double>(*s.retransmits);
   f.retransmits = FromColumn(retransmits);
   f.mean_rtt_us = FromColumn(s.mean_rtt_us);
+  if (!s.rr.mode.empty()) f.rr = RrFiguresOf(s.rr);
   return f;
 }
 

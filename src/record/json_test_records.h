@@ -200,6 +200,51 @@ inline RunRecord MakeBidirRun(Transport transport = Transport::kTcp, bool with_r
   return MakeRun(transport, Direction::kBidirectional, {{1, true}, {3, false}}, with_remote);
 }
 
+// A request/response test over 2 intervals of 1 s, one flow: `mode` rr (TCP or UDP) or crr.
+// Interval i: 20000 + 1000 i transactions at the client, latency p50 40 + i us; the server's
+// intervals count one transaction more each; the whole test 41000 transactions.
+inline RunRecord MakeRrRun(Transport transport = Transport::kTcp, RrMode mode = RrMode::kRr) {
+  RunRecord run = MakeRun(transport, Direction::kForward, {{1, true}}, true);
+  run.spec.rr.mode = mode;
+  run.spec.rate_bits_per_second = 0;
+  const bool udp = transport == Transport::kUdp;
+  auto stats = [&](uint64_t n, double seconds, double p50) {
+    RrStats rr;
+    rr.transactions = n;
+    rr.transactions_per_second = static_cast<double>(n) / seconds;
+    rr.latency = LatencySummary{n, p50 + 5, p50 / 2, p50, p50 + 10, p50 + 30, p50 + 60, p50 + 900};
+    if (mode == RrMode::kCrr) {
+      rr.connect = LatencySummary{n, 12, 8, 11, 14, 20, 31, 400};
+    }
+    if (udp) {
+      rr.lost = 3;
+      rr.late = 1;
+    }
+    return rr;
+  };
+  for (size_t i = 0; i < run.intervals.size(); ++i) {
+    run.intervals[i].rr = stats(20000 + 1000 * i, 1.0, 40.0 + i);
+    run.local.intervals[i].rr = run.intervals[i].rr;
+    RrStats answered;
+    answered.transactions = 20001 + 1000 * i;
+    answered.transactions_per_second = static_cast<double>(answered.transactions);
+    run.remote.value().intervals[i].rr = answered;
+  }
+  RrSummary s;
+  s.local = stats(41000, 2.0, 40.5);
+  if (udp) {
+    s.local.lost = 6;
+    s.local.late = 2;
+  }
+  s.peer_transactions = 41002;
+  s.local_process_us_per_transaction = 14.25;
+  s.remote_process_us_per_transaction = 13.5;
+  s.local_host_us_per_transaction = 36.5;
+  s.remote_host_us_per_transaction = 36.25;
+  run.rr = s;
+  return run;
+}
+
 inline Finding MakeFinding(Severity severity, const std::string& id) {
   return Finding{id,
                  severity,

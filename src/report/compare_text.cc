@@ -15,11 +15,19 @@ using analysis::Verdict;
 
 // "10.99 Gbits/sec [10.88 .. 11.10] n=5": the median with its unit, the range in the median's
 // scale, then n.
-std::string Spread(const std::optional<analysis::Summary>& s, const std::string& unit,
+std::string Spread(const std::optional<analysis::Summary>& s, const analysis::Metric& metric,
                    int unknown) {
   if (!s) return unknown > 0 ? fmt::format("unknown in {} runs", unknown) : "no runs";
+  const std::string unit = metric.unit;
   std::string text;
-  if (unit == "bit/s") {
+  if (analysis::IsRrMetric(metric) && (unit == "us" || unit == "us/tx")) {
+    // A transaction takes tens of microseconds: a tenth (a hundredth of CPU time) tells apart.
+    const int digits = unit == "us" ? 1 : 2;
+    text = fmt::format("{:.{}f} {} [{:.{}f} .. {:.{}f}]", s->median, digits, unit, s->min, digits,
+                       s->max, digits);
+  } else if (unit == "tx/s") {
+    text = fmt::format("{:.1f} tx/s [{:.1f} .. {:.1f}]", s->median, s->min, s->max);
+  } else if (unit == "bit/s") {
     const Scaled m = ScaleBy(s->median, 1000.0);
     double scale = 1;
     for (int i = 0; i < m.unit; ++i) scale *= 1000;
@@ -57,10 +65,9 @@ std::string ValuesText(const std::vector<analysis::ValueCount>& values) {
 std::string MetricLines(const SetComparison& c, const char* a_name, const char* b_name) {
   std::string out;
   for (const MetricComparison& m : c.metrics) {
-    const std::string unit = m.metric->unit;
     out += fmt::format("  {}\n", analysis::MetricName(*m.metric, c.direction));
-    out += fmt::format("    {}  {}\n", a_name, Spread(m.comparison.a, unit, m.a.unknown));
-    out += fmt::format("    {}  {}\n", b_name, Spread(m.comparison.b, unit, m.b.unknown));
+    out += fmt::format("    {}  {}\n", a_name, Spread(m.comparison.a, *m.metric, m.a.unknown));
+    out += fmt::format("    {}  {}\n", b_name, Spread(m.comparison.b, *m.metric, m.b.unknown));
     out += fmt::format("    change {}  {}\n", ChangeText(m.comparison), PText(m.comparison));
   }
   return out;
@@ -123,7 +130,7 @@ std::string RenderMatrixText(const MatrixTable& t) {
     for (const MetricComparison& m : c.metrics) {
       if (!m.comparison.b) continue;  // not measured in this variant (another direction)
       out += fmt::format("  {:<40} {}\n", analysis::MetricName(*m.metric, std::nullopt),
-                         Spread(m.comparison.b, m.metric->unit, m.b.unknown));
+                         Spread(m.comparison.b, *m.metric, m.b.unknown));
     }
   }
   for (size_t i = 1; i < t.variants.size() && i < t.versus_first.size(); ++i) {

@@ -51,6 +51,11 @@ Json CpuSection(const record::RunRecord& run);
 Json IrqSection(const record::RunRecord& run);
 Json TcpSection(const record::RunRecord& run);
 
+// A request/response test (html_rr.cc): its rows of the summary table, and its section of
+// charts (transactions/s, latency percentiles, connect times, loss) over the intervals.
+Json RrSummaryRows(const record::RunRecord& run);
+Json RrSection(const record::RunRecord& run);
+
 // The ends of a run as (name, record) pairs, local first; remote only when known.
 std::vector<std::pair<std::string, const record::EndpointRecord*>> Ends(
     const record::RunRecord& run);

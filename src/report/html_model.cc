@@ -88,6 +88,9 @@ Json Summary(const record::RunRecord& run) {
   rows.push_back({"protocol", run.spec.transport == record::Transport::kUdp ? "UDP" : "TCP"});
   rows.push_back({"streams", std::to_string(run.spec.parallel)});
   rows.push_back({"duration", fmt::format("{:.1f} s", run.test_seconds)});
+  if (run.spec.rr.enabled()) {
+    for (auto& row : html::RrSummaryRows(run)) rows.push_back(std::move(row));
+  }
   if (!run.label.empty()) rows.push_back({"label", run.label});
   rows.push_back({"made by", run.local.software});
   if (run.incomplete) rows.push_back({"state", "incomplete: " + run.error.value_or("failed")});
@@ -220,15 +223,22 @@ Json FactRows(const record::RunRecord& run) {
 nlohmann::ordered_json BuildHtmlModel(const record::RunRecord& run) {
   auto ends = html::Ends(run);
   Json m;
-  m["title"] =
-      fmt::format("nicbench run {} {}", run.timestamp, record::DirectionName(run.spec.direction));
+  const std::string what = run.spec.rr.enabled()
+                               ? fmt::format("{} {}", record::TransportName(run.spec.transport),
+                                             record::RrModeName(run.spec.rr.mode))
+                               : record::DirectionName(run.spec.direction);
+  m["title"] = fmt::format("nicbench run {} {}", run.timestamp, what);
   m["summary"] = Summary(run);
   m["findings"] = Findings(run);
   Json sections = Json::array();
-  sections.push_back({{"id", "throughput"},
-                      {"title", "Throughput over time"},
-                      {"note", "Each direction as both ends counted it; they should agree."},
-                      {"charts", ThroughputCharts(run)}});
+  if (run.spec.rr.enabled()) {
+    sections.push_back(html::RrSection(run));
+  } else {
+    sections.push_back({{"id", "throughput"},
+                        {"title", "Throughput over time"},
+                        {"note", "Each direction as both ends counted it; they should agree."},
+                        {"charts", ThroughputCharts(run)}});
+  }
   sections.push_back(html::CpuSection(run));
   sections.push_back(html::IrqSection(run));
   if (run.spec.transport == record::Transport::kTcp) sections.push_back(html::TcpSection(run));

@@ -39,14 +39,23 @@ std::string LabelsText(const store::Labels& labels, const char* separator) {
 
 std::string Fixed(std::optional<double> v) { return v ? fmt::format("{:.2f}", *v) : "-"; }
 
+// A request/response run shows its transactions/s where a bulk run shows its goodput.
+std::string RateText(const RunSummary& s) {
+  if (!s.rr.mode.empty()) {
+    return s.rr.transactions_per_second ? fmt::format("{:.0f} tx/s", *s.rr.transactions_per_second)
+                                        : "-";
+  }
+  return s.receiver_bits_per_second ? IperfBitRate(*s.receiver_bits_per_second) : "-";
+}
+
 std::vector<std::string> TextRow(const RunSummary& s) {
   return {std::to_string(s.id),
           Time(s),
           Hosts(s),
           s.direction == "bidirectional" ? "bidir" : s.direction,
-          s.protocol,
+          s.rr.mode.empty() ? s.protocol : s.protocol + " " + s.rr.mode,
           std::to_string(s.streams),
-          s.receiver_bits_per_second ? IperfBitRate(*s.receiver_bits_per_second) : "-",
+          RateText(s),
           Fixed(s.client_cpu_seconds_per_gb),
           Fixed(s.server_cpu_seconds_per_gb),
           s.retransmits ? std::to_string(*s.retransmits) : "-",
@@ -57,6 +66,38 @@ std::vector<std::string> TextRow(const RunSummary& s) {
 template <typename T>
 nlohmann::json OrNull(const std::optional<T>& v) {
   return v ? nlohmann::json(*v) : nlohmann::json();
+}
+
+// The request/response members and columns of history, in one order (docs/store.md).
+struct RrField {
+  const char* name;
+  std::optional<double> RunSummary::Rr::*member;
+};
+const std::vector<RrField>& RrFields() {
+  using R = RunSummary::Rr;
+  static const std::vector<RrField> kFields = {
+      {"transactions_per_second", &R::transactions_per_second},
+      {"latency_p50_us", &R::p50_us},
+      {"latency_p90_us", &R::p90_us},
+      {"latency_p99_us", &R::p99_us},
+      {"latency_p99_9_us", &R::p999_us},
+      {"latency_max_us", &R::max_us},
+      {"latency_mean_us", &R::mean_us},
+      {"connect_p50_us", &R::connect_p50_us},
+      {"connect_p99_us", &R::connect_p99_us},
+      {"lost", &R::lost},
+      {"late", &R::late},
+      {"client_process_us_per_transaction", &R::client_process_us_per_transaction},
+      {"server_process_us_per_transaction", &R::server_process_us_per_transaction},
+      {"client_host_us_per_transaction", &R::client_host_us_per_transaction},
+      {"server_host_us_per_transaction", &R::server_host_us_per_transaction},
+  };
+  return kFields;
+}
+
+bool AnyRr(const std::vector<RunSummary>& runs) {
+  return std::any_of(runs.begin(), runs.end(),
+                     [](const RunSummary& s) { return !s.rr.mode.empty(); });
 }
 
 // Samples are taken on the interval boundaries: the i-th sample belongs to the i-th interval.
@@ -85,6 +126,60 @@ void EndRows(int64_t id, const char* end, const record::EndpointRecord& e, bool 
                   CsvNumber(opt_u(!tcp && !s.sender, s.jitter_seconds * 1000.0))});
     }
   }
+}
+
+// Microsecond figures of a latency summary, "" each when nothing was timed.
+std::vector<std::string> LatencyCells(const std::optional<record::LatencySummary>& l) {
+  const bool known = l && l->count > 0;
+  auto cell = [&](double record::LatencySummary::*m) {
+    return CsvNumber(known ? std::optional<double>((*l).*m) : std::nullopt);
+  };
+  using L = record::LatencySummary;
+  return {cell(&L::p50_us),  cell(&L::p90_us), cell(&L::p99_us),
+          cell(&L::p999_us), cell(&L::max_us), cell(&L::mean_us)};
+}
+
+// A request/response run: one row per interval per end, every flow together (docs/rr.md).
+void RrEndRows(int64_t id, const char* end, const record::EndpointRecord& e, bool udp,
+               std::string& out) {
+  for (const record::IntervalRecord& interval : e.intervals) {
+    if (!interval.rr) continue;
+    const record::RrStats& rr = *interval.rr;
+    auto udp_only = [udp](uint64_t v) {
+      return CsvNumber(udp ? std::optional<double>(static_cast<double>(v)) : std::nullopt);
+    };
+    std::vector<std::string> row = {std::to_string(id),
+                                    end,
+                                    e.role,
+                                    CsvNumber(interval.start),
+                                    CsvNumber(interval.end),
+                                    interval.omitted ? "1" : "0",
+                                    std::to_string(rr.transactions),
+                                    CsvNumber(rr.transactions_per_second),
+                                    udp_only(rr.lost),
+                                    udp_only(rr.late)};
+    for (std::string& cell : LatencyCells(rr.latency)) row.push_back(std::move(cell));
+    for (std::string& cell : LatencyCells(rr.connect)) row.push_back(std::move(cell));
+    out += CsvRow(row);
+  }
+}
+
+std::string RenderRrIntervalsCsv(int64_t run_id, const record::RunRecord& run) {
+  std::string out = CsvRow({"run_id",         "end",
+                            "role",           "interval_start",
+                            "interval_end",   "omitted",
+                            "transactions",   "transactions_per_second",
+                            "lost",           "late",
+                            "latency_p50_us", "latency_p90_us",
+                            "latency_p99_us", "latency_p99_9_us",
+                            "latency_max_us", "latency_mean_us",
+                            "connect_p50_us", "connect_p90_us",
+                            "connect_p99_us", "connect_p99_9_us",
+                            "connect_max_us", "connect_mean_us"});
+  const bool udp = run.spec.transport == record::Transport::kUdp;
+  RrEndRows(run_id, "local", run.local, udp, out);
+  if (run.remote.known()) RrEndRows(run_id, "remote", run.remote.value(), udp, out);
+  return out;
 }
 
 }  // namespace
@@ -143,6 +238,12 @@ std::string RenderHistoryJson(const std::vector<RunSummary>& runs) {
                                                                       {"severity", s.top_severity}};
     r["labels"] = nlohmann::ordered_json::object();
     for (const auto& [key, value] : s.labels) r["labels"][key] = value;
+    if (!s.rr.mode.empty()) {
+      nlohmann::ordered_json rr;
+      rr["mode"] = s.rr.mode;
+      for (const RrField& f : RrFields()) rr[f.name] = OrNull(s.rr.*f.member);
+      r["rr"] = std::move(rr);
+    }
     list.push_back(std::move(r));
   }
   nlohmann::ordered_json doc;
@@ -150,51 +251,73 @@ std::string RenderHistoryJson(const std::vector<RunSummary>& runs) {
   return doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
-std::string RenderHistoryCsv(const std::vector<RunSummary>& runs) {
-  std::string out = CsvRow({"id",
-                            "time",
-                            "client_host",
-                            "server_host",
-                            "peer",
-                            "direction",
-                            "protocol",
-                            "streams",
-                            "duration_seconds",
-                            "sender_bits_per_second",
-                            "receiver_bits_per_second",
-                            "client_cpu_seconds_per_gb",
-                            "server_cpu_seconds_per_gb",
-                            "client_interrupts_per_gb",
-                            "server_interrupts_per_gb",
-                            "retransmits",
-                            "mean_rtt_us",
-                            "top_finding",
-                            "top_severity",
-                            "labels"});
-  for (const RunSummary& s : runs) {
-    std::optional<double> retransmits;
-    if (s.retransmits) retransmits = static_cast<double>(*s.retransmits);
-    out += CsvRow({std::to_string(s.id),
-                   s.timestamp,
-                   s.client_host,
-                   s.server_host,
-                   s.peer,
-                   s.direction,
-                   s.protocol,
-                   std::to_string(s.streams),
-                   CsvNumber(s.duration_seconds),
-                   CsvNumber(s.sender_bits_per_second),
-                   CsvNumber(s.receiver_bits_per_second),
-                   CsvNumber(s.client_cpu_seconds_per_gb),
-                   CsvNumber(s.server_cpu_seconds_per_gb),
-                   CsvNumber(s.client_interrupts_per_gb),
-                   CsvNumber(s.server_interrupts_per_gb),
-                   CsvNumber(retransmits),
-                   CsvNumber(s.mean_rtt_us),
-                   s.top_finding,
-                   s.top_severity,
-                   LabelsText(s.labels, ";")});
+namespace {
+
+std::vector<std::string> HistoryCsvHeader(bool rr) {
+  std::vector<std::string> header = {"id",
+                                     "time",
+                                     "client_host",
+                                     "server_host",
+                                     "peer",
+                                     "direction",
+                                     "protocol",
+                                     "streams",
+                                     "duration_seconds",
+                                     "sender_bits_per_second",
+                                     "receiver_bits_per_second",
+                                     "client_cpu_seconds_per_gb",
+                                     "server_cpu_seconds_per_gb",
+                                     "client_interrupts_per_gb",
+                                     "server_interrupts_per_gb",
+                                     "retransmits",
+                                     "mean_rtt_us",
+                                     "top_finding",
+                                     "top_severity",
+                                     "labels"};
+  if (rr) {
+    header.emplace_back("rr_mode");
+    for (const RrField& f : RrFields()) header.push_back(std::string("rr_") + f.name);
   }
+  return header;
+}
+
+std::vector<std::string> HistoryCsvRow(const RunSummary& s, bool rr) {
+  std::optional<double> retransmits;
+  if (s.retransmits) retransmits = static_cast<double>(*s.retransmits);
+  std::vector<std::string> row = {std::to_string(s.id),
+                                  s.timestamp,
+                                  s.client_host,
+                                  s.server_host,
+                                  s.peer,
+                                  s.direction,
+                                  s.protocol,
+                                  std::to_string(s.streams),
+                                  CsvNumber(s.duration_seconds),
+                                  CsvNumber(s.sender_bits_per_second),
+                                  CsvNumber(s.receiver_bits_per_second),
+                                  CsvNumber(s.client_cpu_seconds_per_gb),
+                                  CsvNumber(s.server_cpu_seconds_per_gb),
+                                  CsvNumber(s.client_interrupts_per_gb),
+                                  CsvNumber(s.server_interrupts_per_gb),
+                                  CsvNumber(retransmits),
+                                  CsvNumber(s.mean_rtt_us),
+                                  s.top_finding,
+                                  s.top_severity,
+                                  LabelsText(s.labels, ";")};
+  if (rr) {
+    row.push_back(s.rr.mode);
+    for (const RrField& f : RrFields()) row.push_back(CsvNumber(s.rr.*f.member));
+  }
+  return row;
+}
+
+}  // namespace
+
+std::string RenderHistoryCsv(const std::vector<RunSummary>& runs) {
+  // The request/response columns only when a run has them: a table of bulk runs is as it was.
+  const bool rr = AnyRr(runs);
+  std::string out = CsvRow(HistoryCsvHeader(rr));
+  for (const RunSummary& s : runs) out += CsvRow(HistoryCsvRow(s, rr));
   return out;
 }
 
@@ -212,6 +335,7 @@ std::string RenderReplay(const record::RunRecord& run) {
 }
 
 std::string RenderIntervalsCsv(int64_t run_id, const record::RunRecord& run) {
+  if (run.spec.rr.enabled()) return RenderRrIntervalsCsv(run_id, run);
   std::string out = CsvRow({"run_id", "end", "role", "interval_start", "interval_end", "omitted",
                             "stream", "sender", "bytes", "bits_per_second", "retransmits", "rtt_us",
                             "snd_cwnd_bytes", "packets", "lost", "out_of_order", "jitter_ms"});

@@ -15,16 +15,20 @@ namespace nicbench::report {
 // One line per run, in the order given (history passes newest first), under a header:
 //   ID  TIME (UTC)           HOSTS     DIR  PROTO  P  GOODPUT  CPU/GB C  CPU/GB S  RETR  FINDING
 //   LABELS
-// GOODPUT is the receivers' count; CPU/GB are CPU-seconds per gigabyte at the client and the
+// GOODPUT is the receivers' count (a request/response run: its transactions/s, and PROTO says
+// "tcp rr", "udp rr" or "tcp crr"); CPU/GB are CPU-seconds per gigabyte at the client and the
 // server; unknown figures are "-". No runs: a line saying so.
 std::string RenderHistoryText(const std::vector<store::RunSummary>& runs);
 // {"runs": [{"id", "time", "time_secs", "client_host", "server_host", "peer", "direction",
 // "protocol", "streams", "duration_seconds", "sender_bits_per_second",
 // "receiver_bits_per_second", "client_cpu_seconds_per_gb", "server_cpu_seconds_per_gb",
 // "client_interrupts_per_gb", "server_interrupts_per_gb", "retransmits", "mean_rtt_us",
-// "top_finding": {"id", "severity"} | null, "labels": {...}}]}; unknown figures are null.
+// "top_finding": {"id", "severity"} | null, "labels": {...}}]}; unknown figures are null. A
+// request/response run also has "rr": {"mode", "transactions_per_second", "latency_p50_us", ...}
+// (docs/rr.md).
 std::string RenderHistoryJson(const std::vector<store::RunSummary>& runs);
-// The same members as columns (labels as one "k=v;k=v" column), a header row first.
+// The same members as columns (labels as one "k=v;k=v" column), a header row first; the "rr"
+// members as rr_* columns after them only when a run of the list is a request/response run.
 std::string RenderHistoryCsv(const std::vector<store::RunSummary>& runs);
 
 // The text a run printed: the interval header, each interval's lines with both ends' samples,
@@ -34,6 +38,9 @@ std::string RenderReplay(const record::RunRecord& run);
 // One row per interval per stream per end, a header row first: run_id, end (local/remote),
 // role, interval_start, interval_end, omitted, stream, sender, bytes, bits_per_second,
 // retransmits, rtt_us, snd_cwnd_bytes, packets, lost, out_of_order, jitter_ms.
+// A request/response run instead: one row per interval per end, every flow together: run_id,
+// end, role, interval_start, interval_end, omitted, transactions, transactions_per_second, lost,
+// late (UDP), latency_{p50,p90,p99,p99_9,max,mean}_us, connect_{...}_us (CRR); docs/rr.md.
 std::string RenderIntervalsCsv(int64_t run_id, const record::RunRecord& run);
 
 }  // namespace nicbench::report

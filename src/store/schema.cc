@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "record/json.h"
+#include "store/rr_columns.h"
 #include "store/sql_store.h"
 #include "store/summary.h"
 
@@ -79,11 +80,20 @@ Status ToVersion3(Connection& c) {
                           "ALTER TABLE runs ADD COLUMN s2c_receiver_bps {real}",
                       });
   if (!s) return s;
-  return RecomputeDerived(c);
+  return RecomputeDerived(c, 3);
+}
+
+// Version 4: the request/response figures (docs/rr.md), computed from the stored records; NULL
+// (and rr_mode '') for a bulk run.
+Status ToVersion4(Connection& c) {
+  for (const std::string& ddl : RrColumnDdl()) {
+    if (auto s = c.Exec(Ddl(c, ddl)); !s) return s;
+  }
+  return RecomputeDerived(c, 4);
 }
 
 using Migration = Status (*)(Connection&);
-constexpr Migration kMigrations[] = {ToVersion1, ToVersion2, ToVersion3};
+constexpr Migration kMigrations[] = {ToVersion1, ToVersion2, ToVersion3, ToVersion4};
 static_assert(std::size(kMigrations) == kSchemaVersion, "one migration per schema version");
 
 Status Upgrade(Connection& c, int target) {
@@ -158,7 +168,21 @@ SqlValue Opt(const std::optional<double>& v) {
   return v ? SqlValue(*v) : SqlValue(std::monostate{});
 }
 
-Status UpdateDerived(Connection& c, int64_t id, const RunSummary& s) {
+// The request/response columns, from version 4 on.
+Status UpdateRr(Connection& c, int64_t id, const RunSummary& s) {
+  std::string sql = "UPDATE runs SET ";
+  for (const std::string& name : RrColumnNames()) {
+    sql += (sql.back() == ' ' ? "" : ", ") + name + " = ?";
+  }
+  std::vector<SqlValue> params = RrColumnValues(s);
+  params.emplace_back(id);
+  return c.Exec(sql + " WHERE id = ?", params);
+}
+
+Status UpdateDerived(Connection& c, int64_t id, const RunSummary& s, int version) {
+  if (version >= 4) {
+    if (auto st = UpdateRr(c, id, s); !st) return st;
+  }
   const SqlValue retransmits =
       s.retransmits ? SqlValue(*s.retransmits) : SqlValue(std::monostate{});
   return c.Exec(
@@ -177,7 +201,7 @@ Status UpdateDerived(Connection& c, int64_t id, const RunSummary& s) {
 
 }  // namespace
 
-Status RecomputeDerived(Connection& c) {
+Status RecomputeDerived(Connection& c, int version) {
   int64_t after = 0;
   for (;;) {
     auto rows = c.Query(
@@ -191,7 +215,7 @@ Status RecomputeDerived(Connection& c) {
       auto doc = nlohmann::json::parse(AsText(row[1]), nullptr, false);
       auto run = record::RunRecordFromJson(doc);
       if (!run) continue;  // left NULL: unknown, and Get will name the problem
-      auto st = UpdateDerived(c, after, Summarize(*run));
+      auto st = UpdateDerived(c, after, Summarize(*run), version);
       if (!st) return st;
       st = c.Exec("UPDATE run_records SET facts = ? WHERE run_id = ?",
                   {FactsOf(*run).dump(), after});

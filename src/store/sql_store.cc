@@ -10,17 +10,24 @@
 #include <fmt/format.h>
 
 #include "record/json.h"
+#include "store/rr_columns.h"
 #include "store/summary.h"
 
 namespace nicbench::store {
 namespace {
 
-constexpr const char* kSummaryColumns =
+constexpr const char* kBulkSummaryColumns =
     "id, start_time, start_secs, client_host, server_host, peer, direction, protocol, streams, "
     "duration_seconds, sender_bps, receiver_bps, client_cpu_s_per_gb, server_cpu_s_per_gb, "
     "client_irq_per_gb, server_irq_per_gb, retransmits, mean_rtt_us, top_finding, top_severity, "
     "labels, c2s_sender_bps, c2s_receiver_bps, s2c_sender_bps, s2c_receiver_bps";
-constexpr size_t kSummaryColumnCount = 25;
+constexpr size_t kBulkSummaryColumnCount = 25;
+// The request/response columns follow (rr_columns.h).
+const std::string& SummaryColumns() {
+  static const std::string kColumns = std::string(kBulkSummaryColumns) + ", " + RrColumns();
+  return kColumns;
+}
+size_t SummaryColumnCount() { return kBulkSummaryColumnCount + RrColumnCount(); }
 // Ids per `IN (...)` list: well under SQLite's and libpq's parameter limits.
 constexpr size_t kIdsPerQuery = 500;
 
@@ -75,6 +82,7 @@ RunSummary SummaryFromRow(const SqlRow& r) {
   s.labels = ParseLabels(AsText(r[20]));
   s.client_to_server = {OptDouble(r[21]), OptDouble(r[22])};
   s.server_to_client = {OptDouble(r[23]), OptDouble(r[24])};
+  s.rr = RrFromRow(r, kBulkSummaryColumnCount);
   return s;
 }
 
@@ -98,40 +106,44 @@ class SqlStore final : public Store {
     const std::string labels_text = nlohmann::json(labels).dump();
     Transaction t(*c_);
     if (auto st = t.BeginWrite(); !st) return tl::unexpected(st.error());
+    std::vector<SqlValue> values = {NowUtc().first,
+                                    int64_t{run.schema_version},
+                                    run.version,
+                                    s.timestamp,
+                                    s.timestamp_secs,
+                                    s.client_host,
+                                    s.server_host,
+                                    s.peer,
+                                    s.direction,
+                                    s.protocol,
+                                    int64_t{s.streams},
+                                    s.duration_seconds,
+                                    Opt(s.sender_bits_per_second),
+                                    Opt(s.receiver_bits_per_second),
+                                    Opt(s.client_cpu_seconds_per_gb),
+                                    Opt(s.server_cpu_seconds_per_gb),
+                                    Opt(s.client_interrupts_per_gb),
+                                    Opt(s.server_interrupts_per_gb),
+                                    Opt(s.retransmits),
+                                    Opt(s.mean_rtt_us),
+                                    s.top_finding,
+                                    s.top_severity,
+                                    labels_text,
+                                    Opt(s.client_to_server.sender_bits_per_second),
+                                    Opt(s.client_to_server.receiver_bits_per_second),
+                                    Opt(s.server_to_client.sender_bits_per_second),
+                                    Opt(s.server_to_client.receiver_bits_per_second)};
+    for (SqlValue& v : RrColumnValues(s)) values.push_back(std::move(v));
     auto rows = c_->Query(
-        "INSERT INTO runs (stored_secs, record_schema, nicbench_version, start_time, start_secs, "
-        "client_host, server_host, peer, direction, protocol, streams, duration_seconds, "
-        "sender_bps, receiver_bps, client_cpu_s_per_gb, server_cpu_s_per_gb, client_irq_per_gb, "
-        "server_irq_per_gb, retransmits, mean_rtt_us, top_finding, top_severity, labels, "
-        "c2s_sender_bps, c2s_receiver_bps, s2c_sender_bps, s2c_receiver_bps) "
-        "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) RETURNING id",
-        {NowUtc().first,
-         int64_t{run.schema_version},
-         run.version,
-         s.timestamp,
-         s.timestamp_secs,
-         s.client_host,
-         s.server_host,
-         s.peer,
-         s.direction,
-         s.protocol,
-         int64_t{s.streams},
-         s.duration_seconds,
-         Opt(s.sender_bits_per_second),
-         Opt(s.receiver_bits_per_second),
-         Opt(s.client_cpu_seconds_per_gb),
-         Opt(s.server_cpu_seconds_per_gb),
-         Opt(s.client_interrupts_per_gb),
-         Opt(s.server_interrupts_per_gb),
-         Opt(s.retransmits),
-         Opt(s.mean_rtt_us),
-         s.top_finding,
-         s.top_severity,
-         labels_text,
-         Opt(s.client_to_server.sender_bits_per_second),
-         Opt(s.client_to_server.receiver_bits_per_second),
-         Opt(s.server_to_client.sender_bits_per_second),
-         Opt(s.server_to_client.receiver_bits_per_second)});
+        fmt::format("INSERT INTO runs (stored_secs, record_schema, nicbench_version, start_time, "
+                    "start_secs, client_host, server_host, peer, direction, protocol, streams, "
+                    "duration_seconds, sender_bps, receiver_bps, client_cpu_s_per_gb, "
+                    "server_cpu_s_per_gb, client_irq_per_gb, server_irq_per_gb, retransmits, "
+                    "mean_rtt_us, top_finding, top_severity, labels, c2s_sender_bps, "
+                    "c2s_receiver_bps, s2c_sender_bps, s2c_receiver_bps, {}) VALUES ({}) "
+                    "RETURNING id",
+                    RrColumns(), Placeholders(values.size())),
+        values);
     if (!rows) return tl::unexpected(rows.error());
     const int64_t id = AsInt(rows->at(0).at(0));
     auto kept = c_->Exec("INSERT INTO run_records (run_id, record, facts) VALUES (?, ?, ?)",
@@ -155,11 +167,11 @@ class SqlStore final : public Store {
 
   Result<std::vector<StoredRun>> GetMany(const std::vector<int64_t>& ids) override {
     std::unordered_map<int64_t, StoredRun> found;
-    const std::string columns = std::string(kSummaryColumns) + ", record";
+    const std::string columns = SummaryColumns() + ", record";
     auto st = ForChunks(ids, columns, [&](const SqlRow& row) -> Status {
       StoredRun run;
       run.summary = SummaryFromRow(row);
-      auto doc = nlohmann::json::parse(AsText(row[kSummaryColumnCount]), nullptr, false);
+      auto doc = nlohmann::json::parse(AsText(row[SummaryColumnCount()]), nullptr, false);
       auto decoded = record::RunRecordFromJson(doc);
       if (!decoded) {
         return Fail(fmt::format("{}: run {}: the stored record does not read: {}", Describe(),
@@ -197,7 +209,7 @@ class SqlStore final : public Store {
   }
 
   Result<std::vector<RunSummary>> Find(const RunQuery& q) override {
-    std::string sql = fmt::format("SELECT {} FROM runs WHERE 1 = 1", kSummaryColumns);
+    std::string sql = fmt::format("SELECT {} FROM runs WHERE 1 = 1", SummaryColumns());
     std::vector<SqlValue> params;
     if (q.min_id) {
       sql += " AND id >= ?";

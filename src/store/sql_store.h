@@ -22,8 +22,9 @@ Status Migrate(Connection& c);
 Status MigrateTo(Connection& c, int version);
 
 // Recomputes the derived columns of every stored run from its record (for migrations that add
-// a derived column). Runs whose record does not read keep NULLs there.
-Status RecomputeDerived(Connection& c);
+// a derived column): those that exist at schema `version` (a migration to version N runs before
+// the columns of N+1 exist). Runs whose record does not read keep NULLs there.
+Status RecomputeDerived(Connection& c, int version);
 
 // REQUIRES: the connection's database is at kSchemaVersion.
 std::unique_ptr<Store> MakeSqlStore(std::unique_ptr<Connection> c);

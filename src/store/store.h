@@ -38,7 +38,7 @@ namespace nicbench::store {
 
 // Version of the store's schema (tables and columns, docs/store.md). A database of an older
 // version is upgraded when opened; a newer one is refused.
-inline constexpr int kSchemaVersion = 3;
+inline constexpr int kSchemaVersion = 4;
 
 // Labels of a run: KEY=VALUE tags, ordered by key. The run's free-text RunRecord::label is stored
 // as the label "label"; an experiment's runs carry "experiment"=ID and one label per variant name.
@@ -112,6 +112,19 @@ struct RunSummary {
   // and the senders' smoothed RTT over the counted intervals.
   std::optional<int64_t> retransmits;
   std::optional<double> mean_rtt_us;
+  // A request/response test's figures (analysis::RrFigures, docs/rr.md): latency and connect
+  // times in microseconds over the whole test, CPU time per transaction in microseconds. mode is
+  // "" and every figure unset for a bulk test.
+  struct Rr {
+    std::string mode;  // "rr", "crr"
+    std::optional<double> transactions_per_second;
+    std::optional<double> p50_us, p90_us, p99_us, p999_us, max_us, mean_us;
+    std::optional<double> connect_p50_us, connect_p99_us;  // CRR
+    std::optional<double> lost, late;                      // UDP, transactions
+    std::optional<double> client_process_us_per_transaction, server_process_us_per_transaction;
+    std::optional<double> client_host_us_per_transaction, server_host_us_per_transaction;
+  };
+  Rr rr;
   std::string top_finding;   // id of the most severe finding; "" when none
   std::string top_severity;  // "info", "notice", "warning", "critical"; "" when none
   Labels labels;

@@ -374,6 +374,91 @@ TEST_P(StoreSuite, AVersion1StoreUpgradesAndKeepsItsRuns) {
   EXPECT_EQ(ReadSchemaVersion(**c).value_or(-1), kSchemaVersion);
 }
 
+void ExpectRrFigures(const RunSummary& s, bool udp) {
+  EXPECT_EQ(s.rr.mode, "rr");
+  EXPECT_DOUBLE_EQ(s.rr.transactions_per_second.value_or(0), 20500);
+  EXPECT_DOUBLE_EQ(s.rr.p50_us.value_or(0), 40.5);
+  EXPECT_DOUBLE_EQ(s.rr.p90_us.value_or(0), 50.5);
+  EXPECT_DOUBLE_EQ(s.rr.p99_us.value_or(0), 70.5);
+  EXPECT_DOUBLE_EQ(s.rr.p999_us.value_or(0), 100.5);
+  EXPECT_DOUBLE_EQ(s.rr.max_us.value_or(0), 940.5);
+  EXPECT_DOUBLE_EQ(s.rr.mean_us.value_or(0), 45.5);
+  EXPECT_FALSE(s.rr.connect_p50_us.has_value());  // not a CRR test
+  EXPECT_EQ(s.rr.lost.has_value(), udp);
+  if (udp) {
+    EXPECT_DOUBLE_EQ(s.rr.lost.value_or(0), 6);
+  }
+  EXPECT_DOUBLE_EQ(s.rr.client_process_us_per_transaction.value_or(0), 14.25);
+  EXPECT_DOUBLE_EQ(s.rr.server_process_us_per_transaction.value_or(0), 13.5);
+  EXPECT_DOUBLE_EQ(s.rr.client_host_us_per_transaction.value_or(0), 36.5);
+  EXPECT_DOUBLE_EQ(s.rr.server_host_us_per_transaction.value_or(0), 36.25);
+}
+
+TEST_P(StoreSuite, RequestResponseRunsKeepTheirFigures) {
+  const int64_t tcp = MustPut(record::testing::MakeRrRun());
+  const int64_t udp = MustPut(record::testing::MakeRrRun(record::Transport::kUdp));
+  const int64_t crr =
+      MustPut(record::testing::MakeRrRun(record::Transport::kTcp, record::RrMode::kCrr));
+  const int64_t bulk = MustPut(MakeTcpRun());
+  auto got = store_->GetMany({tcp, udp, crr, bulk});
+  ASSERT_TRUE(got.has_value()) << got.error().message;
+  ASSERT_EQ(got->size(), 4u);
+  ExpectRrFigures((*got)[0].summary, false);
+  ExpectRrFigures((*got)[1].summary, true);
+  EXPECT_EQ((*got)[2].summary.rr.mode, "crr");
+  EXPECT_DOUBLE_EQ((*got)[2].summary.rr.connect_p50_us.value_or(0), 11);
+  EXPECT_DOUBLE_EQ((*got)[2].summary.rr.connect_p99_us.value_or(0), 20);
+  EXPECT_EQ((*got)[3].summary.rr.mode, "");  // a bulk run has none of them
+  EXPECT_FALSE((*got)[3].summary.rr.transactions_per_second.has_value());
+  EXPECT_FALSE((*got)[3].summary.rr.client_process_us_per_transaction.has_value());
+  // Find reads the same columns.
+  auto found = store_->Find({});
+  ASSERT_TRUE(found.has_value()) << found.error().message;
+  ASSERT_EQ(found->size(), 4u);
+  ExpectRrFigures((*found)[3], false);  // newest first: tcp is the oldest
+}
+
+// A store of schema version 3 (before the request/response columns) holding a bulk run and a
+// request/response run: opened, it upgrades, and the request/response run's figures are
+// computed from its record.
+TEST_P(StoreSuite, AVersion3StoreUpgradesAndComputesRequestResponseFigures) {
+  store_.reset();
+  location_ = FreshLocation("v3.db");
+  {
+    auto c = OpenConnection();
+    ASSERT_TRUE(c.has_value()) << c.error().message;
+    ASSERT_TRUE(MigrateTo(**c, 3).has_value());
+    int64_t id = 0;
+    for (const record::RunRecord& run : {MakeTcpRun(), record::testing::MakeRrRun()}) {
+      ++id;
+      auto s = (*c)->Exec(
+          "INSERT INTO runs (stored_secs, record_schema, nicbench_version, start_time, "
+          "start_secs, client_host, server_host, peer, direction, protocol, streams, "
+          "duration_seconds, top_finding, top_severity, labels) VALUES (1, 1, '0.1.0', "
+          "'2026-11-30T09:02:48Z', 1796029368, 'h1', 'h2', '198.18.0.2', 'forward', 'tcp', 1, "
+          "2.0, '', '', '{}')");
+      ASSERT_TRUE(s.has_value()) << s.error().message;
+      s = (*c)->Exec("INSERT INTO run_records (run_id, record) VALUES (?, ?)",
+                     {id, nlohmann::json(run).dump()});
+      ASSERT_TRUE(s.has_value()) << s.error().message;
+    }
+    EXPECT_EQ(ReadSchemaVersion(**c).value_or(-1), 3);
+  }
+  auto store = OpenStore(location_);
+  ASSERT_TRUE(store.has_value()) << store.error().message;
+  auto found = (*store)->Find({});
+  ASSERT_TRUE(found.has_value()) << found.error().message;
+  ASSERT_EQ(found->size(), 2u);
+  ExpectRrFigures((*found)[0], false);  // newest first: the request/response run
+  EXPECT_EQ((*found)[1].rr.mode, "");
+  EXPECT_FALSE((*found)[1].rr.p50_us.has_value());
+  // The bulk run's columns were recomputed as before.
+  EXPECT_DOUBLE_EQ((*found)[1].mean_rtt_us.value_or(0), 520);
+  auto c = OpenConnection();
+  ASSERT_TRUE(c.has_value());
+  EXPECT_EQ(ReadSchemaVersion(**c).value_or(-1), kSchemaVersion);
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, StoreSuite,
                          ::testing::Values(Backend::kSqlite, Backend::kPostgres),
                          [](const ::testing::TestParamInfo<Backend>& param_info) {

@@ -52,6 +52,27 @@ void FillCosts(const analysis::RunFigures& f, RunSummary& s) {
   s.server_interrupts_per_gb = ValueOf(f.server.nic_interrupts_per_gigabyte);
 }
 
+void FillRr(const RunRecord& run, const analysis::RrFigures& f, RunSummary& s) {
+  if (!run.spec.rr.enabled()) return;
+  RunSummary::Rr& r = s.rr;
+  r.mode = record::RrModeName(run.spec.rr.mode);
+  r.transactions_per_second = ValueOf(f.transactions_per_second);
+  r.p50_us = ValueOf(f.latency_p50_us);
+  r.p90_us = ValueOf(f.latency_p90_us);
+  r.p99_us = ValueOf(f.latency_p99_us);
+  r.p999_us = ValueOf(f.latency_p999_us);
+  r.max_us = ValueOf(f.latency_max_us);
+  r.mean_us = ValueOf(f.latency_mean_us);
+  r.connect_p50_us = ValueOf(f.connect_p50_us);
+  r.connect_p99_us = ValueOf(f.connect_p99_us);
+  r.lost = ValueOf(f.lost);
+  r.late = ValueOf(f.late);
+  r.client_process_us_per_transaction = ValueOf(f.client_process_us_per_transaction);
+  r.server_process_us_per_transaction = ValueOf(f.server_process_us_per_transaction);
+  r.client_host_us_per_transaction = ValueOf(f.client_host_us_per_transaction);
+  r.server_host_us_per_transaction = ValueOf(f.server_host_us_per_transaction);
+}
+
 void FillTopFinding(const RunRecord& run, RunSummary& s) {
   const record::Finding* top = nullptr;
   for (const record::Finding& f : run.findings) {
@@ -90,6 +111,7 @@ RunSummary Summarize(const RunRecord& run) {
   FillGoodput(figures, s);
   FillTcp(figures, s);
   FillCosts(figures, s);
+  FillRr(run, figures.rr, s);
   FillTopFinding(run, s);
   return s;
 }

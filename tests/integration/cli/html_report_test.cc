@@ -175,6 +175,63 @@ TEST_F(HtmlReport, OneRunDrawsTheRecordsNumbers) {
   EXPECT_NE(browser.out.find("What limits the transfer"), std::string::npos);
 }
 
+// A request/response run: transactions/s and the latency percentiles per interval in place of
+// the throughput chart, each holding the record's numbers, and its figures in the summary.
+TEST_F(HtmlReport, RequestResponseRunDrawsTransactionsAndPercentiles) {
+  NB_NEED_CHROMIUM();
+  auto server = testing::StartServe();
+  const std::string page = Path("rr.html");
+  auto run =
+      testing::RunNicbench({"run", "127.0.0.1", "-p", std::to_string(server.port), "-t", "1.5",
+                            "-i", "0.25", "--crr", "-J", "--no-store", "--html", page});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const json record = json::parse(run.out);
+  const json& intervals = record["intervals"];
+  ASSERT_GE(intervals.size(), 4u);
+  const std::string html = Slurp(page);
+  EXPECT_NE(html.find("<dt>transactions/s</dt>"), std::string::npos);
+  EXPECT_NE(html.find("<dt>latency p99.9</dt>"), std::string::npos);
+  EXPECT_NE(html.find("<dt>connect p50</dt>"), std::string::npos);
+  EXPECT_NE(html.find("<dt>CPU per transaction, server</dt>"), std::string::npos);
+
+  auto browser = Open(page);
+  const json check = CheckOf(browser.out);
+  ExpectCleanPage(browser, check);
+  EXPECT_EQ(ChartOf(check, "throughput-up"), nullptr);
+  const json* tps = ChartOf(check, "rr-tps");
+  const json* latency = ChartOf(check, "rr-latency");
+  ASSERT_NE(tps, nullptr) << check.dump();
+  ASSERT_NE(latency, nullptr) << check.dump();
+  const json* tail = ChartOf(check, "rr-latency-tail");
+  ASSERT_NE(tail, nullptr) << check.dump();
+  EXPECT_NE(ChartOf(check, "rr-connect"), nullptr);
+  EXPECT_NE(ChartOf(check, "rr-connect-tail"), nullptr);
+  const json* max = DatasetOf(*tail, "max");
+  ASSERT_NE(max, nullptr);
+  EXPECT_EQ((*tps)["points"], intervals.size());
+  const json* client = DatasetOf(*tps, "client's count");
+  const json* p99 = DatasetOf(*latency, "p99");
+  ASSERT_NE(client, nullptr);
+  ASSERT_NE(p99, nullptr);
+  EXPECT_NE(DatasetOf(*tps, "server's count"), nullptr);
+  const auto table = TableOf(browser.out, "rr-latency");
+  ASSERT_EQ(table.size(), intervals.size());
+  for (size_t i = 0; i < intervals.size(); ++i) {
+    const json& rr = intervals[i]["rr"];
+    EXPECT_NEAR((*client)["data"][i].get<double>(), rr["transactions_per_second"].get<double>(),
+                0.001)
+        << "interval " << i;
+    if (rr["latency"].is_null()) continue;
+    EXPECT_NEAR((*p99)["data"][i].get<double>(), rr["latency"]["p99_us"].get<double>(), 0.001)
+        << "interval " << i;
+    EXPECT_NEAR((*max)["data"][i].get<double>(), rr["latency"]["max_us"].get<double>(), 0.001)
+        << "interval " << i;
+    ASSERT_EQ(table[i].size(), 4u);  // time, p50, p90, p99
+    EXPECT_EQ(std::stod(table[i][3]), (*p99)["data"][i].get<double>()) << "row " << i;
+  }
+  EXPECT_NE(ChartOf(check, "cpu-server-0"), nullptr);
+}
+
 TEST_F(HtmlReport, SetsOfStoredRunsAsBarsWithTheMediansCompareGives) {
   NB_NEED_CHROMIUM();
   auto server = testing::StartServe();

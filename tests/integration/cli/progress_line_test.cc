@@ -38,6 +38,23 @@ TEST(ProgressLine, DrawnInPlaceAndErasedOnATerminal) {
   EXPECT_NE(out.find("sender", end_of_line), std::string::npos) << "summary after the erase";
 }
 
+TEST(ProgressLine, RequestResponseShowsTransactionsAndPercentiles) {
+  if (!testing::HaveProgram("script")) GTEST_SKIP() << "util-linux's script is not installed";
+  auto server = testing::StartServe();
+  auto run = OnTerminal("run 127.0.0.1 -p " + std::to_string(server.port) +
+                        " --rr -t 1.5 -i 0.5 --no-store");
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  const std::string& out = run.out;
+  const size_t drawn = out.find(" tx/s  p50 ");
+  ASSERT_NE(drawn, std::string::npos) << "no transactions in the progress line:\n" << out;
+  EXPECT_NE(out.find("  p99 ", drawn), std::string::npos) << out;
+  EXPECT_EQ(out.find("client->server"), std::string::npos) << "a bulk rate in an RR test";
+  const size_t last = out.rfind(" tx/s  p50 ");
+  const size_t erase = out.find(kErase, last);
+  ASSERT_NE(erase, std::string::npos) << "the progress line was left on screen";
+  EXPECT_LT(erase, out.find('\n', last));
+}
+
 TEST(ProgressLine, NeverInPipedOrJsonOutput) {
   auto server = testing::StartServe();
   const std::string port = std::to_string(server.port);
@@ -52,6 +69,16 @@ TEST(ProgressLine, NeverInPipedOrJsonOutput) {
     ASSERT_EQ(json.exit_code, 0) << json.out;
     EXPECT_EQ(json.out.find('\033'), std::string::npos) << mode;
   }
+}
+
+TEST(ProgressLine, RrText) {
+  record::RrStats rr;
+  rr.transactions_per_second = 27309.84;
+  EXPECT_EQ(cli::ProgressLine::RrText(3.25, 10, rr), "[  3.2/10.0 s] 27309.8 tx/s");
+  rr.latency = record::LatencySummary{27310, 36, 18, 35.14, 38.2, 1052, 2000, 9000};
+  rr.lost = 2;
+  EXPECT_EQ(cli::ProgressLine::RrText(1, 0, rr),
+            "[  1.0 s] 27309.8 tx/s  p50 35.1 us  p99 1.05 ms  lost 2");
 }
 
 TEST(ProgressLine, Text) {
