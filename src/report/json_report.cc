@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <ctime>
 #include <memory>
+#include <type_traits>
+#include <utility>
 
 #include "base/version.h"
 #include "record/json.h"
@@ -193,9 +195,10 @@ Json SlowestStreams(const record::RunRecord& run) {
 
 namespace {
 
-// Hands `put` the document's top-level members one at a time, in iperf3's order, each built only
-// when its turn comes, so a caller that writes each one out and drops it never holds the whole
-// document (1,000 streams' intervals at both ends are tens of MB as a DOM).
+// Hands `put` the document's top-level members (a Json, or an nlohmann::json) one at a time, in
+// iperf3's order, each built only when its turn comes, so a caller that writes each one out and
+// drops it never holds the whole document (1,000 streams' intervals at both ends are tens of MB as
+// a DOM).
 template <typename Put>
 void ForEachMember(const record::RunRecord& run, Put put) {
   put("start", json_parts::StartJson(run));
@@ -215,9 +218,11 @@ void ForEachMember(const record::RunRecord& run, Put put) {
   nb["spec"] = Json(nlohmann::json(run.spec));
   nb["slowest_stream"] = SlowestStreams(run);
   put("nicbench", std::move(nb));
-  put("local", Json(nlohmann::json(run.local)));
+  // Each end's record as the record layer makes it (its members sorted): as a value, converting
+  // it to the ordered kind would hold it twice.
+  put("local", nlohmann::json(run.local));
   if (run.remote.known()) {
-    put("remote", Json(nlohmann::json(run.remote.value())));
+    put("remote", nlohmann::json(run.remote.value()));
   } else {
     put("remote", Json(nullptr));
     put("unknown", Json{{"remote", record::UnknownReason(run.remote.why(), run.remote.detail())}});
@@ -248,7 +253,9 @@ class FileOutput final : public nlohmann::detail::output_adapter_protocol<char> 
 
 Json BuildJson(const record::RunRecord& run) {
   Json doc = Json::object();
-  ForEachMember(run, [&](const std::string& key, Json&& value) { doc[key] = std::move(value); });
+  ForEachMember(run, [&](const std::string& key, auto&& value) {
+    doc[key] = Json(std::forward<decltype(value)>(value));
+  });
   return doc;
 }
 
@@ -256,16 +263,22 @@ std::string RenderJson(const record::RunRecord& run) { return Dump(BuildJson(run
 
 void WriteJson(const record::RunRecord& run, std::FILE* out) {
   // The same bytes as RenderJson: an object indented by 2, each member serialised at depth 1.
-  nlohmann::detail::serializer<Json> serializer(std::make_shared<FileOutput>(out), ' ',
-                                                nlohmann::detail::error_handler_t::replace);
+  const auto file = std::make_shared<FileOutput>(out);
+  nlohmann::detail::serializer<Json> ordered(file, ' ', nlohmann::detail::error_handler_t::replace);
+  nlohmann::detail::serializer<nlohmann::json> sorted(file, ' ',
+                                                      nlohmann::detail::error_handler_t::replace);
   bool first = true;
   std::fputs("{", out);
-  ForEachMember(run, [&](const std::string& key, Json&& value) {
+  ForEachMember(run, [&](const std::string& key, const auto& value) {
     std::fputs(first ? "\n  " : ",\n  ", out);
     first = false;
-    serializer.dump(Json(key), true, false, 2, 2);
+    ordered.dump(Json(key), true, false, 2, 2);
     std::fputs(": ", out);
-    serializer.dump(value, true, false, 2, 2);
+    if constexpr (std::is_same_v<std::decay_t<decltype(value)>, Json>) {
+      ordered.dump(value, true, false, 2, 2);
+    } else {
+      sorted.dump(value, true, false, 2, 2);
+    }
   });
   std::fputs(first ? "}\n" : "\n}\n", out);
 }
