@@ -519,7 +519,7 @@ Status ServerTest::ExchangeResults(State& st) {
   auto doc =
       wire::ReadJson(control_.get(), timeout, wire::kMaxParamsBytes * 16, "the client's results");
   if (!doc) return tl::unexpected(doc.error());
-  auto theirs = protocol::DecodeResultsJson(*doc);
+  auto theirs = protocol::DecodeResultsJson(std::move(*doc));
   if (!theirs) return tl::unexpected(theirs.error());
   if (st.count_in_flight) CountInFlight(st, *theirs);
   const record::CpuUtilization cpu = st.cpu.Read();
