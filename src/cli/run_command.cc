@@ -427,7 +427,7 @@ int RunAgainstHost(const RunPlan& plan) {
     outcome.record.findings = diagnosis::Diagnose(outcome.record);
   }
   if (plan.json) {
-    std::fputs(report::RenderJson(outcome.record).c_str(), stdout);
+    report::WriteJson(outcome.record, stdout);
   } else if (!plan.text) {
     JsonStreamEnd(plan.output, outcome.record);
   } else if (outcome.ok() || outcome.record.incomplete) {

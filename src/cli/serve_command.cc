@@ -228,9 +228,8 @@ int Serve(const ServeArgs& args, const engine::ServerConfig& config) {
   engine::TestSink sink;
   if (args.json) {
     sink = [&out_mutex](const record::RunRecord& record) {
-      std::string text = report::RenderJson(record);
       std::lock_guard<std::mutex> lock(out_mutex);
-      std::fputs(text.c_str(), stdout);
+      report::WriteJson(record, stdout);
       std::fflush(stdout);
     };
   }

@@ -469,7 +469,8 @@ Status ExchangeResults(ClientRun& run) {
   auto doc = wire::ReadJson(run.control.get(), Left(run, run.ending_deadline),
                             wire::kMaxResultsBytes, "the server's results");
   if (!doc) return Fail(ErrorKind::kProtocol, doc.error());
-  auto theirs = protocol::DecodeResultsJson(*doc);
+  auto theirs = protocol::DecodeResultsJson(std::move(*doc));
+  *doc = nlohmann::json();  // its record was moved out; the rest is not needed either
   if (!theirs) return Fail(ErrorKind::kProtocol, theirs.error());
   auto totals = CombineTotals(run.totals, *theirs, run.spec.transport);
   if (!totals) return Fail(ErrorKind::kProtocol, totals.error());
@@ -485,6 +486,7 @@ Status ExchangeResults(ClientRun& run) {
           record::Missing::kError,
           "the server's extension did not read: " + remote.error().ToString());
     }
+    theirs->extension.reset();  // read into run.record.remote
   } else {
     run.record.remote = record::Measured<record::EndpointRecord>::Unknown(
         record::Missing::kNotReported, "the server is not nicbench");

@@ -1,5 +1,9 @@
 #include "engine/flow.h"
 
+#include <fcntl.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+
 #include <cerrno>
 #include <string>
 #include <vector>
@@ -35,6 +39,17 @@ Result<FlowState> Flow::Failure(const char* call, int err) const {
   const bool connection_gone = err == EPIPE || err == ECONNRESET || err == ECONNREFUSED;
   if (connection_gone && env_.stopping->load(std::memory_order_acquire)) return FlowState::kClosed;
   return Fail("stream " + std::to_string(config_.id) + ": " + call, err);
+}
+
+Status BlockWithTimeout(int fd, int wait_ms) {
+  const int flags = fcntl(fd, F_GETFL);
+  if (flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0) return FailErrno("fcntl");
+  timeval wait{wait_ms / 1000, (wait_ms % 1000) * 1000};
+  if (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &wait, sizeof wait) != 0 ||
+      setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &wait, sizeof wait) != 0) {
+    return FailErrno("setsockopt(SO_RCVTIMEO)");
+  }
+  return Ok();
 }
 
 namespace {

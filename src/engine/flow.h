@@ -48,6 +48,12 @@ inline uint32_t WakeupBytesFor(size_t flows) {
       std::min<uint64_t>(kMaxWakeupBytes, kTurnBytes / std::max<size_t>(flows, 1)));
 }
 
+// A flow running blocking calls (Flow::RunBlocking, and the request/response flows' lone path)
+// makes its socket blocking with send and receive timeouts of this much, so a blocked call
+// still sees DataPath::Stop soon.
+inline constexpr int kAloneWaitMs = 50;
+Status BlockWithTimeout(int fd, int wait_ms = kAloneWaitMs);
+
 enum class FlowState {
   kActive,  // keep it in the loop
   kDone,    // a sender that has sent its share of the budget
@@ -73,6 +79,16 @@ class Flow {
   virtual Result<FlowState> OnEvents(uint32_t events) = 0;
   // Called on each tick of the worker's pacing timer when paced() is true.
   virtual Result<FlowState> OnPacingTick(MonoTime now) = 0;
+
+  // A flow alone on its worker may run its whole test in blocking system calls instead of the
+  // epoll loop (true here): one call per wait instead of an epoll_wait beside a non-blocking
+  // call that often finds the queue nearly empty, and no epoll entry on the socket's wait queue
+  // for the kernel to call back on every packet (on loopback, on the peer's CPU).
+  virtual bool BlocksWhenAlone() const { return false; }
+  // The blocking run, called once by the worker's thread after Begin instead of its loop; the
+  // socket is not in the worker's epoll set. Returns kActive once *env.stopping is set (a flow
+  // waits at most kAloneWaitMs in one call, so Stop takes effect that soon), or the flow's end.
+  virtual Result<FlowState> RunBlocking() { return FlowState::kActive; }
 
   // Called once after the workers have stopped (DataPath::Join): a -F flow syncs its file and
   // reports its figures.

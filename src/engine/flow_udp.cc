@@ -151,6 +151,23 @@ Result<FlowState> UdpSender::Pump(const MonoTime* now) {
   return FlowState::kActive;
 }
 
+Result<FlowState> UdpSender::RunBlocking() {
+  if (auto s = BlockWithTimeout(fd()); !s) return tl::unexpected(s.error());
+  send_flags_ = MSG_NOSIGNAL;
+  const std::atomic<bool>& stopping = *env_.stopping;
+  while (!stopping.load(std::memory_order_acquire)) {
+    const uint32_t ready = std::min(Reserve(batch_datagrams_), batch_datagrams_);
+    if (ready == 0) return FlowState::kDone;
+    uint32_t sent = 0;
+    auto outcome = SendBatch(ready, &sent);
+    if (!outcome) return Failure("send", outcome.error().sys_errno);
+    // kWouldBlock: the send timed out (the socket stayed full for kAloneWaitMs) or the device
+    // queue was full (ENOBUFS); the unsent datagrams stay reserved for the next call.
+    Account(sent);
+  }
+  return FlowState::kActive;
+}
+
 uint32_t UdpSender::Reserve(uint32_t want) {
   while (reserved_ < want) {
     if (budgeted_ && env_.budget->Reserve(config_.block_bytes, /*exact=*/false) == 0) break;
@@ -184,8 +201,7 @@ Result<UdpSender::Outcome> UdpSender::SendGso(uint32_t count, uint32_t* sent) {
   *sent = 0;
   const size_t bytes = static_cast<size_t>(count) * config_.block_bytes;
   for (;;) {
-    const net::SysResult r =
-        env_.sys->Send(fd(), batch_.data(), bytes, MSG_DONTWAIT | MSG_NOSIGNAL);
+    const net::SysResult r = env_.sys->Send(fd(), batch_.data(), bytes, send_flags_);
     if (!r.failed()) {
       *sent = count;
       return Outcome::kSent;
@@ -213,8 +229,7 @@ Result<UdpSender::Outcome> UdpSender::SendGso(uint32_t count, uint32_t* sent) {
 Result<UdpSender::Outcome> UdpSender::SendMmsg(uint32_t count, uint32_t* sent) {
   *sent = 0;
   for (;;) {
-    const net::SysResult r =
-        env_.sys->SendMmsg(fd(), msgs_.data(), count, MSG_DONTWAIT | MSG_NOSIGNAL);
+    const net::SysResult r = env_.sys->SendMmsg(fd(), msgs_.data(), count, send_flags_);
     if (!r.failed()) {
       // Fewer than asked: the socket filled up after the r.value-th datagram.
       *sent = static_cast<uint32_t>(r.value);

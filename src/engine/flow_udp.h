@@ -10,7 +10,11 @@
 // segment size the kernel reports. Every datagram still carries its own header and sequence
 // number, so a stock iperf3 peer counts each one. A batch's datagrams share one timestamp (the
 // moment the batch was handed to the kernel; on the receiver, the moment it returned), which
-// is the resolution jitter can have when one system call moves them all.
+// is the resolution jitter can have when one system call moves them all. A flow alone on its
+// worker (one stream each way per thread) runs in blocking calls outside the epoll loop, as
+// iperf3's stream threads do: the receiver sleeps in recvmmsg(MSG_WAITFORONE) and takes what
+// has queued when it wakes, and neither socket has an epoll entry for the kernel to call per
+// datagram.
 // Thread safety: as Flow.
 #pragma once
 
@@ -38,6 +42,9 @@ class UdpSender final : public Flow {
   void Begin(MonoTime now) override;
   Result<FlowState> OnEvents(uint32_t events) override;
   Result<FlowState> OnPacingTick(MonoTime now) override;
+  // An unpaced sender alone on its worker sends in blocking calls (flow.h).
+  bool BlocksWhenAlone() const override { return !paced(); }
+  Result<FlowState> RunBlocking() override;
 
  private:
   enum class Outcome { kSent, kWouldBlock };
@@ -60,7 +67,8 @@ class UdpSender final : public Flow {
   const uint32_t max_datagrams_per_wakeup_;
   const uint32_t burst_;
   bool gso_;
-  bool budgeted_ = false;  // read at Begin: SetBudget comes after AddFlow
+  int send_flags_ = MSG_DONTWAIT | MSG_NOSIGNAL;  // MSG_NOSIGNAL alone in RunBlocking
+  bool budgeted_ = false;                         // read at Begin: SetBudget comes after AddFlow
   uint64_t next_seq_ = 1;
   uint32_t reserved_ = 0;  // granted by the budget, not yet accepted by the kernel
   std::optional<Pacer> pacer_;
@@ -74,9 +82,14 @@ class UdpReceiver final : public Flow {
   void Begin(MonoTime now) override;
   Result<FlowState> OnEvents(uint32_t events) override;
   Result<FlowState> OnPacingTick(MonoTime) override { return FlowState::kActive; }
+  // Alone on its worker, a receiver waits in recvmmsg(MSG_WAITFORONE) (flow.h).
+  bool BlocksWhenAlone() const override { return true; }
+  Result<FlowState> RunBlocking() override;
 
  private:
   void PrepareSlots();  // once, at Begin
+  // Accounts the `count` messages one recvmmsg filled.
+  void AccountBatch(ssize_t count);
   // One receive of `bytes` at `data`: a single datagram, or datagrams of `segment_bytes` each
   // (the last may be shorter) when the kernel coalesced them.
   void AccountReceive(const uint8_t* data, size_t bytes, uint32_t segment_bytes, double arrival);

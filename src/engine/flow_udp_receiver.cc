@@ -96,18 +96,41 @@ Result<FlowState> UdpReceiver::OnEvents(uint32_t) {
       PublishStats();
       return Failure("recv", r.err);
     }
-    const double arrival = MonotonicSeconds();
-    for (ssize_t i = 0; i < r.value; ++i) {
-      const uint64_t before = local_blocks_;
-      AccountReceive(static_cast<const uint8_t*>(iovs_[i].iov_base), msgs_[i].msg_len,
-                     gro_ ? net::GroSegmentBytes(msgs_[i].msg_hdr) : 0, arrival);
-      datagrams += static_cast<uint32_t>(local_blocks_ - before);
-      if (gro_) msgs_[i].msg_hdr.msg_controllen = net::kGroControlBytes;
-    }
+    const uint64_t before = local_blocks_;
+    AccountBatch(r.value);
+    datagrams += static_cast<uint32_t>(local_blocks_ - before);
     if (static_cast<uint32_t>(r.value) < slots_) break;  // the queue is empty for now
   }
   PublishStats();
   return FlowState::kActive;
+}
+
+Result<FlowState> UdpReceiver::RunBlocking() {
+  if (auto s = BlockWithTimeout(fd()); !s) return tl::unexpected(s.error());
+  const std::atomic<bool>& stopping = *env_.stopping;
+  while (!stopping.load(std::memory_order_acquire)) {
+    // Blocks for the first datagram only (at most kAloneWaitMs), then takes what has queued.
+    const net::SysResult r = env_.sys->RecvMmsg(fd(), msgs_.data(), slots_, MSG_WAITFORONE);
+    if (r.failed()) {
+      // EAGAIN: the wait timed out; ECONNREFUSED as in OnEvents.
+      if (r.err == EAGAIN || r.err == EINTR || r.err == ECONNREFUSED) continue;
+      PublishStats();
+      return Failure("recv", r.err);
+    }
+    AccountBatch(r.value);
+    PublishStats();
+  }
+  PublishStats();
+  return FlowState::kActive;
+}
+
+void UdpReceiver::AccountBatch(ssize_t count) {
+  const double arrival = MonotonicSeconds();
+  for (ssize_t i = 0; i < count; ++i) {
+    AccountReceive(static_cast<const uint8_t*>(iovs_[i].iov_base), msgs_[i].msg_len,
+                   gro_ ? net::GroSegmentBytes(msgs_[i].msg_hdr) : 0, arrival);
+    if (gro_) msgs_[i].msg_hdr.msg_controllen = net::kGroControlBytes;
+  }
 }
 
 void UdpReceiver::AccountReceive(const uint8_t* data, size_t bytes, uint32_t segment_bytes,

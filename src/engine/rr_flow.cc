@@ -1,10 +1,8 @@
 // TCP request/response flows (one connection per flow) and the pieces every RR flow shares.
 #include "engine/rr_flow.h"
 
-#include <fcntl.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
-#include <sys/time.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -196,17 +194,6 @@ class RrTcpServer final : public RrFlow {
 };
 
 }  // namespace
-
-Status BlockWithTimeout(int fd, int wait_ms) {
-  const int flags = fcntl(fd, F_GETFL);
-  if (flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0) return FailErrno("fcntl");
-  timeval wait{wait_ms / 1000, (wait_ms % 1000) * 1000};
-  if (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &wait, sizeof wait) != 0 ||
-      setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &wait, sizeof wait) != 0) {
-    return FailErrno("setsockopt(SO_RCVTIMEO)");
-  }
-  return Ok();
-}
 
 Result<Step> SendAll(net::SysCalls* sys, int fd, const std::vector<uint8_t>& buf, uint64_t bytes,
                      const std::atomic<bool>& stopping) {

@@ -70,10 +70,8 @@ class RrFlow : public Flow {
   RrRecorder rr_;
 };
 
-// The lone-flow path (FlowConfig::rr_alone): the flow's socket becomes blocking with send and
-// receive timeouts of this much, so a blocking call still sees DataPath::Stop soon.
-inline constexpr int kAloneWaitMs = 50;
-Status BlockWithTimeout(int fd, int wait_ms = kAloneWaitMs);
+// The lone-flow path (FlowConfig::rr_alone) makes the socket blocking with BlockWithTimeout
+// (flow.h).
 
 // Blocking transfers of the lone path. kStopped: the test is stopping (a timeout found the
 // stop flag set); kClosed: the peer closed the connection.

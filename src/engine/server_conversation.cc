@@ -519,7 +519,7 @@ Status ServerTest::ExchangeResults(State& st) {
   auto doc =
       wire::ReadJson(control_.get(), timeout, wire::kMaxParamsBytes * 16, "the client's results");
   if (!doc) return tl::unexpected(doc.error());
-  auto theirs = protocol::DecodeResultsJson(*doc);
+  auto theirs = protocol::DecodeResultsJson(std::move(*doc));
   if (!theirs) return tl::unexpected(theirs.error());
   if (st.count_in_flight) CountInFlight(st, *theirs);
   const record::CpuUtilization cpu = st.cpu.Read();
@@ -537,7 +537,9 @@ Status ServerTest::ExchangeResults(State& st) {
       MakeLocalResults(st.totals, cpu, st.spec.transport, st.congestion_used);
   if (st.peer_is_nicbench) ours.extension = nlohmann::json(st.record.local);
   if (st.spec.get_server_output) PutServerOutput(shared_.config, st.record, ours);
-  if (auto s = wire::SendJson(control_.get(), protocol::EncodeResults(ours)); !s) return s;
+  const nlohmann::ordered_json results = protocol::EncodeResults(ours);
+  ours.extension.reset();  // the document holds its own copy of our record while it is sent
+  if (auto s = wire::SendJson(control_.get(), results); !s) return s;
   if (auto s = wire::SendState(control_.get(), wire::State::kDisplayResults); !s) return s;
   auto done = wire::ReadState(control_.get(), timeout, "IPERF_DONE");
   if (!done) return tl::unexpected(done.error());

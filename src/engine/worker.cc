@@ -166,6 +166,7 @@ Status Worker::Register() {
 }
 
 Status Worker::Loop() {
+  if (slots_.size() == 1 && slots_[0].flow->BlocksWhenAlone()) return RunAlone();
   if (auto s = Register(); !s) return s;
   epoll_event events[kMaxEvents];
   for (;;) {
@@ -185,6 +186,18 @@ Status Worker::Loop() {
       if (auto s = Settle(tag, slots_[tag].flow->OnEvents(events[i].events)); !s) return s;
     }
   }
+}
+
+Status Worker::RunAlone() {
+  Slot& slot = slots_[0];
+  slot.flow->Begin(std::chrono::steady_clock::now());
+  const Result<FlowState> outcome = slot.flow->RunBlocking();
+  if (!outcome) run_->ReportError(outcome.error());
+  // Stopped (kActive): Run counts an unfinished sender as finished, as after the loop.
+  if (outcome && *outcome == FlowState::kActive) return Ok();
+  slot.active = false;
+  if (slot.flow->sender()) run_->SenderFinished();
+  return Ok();
 }
 
 Status Worker::OnTimer() {

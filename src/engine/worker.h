@@ -1,8 +1,10 @@
 // Worker: one thread running one epoll loop over the flows it was given (neper's thread.c /
 // loop.c shape). Level-triggered: a sender stays on EPOLLOUT and writes until EAGAIN, a
 // receiver on EPOLLIN. Paced senders sleep on one timerfd per worker instead of spinning.
-// Stop is an eventfd in the loop. The thread body catches everything, so a worker never dies
-// silently: its failure goes to RunContext and DataPath::Join returns it.
+// Stop is an eventfd in the loop; a flow alone on its worker that can run in blocking calls
+// (UDP bulk flows, Flow::RunBlocking) does so instead, and sees Stop through the stopping flag.
+// The thread body catches everything, so a worker never dies silently: its failure goes to
+// RunContext and DataPath::Join returns it.
 //
 // Thread safety: Add/Start/Stop/Join are called by the controller; the flows are touched only
 // by the worker's thread between Start and Join.
@@ -85,6 +87,9 @@ class Worker {
 
   void Run() noexcept;
   Status Loop();
+  // A flow alone on this worker that blocks when alone (Flow::BlocksWhenAlone) runs in its own
+  // blocking calls instead of the loop: its socket never enters the epoll set.
+  Status RunAlone();
   Status Register();
   Status OnTimer();
   // Applies a flow's outcome: keeps it, re-arms it, or retires it (and reports its error).

@@ -124,12 +124,16 @@ bool NestedDeeperThan(std::string_view text, int limit) {
 
 template <typename Json>
 Status SendJsonText(int fd, const Json& doc, milliseconds timeout) {
-  // replace: a title from argv need not be UTF-8, and dump() would otherwise throw.
-  const std::string text = doc.dump(-1, ' ', false, Json::error_handler_t::replace);
-  if (text.size() > UINT32_MAX) return Fail("sending JSON: document longer than 4 GiB");
-  std::string frame(4 + text.size(), '\0');
-  StoreBe32(static_cast<uint32_t>(text.size()), reinterpret_cast<uint8_t*>(frame.data()));
-  std::memcpy(frame.data() + 4, text.data(), text.size());
+  // The text goes straight after the 4-byte length, so a results document with a 1,000-stream
+  // record is not held twice. replace: a title from argv need not be UTF-8, and dump() would
+  // otherwise throw.
+  std::string frame(4, '\0');
+  nlohmann::detail::serializer<Json>(nlohmann::detail::output_adapter<char>(frame), ' ',
+                                     nlohmann::detail::error_handler_t::replace)
+      .dump(doc, false, false, 0);
+  const size_t length = frame.size() - 4;
+  if (length > UINT32_MAX) return Fail("sending JSON: document longer than 4 GiB");
+  StoreBe32(static_cast<uint32_t>(length), reinterpret_cast<uint8_t*>(frame.data()));
   return WriteAll(fd, frame.data(), frame.size(), timeout, "JSON message");
 }
 

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <limits>
 #include <set>
+#include <type_traits>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -134,7 +136,9 @@ Status DecodeHeader(const json& doc, PeerResults* out) {
   return Ok();
 }
 
-Status DecodeObjects(const json& doc, PeerResults* out) {
+// `doc` is const (the objects are copied) or an rvalue's (they are moved out of it).
+template <typename Doc>
+Status DecodeObjects(Doc& doc, PeerResults* out) {
   for (std::string_view key : {std::string_view("server_output_json"), kExtensionKey}) {
     auto it = doc.find(key);
     if (it == doc.end()) continue;
@@ -142,7 +146,12 @@ Status DecodeObjects(const json& doc, PeerResults* out) {
       return Fail(
           fmt::format("results \"{}\": expected an object, got {}", key, internal::TypeName(*it)));
     }
-    (key == kExtensionKey ? out->extension : out->server_output_json) = *it;
+    auto& slot = key == kExtensionKey ? out->extension : out->server_output_json;
+    if constexpr (std::is_const_v<Doc>) {
+      slot = *it;
+    } else {
+      slot = std::move(*it);
+    }
   }
   return Ok();
 }
@@ -176,7 +185,10 @@ ordered_json EncodeResults(const PeerResults& results) {
   return j;
 }
 
-Result<PeerResults> DecodeResultsJson(const json& doc) {
+namespace {
+
+template <typename Doc>
+Result<PeerResults> Decode(Doc& doc) {
   if (!doc.is_object()) {
     return Fail(fmt::format("results: expected a JSON object, got {}", internal::TypeName(doc)));
   }
@@ -187,10 +199,16 @@ Result<PeerResults> DecodeResultsJson(const json& doc) {
   return out;
 }
 
+}  // namespace
+
+Result<PeerResults> DecodeResultsJson(const json& doc) { return Decode(doc); }
+
+Result<PeerResults> DecodeResultsJson(json&& doc) { return Decode(doc); }
+
 Result<PeerResults> DecodeResults(std::string_view json_text) {
   auto doc = ParseJsonText(json_text);
   if (!doc) return Fail("results: " + doc.error().message);
-  return DecodeResultsJson(*doc);
+  return DecodeResultsJson(std::move(*doc));
 }
 
 }  // namespace nicbench::protocol

@@ -1,7 +1,11 @@
 #include "report/json_report.h"
 
 #include <cmath>
+#include <cstdio>
 #include <ctime>
+#include <memory>
+#include <type_traits>
+#include <utility>
 
 #include "base/version.h"
 #include "record/json.h"
@@ -189,14 +193,23 @@ Json SlowestStreams(const record::RunRecord& run) {
 
 }  // namespace
 
-Json BuildJson(const record::RunRecord& run) {
-  Json doc;
-  doc["start"] = json_parts::StartJson(run);
-  doc["intervals"] = json_parts::IntervalsJson(run);
-  doc["end"] = json_parts::EndJson(run);
-  if (!run.spec.title.empty()) doc["title"] = run.spec.title;
-  if (!run.spec.extra_data.empty()) doc["extra_data"] = run.spec.extra_data;
-  PutServerOutput(doc, run.peer);
+namespace {
+
+// Hands `put` the document's top-level members (a Json, or an nlohmann::json) one at a time, in
+// iperf3's order, each built only when its turn comes, so a caller that writes each one out and
+// drops it never holds the whole document (1,000 streams' intervals at both ends are tens of MB as
+// a DOM).
+template <typename Put>
+void ForEachMember(const record::RunRecord& run, Put put) {
+  put("start", json_parts::StartJson(run));
+  put("intervals", json_parts::IntervalsJson(run));
+  put("end", json_parts::EndJson(run));
+  if (!run.spec.title.empty()) put("title", Json(run.spec.title));
+  if (!run.spec.extra_data.empty()) put("extra_data", Json(run.spec.extra_data));
+  Json server_output = Json::object();
+  PutServerOutput(server_output, run.peer);
+  for (auto it = server_output.begin(); it != server_output.end(); ++it)
+    put(it.key(), std::move(*it));
   Json nb{{"version", BareVersion(run.version)},
           {"schema_version", record::kJsonSchemaVersion},
           {"label", run.label},
@@ -204,30 +217,71 @@ Json BuildJson(const record::RunRecord& run) {
   json_parts::PutNumber(nb, "test_seconds", run.test_seconds, "not present: not a finite number");
   nb["spec"] = Json(nlohmann::json(run.spec));
   nb["slowest_stream"] = SlowestStreams(run);
-  doc["nicbench"] = std::move(nb);
-  doc["local"] = Json(nlohmann::json(run.local));
+  put("nicbench", std::move(nb));
+  // Each end's record as the record layer makes it (its members sorted): as a value, converting
+  // it to the ordered kind would hold it twice.
+  put("local", nlohmann::json(run.local));
   if (run.remote.known()) {
-    doc["remote"] = Json(nlohmann::json(run.remote.value()));
+    put("remote", nlohmann::json(run.remote.value()));
   } else {
-    doc["remote"] = nullptr;
-    doc["unknown"]["remote"] = record::UnknownReason(run.remote.why(), run.remote.detail());
+    put("remote", Json(nullptr));
+    put("unknown", Json{{"remote", record::UnknownReason(run.remote.why(), run.remote.detail())}});
   }
   Json findings = Json::array();
   for (const record::Finding& f : run.findings) findings.push_back(Json(nlohmann::json(f)));
-  doc["findings"] = std::move(findings);
-  if (run.error) doc["error"] = *run.error;
-  return doc;
+  put("findings", std::move(findings));
+  if (run.error) put("error", Json(*run.error));
 }
-
-namespace {
 
 std::string Dump(const Json& doc) {
   return doc.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
 }
 
+// nlohmann's serializer writing straight into a stdio stream (its public dump builds a string;
+// operator<< cannot replace invalid UTF-8).
+class FileOutput final : public nlohmann::detail::output_adapter_protocol<char> {
+ public:
+  explicit FileOutput(std::FILE* out) : out_(out) {}
+  void write_character(char c) override { std::fputc(c, out_); }
+  void write_characters(const char* s, std::size_t n) override { std::fwrite(s, 1, n, out_); }
+
+ private:
+  std::FILE* out_;
+};
+
 }  // namespace
 
+Json BuildJson(const record::RunRecord& run) {
+  Json doc = Json::object();
+  ForEachMember(run, [&](const std::string& key, auto&& value) {
+    doc[key] = Json(std::forward<decltype(value)>(value));
+  });
+  return doc;
+}
+
 std::string RenderJson(const record::RunRecord& run) { return Dump(BuildJson(run)); }
+
+void WriteJson(const record::RunRecord& run, std::FILE* out) {
+  // The same bytes as RenderJson: an object indented by 2, each member serialised at depth 1.
+  const auto file = std::make_shared<FileOutput>(out);
+  nlohmann::detail::serializer<Json> ordered(file, ' ', nlohmann::detail::error_handler_t::replace);
+  nlohmann::detail::serializer<nlohmann::json> sorted(file, ' ',
+                                                      nlohmann::detail::error_handler_t::replace);
+  bool first = true;
+  std::fputs("{", out);
+  ForEachMember(run, [&](const std::string& key, const auto& value) {
+    std::fputs(first ? "\n  " : ",\n  ", out);
+    first = false;
+    ordered.dump(Json(key), true, false, 2, 2);
+    std::fputs(": ", out);
+    if constexpr (std::is_same_v<std::decay_t<decltype(value)>, Json>) {
+      ordered.dump(value, true, false, 2, 2);
+    } else {
+      sorted.dump(value, true, false, 2, 2);
+    }
+  });
+  std::fputs(first ? "}\n" : "\n}\n", out);
+}
 
 std::string RenderJsonError(const std::string& message) {
   Json doc;

@@ -5,6 +5,7 @@
 // Schema: docs/json-schema.md. Rendering is pure (record in, text out); thread-safe.
 #pragma once
 
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,10 @@ nlohmann::ordered_json BuildJson(const record::RunRecord& run);
 // BuildJson serialised: indented, one trailing newline. Invalid UTF-8 in strings (an IRQ
 // name, a peer's hostname) is replaced, never an exception.
 std::string RenderJson(const record::RunRecord& run);
+// The same bytes written to `out` as they are made, one top-level member at a time: the
+// document is never whole in memory, neither as a value nor as text (with 1,000 streams both
+// were a large part of a client's peak memory).
+void WriteJson(const record::RunRecord& run, std::FILE* out);
 
 // The document for an invocation that never started a test (a usage error, a server that could
 // not listen): iperf3's empty "start", "intervals" and "end", the error, and this binary's

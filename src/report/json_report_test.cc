@@ -1,6 +1,7 @@
 #include "report/json_report.h"
 
 #include <cmath>
+#include <cstdio>
 #include <fstream>
 #include <limits>
 #include <regex>
@@ -87,6 +88,40 @@ TEST(JsonReportTest, HasIperf3ShapeForEachKindOfTest) {
     SCOPED_TRACE(c.fixture);
     const json ours = Parse(RenderJson(c.run));
     ExpectHasIperfShape(ours, ReadFixture(c.fixture), "");
+  }
+}
+
+// WriteJson as RenderJson would have printed it, through a file.
+std::string Written(const record::RunRecord& run) {
+  std::FILE* f = std::tmpfile();
+  EXPECT_NE(f, nullptr);
+  if (f == nullptr) return {};
+  WriteJson(run, f);
+  std::string out;
+  std::rewind(f);
+  char buf[4096];
+  for (size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;) out.append(buf, n);
+  std::fclose(f);
+  return out;
+}
+
+TEST(JsonReportTest, WriteJsonWritesExactlyWhatRenderJsonRenders) {
+  record::RunRecord stock = MakeReverseRun(false);  // remote unknown: the "unknown" member
+  stock.peer.server_output_text = "Accepted connection from 198.18.0.1\n";
+  stock.peer.server_output_json = R"({"start":{"version":"iperf 3.12"}})";
+  record::RunRecord odd = MakeTcpRun();
+  odd.spec.title = "bad \xff utf-8";  // replaced in both, never an exception
+  odd.spec.extra_data = "x";
+  odd.error = "late failure";
+  record::RunRecord empty = MakeTcpRun(false);
+  empty.intervals.clear();
+  empty.streams.clear();
+  for (const record::RunRecord* run : {&stock, &odd, &empty}) {
+    EXPECT_EQ(Written(*run), RenderJson(*run));
+  }
+  for (const record::RunRecord& run : {MakeTcpRun(), MakeUdpRun(), MakeBidirRun(),
+                                       MakeBidirRun(Transport::kUdp), MakeReverseRun()}) {
+    EXPECT_EQ(Written(run), RenderJson(run));
   }
 }
 
