@@ -37,6 +37,17 @@ Result<FlowState> Flow::Failure(const char* call, int err) const {
   return Fail("stream " + std::to_string(config_.id) + ": " + call, err);
 }
 
+std::optional<Result<FlowState>> Flow::EndOfReads(const net::SysResult& r) {
+  PublishBytes();
+  if (r.value == 0) {
+    interest_ = 0;
+    return FlowState::kClosed;
+  }
+  if (r.err == EINTR) return std::nullopt;
+  if (r.err == EAGAIN) return FlowState::kActive;
+  return Failure("recv", r.err);
+}
+
 namespace {
 
 Result<std::unique_ptr<Flow>> MakeTcpSender(const FlowConfig& config, net::UniqueFd fd,
