@@ -47,6 +47,7 @@ int Run(const std::vector<std::string>& argv, double* cpu_ms = nullptr) {
     dup2(null, 1);
     dup2(null, 2);
     std::vector<char*> args;
+    args.reserve(argv.size() + 1);
     for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
     args.push_back(nullptr);
     execv(args[0], args.data());

@@ -105,7 +105,7 @@ Result<std::optional<stand::StandInfo>> StandFor(const MatrixDefinition& d) {
 }
 
 // Roles, variants and the schedule for a definition; `stand` when HOST is a stand host.
-Result<MatrixContext> Prepare(MatrixDefinition d, std::optional<stand::StandInfo> stand) {
+Result<MatrixContext> Prepare(MatrixDefinition d, const std::optional<stand::StandInfo>& stand) {
   MatrixContext ctx;
   auto roles = Classify(d.varies, stand.has_value(), d.setup, d.teardown);
   if (!roles) return tl::unexpected(roles.error());

@@ -160,7 +160,7 @@ std::optional<record::Finding> CpuFinding(const RunView& view, const End& analys
     f.evidence.push_back(
         fmt::format("nicbench at the {} used {:.0f}% of one core on average", named.name, *own));
   } else {
-    f.evidence.push_back("nicbench's own CPU use was not sampled: competition cannot be judged");
+    f.evidence.emplace_back("nicbench's own CPU use was not sampled: competition cannot be judged");
   }
   f.evidence.push_back(WaitEvidence(named.name, wait));
   if (cpu.others_percent) {

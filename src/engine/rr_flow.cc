@@ -16,7 +16,7 @@ namespace {
 constexpr int kSendFlags = MSG_DONTWAIT | MSG_NOSIGNAL;
 // Writes and reads go through buffers of at most this size; bigger messages take several calls.
 constexpr uint64_t kMaxBufferBytes = 1 << 20;
-constexpr uint64_t kMinReadBytes = 64 * 1024;
+constexpr uint64_t kMinReadBytes = uint64_t{64} * 1024;
 
 std::vector<uint8_t> Buffer(uint64_t bytes) {
   return std::vector<uint8_t>(std::clamp<uint64_t>(bytes, 1, kMaxBufferBytes), 0);
@@ -200,7 +200,7 @@ class RrTcpServer final : public RrFlow {
 Status BlockWithTimeout(int fd, int wait_ms) {
   const int flags = fcntl(fd, F_GETFL);
   if (flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0) return FailErrno("fcntl");
-  timeval wait{wait_ms / 1000, (wait_ms % 1000) * 1000};
+  timeval wait{wait_ms / 1000, static_cast<suseconds_t>(wait_ms % 1000) * 1000};
   if (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &wait, sizeof wait) != 0 ||
       setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &wait, sizeof wait) != 0) {
     return FailErrno("setsockopt(SO_RCVTIMEO)");

@@ -110,7 +110,7 @@ class TotalRateCheck {
     if (limit_ == 0) return std::nullopt;
     uint64_t total = 0;
     for (const FlowCounters& c : counters) total += c.bytes;
-    history_.push_back({now, total});
+    history_.emplace_back(now, total);
     while (history_.size() > 1 && now - history_[1].first >= window_) history_.pop_front();
     const auto& [then, bytes_then] = history_.front();
     const double seconds = std::chrono::duration<double>(now - then).count();
