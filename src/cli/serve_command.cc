@@ -71,8 +71,7 @@ Status FillLimits(const ServeArgs& a, engine::ServerConfig& config) {
   record::SpecLimits& limits = config.limits;
   if (!a.max_duration.empty()) {
     auto s = ParseSeconds(a.max_duration);
-    if (!s || *s <= 0 || *s > uint64_t{86400} * 365)
-      return Fail("--max-duration: expected seconds > 0");
+    if (!s || *s <= 0 || *s > 86400 * 365) return Fail("--max-duration: expected seconds > 0");
     limits.max_duration = std::chrono::milliseconds(static_cast<int64_t>(*s * 1000));
   }
   if (!a.max_rate.empty()) {
@@ -109,7 +108,8 @@ Result<engine::ServerConfig> MakeConfig(ServeArgs& a) {
   config.once = a.once;
   if (!a.idle_timeout.empty()) {
     auto s = ParseUnsigned(a.idle_timeout);
-    if (!s || *s == 0 || *s > 86400 * 365) return Fail("--idle-timeout: expected seconds > 0");
+    if (!s || *s == 0 || *s > uint64_t{86400} * 365)
+      return Fail("--idle-timeout: expected seconds > 0");
     config.idle_timeout = std::chrono::seconds(*s);
   }
   if (!a.max_tests.empty()) {
