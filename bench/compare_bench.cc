@@ -28,6 +28,7 @@ namespace {
 
 std::vector<const analysis::RunInput*> Pointers(const std::vector<analysis::RunInput>& v) {
   std::vector<const analysis::RunInput*> out;
+  out.reserve(v.size());
   for (const auto& i : v) out.push_back(&i);
   return out;
 }
@@ -96,6 +97,7 @@ int main(int argc, char** argv) {
   std::printf("stored 2 x %d runs in %.1f s\n", n,
               std::chrono::duration<double>(std::chrono::steady_clock::now() - fill_start).count());
   std::vector<double> ms;
+  ms.reserve(5);
   for (int r = 0; r < 5; ++r) ms.push_back(CompareOnce(**s));
   std::sort(ms.begin(), ms.end());
   std::printf("compare of two sets of %d runs: median %.1f ms (min %.1f, max %.1f, 5 repeats)\n", n,

@@ -15,6 +15,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <exception>
 #include <string>
 #include <thread>
 #include <vector>
@@ -100,6 +101,7 @@ pid_t Spawn(const std::vector<std::string>& args, int stdout_fd) {
   if (pid == 0) {
     if (stdout_fd >= 0) dup2(stdout_fd, STDOUT_FILENO);
     std::vector<char*> argv;
+    argv.reserve(args.size() + 1);
     for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
     argv.push_back(nullptr);
     execv(argv[0], argv.data());
@@ -127,7 +129,7 @@ Figure RunIperf3(const Options& o) {
                                    "-l",
                                    std::to_string(o.block),
                                    "-J"};
-  if (o.zerocopy) args.push_back("-Z");
+  if (o.zerocopy) args.emplace_back("-Z");
   if (o.window != 0) args.insert(args.end(), {"-w", std::to_string(o.window)});
   pid_t client = Spawn(args, out[1]);
   close(out[1]);
@@ -183,7 +185,7 @@ Options Parse(int argc, char** argv) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int Main(int argc, char** argv) {
   const Options o = Parse(argc, argv);
   std::vector<Figure> a, b;
   for (int i = 0; i < o.pairs; ++i) {
@@ -213,4 +215,14 @@ int main(int argc, char** argv) {
                 ag / bg, ac / bc);
   }
   return 0;
+}
+
+int main(int argc, char** argv) {
+  // A bad number on the command line (std::stoi) ends here rather than in std::terminate.
+  try {
+    return Main(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "datapath_bench: %s\n", e.what());
+    return 2;
+  }
 }

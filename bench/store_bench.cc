@@ -17,6 +17,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -46,6 +47,7 @@ int Run(const std::vector<std::string>& argv, double* cpu_ms = nullptr) {
     dup2(null, 1);
     dup2(null, 2);
     std::vector<char*> args;
+    args.reserve(argv.size() + 1);
     for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
     args.push_back(nullptr);
     execv(args[0], args.data());
@@ -104,60 +106,56 @@ bool Clone(const std::string& path, int runs) {
   return ok;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  if (argc < 2) {
-    std::fprintf(stderr, "usage: %s NICBENCH_BINARY [RUNS=100000] [ROUNDS=200]\n", argv[0]);
-    return 2;
-  }
-  const std::string nicbench = argv[1];
-  const int runs = argc > 2 ? std::atoi(argv[2]) : 100000;
-  const int rounds = argc > 3 ? std::atoi(argv[3]) : 200;
-  char pattern[] = "/tmp/nicbench-store-bench-XXXXXX";
-  const std::string dir = mkdtemp(pattern);
-
-  // A real record: a short loopback run stored by the binary itself.
+// A real record: a short loopback run stored by the binary itself; nullopt (said on stderr)
+// when that run fails.
+std::optional<nicbench::record::RunRecord> SeedRecord(const std::string& nicbench,
+                                                      const std::string& dir) {
   const std::string seed = dir + "/seed.db";
   if (Run({nicbench, "run", "-t", "2", "-i", "0.2", "--store", seed}) != 0) {
     std::fprintf(stderr, "the seed run failed\n");
-    return 1;
+    return std::nullopt;
   }
   auto seed_store = store::OpenStore(seed, store::OpenMode::kExisting);
   if (!seed_store) {
     std::fprintf(stderr, "%s\n", seed_store.error().message.c_str());
-    return 1;
+    return std::nullopt;
   }
   auto stored = (*seed_store)->Get(1);
   if (!stored || !*stored) {
     std::fprintf(stderr, "cannot read the seed run\n");
-    return 1;
+    return std::nullopt;
   }
-  const nicbench::record::RunRecord record = (*stored)->record;
-  std::printf("record: %zu intervals, %zu bytes of JSON\n", record.intervals.size(),
-              nlohmann::json(record).dump().size());
+  return (*stored)->record;
+}
 
+// Benchmark 1: open, Put, close, `rounds` times.
+bool TimePuts(const nicbench::record::RunRecord& record, const std::string& dir, int rounds) {
   const std::string put_path = dir + "/put.db";
   std::vector<double> put_ms, put_cpu_ms;
   for (int i = 0; i < rounds; ++i) {
     const auto start = Clock::now();
     const double cpu_start = CpuMs();
     auto s = store::OpenStore(put_path);
-    if (!s || !(*s)->Put(record, {{"nic", "lo"}, {"round", std::to_string(i)}})) return 1;
+    if (!s || !(*s)->Put(record, {{"nic", "lo"}, {"round", std::to_string(i)}})) return false;
     s->reset();
     put_ms.push_back(Ms(Clock::now() - start));
     put_cpu_ms.push_back(CpuMs() - cpu_start);
   }
   Report("open + store one run + close (SQLite, WAL): wall", put_ms);
   Report("                                             cpu", put_cpu_ms);
+  return true;
+}
 
+// Benchmark 2: `history` variants over `runs` stored runs, each command run 21 times.
+bool TimeHistory(const std::string& nicbench, const nicbench::record::RunRecord& record,
+                 const std::string& dir, int runs) {
   const std::string hist = dir + "/history.db";
   {
     auto s = store::OpenStore(hist);
-    if (!s || !(*s)->Put(record, {{"nic", "lo"}, {"tso", "off"}})) return 1;
+    if (!s || !(*s)->Put(record, {{"nic", "lo"}, {"tso", "off"}})) return false;
   }
   const auto fill_start = Clock::now();
-  if (!Clone(hist, runs)) return 1;
+  if (!Clone(hist, runs)) return false;
   std::printf("filled %d runs in %.1f s; file %.1f MB\n", runs,
               Ms(Clock::now() - fill_start) / 1000, std::filesystem::file_size(hist) / 1e6);
   for (const auto& [what, extra] : std::vector<std::pair<const char*, std::vector<std::string>>>{
@@ -172,13 +170,34 @@ int main(int argc, char** argv) {
     for (int i = 0; i < 21; ++i) {
       const auto start = Clock::now();
       double cpu_ms = 0;
-      if (Run(cmd, &cpu_ms) != 0) return 1;
+      if (Run(cmd, &cpu_ms) != 0) return false;
       ms.push_back(Ms(Clock::now() - start));
       cpu.push_back(cpu_ms);
     }
     Report((std::string(what) + ": wall").c_str(), ms);
     Report("    cpu", cpu);
   }
+  return true;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    std::fprintf(stderr, "usage: %s NICBENCH_BINARY [RUNS=100000] [ROUNDS=200]\n", argv[0]);
+    return 2;
+  }
+  const std::string nicbench = argv[1];
+  const int runs = argc > 2 ? std::atoi(argv[2]) : 100000;
+  const int rounds = argc > 3 ? std::atoi(argv[3]) : 200;
+  char pattern[] = "/tmp/nicbench-store-bench-XXXXXX";
+  const std::string dir = mkdtemp(pattern);
+
+  const std::optional<nicbench::record::RunRecord> record = SeedRecord(nicbench, dir);
+  if (!record) return 1;
+  std::printf("record: %zu intervals, %zu bytes of JSON\n", record->intervals.size(),
+              nlohmann::json(*record).dump().size());
+  if (!TimePuts(*record, dir, rounds) || !TimeHistory(nicbench, *record, dir, runs)) return 1;
   std::filesystem::remove_all(dir);
   return 0;
 }

@@ -16,8 +16,6 @@ using record::Missing;
 // A core ran the flows' packet work when it took at least this share of the softirqs.
 constexpr double kFlowCoreShare = 0.05;
 
-double Seconds(const record::HostInterval& sample) { return sample.end - sample.start; }
-
 // Cores that took at least kFlowCoreShare of `counts` (per CPU, summed over the test).
 std::vector<int> CoresAbove(const std::vector<uint64_t>& counts) {
   const uint64_t total = std::accumulate(counts.begin(), counts.end(), uint64_t{0});
@@ -60,13 +58,6 @@ double ProcessSeconds(const record::HostInterval& s) {
   return p ? p->user_seconds + p->system_seconds : 0;
 }
 
-// The other end's record when both ends share the host, else null.
-const record::EndpointRecord* SharedPeer(const record::RunRecord& run,
-                                         const record::EndpointRecord& end) {
-  if (!SharedHost(run)) return nullptr;
-  return &end == &run.local ? &run.remote.value() : &run.local;
-}
-
 Spent Add(const record::RunRecord& run, const record::EndpointRecord& end,
           const std::vector<int>& cores) {
   Spent out;
@@ -82,7 +73,7 @@ Spent Add(const record::RunRecord& run, const record::EndpointRecord& end,
     if (other && i < other_samples.size()) out.processes += ProcessSeconds(*other_samples[i]);
     const auto* cpus = s.cpus.get();
     if (cpus == nullptr) continue;
-    const double dt = Seconds(s);
+    const double dt = SampleSeconds(s);
     out.seconds += dt;
     for (const record::CpuShare& c : *cpus) {
       out.host_busy += c.Busy() / 100 * dt;
@@ -137,6 +128,12 @@ bool SharedHost(const record::RunRecord& run) {
   if (a.hostname.value() != b.hostname.value()) return false;
   return a.cpu_count.value_or(-1) == b.cpu_count.value_or(-2) ||
          (!a.cpu_count.known() && !b.cpu_count.known());
+}
+
+const record::EndpointRecord* SharedPeer(const record::RunRecord& run,
+                                         const record::EndpointRecord& end) {
+  if (!SharedHost(run)) return nullptr;
+  return &end == &run.local ? &run.remote.value() : &run.local;
 }
 
 EndCost CostOf(const record::RunRecord& run, Role role) {

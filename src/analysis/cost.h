@@ -57,5 +57,9 @@ std::vector<EndCost> Costs(const record::RunRecord& run);
 // True when both ends report one machine (same hostname and CPU count): stand namespaces share
 // /proc/stat, so their CPU samples are the same cores seen twice.
 bool SharedHost(const record::RunRecord& run);
+// The other end's record when both ends share the host (SharedHost), else null. REQUIRES: `end`
+// is one of `run`'s ends.
+const record::EndpointRecord* SharedPeer(const record::RunRecord& run,
+                                         const record::EndpointRecord& end);
 
 }  // namespace nicbench::analysis

@@ -5,13 +5,26 @@
 #include <set>
 #include <string>
 
+#include <fmt/format.h>
+
 namespace nicbench::analysis {
 namespace {
 
 using record::Measured;
 using record::Missing;
 
-double Seconds(const record::HostInterval& sample) { return sample.end - sample.start; }
+// Each CPU's busy and idle share of one sample into the sums.
+void AddCpuShares(const std::vector<record::CpuShare>& cpus, NicInterrupts& out) {
+  ++out.cpu_samples;
+  if (out.busy_sum.size() < cpus.size()) {
+    out.busy_sum.resize(cpus.size());
+    out.idle_sum.resize(cpus.size());
+  }
+  for (size_t c = 0; c < cpus.size(); ++c) {
+    out.busy_sum[c] += cpus[c].Busy();
+    out.idle_sum[c] += cpus[c].idle;
+  }
+}
 
 Measured<double> Unknown(Missing why, const char* detail) {
   return Measured<double>::Unknown(why, detail);
@@ -83,6 +96,8 @@ Measured<double> MeanRtt(const record::RunRecord& run) {
 
 }  // namespace
 
+double SampleSeconds(const record::HostInterval& sample) { return sample.end - sample.start; }
+
 Role RoleOf(const record::EndpointRecord& end) {
   return end.role == "server" ? Role::kServer : Role::kClient;
 }
@@ -103,7 +118,7 @@ std::vector<const record::HostInterval*> CountedSamples(const record::RunRecord&
   const double omit = std::chrono::duration<double>(run.spec.omit).count();
   const double interval = std::chrono::duration<double>(run.spec.interval).count();
   for (const record::HostInterval& sample : end.samples) {
-    const double dt = Seconds(sample);
+    const double dt = SampleSeconds(sample);
     if (dt <= 0 || sample.end <= omit + 1e-6) continue;
     if (interval > 0 && dt < interval / 4) continue;
     out.push_back(&sample);
@@ -162,8 +177,8 @@ std::optional<double> BusyCores(const record::RunRecord& run, const record::Endp
     if (cpus == nullptr) continue;
     double busy = 0;
     for (const record::CpuShare& c : *cpus) busy += c.Busy() / 100.0;
-    sum += busy * Seconds(*s);
-    seconds += Seconds(*s);
+    sum += busy * SampleSeconds(*s);
+    seconds += SampleSeconds(*s);
   }
   if (seconds <= 0) return std::nullopt;
   return sum / seconds;
@@ -174,13 +189,15 @@ NicInterrupts CountNicInterrupts(const record::RunRecord& run, const record::End
   for (const record::HostInterval* s : CountedSamples(run, end)) {
     const auto* irqs = s->irqs.get();
     if (irqs == nullptr) continue;
-    out.seconds += Seconds(*s);
+    out.seconds += SampleSeconds(*s);
     for (const record::IrqRate& line : *irqs) {
       if (!line.nic) continue;
       out.total += line.total;
+      out.per_line[fmt::format("{} (irq {})", line.name, line.irq)] += line.total;
       if (out.per_cpu.size() < line.per_cpu.size()) out.per_cpu.resize(line.per_cpu.size());
       for (size_t c = 0; c < line.per_cpu.size(); ++c) out.per_cpu[c] += line.per_cpu[c];
     }
+    if (const auto* cpus = s->cpus.get()) AddCpuShares(*cpus, out);
   }
   return out;
 }

@@ -6,7 +6,9 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "analysis/cost.h"
@@ -17,6 +19,9 @@ namespace nicbench::analysis {
 
 Role RoleOf(const record::EndpointRecord& end);
 const char* RoleName(Role role);  // "client" | "server"
+
+// A host sample's length, seconds.
+double SampleSeconds(const record::HostInterval& sample);
 
 // Whether the end in `role` sends, receives or both in a test going `direction`.
 struct Duty {
@@ -87,11 +92,16 @@ double EndBitsPerSecond(const record::RunRecord& run, Role role);
 // their length; nullopt without per-CPU shares.
 std::optional<double> BusyCores(const record::RunRecord& run, const record::EndpointRecord& end);
 
-// The NIC's IRQ lines over the counted samples: total interrupts and the seconds sampled.
+// The NIC's IRQ lines over the counted samples that carry them: total interrupts and the
+// seconds sampled, by CPU and by line, with each CPU's busy and idle shares summed over those of
+// the samples that also carry per-CPU shares.
 struct NicInterrupts {
   uint64_t total = 0;
   double seconds = 0;
-  std::vector<uint64_t> per_cpu;  // summed over the lines and samples
+  std::vector<uint64_t> per_cpu;             // summed over the lines and samples
+  std::map<std::string, uint64_t> per_line;  // "eth0-TxRx-0 (irq 45)" -> count
+  std::vector<double> busy_sum, idle_sum;    // percent, per CPU, summed over cpu_samples
+  int cpu_samples = 0;
 };
 NicInterrupts CountNicInterrupts(const record::RunRecord& run, const record::EndpointRecord& end);
 

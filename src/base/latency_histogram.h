@@ -29,7 +29,7 @@ class LatencyHistogram {
   static constexpr uint64_t kLinearLimit = 2u << kSubBucketBits;  // 128: exact below
   static constexpr int kTopOctave = 40;                           // 2^40 ns and up: one bucket
   static constexpr size_t kBuckets =
-      kLinearLimit + (kTopOctave - kSubBucketBits - 1) * (1u << kSubBucketBits) + 1;
+      kLinearLimit + size_t{kTopOctave - kSubBucketBits - 1} * (size_t{1} << kSubBucketBits) + 1;
 
   LatencyHistogram() : counts_(kBuckets, 0) {}
 

@@ -156,7 +156,7 @@ Status ApplyRateOptions(const Iperf3RunArgs& a, record::TestSpec& spec) {
 
 }  // namespace
 
-TextOutput::TextOutput(std::string title, bool verbose, bool debug, std::string timestamps)
+TextOutput::TextOutput(const std::string& title, bool verbose, bool debug, std::string timestamps)
     : prefix_(title.empty() ? "" : title + ":  "),
       timestamps_(std::move(timestamps)),
       verbose_(verbose),

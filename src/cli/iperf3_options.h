@@ -37,7 +37,7 @@ class TextOutput {
  public:
   TextOutput() = default;
   // `timestamps`: a strftime format (--timestamps), empty = none.
-  TextOutput(std::string title, bool verbose, bool debug, std::string timestamps = {});
+  TextOutput(const std::string& title, bool verbose, bool debug, std::string timestamps = {});
   // Writes `text` to stdout and flushes (interval lines show as they happen, piped or not), each
   // line prefixed with the time when --timestamps was given, then "TITLE:  " when -T was.
   void Print(const std::string& text) const;

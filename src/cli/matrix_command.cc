@@ -105,7 +105,7 @@ Result<std::optional<stand::StandInfo>> StandFor(const MatrixDefinition& d) {
 }
 
 // Roles, variants and the schedule for a definition; `stand` when HOST is a stand host.
-Result<MatrixContext> Prepare(MatrixDefinition d, std::optional<stand::StandInfo> stand) {
+Result<MatrixContext> Prepare(MatrixDefinition d, const std::optional<stand::StandInfo>& stand) {
   MatrixContext ctx;
   auto roles = Classify(d.varies, stand.has_value(), d.setup, d.teardown);
   if (!roles) return tl::unexpected(roles.error());
@@ -187,7 +187,7 @@ Started Resume(store::Store& store, const MatrixArgs& a, bool run_options) {
   if (!definition) return Refuse(ExitCode::kStore, definition.error().message);
   auto stand = StandFor(*definition);
   if (!stand) return Refuse(ExitCode::kEnvironment, stand.error().message);
-  auto ctx = Prepare(std::move(*definition), std::move(*stand));
+  auto ctx = Prepare(std::move(*definition), *stand);
   if (!ctx) return Refuse(ExitCode::kUsage, ctx.error().message);
   ctx->experiment = id;
   return {std::move(*ctx), 0};
@@ -198,7 +198,7 @@ Started Create(store::Store& store, const MatrixArgs& a, std::vector<std::string
   if (!definition) return Refuse(ExitCode::kUsage, definition.error().message);
   auto stand = StandFor(*definition);
   if (!stand) return Refuse(ExitCode::kEnvironment, stand.error().message);
-  auto ctx = Prepare(std::move(*definition), std::move(*stand));
+  auto ctx = Prepare(std::move(*definition), *stand);
   if (!ctx) return Refuse(ExitCode::kUsage, ctx.error().message);
   auto id = store.PutExperiment(DefinitionToJson(ctx->definition));
   if (!id) return Refuse(ExitCode::kStore, id.error().message);

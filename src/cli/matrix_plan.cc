@@ -263,11 +263,11 @@ std::vector<std::string> RunArguments(const std::string& host,
     const std::string& value = variant[i].second;
     switch (roles[i].kind) {
       case VaryKind::kDirection:
-        if (value == "reverse") args.push_back("--reverse");
-        if (value == "bidir") args.push_back("--bidir");
+        if (value == "reverse") args.emplace_back("--reverse");
+        if (value == "bidir") args.emplace_back("--bidir");
         break;
       case VaryKind::kProto:
-        if (value == "udp") args.push_back("--udp");
+        if (value == "udp") args.emplace_back("--udp");
         break;
       case VaryKind::kStreams:
       case VaryKind::kRunOption:

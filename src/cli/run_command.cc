@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <memory>
@@ -128,7 +129,7 @@ void AddOptions(CLI::App& app, RunArgs& a) {
 Result<std::chrono::milliseconds> Millis(const std::string& text, const char* what) {
   auto seconds = ParseSeconds(text);
   if (!seconds) return Fail(fmt::format("{}: {}", what, seconds.error().message));
-  return std::chrono::milliseconds(static_cast<int64_t>(*seconds * 1000.0 + 0.5));
+  return std::chrono::milliseconds(std::llround(*seconds * 1000.0));  // >= 0: ParseSeconds
 }
 
 template <typename T>
@@ -476,6 +477,7 @@ int RunBothDirections(RunPlan plan) {
   }
   if (plan.json) {
     std::vector<record::RunRecord> records;
+    records.reserve(outcomes.size());
     for (const auto& o : outcomes) records.push_back(o.record);
     std::fputs(report::RenderJsonLines(records).c_str(), stdout);
   }

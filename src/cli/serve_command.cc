@@ -108,7 +108,8 @@ Result<engine::ServerConfig> MakeConfig(ServeArgs& a) {
   config.once = a.once;
   if (!a.idle_timeout.empty()) {
     auto s = ParseUnsigned(a.idle_timeout);
-    if (!s || *s == 0 || *s > 86400 * 365) return Fail("--idle-timeout: expected seconds > 0");
+    if (!s || *s == 0 || *s > uint64_t{86400} * 365)
+      return Fail("--idle-timeout: expected seconds > 0");
     config.idle_timeout = std::chrono::seconds(*s);
   }
   if (!a.max_tests.empty()) {

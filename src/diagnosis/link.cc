@@ -55,6 +55,56 @@ void Consider(std::optional<LinkLimit>& best, LinkLimit candidate) {
   }
 }
 
+// The path carries packets no larger than its smallest MTU (h2 at 9000 talking to h1 at
+// 1500 sends 1500-byte packets: h1's SYN announces the smaller MSS); loopback ends do not count.
+std::optional<uint32_t> PathMtu(const Flow& flow) {
+  std::optional<uint32_t> mtu;
+  for (const End* end : {flow.sender, flow.receiver}) {
+    if (end == nullptr || end->record->nic.loopback || !end->record->nic.mtu.known()) continue;
+    const uint32_t m = end->record->nic.mtu.value();
+    if (!mtu || m < *mtu) mtu = m;
+  }
+  return mtu;
+}
+
+// The limit of the shaping qdisc on the sender's egress. REQUIRES: QdiscRate(nic) > 0.
+LinkLimit QdiscLimit(const RunView& view, const End& sender, uint32_t mtu, const Packet& packet) {
+  const record::NicFacts& nic = sender.record->nic;
+  const record::Qdisc& q = nic.qdisc.value();
+  LinkLimit limit;
+  limit.rate_bits_per_second = QdiscRate(nic);
+  limit.accounting = LinkAccounting::kQdiscSkb;
+  limit.mtu = mtu;
+  limit.packet_bytes = packet.ip_bytes;
+  limit.payload_bytes = packet.payload_bytes;
+  const uint32_t frame = packet.ip_bytes + kEthernetHeaderBytes;
+  limit.overhead_per_burst = view.tcp() && OverheadPerBurst(nic, q, frame);
+  // Per frame: the whole overhead, or its share of a burst of 64 KiB / frame frames.
+  const uint32_t frames_per_burst = limit.overhead_per_burst ? kMaxGsoBytes / frame : 1;
+  limit.frame_bytes = frame + (q.overhead_bytes + frames_per_burst - 1) / frames_per_burst;
+  limit.goodput_bits_per_second =
+      GoodputBitsPerSecond(limit.rate_bits_per_second, limit.payload_bytes, limit.frame_bytes);
+  limit.source = fmt::format("{} qdisc rate on {} at the {}", q.kind, nic.interface, sender.name);
+  return limit;
+}
+
+// The limit of an end's negotiated link speed, every frame counted on the wire.
+// REQUIRES: the end's NIC reports a nonzero speed.
+LinkLimit WireLimit(const End& end, uint32_t mtu, const Packet& packet) {
+  const record::NicFacts& nic = end.record->nic;
+  LinkLimit limit;
+  limit.rate_bits_per_second = nic.speed_mbps.value() * 1000000ull;
+  limit.accounting = LinkAccounting::kEthernetWire;
+  limit.mtu = mtu;
+  limit.packet_bytes = packet.ip_bytes;
+  limit.payload_bytes = packet.payload_bytes;
+  limit.frame_bytes = packet.ip_bytes + kEthernetWireOverheadBytes;
+  limit.goodput_bits_per_second =
+      GoodputBitsPerSecond(limit.rate_bits_per_second, limit.payload_bytes, limit.frame_bytes);
+  limit.source = fmt::format("negotiated speed of {} at the {}", nic.interface, end.name);
+  return limit;
+}
+
 }  // namespace
 
 double GoodputBitsPerSecond(uint64_t rate_bits_per_second, uint32_t payload_bytes,
@@ -64,26 +114,16 @@ double GoodputBitsPerSecond(uint64_t rate_bits_per_second, uint32_t payload_byte
 
 std::optional<LinkLimit> FlowLinkLimit(const RunView& view, const Flow& flow,
                                        std::string* missing) {
-  const End* ends[] = {flow.sender, flow.receiver};
-  // The path carries packets no larger than its smallest MTU (h2 at 9000 talking to h1 at
-  // 1500 sends 1500-byte packets: h1's SYN announces the smaller MSS).
-  std::optional<uint32_t> mtu;
-  for (const End* end : ends) {
-    if (end == nullptr || end->record->nic.loopback || !end->record->nic.mtu.known()) continue;
-    const uint32_t m = end->record->nic.mtu.value();
-    if (!mtu || m < *mtu) mtu = m;
-  }
+  const std::optional<uint32_t> mtu = PathMtu(flow);
   std::optional<LinkLimit> best;
   std::string why;
-  for (const End* end : ends) {
+  for (const End* end : {flow.sender, flow.receiver}) {
     if (end == nullptr) continue;
     const record::NicFacts& nic = end->record->nic;
     if (nic.loopback) {
       why = "loopback has no link";
       continue;
     }
-    bool egress = end == flow.sender;
-    uint64_t qdisc_rate = QdiscRate(nic);
     if (!mtu) {
       why = fmt::format("the MTU of {} at the {} is unknown ({})", nic.interface, end->name,
                         record::MissingName(nic.mtu.why()));
@@ -94,23 +134,8 @@ std::optional<LinkLimit> FlowLinkLimit(const RunView& view, const Flow& flow,
       why = "UDP datagrams larger than the MTU are fragmented; the rule does not model them";
       continue;
     }
-    if (egress && qdisc_rate > 0) {
-      const record::Qdisc& q = nic.qdisc.value();
-      LinkLimit limit;
-      limit.rate_bits_per_second = qdisc_rate;
-      limit.accounting = LinkAccounting::kQdiscSkb;
-      limit.mtu = *mtu;
-      limit.packet_bytes = packet->ip_bytes;
-      limit.payload_bytes = packet->payload_bytes;
-      const uint32_t frame = packet->ip_bytes + kEthernetHeaderBytes;
-      limit.overhead_per_burst = view.tcp() && OverheadPerBurst(nic, q, frame);
-      // Per frame: the whole overhead, or its share of a burst of 64 KiB / frame frames.
-      const uint32_t frames_per_burst = limit.overhead_per_burst ? kMaxGsoBytes / frame : 1;
-      limit.frame_bytes = frame + (q.overhead_bytes + frames_per_burst - 1) / frames_per_burst;
-      limit.goodput_bits_per_second =
-          GoodputBitsPerSecond(qdisc_rate, limit.payload_bytes, limit.frame_bytes);
-      limit.source = fmt::format("{} qdisc rate on {} at the {}", q.kind, nic.interface, end->name);
-      Consider(best, limit);
+    if (end == flow.sender && QdiscRate(nic) > 0) {
+      Consider(best, QdiscLimit(view, *end, *mtu, *packet));
     }
     if (IsSoftwareNic(nic)) {
       if (why.empty())
@@ -122,17 +147,7 @@ std::optional<LinkLimit> FlowLinkLimit(const RunView& view, const Flow& flow,
                         record::MissingName(nic.speed_mbps.why()));
       continue;
     }
-    LinkLimit limit;
-    limit.rate_bits_per_second = nic.speed_mbps.value() * 1000000ull;
-    limit.accounting = LinkAccounting::kEthernetWire;
-    limit.mtu = *mtu;
-    limit.packet_bytes = packet->ip_bytes;
-    limit.payload_bytes = packet->payload_bytes;
-    limit.frame_bytes = packet->ip_bytes + kEthernetWireOverheadBytes;
-    limit.goodput_bits_per_second =
-        GoodputBitsPerSecond(limit.rate_bits_per_second, limit.payload_bytes, limit.frame_bytes);
-    limit.source = fmt::format("negotiated speed of {} at the {}", nic.interface, end->name);
-    Consider(best, limit);
+    Consider(best, WireLimit(*end, *mtu, *packet));
   }
   if (!best && missing) *missing = why.empty() ? "no end reported its NIC" : why;
   return best;

@@ -6,8 +6,8 @@
 
 #include "analysis/cost.h"
 #include "base/units.h"
-#include "diagnosis/cpu_analysis.h"
 #include "diagnosis/rules.h"
+#include "diagnosis/saturation.h"
 
 namespace nicbench::diagnosis {
 namespace {
@@ -25,12 +25,11 @@ double Goodput(const RunView& view) {
 void CpuEvidence(const RunView& view, const Thresholds& t, const char* direction,
                  std::vector<std::string>& evidence) {
   for (const End* end : view.ends()) {
-    CoreSaturation cpu = AnalyzeCpu(view, *end, t);
+    CoreSaturation cpu = CoreSaturationAt(view, *end, t);
     if (cpu.samples == 0) {
       evidence.push_back(fmt::format("{}, {}: no CPU samples", direction, end->name));
-    } else if (cpu.Saturated(t)) {
-      evidence.push_back(
-          fmt::format("{}, {}: saturated, {}", direction, end->name, cpu.CoreText()));
+    } else if (Saturated(cpu, t)) {
+      evidence.push_back(fmt::format("{}, {}: saturated, {}", direction, end->name, CoreText(cpu)));
     } else {
       evidence.push_back(fmt::format("{}, {}: busiest core {:.0f}% busy on average", direction,
                                      end->name, cpu.mean_top_busy));

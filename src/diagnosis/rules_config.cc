@@ -54,7 +54,7 @@ Findings OffloadsOff(const RunView& view, const Thresholds&) {
         if (state.name != known.feature || state.on) continue;
         // veth ships with GRO off; it only matters there with XDP, so it is not news.
         if (state.name == "generic-receive-offload" && nic.driver.value_or("") == "veth") continue;
-        off.push_back(known.shortname);
+        off.emplace_back(known.shortname);
         evidence.push_back(fmt::format("{} {}: {} off{}", end->name, nic.interface, state.name,
                                        state.fixed ? " [fixed]" : ""));
       }

@@ -4,9 +4,9 @@
 
 #include <fmt/format.h>
 
-#include "diagnosis/cpu_analysis.h"
 #include "diagnosis/link.h"
 #include "diagnosis/rules.h"
+#include "diagnosis/saturation.h"
 
 namespace nicbench::diagnosis {
 namespace {
@@ -33,7 +33,7 @@ const End* Attribute(const RunView& view, const End& analysed, int core, const T
   bool tie = false, known = true;
   std::string pins;
   for (const End* end : view.ends()) {
-    std::vector<int> allowed = AllowedCpus(view, *end);
+    std::vector<int> allowed = analysis::AllowedCpus(view.run(), *end->record);
     known = known && !allowed.empty();
     pins += fmt::format("{}{} may run on cpu {}", pins.empty() ? "" : "; ", end->name,
                         CpuListText(allowed));
@@ -92,13 +92,13 @@ std::string NextStep(const CoreSaturation& cpu, bool competes) {
 // The run-queue wait of the end that owns the core (or the longer of both ends' when it is
 // not known which), the evidence that competition held this transfer back.
 std::optional<double> OwnerWait(const RunView& view, const End* owner, const End& analysed) {
-  if (owner != nullptr) return MeanRunQueueWait(view, *owner);
+  if (owner != nullptr) return analysis::MeanRunQueueWait(view.run(), *owner->record);
   std::optional<double> longest;
   for (const End* e : view.ends()) {
-    auto w = MeanRunQueueWait(view, *e);
+    auto w = analysis::MeanRunQueueWait(view.run(), *e->record);
     if (w && (!longest || *w > *longest)) longest = w;
   }
-  return longest ? longest : MeanRunQueueWait(view, analysed);
+  return longest ? longest : analysis::MeanRunQueueWait(view.run(), *analysed.record);
 }
 
 // What the saturated core's other work means for this transfer.
@@ -146,21 +146,21 @@ std::optional<record::Finding> CpuFinding(const RunView& view, const End& analys
   if (contention == Contention::kNotHeldBack) return std::nullopt;
   competes = contention == Contention::kHeldBack;
   std::string title =
-      fmt::format("{} CPU-bound: cpu{} saturated, mostly {}", who, cpu.core, cpu.DominantKind());
+      fmt::format("{} CPU-bound: cpu{} saturated, mostly {}", who, cpu.core, DominantKind(cpu));
   if (competes) {
     title = fmt::format("{} CPU-bound: cpu{} saturated and other processes take ~{:.0f}% of it",
                         who, cpu.core, cpu.CompetitorPercent());
   }
   record::Finding f = MakeFinding(CpuId(end), Severity::kWarning, title);
   f.evidence.push_back(fmt::format("{}, {}: {} in {} of {} intervals", named.name,
-                                   IntervalText(cpu.start, cpu.end), cpu.CoreText(), cpu.saturated,
+                                   IntervalText(cpu.start, cpu.end), CoreText(cpu), cpu.saturated,
                                    cpu.samples));
   f.evidence.insert(f.evidence.end(), evidence.begin(), evidence.end());
-  if (auto own = MeanProcessPercent(view, named)) {
+  if (auto own = analysis::MeanProcessPercent(view.run(), *named.record)) {
     f.evidence.push_back(
         fmt::format("nicbench at the {} used {:.0f}% of one core on average", named.name, *own));
   } else {
-    f.evidence.push_back("nicbench's own CPU use was not sampled: competition cannot be judged");
+    f.evidence.emplace_back("nicbench's own CPU use was not sampled: competition cannot be judged");
   }
   f.evidence.push_back(WaitEvidence(named.name, wait));
   if (cpu.others_percent) {
@@ -177,7 +177,7 @@ std::optional<record::Finding> CpuFinding(const RunView& view, const End& analys
                         "One core does all the work of this stream and has no time left: "
                         "the end cannot move bytes faster, whatever the link could carry. "
                         "The work is mostly {}.",
-                        cpu.DominantKind());
+                        DominantKind(cpu));
   f.next_step = NextStep(cpu, competes);
   return f;
 }
@@ -186,7 +186,7 @@ record::Finding SoftwarePathNote(const End& end, const CoreSaturation& cpu) {
   record::Finding f = MakeFinding("cpu-bound-software-path", Severity::kInfo,
                                   "CPU-bound, as every loopback or unshaped veth transfer is");
   f.evidence.push_back(fmt::format("{}, {}: {} in {} of {} intervals", end.name,
-                                   IntervalText(cpu.start, cpu.end), cpu.CoreText(), cpu.saturated,
+                                   IntervalText(cpu.start, cpu.end), CoreText(cpu), cpu.saturated,
                                    cpu.samples));
   if (cpu.process_percent) {
     f.evidence.push_back(
@@ -225,8 +225,8 @@ Findings CpuBound(const RunView& view, const Thresholds& t) {
   bool software = view.UnshapedSoftwarePath();
   for (const End* end : view.ends()) {
     if (view.SharedHost() && !end->local) continue;  // the same cores, analysed once
-    CoreSaturation cpu = AnalyzeCpu(view, *end, t);
-    if (!cpu.Saturated(t)) continue;
+    CoreSaturation cpu = CoreSaturationAt(view, *end, t);
+    if (!Saturated(cpu, t)) continue;
     bool competes = false;
     std::optional<record::Finding> f = CpuFinding(view, *end, cpu, t, competes);
     if (!f) continue;
@@ -252,7 +252,7 @@ Findings ToolCpuBound(const RunView& view, const Thresholds& t) {
     int counted = 0, over = 0;
     std::vector<double> use;
     for (const auto* s : samples) {
-      auto p = ProcessPercent(*s);
+      auto p = analysis::ProcessPercent(*s);
       if (!p) continue;
       ++counted;
       use.push_back(*p);

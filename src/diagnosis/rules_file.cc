@@ -65,10 +65,10 @@ std::optional<record::Finding> DiskOrNetwork(const RunView& view, const End& end
       share * 100, seconds, FormatBitRate(flow->bits_per_second),
       ByteRate(flow->bits_per_second / 8), FormatBitRate(network_alone * 8)));
   if (!file.direct_used) {
-    f.evidence.push_back(file.filesystem == "tmpfs"
-                             ? "tmpfs: the file is memory; this is the page cache's rate"
-                             : "through the page cache: data read before may come from memory "
-                               "(--direct measures the disk itself)");
+    f.evidence.emplace_back(file.filesystem == "tmpfs"
+                                ? "tmpfs: the file is memory; this is the page cache's rate"
+                                : "through the page cache: data read before may come from memory "
+                                  "(--direct measures the disk itself)");
   }
   if (disk_limits) {
     f.meaning = fmt::format(

@@ -5,8 +5,9 @@
 
 #include <fmt/format.h>
 
-#include "diagnosis/cpu_analysis.h"
+#include "analysis/figures.h"
 #include "diagnosis/rules.h"
+#include "diagnosis/saturation.h"
 
 namespace nicbench::diagnosis {
 namespace {
@@ -19,7 +20,7 @@ Findings IrqConcentration(const RunView& view, const Thresholds& t) {
   Findings out;
   for (const End* end : view.ends()) {
     if (IsSoftwareNic(end->record->nic)) continue;
-    NicIrqs irqs = CollectIrqs(view, *end);
+    const analysis::NicInterrupts irqs = analysis::CountNicInterrupts(view.run(), *end->record);
     if (irqs.total == 0 || irqs.per_cpu.size() < 2 || irqs.cpu_samples == 0) continue;
     size_t top = std::max_element(irqs.per_cpu.begin(), irqs.per_cpu.end()) - irqs.per_cpu.begin();
     double share = static_cast<double>(irqs.per_cpu[top]) / irqs.total;
@@ -41,8 +42,8 @@ Findings IrqConcentration(const RunView& view, const Thresholds& t) {
     for (const auto& [line, count] : irqs.per_line) {
       f.evidence.push_back(fmt::format("{}: {:.0f}/s", line, count / irqs.seconds));
     }
-    CoreSaturation cpu = AnalyzeCpu(view, *end, t);
-    if (cpu.core == static_cast<int>(top)) f.evidence.push_back(cpu.CoreText());
+    CoreSaturation cpu = CoreSaturationAt(view, *end, t);
+    if (cpu.core == static_cast<int>(top)) f.evidence.push_back(CoreText(cpu));
     f.evidence.push_back(
         fmt::format("cpu{} mean busy {:.0f}%; the other CPUs {:.0f}% idle on "
                     "average",

@@ -63,7 +63,7 @@ Findings RrCoreSaturated(const RunView& view, const Thresholds&) {
     f.evidence.push_back(fmt::format("{:.0f} transactions/s over {} flow(s)",
                                      rr->transactions_per_second, view.run().spec.parallel));
     if (view.SharedHost()) {
-      f.evidence.push_back("both ends run on one host: these are the same cores for both");
+      f.evidence.emplace_back("both ends run on one host: these are the same cores for both");
     }
     f.meaning = fmt::format(
         "The {} cannot turn transactions around any faster on that core; "

@@ -5,9 +5,9 @@
 #include <fmt/format.h>
 
 #include "base/units.h"
-#include "diagnosis/cpu_analysis.h"
 #include "diagnosis/link.h"
 #include "diagnosis/rules.h"
+#include "diagnosis/saturation.h"
 
 namespace nicbench::diagnosis {
 namespace {
@@ -207,7 +207,8 @@ Findings WindowLimited(const RunView& view, const Thresholds& t) {
     bool by_rwnd = rwnd >= t.window_limited_fraction;
     if (!by_rwnd && sndbuf < t.window_limited_fraction) continue;
     // A receiver that cannot keep up closes its window too; the CPU finding explains that.
-    if (by_rwnd && flow.receiver && AnalyzeCpu(view, *flow.receiver, t).Saturated(t)) continue;
+    if (by_rwnd && flow.receiver && Saturated(CoreSaturationAt(view, *flow.receiver, t), t))
+      continue;
     record::Finding f = MakeFinding(
         by_rwnd ? "receive-window-limited" : "send-buffer-limited", Severity::kWarning,
         by_rwnd ? fmt::format("Limited by the receiver's window {:.0f}% of the sender's busy time",

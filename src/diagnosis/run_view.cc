@@ -178,22 +178,6 @@ uint64_t QdiscRate(const record::NicFacts& nic) {
   return nic.qdisc.known() ? nic.qdisc.value().rate_bits_per_second : 0;
 }
 
-double Seconds(const record::HostInterval& sample) { return sample.end - sample.start; }
-
-std::optional<double> ProcessPercent(const record::HostInterval& sample) {
-  const record::ProcessUsage* p = sample.process.get();
-  double dt = Seconds(sample);
-  if (p == nullptr || dt <= 0) return std::nullopt;
-  return (p->user_seconds + p->system_seconds) / dt * 100.0;
-}
-
-std::optional<double> RunQueueWaitShare(const record::HostInterval& sample) {
-  const record::RunQueueDelay* q = sample.run_queue.get();
-  double dt = Seconds(sample);
-  if (q == nullptr || dt <= 0) return std::nullopt;
-  return q->waiting_seconds / dt;
-}
-
 std::string FlowName(const Flow& flow) {
   auto name = [](const End* end, const char* unreported) {
     return end ? end->name : std::string(unreported);

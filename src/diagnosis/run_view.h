@@ -91,12 +91,6 @@ class RunView {
 bool IsSoftwareNic(const record::NicFacts& nic);
 // The shaping rate of the NIC's root qdisc, 0 when unknown or not shaping.
 uint64_t QdiscRate(const record::NicFacts& nic);
-// Percent of one core used by the process in the sample, unknown when not sampled.
-std::optional<double> ProcessPercent(const record::HostInterval& sample);
-// Seconds nicbench's threads waited on a run queue per second of the interval (summed over
-// the threads: 0.5 = half a core's worth of waiting), when sampled.
-std::optional<double> RunQueueWaitShare(const record::HostInterval& sample);
-double Seconds(const record::HostInterval& sample);
 // "local client (sender) to remote server (receiver)".
 std::string FlowName(const Flow& flow);
 // "0-1 s" style interval text for evidence lines.

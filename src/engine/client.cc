@@ -191,7 +191,7 @@ Result<wire::State> CheckServerState(ClientRun& run, wire::State state) {
                   "the server reported an error: " + info.error().ToString());
     }
     // A nicbench server says why in words after the code; a stock one closes the connection.
-    auto words = wire::ReadJson(run.control.get(), std::chrono::seconds(1), 64 * 1024,
+    auto words = wire::ReadJson(run.control.get(), std::chrono::seconds(1), size_t{64} * 1024,
                                 "the server's error text");
     if (words && words->is_object() && words->contains("error") && (*words)["error"].is_string()) {
       return Fail(ErrorKind::kPeerError, "the server: " + (*words)["error"].get<std::string>());

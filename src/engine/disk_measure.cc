@@ -109,7 +109,7 @@ Result<DiskTestResult> RunDiskTest(const DiskTestSpec& spec) {
   if (target->created && !spec.keep) ::unlink(target->file.c_str());
   if (!read) return tl::unexpected(read.error());
   if (out.read && !out.read->direct_used && out.read->filesystem != "tmpfs" && !target->existing) {
-    out.notes.push_back(
+    out.notes.emplace_back(
         "the read follows posix_fadvise(DONTNEED) on the written file, so it "
         "comes from the disk, not the page cache");
   }

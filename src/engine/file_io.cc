@@ -276,7 +276,7 @@ record::FileRecord TimedFile::Record() const {
   r.call_seconds = untimed_ ? 0.0 : static_cast<double>(call_ns_) / 1e9;
   r.sync_seconds = static_cast<double>(sync_ns_) / 1e9;
   if (untimed_) {
-    r.notes.push_back(
+    r.notes.emplace_back(
         "-Z: sendfile(2) moved the file's pages to the socket; the disk's own "
         "time is not separable from the network's");
   }

@@ -44,12 +44,23 @@ Result<FlowState> Flow::Failure(const char* call, int err) const {
 Status BlockWithTimeout(int fd, int wait_ms) {
   const int flags = fcntl(fd, F_GETFL);
   if (flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0) return FailErrno("fcntl");
-  timeval wait{wait_ms / 1000, (wait_ms % 1000) * 1000};
+  timeval wait{wait_ms / 1000, static_cast<suseconds_t>(wait_ms % 1000) * 1000};
   if (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &wait, sizeof wait) != 0 ||
       setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &wait, sizeof wait) != 0) {
     return FailErrno("setsockopt(SO_RCVTIMEO)");
   }
   return Ok();
+}
+
+std::optional<Result<FlowState>> Flow::EndOfReads(const net::SysResult& r) {
+  PublishBytes();
+  if (r.value == 0) {
+    interest_ = 0;
+    return FlowState::kClosed;
+  }
+  if (r.err == EINTR) return std::nullopt;
+  if (r.err == EAGAIN) return FlowState::kActive;
+  return Failure("recv", r.err);
 }
 
 namespace {

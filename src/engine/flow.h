@@ -11,6 +11,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <optional>
 
 #include "base/clock.h"
 #include "base/result.h"
@@ -114,6 +115,11 @@ class Flow {
   // Turns a failed syscall into the flow's outcome: a reset or broken pipe once the test is
   // stopping is the normal end of a connection, anything else is an error naming the stream.
   Result<FlowState> Failure(const char* call, int err) const;
+  // The end of a TCP receiver's reads in one wakeup: `r` is a recv that moved no bytes
+  // (r.value <= 0). Publishes the bytes read so far, then: the peer's end of stream closes the
+  // flow, EAGAIN waits for the next wakeup, another error is Failure("recv"); nullopt on EINTR
+  // (read again).
+  std::optional<Result<FlowState>> EndOfReads(const net::SysResult& r);
 
   // Publishes the worker-local counters (relaxed stores: the worker is the only writer), and a
   // receiver's news to the receive budget when the test ends on one (flow_budget.h), after the

@@ -149,14 +149,7 @@ Result<FlowState> FileTcpReceiver::OnEvents(uint32_t) {
       }
       continue;
     }
-    PublishBytes();
-    if (r.value == 0) {
-      interest_ = 0;
-      return FlowState::kClosed;
-    }
-    if (r.err == EINTR) continue;
-    if (r.err == EAGAIN) return FlowState::kActive;
-    return Failure("recv", r.err);
+    if (auto end = EndOfReads(r)) return std::move(*end);
   }
   PublishBytes();
   return FlowState::kActive;

@@ -179,14 +179,7 @@ Result<FlowState> TcpReceiver::OnEvents(uint32_t) {
       ++local_blocks_;
       continue;
     }
-    PublishBytes();
-    if (r.value == 0) {
-      interest_ = 0;
-      return FlowState::kClosed;
-    }
-    if (r.err == EINTR) continue;
-    if (r.err == EAGAIN) return FlowState::kActive;
-    return Failure("recv", r.err);
+    if (auto end = EndOfReads(r)) return std::move(*end);
   }
   PublishBytes();
   return FlowState::kActive;

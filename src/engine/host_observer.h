@@ -37,9 +37,9 @@ class HostObserver {
   // sample: false makes Begin/OnBoundary do nothing (facts are still collected, once).
   // Reads the live machine ("/").
   HostObserver(const std::string& peer_address, bool sample);
-  // Reads `files` (a captured tree in tests); `interface` is the one that carries the test, or
+  // Reads `files` (a captured tree in tests); `iface` is the interface that carries the test, or
   // why it is not known.
-  HostObserver(std::unique_ptr<probes::FileSource> files, const Result<std::string>& interface,
+  HostObserver(std::unique_ptr<probes::FileSource> files, const Result<std::string>& iface,
                bool sample);
   HostObserver(const HostObserver&) = delete;  // the sampler points into *files_
   HostObserver& operator=(const HostObserver&) = delete;

@@ -14,7 +14,7 @@ namespace {
 constexpr int kSendFlags = MSG_DONTWAIT | MSG_NOSIGNAL;
 // Writes and reads go through buffers of at most this size; bigger messages take several calls.
 constexpr uint64_t kMaxBufferBytes = 1 << 20;
-constexpr uint64_t kMinReadBytes = 64 * 1024;
+constexpr uint64_t kMinReadBytes = uint64_t{64} * 1024;
 
 std::vector<uint8_t> Buffer(uint64_t bytes) {
   return std::vector<uint8_t>(std::clamp<uint64_t>(bytes, 1, kMaxBufferBytes), 0);

@@ -110,7 +110,7 @@ class TotalRateCheck {
     if (limit_ == 0) return std::nullopt;
     uint64_t total = 0;
     for (const FlowCounters& c : counters) total += c.bytes;
-    history_.push_back({now, total});
+    history_.emplace_back(now, total);
     while (history_.size() > 1 && now - history_[1].first >= window_) history_.pop_front();
     const auto& [then, bytes_then] = history_.front();
     const double seconds = std::chrono::duration<double>(now - then).count();
@@ -483,7 +483,7 @@ Status ServerTest::Measure(State& st) {
   (void)st.path->Join();
   auto counters = st.path->Snapshot();
   AddQueuedBytes(*st.path, st.spec.transport, counters);
-  CloseAtPeerEnd(st, std::move(counters), flows.TcpInfos());
+  CloseAtPeerEnd(st, counters, flows.TcpInfos());
   // Close the data sockets now, as iperf3's server does at TEST_END: a stock client in
   // reverse mode drains them until they close before it answers EXCHANGE_RESULTS.
   st.path.reset();
@@ -509,7 +509,7 @@ void ServerTest::CountInFlight(State& st, const protocol::PeerResults& theirs) {
   (void)st.path->Join();
   auto counters = st.path->Snapshot();
   AddQueuedBytes(*st.path, st.spec.transport, counters);
-  CloseAtPeerEnd(st, std::move(counters), ReadTcpInfos(*st.path, st.streams, st.spec.transport));
+  CloseAtPeerEnd(st, counters, ReadTcpInfos(*st.path, st.streams, st.spec.transport));
   st.path.reset();
 }
 

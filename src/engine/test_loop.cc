@@ -134,7 +134,8 @@ void TakeTotals(TestRun& run) {
   run.record.test_seconds = run.sampler->MeasuredSeconds();
 }
 
-void CloseAtPeerEnd(TestRun& run, std::vector<FlowCounters> counters, const TcpInfoByFlow& infos) {
+void CloseAtPeerEnd(TestRun& run, const std::vector<FlowCounters>& counters,
+                    const TcpInfoByFlow& infos) {
   if (run.peer_end.pending) {
     run.host->OnBoundary(run.sampler->Close(run.peer_end.at, counters, infos, run.peer_end.keep));
   }

@@ -177,6 +177,7 @@ void TakeTotals(TestRun& run);
 
 // After the peer's end: closes the pending final interval with the final counters (the
 // DataPath stopped, queued bytes added) and takes the totals.
-void CloseAtPeerEnd(TestRun& run, std::vector<FlowCounters> counters, const TcpInfoByFlow& infos);
+void CloseAtPeerEnd(TestRun& run, const std::vector<FlowCounters>& counters,
+                    const TcpInfoByFlow& infos);
 
 }  // namespace nicbench::engine

@@ -104,7 +104,7 @@ void FillLink(EthtoolSocket& sock, const std::string& iface, record::NicFacts& f
   // The handshake of ETHTOOL_GLINKSETTINGS (4.6+): ask with nwords 0, the kernel answers with
   // the negative word count it wants; ask again with that count.
   // Room for the three link-mode masks after the header; nwords is at most 127 (int8_t).
-  std::vector<uint32_t> buffer(sizeof(struct ethtool_link_settings) / 4 + 3 * 128);
+  std::vector<uint32_t> buffer(sizeof(struct ethtool_link_settings) / 4 + size_t{3} * 128);
   auto* settings = reinterpret_cast<struct ethtool_link_settings*>(buffer.data());
   settings->cmd = ETHTOOL_GLINKSETTINGS;
   auto status = sock.Call(iface, settings, "ETHTOOL_GLINKSETTINGS");

@@ -24,8 +24,8 @@ constexpr std::string_view kWhere = "parameter";
 constexpr std::string_view kExtWhere = "parameter nicbench";
 constexpr int64_t kInt32Max = std::numeric_limits<int32_t>::max();
 constexpr int64_t kInt64Max = std::numeric_limits<int64_t>::max();
-constexpr size_t kMaxTextBytes = 16 * 1024;  // title, extra_data
-constexpr size_t kMaxNameBytes = 256;        // congestion names, versions
+constexpr size_t kMaxTextBytes = size_t{16} * 1024;  // title, extra_data
+constexpr size_t kMaxNameBytes = 256;                // congestion names, versions
 
 // Propagates the error of a Status or Result inside the decoders.
 #define NB_PROTO_TRY(expr)                                                \

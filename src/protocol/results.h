@@ -19,7 +19,7 @@
 namespace nicbench::protocol {
 
 // Bidirectional with nicbench's maximum of streams per direction (iperf3's is 128).
-inline constexpr size_t kMaxResultStreams = 2 * record::kMaxParallelStreams;
+inline constexpr size_t kMaxResultStreams = size_t{2} * record::kMaxParallelStreams;
 
 // One stream as the sending end of the results saw it.
 struct PeerStream {

@@ -89,6 +89,8 @@ void ReadExtra(const json&, T&) {}
 void WriteExtra(json& j, const TestSpec& v) { PutRrSpec(j, v.rr); }
 void ReadExtra(const json& j, TestSpec& v) { ReadRrSpec(j, v.rr); }
 
+// The macro's T is a type name, which cannot be parenthesized.
+// NOLINTBEGIN(bugprone-macro-parentheses)
 #define NICBENCH_RECORD_JSON_DEFINE(T)  \
   void to_json(json& j, const T& v) {   \
     j = json_detail::WriteFields(v);    \
@@ -98,6 +100,8 @@ void ReadExtra(const json& j, TestSpec& v) { ReadRrSpec(j, v.rr); }
     json_detail::ReadFields(j, v);      \
     ReadExtra(j, v);                    \
   }
+// NOLINTEND(bugprone-macro-parentheses)
+
 NICBENCH_RECORD_JSON_TYPES(NICBENCH_RECORD_JSON_DEFINE)
 #undef NICBENCH_RECORD_JSON_DEFINE
 

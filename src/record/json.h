@@ -75,9 +75,12 @@ void from_json(const nlohmann::json& j, FileRecord& v);
   X(TestSpec)
 // clang-format on
 
+// The macro's T is a type name, which cannot be parenthesized.
+// NOLINTBEGIN(bugprone-macro-parentheses)
 #define NICBENCH_RECORD_JSON_DECLARE(T)        \
   void to_json(nlohmann::json& j, const T& v); \
   void from_json(const nlohmann::json& j, T& v);
+// NOLINTEND(bugprone-macro-parentheses)
 NICBENCH_RECORD_JSON_TYPES(NICBENCH_RECORD_JSON_DECLARE)
 #undef NICBENCH_RECORD_JSON_DECLARE
 

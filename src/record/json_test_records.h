@@ -108,6 +108,43 @@ struct StreamPlan {
   bool local_sends;
 };
 
+// One stream's totals over the 2 s: 25 MB sent, 24.8 MB received.
+inline StreamTotals MakeTotals(const StreamPlan& p, bool tcp) {
+  StreamTotals t;
+  t.id = p.id;
+  t.sender = p.local_sends;
+  t.bytes_sent = 25000000;
+  t.bytes_received = 24800000;
+  t.seconds_sent = 2.0;
+  t.seconds_received = 2.0;
+  if (tcp) {
+    t.retransmits = uint64_t{4};
+    t.max_snd_cwnd = uint64_t{14480};
+    t.min_rtt_us = uint32_t{480};
+    t.max_rtt_us = uint32_t{560};
+    t.mean_rtt_us = uint32_t{520};
+  } else {
+    t.retransmits = Measured<uint64_t>::Unknown(Missing::kAbsent, "UDP");
+    t.packets = 25000;
+    t.lost = 200;
+    t.jitter_seconds = 0.0003;
+  }
+  return t;
+}
+
+// The server's end of the same run: the local end's view with the roles of the streams turned.
+inline EndpointRecord MakeRemote(const EndpointRecord& local) {
+  EndpointRecord remote = local;
+  remote.role = "server";
+  remote.host = MakeHost("h2");
+  remote.cpu = CpuUtilization{20.0, 1.0, 19.0};
+  remote.congestion_used = "bbr";
+  for (IntervalRecord& interval : remote.intervals) {
+    for (StreamInterval& s : interval.streams) s.sender = !s.sender;
+  }
+  return remote;
+}
+
 // A finished run: 2 intervals of 1 s, `plan` streams, each moving 12.5 MB per second (100
 // Mbit/s) as the sender counts it and 12.4 MB as the receiver does.
 inline RunRecord MakeRun(Transport transport, Direction direction, std::vector<StreamPlan> plan,
@@ -148,39 +185,10 @@ inline RunRecord MakeRun(Transport transport, Direction direction, std::vector<S
     run.local.samples.push_back(MakeSample(i, i + 1));
   }
   run.local.intervals = run.intervals;
-  for (const StreamPlan& p : plan) {
-    StreamTotals t;
-    t.id = p.id;
-    t.sender = p.local_sends;
-    t.bytes_sent = 25000000;
-    t.bytes_received = 24800000;
-    t.seconds_sent = 2.0;
-    t.seconds_received = 2.0;
-    if (tcp) {
-      t.retransmits = uint64_t{4};
-      t.max_snd_cwnd = uint64_t{14480};
-      t.min_rtt_us = uint32_t{480};
-      t.max_rtt_us = uint32_t{560};
-      t.mean_rtt_us = uint32_t{520};
-    } else {
-      t.retransmits = Measured<uint64_t>::Unknown(Missing::kAbsent, "UDP");
-      t.packets = 25000;
-      t.lost = 200;
-      t.jitter_seconds = 0.0003;
-    }
-    run.streams.push_back(t);
-  }
+  for (const StreamPlan& p : plan) run.streams.push_back(MakeTotals(p, tcp));
   run.test_seconds = 2.0;
   if (with_remote) {
-    EndpointRecord remote = run.local;
-    remote.role = "server";
-    remote.host = MakeHost("h2");
-    remote.cpu = CpuUtilization{20.0, 1.0, 19.0};
-    remote.congestion_used = "bbr";
-    for (IntervalRecord& interval : remote.intervals) {
-      for (StreamInterval& s : interval.streams) s.sender = !s.sender;
-    }
-    run.remote = remote;
+    run.remote = MakeRemote(run.local);
   } else {
     run.remote = Measured<EndpointRecord>::Unknown(Missing::kNotReported, "peer is iperf 3.12");
   }

@@ -63,15 +63,8 @@ std::optional<SpecError> ValidateRr(const TestSpec& spec, const SpecLimits& limi
   return std::nullopt;
 }
 
-}  // namespace
-
-std::optional<SpecError> Validate(const TestSpec& spec, const SpecLimits& limits) {
-  if (spec.rr.enabled()) {
-    if (auto problem = ValidateRr(spec, limits)) return problem;
-  } else if (spec.parallel < 1 || spec.parallel > limits.max_parallel) {
-    return Violation(SpecViolation::kParallel, fmt::format("parallel streams {} out of range 1..{}",
-                                                           spec.parallel, limits.max_parallel));
-  }
+// How long the test runs and how often it reports.
+std::optional<SpecError> ValidateTiming(const TestSpec& spec, const SpecLimits& limits) {
   if (spec.duration.count() < 0 || spec.omit.count() < 0) {
     return Violation(SpecViolation::kDuration, "duration and omit must not be negative");
   }
@@ -88,12 +81,18 @@ std::optional<SpecError> Validate(const TestSpec& spec, const SpecLimits& limits
   if (spec.interval.count() != 0 && spec.interval.count() < 100) {
     return Violation(SpecViolation::kOther, "interval must be 0 (off) or at least 0.1 s");
   }
-  if (!spec.rr.enabled() && spec.block_bytes > limits.max_block_bytes) {
+  return std::nullopt;
+}
+
+// The bulk block length (a request/response test sizes its messages in ValidateRr).
+std::optional<SpecError> ValidateBlock(const TestSpec& spec, const SpecLimits& limits) {
+  if (spec.rr.enabled()) return std::nullopt;
+  if (spec.block_bytes > limits.max_block_bytes) {
     return Violation(SpecViolation::kBlockSize,
                      fmt::format("block length {} exceeds the limit of {} bytes", spec.block_bytes,
                                  limits.max_block_bytes));
   }
-  if (spec.transport == Transport::kUdp && spec.block_bytes != 0 && !spec.rr.enabled()) {
+  if (spec.transport == Transport::kUdp && spec.block_bytes != 0) {
     const uint32_t header = spec.udp_counters_64bit ? 16 : 12;
     if (spec.block_bytes < header) {
       return Violation(SpecViolation::kBlockSize,
@@ -103,6 +102,11 @@ std::optional<SpecError> Validate(const TestSpec& spec, const SpecLimits& limits
       return Violation(SpecViolation::kBlockSize, "UDP block length must be at most 65507 bytes");
     }
   }
+  return std::nullopt;
+}
+
+// The socket and pacing settings of the streams.
+std::optional<SpecError> ValidateSocketOptions(const TestSpec& spec, const SpecLimits& limits) {
   if (spec.udp_offload && spec.transport != Transport::kUdp) {
     return Violation(SpecViolation::kOther, "--udp-offload applies to UDP tests only (-u)");
   }
@@ -131,6 +135,20 @@ std::optional<SpecError> Validate(const TestSpec& spec, const SpecLimits& limits
     return Violation(SpecViolation::kOther, "congestion control name too long");
   }
   return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<SpecError> Validate(const TestSpec& spec, const SpecLimits& limits) {
+  if (spec.rr.enabled()) {
+    if (auto problem = ValidateRr(spec, limits)) return problem;
+  } else if (spec.parallel < 1 || spec.parallel > limits.max_parallel) {
+    return Violation(SpecViolation::kParallel, fmt::format("parallel streams {} out of range 1..{}",
+                                                           spec.parallel, limits.max_parallel));
+  }
+  if (auto problem = ValidateTiming(spec, limits)) return problem;
+  if (auto problem = ValidateBlock(spec, limits)) return problem;
+  return ValidateSocketOptions(spec, limits);
 }
 
 uint32_t EffectiveBlockBytes(const TestSpec& spec, uint32_t udp_default) {

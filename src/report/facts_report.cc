@@ -26,8 +26,8 @@ class Section {
     rows_.emplace_back(std::move(key), std::move(value));
   }
   template <typename T, typename Format>
-  void AddMeasured(std::string key, const record::Measured<T>& m, Format format) {
-    Add(std::move(key), m.known() ? format(m.value()) : Unknown(m));
+  void AddMeasured(const std::string& key, const record::Measured<T>& m, Format format) {
+    Add(key, m.known() ? format(m.value()) : Unknown(m));
   }
   std::string Render() const {
     size_t width = 0;

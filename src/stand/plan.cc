@@ -195,6 +195,7 @@ std::vector<Argv> BuildShapingPlan(const StandSpec& spec, Shaper shaper) {
 std::vector<Argv> BuildDownPlan(const std::vector<std::string>& namespaces,
                                 const std::vector<std::string>& root_devices) {
   std::vector<Argv> plan;
+  plan.reserve(namespaces.size() + root_devices.size());
   for (const auto& ns : namespaces) plan.push_back({"ip", "netns", "del", ns});
   for (const auto& dev : root_devices) plan.push_back({"ip", "link", "del", "dev", dev});
   return plan;

@@ -2,6 +2,8 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <string_view>
+#include <vector>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -25,6 +27,19 @@ Result<std::string> RunForOutput(CommandRunner& runner, const Argv& argv) {
     return Fail(fmt::format("'{}' failed: {}", JoinArgv(argv), err));
   }
   return std::move(output->out);
+}
+
+// The lines of `text` without their '\n' (and no empty line after a final one).
+std::vector<std::string_view> Lines(std::string_view text) {
+  std::vector<std::string_view> lines;
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string_view::npos) end = text.size();
+    lines.push_back(text.substr(start, end - start));
+    start = end + 1;
+  }
+  return lines;
 }
 
 std::string_view Trim(std::string_view text) {
@@ -89,12 +104,7 @@ Result<QdiscInfo> ParseQdiscJson(std::string_view json) {
 }
 
 Result<uint64_t> ParseHtbClassRate(std::string_view text) {
-  size_t line_start = 0;
-  while (line_start < text.size()) {
-    size_t line_end = text.find('\n', line_start);
-    if (line_end == std::string_view::npos) line_end = text.size();
-    std::string_view line = text.substr(line_start, line_end - line_start);
-    line_start = line_end + 1;
+  for (std::string_view line : Lines(text)) {
     if (line.find("class htb 1:1 ") == std::string_view::npos) continue;
     size_t at = line.find(" rate ");
     if (at == std::string_view::npos) break;
@@ -135,12 +145,7 @@ OffloadFlags ParseEthtoolFeatures(std::string_view text) {
       {"tx-checksumming", &OffloadFlags::tx_checksum},
       {"rx-checksumming", &OffloadFlags::rx_checksum},
   };
-  size_t line_start = 0;
-  while (line_start < text.size()) {
-    size_t line_end = text.find('\n', line_start);
-    if (line_end == std::string_view::npos) line_end = text.size();
-    std::string_view line = text.substr(line_start, line_end - line_start);
-    line_start = line_end + 1;
+  for (std::string_view line : Lines(text)) {
     // Sub-features are indented with a tab; only the top-level lines are wanted.
     if (line.empty() || line[0] == '\t' || line[0] == ' ') continue;
     size_t colon = line.find(':');

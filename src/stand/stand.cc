@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <map>
 
 #include <fmt/format.h>
@@ -83,11 +84,12 @@ StandInfo InfoFromState(const StandState& state) {
   return info;
 }
 
-std::string FormatQdiscSupport(const QdiscSupport& q) {
+std::string FormatQdiscSupport(const QdiscSupport& support) {
   auto one = [](const char* kind, const std::optional<bool>& have) {
     return fmt::format("{} {}", kind, !have ? "?" : *have ? "yes" : "missing");
   };
-  return fmt::format("{}, {}, {}", one("tbf", q.tbf), one("htb", q.htb), one("netem", q.netem));
+  return fmt::format("{}, {}, {}", one("tbf", support.tbf), one("htb", support.htb),
+                     one("netem", support.netem));
 }
 
 std::string FormatStandLine(const StandInfo& info) {
@@ -322,6 +324,7 @@ Result<std::vector<StandInfo>> StandManager::List() {
     if (owner && stands.count(*owner) == 0) stands.emplace(*owner, Rediscover(*owner, *namespaces));
   }
   std::vector<StandInfo> list;
+  list.reserve(stands.size());
   for (auto& [name, info] : stands) list.push_back(std::move(info));
   return list;
 }
@@ -379,10 +382,16 @@ ScopedStand::ScopedStand(ScopedStand&& other) noexcept
 
 ScopedStand::~ScopedStand() {
   if (!owned_) return;
-  ProcessRunner runner;
-  if (auto down = StandManager(runner, state_dir_).Down(info_.spec.name); !down) {
-    LogWarning(
-        fmt::format("stand {}: cleanup failed: {}", info_.spec.name, down.error().ToString()));
+  // A destructor must not throw (it may run while an exception unwinds): running the commands
+  // allocates, and a failure to clean up is only worth a warning.
+  try {
+    ProcessRunner runner;
+    if (auto down = StandManager(runner, state_dir_).Down(info_.spec.name); !down) {
+      LogWarning(
+          fmt::format("stand {}: cleanup failed: {}", info_.spec.name, down.error().ToString()));
+    }
+  } catch (...) {
+    std::fputs("nicbench: stand cleanup failed\n", stderr);
   }
 }
 

@@ -46,6 +46,8 @@ Status ToVersion1(Connection& c) {
           "duration_seconds {real} NOT NULL, sender_bps {real}, receiver_bps {real}, "
           "client_cpu_s_per_gb {real}, server_cpu_s_per_gb {real}, retransmits {int}, "
           "top_finding TEXT NOT NULL, top_severity TEXT NOT NULL, labels TEXT NOT NULL)",
+          // One statement over lines, not a missing comma:
+          // NOLINTNEXTLINE(bugprone-suspicious-missing-comma)
           "CREATE TABLE run_records (run_id {int} PRIMARY KEY REFERENCES runs (id) ON DELETE "
           "CASCADE, "
           "record TEXT NOT NULL)",
@@ -64,6 +66,8 @@ Status ToVersion2(Connection& c) {
                      "ALTER TABLE runs ADD COLUMN server_irq_per_gb {real}",
                      "ALTER TABLE runs ADD COLUMN mean_rtt_us {real}",
                      "ALTER TABLE run_records ADD COLUMN facts TEXT",
+                     // One statement over lines, not a missing comma:
+                     // NOLINTNEXTLINE(bugprone-suspicious-missing-comma)
                      "CREATE TABLE experiments ({id}, created_time TEXT NOT NULL, "
                      "created_secs {int} NOT NULL, state TEXT NOT NULL, definition TEXT NOT NULL)",
                  });
