@@ -21,6 +21,23 @@ TEST(PlanStreams, IdsSkipTwoAndBidirOrder) {
   for (size_t i = 0; i < 4; ++i) EXPECT_NE(client[i].sender, server[i].sender);
 }
 
+// The receiver's low-water mark (one wakeup per block) is for a timed test's only stream.
+TEST(MakeFlowConfig, LowWaterOnlyForATimedTestsOneStream) {
+  record::TestSpec spec;
+  const StreamRole receiver = PlanStreams(spec, false)[0];
+  EXPECT_EQ(MakeFlowConfig(-1, receiver, spec).receive_low_water,
+            record::EffectiveBlockBytes(spec));
+  record::TestSpec two = spec;
+  two.parallel = 2;
+  EXPECT_EQ(MakeFlowConfig(-1, receiver, two).receive_low_water, 0u);
+  record::TestSpec bidir = spec;
+  bidir.direction = record::Direction::kBidirectional;
+  EXPECT_EQ(MakeFlowConfig(-1, receiver, bidir).receive_low_water, 0u);
+  record::TestSpec bytes = spec;
+  bytes.bytes = 1 << 20;
+  EXPECT_EQ(MakeFlowConfig(-1, receiver, bytes).receive_low_water, 0u);
+}
+
 TEST(PlanStreams, ReverseServerSends) {
   record::TestSpec spec;
   spec.direction = record::Direction::kReverse;

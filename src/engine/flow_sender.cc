@@ -74,6 +74,19 @@ Result<FlowState> SenderFlow::Pump(const MonoTime* now) {
   return FlowState::kActive;
 }
 
+Result<FlowState> SenderFlow::RunBlocking() {
+  if (auto s = BlockWithTimeout(fd()); !s) return tl::unexpected(s.error());
+  SendBlocking();
+  const std::atomic<bool>& stopping = *env_.stopping;
+  while (!stopping.load(std::memory_order_acquire)) {
+    auto outcome = SendBlock();
+    if (!outcome) return tl::unexpected(outcome.error());
+    // kWouldBlock: the socket stayed full for kAloneWaitMs; the block in progress goes on.
+    if (*outcome == SendOutcome::kBudgetSpent) return FlowState::kDone;
+  }
+  return FlowState::kActive;
+}
+
 Result<FlowState> SenderFlow::CheckSocketError() {
   int err = 0;
   socklen_t len = sizeof(err);

@@ -19,6 +19,10 @@ class SenderFlow : public Flow {
   void Begin(MonoTime now) override;
   Result<FlowState> OnEvents(uint32_t events) override;
   Result<FlowState> OnPacingTick(MonoTime now) override;
+  // Alone on its worker, an unpaced sender sleeps in send(2) or sendfile(2) while the socket is
+  // full, as iperf3's stream threads do, instead of in epoll_wait beside a non-blocking call.
+  bool BlocksWhenAlone() const override { return !paced() && BlocksWhenAloneToo(); }
+  Result<FlowState> RunBlocking() override;
 
  protected:
   enum class SendOutcome {
@@ -31,6 +35,11 @@ class SenderFlow : public Flow {
   virtual Result<SendOutcome> SendBlock() = 0;
   // EPOLLERR: a MSG_ZEROCOPY sender drains its completions here; true if it may send again.
   virtual Result<bool> OnErrorQueue() { return false; }
+  // True for a sender that can block when alone (not MSG_ZEROCOPY, which needs the loop's
+  // completion events, nor a -F sender, whose blocks come from its file).
+  virtual bool BlocksWhenAloneToo() const { return false; }
+  // Called once before a blocking run: later SendBlock calls may block (no MSG_DONTWAIT).
+  virtual void SendBlocking() {}
 
   // Next block's size from the shared budget (0 = spent); no atomics when there is no budget.
   uint32_t ReserveBlock(bool exact) {

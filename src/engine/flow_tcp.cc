@@ -11,8 +11,6 @@
 namespace nicbench::engine {
 namespace {
 
-constexpr int kSendFlags = MSG_DONTWAIT | MSG_NOSIGNAL;
-
 // One error-queue message: a MSG_ZEROCOPY completion notice, or a real socket error.
 struct Completion {
   uint64_t sends = 0;  // sends completed by this notice (a range of send call numbers)
@@ -75,7 +73,7 @@ net::SysResult TcpSender::WriteSome() {
     off_t file_offset = offset_;
     return env_.sys->SendFile(fd(), memfd_, &file_offset, left_);
   }
-  const int flags = msg_zerocopy_ ? kSendFlags | MSG_ZEROCOPY : kSendFlags;
+  const int flags = msg_zerocopy_ ? send_flags_ | MSG_ZEROCOPY : send_flags_;
   return env_.sys->Send(fd(), block_ + offset_, left_, flags);
 }
 
@@ -182,6 +180,27 @@ Result<FlowState> TcpReceiver::OnEvents(uint32_t) {
     if (auto end = EndOfReads(r)) return std::move(*end);
   }
   PublishBytes();
+  return FlowState::kActive;
+}
+
+Result<FlowState> TcpReceiver::RunBlocking() {
+  if (auto s = BlockWithTimeout(fd()); !s) return tl::unexpected(s.error());
+  const int flags = config_.skip_rx_copy ? MSG_TRUNC : 0;
+  const size_t len = std::max<uint32_t>(config_.block_bytes, 1);
+  const std::atomic<bool>& stopping = *env_.stopping;
+  while (!stopping.load(std::memory_order_acquire)) {
+    const net::SysResult r = env_.sys->Recv(fd(), buffer_, len, flags);
+    if (r.value > 0) {
+      local_bytes_ += static_cast<uint64_t>(r.value);
+      ++local_blocks_;
+      PublishBytes();
+      continue;
+    }
+    if (r.value == 0) return FlowState::kClosed;
+    // EAGAIN: nothing came for kAloneWaitMs; look at the stop flag and wait again.
+    if (r.err == EINTR || r.err == EAGAIN) continue;
+    return Failure("recv", r.err);
+  }
   return FlowState::kActive;
 }
 

@@ -5,6 +5,8 @@
 // Thread safety: as Flow.
 #pragma once
 
+#include <sys/socket.h>
+
 #include <memory>
 #include <vector>
 
@@ -29,6 +31,8 @@ class TcpSender final : public SenderFlow {
  private:
   Result<SendOutcome> SendBlock() override;
   Result<bool> OnErrorQueue() override;
+  bool BlocksWhenAloneToo() const override { return !msg_zerocopy_; }
+  void SendBlocking() override { send_flags_ = MSG_NOSIGNAL; }
   net::SysResult WriteSome();
 
   void Use(std::shared_ptr<const Payload> payload);
@@ -37,8 +41,9 @@ class TcpSender final : public SenderFlow {
   const uint8_t* block_ = nullptr;  // payload_->block.data(), read-only
   int memfd_ = -1;                  // payload_->memfd, or -1
   const bool msg_zerocopy_;
-  uint32_t offset_ = 0;  // into the block in progress
-  uint32_t left_ = 0;    // bytes of it still to send; 0 = no block in progress
+  int send_flags_ = MSG_DONTWAIT | MSG_NOSIGNAL;  // MSG_NOSIGNAL alone in RunBlocking
+  uint32_t offset_ = 0;                           // into the block in progress
+  uint32_t left_ = 0;  // bytes of it still to send; 0 = no block in progress
   uint64_t zerocopy_completions_ = 0;
   uint64_t zerocopy_copied_ = 0;  // completions the kernel had to copy anyway (e.g. loopback)
 };
@@ -52,6 +57,9 @@ class TcpReceiver final : public Flow {
   void Begin(MonoTime now) override;
   Result<FlowState> OnEvents(uint32_t events) override;
   Result<FlowState> OnPacingTick(MonoTime) override { return FlowState::kActive; }
+  // Alone on its worker it sleeps in recv(2), as iperf3's stream threads do.
+  bool BlocksWhenAlone() const override { return true; }
+  Result<FlowState> RunBlocking() override;
 
  private:
   WorkerBuffers* shared_ = nullptr;
