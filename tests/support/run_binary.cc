@@ -176,6 +176,12 @@ bool BackgroundProcess::WaitForOutput(const std::string& needle, std::chrono::se
 
 bool IsRoot() { return geteuid() == 0; }
 
+std::vector<std::string> FavouredWhenRoot(std::vector<std::string> argv) {
+  if (!IsRoot() || !HaveProgram("chrt")) return argv;
+  argv.insert(argv.begin(), {"chrt", "-f", "1"});
+  return argv;
+}
+
 bool HaveProgram(const std::string& name) {
   const char* path = std::getenv("PATH");
   std::stringstream dirs(path ? path : "/usr/bin:/bin");

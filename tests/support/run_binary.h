@@ -75,6 +75,14 @@ bool IsRoot();
 // True when an executable of this name is on PATH (e.g. "iperf3").
 bool HaveProgram(const std::string& name);
 
+// `argv` run under a real-time scheduling class (`chrt -f 1`) when the tests run as root and
+// chrt is there, else `argv` unchanged. For a stock iperf3 server that receives a -n or -F
+// test: it closes its streams on TEST_END with what it has not read yet, so on a loaded host
+// its bytes depend on whether the scheduler ran it between the last data and TEST_END (the
+// stock iperf3 client races the same way). Only for servers that receive: a real-time sender
+// would starve the rest of its core.
+std::vector<std::string> FavouredWhenRoot(std::vector<std::string> argv);
+
 // A fresh free TCP port on 127.0.0.1 (bound with port 0 and released); racy by nature, so use
 // only for servers that cannot report their own port.
 int FreeTcpPort();

@@ -165,8 +165,8 @@ TEST(FilesLoopback, StockIperf3ServerWritesTheFileWeSend) {
   TempDir dir;
   const std::string data = MakeRandomFile(dir.File("src"), 2 << 20);
   const int port = FreeTcpPort();
-  BackgroundProcess server(
-      {"iperf3", "-s", "-1", "-p", std::to_string(port), "-B", "127.0.0.1", "-F", dir.File("out")});
+  BackgroundProcess server(FavouredWhenRoot({"iperf3", "-s", "-1", "-p", std::to_string(port), "-B",
+                                             "127.0.0.1", "-F", dir.File("out")}));
   ProcessResult r;
   for (int attempt = 0; attempt < 50; ++attempt) {
     r = RunNicbench(RunArgv(port, {"-F", dir.File("src")}));

@@ -50,10 +50,13 @@ struct BothSides {
   json theirs;  // iperf3 -s -1 -J
 };
 
-BothSides NicbenchAgainstIperfServer(const std::vector<std::string>& args) {
+// `favoured`: the server receives a -n test, see testing::FavouredWhenRoot.
+BothSides NicbenchAgainstIperfServer(const std::vector<std::string>& args, bool favoured = false) {
   const int port = testing::FreeTcpPort();
-  testing::BackgroundProcess server(
-      {"iperf3", "-s", "-1", "-J", "-p", std::to_string(port), "-B", "127.0.0.1"});
+  std::vector<std::string> server_argv = {
+      "iperf3", "-s", "-1", "-J", "-p", std::to_string(port), "-B", "127.0.0.1"};
+  if (favoured) server_argv = testing::FavouredWhenRoot(std::move(server_argv));
+  testing::BackgroundProcess server(server_argv);
   // iperf3 -J prints nothing until the test ends: wait for the port instead.
   testing::ProcessResult r;
   for (int attempt = 0; attempt < 50; ++attempt) {
@@ -133,7 +136,7 @@ TEST_F(InteropTest, NicbenchAgainstIperfServerUdp) {
 }
 
 TEST_F(InteropTest, NicbenchAgainstIperfServerBytesExact) {
-  BothSides both = NicbenchAgainstIperfServer({"-n", "10M"});
+  BothSides both = NicbenchAgainstIperfServer({"-n", "10M"}, /*favoured=*/true);
   EXPECT_EQ(Bytes(both.ours, "sum_sent"), 10485760u);
   EXPECT_EQ(Bytes(both.theirs, "sum_received"), 10485760u);
   EXPECT_EQ(Bytes(both.ours, "sum_received"), Bytes(both.theirs, "sum_received"));
