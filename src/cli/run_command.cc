@@ -115,7 +115,8 @@ void AddOptions(CLI::App& app, RunArgs& a) {
   app.add_option("--connect-timeout", a.connect_timeout, "control connect timeout in ms");
   app.add_option("--rcv-timeout", a.rcv_timeout,
                  "end the test if its data stops this long, ms (default 120000; 0 = never)");
-  app.add_option("--threads", a.threads, "worker threads (0 = one per CPU)");
+  app.add_option("--threads", a.threads,
+                 "worker threads (0 = one per stream up to 4 streams, else one per CPU)");
   app.add_flag("--no-samples", a.no_samples,
                "do not sample CPU, interrupts and counters on either end (to measure what\n"
                "sampling costs); facts and throughput are still recorded");

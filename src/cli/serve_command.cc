@@ -54,7 +54,8 @@ void AddOptions(CLI::App& app, ServeArgs& a) {
                  "most request/response flows (-P of --rr/--crr) accepted (1..1024, default "
                  "1024)");
   app.add_option("--max-block", a.max_block, "largest block length accepted (K/M bytes)");
-  app.add_option("--threads", a.threads, "worker threads per test (0 = one per CPU)");
+  app.add_option("--threads", a.threads,
+                 "worker threads per test (0 = one per stream up to 4 streams, else one per CPU)");
   app.add_option(
       "--rcv-timeout", a.rcv_timeout,
       "end a test whose data stops this long, ms (default 120000, as iperf3; 0 = never)");

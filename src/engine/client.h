@@ -27,7 +27,7 @@ struct ClientConfig {
   // gets 10 s plus a tenth of the test's duration, at most this long. A server that keeps
   // sending (live samples, say) cannot stretch a step.
   std::chrono::milliseconds control_timeout{30000};
-  int threads = 0;  // DataPath workers; 0 = one per CPU (capped)
+  int threads = 0;  // DataPath workers; 0 = WorkerThreadsFor's default
   // A running test whose data stops moving this long ends (iperf3's --rcv-timeout and its
   // default; here for both directions). 0 = never.
   std::chrono::milliseconds receive_timeout{120000};

@@ -57,6 +57,11 @@ net::SocketOptions DataSocketOptions(const record::TestSpec& spec) {
   return options;
 }
 
+uint32_t ReceiveLowWaterFor(uint32_t block_bytes) {
+  const uint64_t batch = std::min<uint64_t>(4ull * block_bytes, kReceiveWakeBytes);
+  return static_cast<uint32_t>(std::max<uint64_t>(block_bytes, batch));
+}
+
 FlowConfig MakeFlowConfig(int fd, const StreamRole& role, const record::TestSpec& spec) {
   FlowConfig flow;
   flow.fd = fd;
@@ -71,15 +76,15 @@ FlowConfig MakeFlowConfig(int fd, const StreamRole& role, const record::TestSpec
   flow.zero_copy = spec.zero_copy;
   flow.skip_rx_copy = spec.skip_rx_copy;
   // A TCP receiver woken for every segment costs a wakeup (a cross-CPU IPI on loopback) per
-  // 64 KiB; woken per block, far fewer. Only in timed tests: with -n/-k a last partial block
-  // would wait for the FIN, and the client ends those tests on the bytes received. And only for
-  // a test's one stream: with several, every core is busy and the receivers woken later held
-  // the senders back (loopback, 4 runs of 3 s each: one stream 47-54 Gbit/s with it against
-  // 34-36 without; -P 2 51-52 against 59-68; -P 4 -Z 33-35 against 38-40).
+  // 64 KiB; woken per ReceiveLowWaterFor (four 128 KiB blocks), far fewer. Only in timed tests:
+  // with -n/-k a last partial block would wait for the FIN, and the client ends those tests on the
+  // bytes received. And only for a test's one stream: with several, every core is busy and the
+  // receivers woken later held the senders back (loopback, 4 runs of 3 s each: one stream 47-54
+  // Gbit/s with it against 34-36 without; -P 2 51-52 against 59-68; -P 4 -Z 33-35 against 38-40).
   const bool one_stream = spec.parallel == 1 && spec.direction != record::Direction::kBidirectional;
   if (spec.transport == record::Transport::kTcp && spec.bytes == 0 && spec.blocks == 0 &&
       one_stream) {
-    flow.receive_low_water = flow.block_bytes;
+    flow.receive_low_water = ReceiveLowWaterFor(flow.block_bytes);
   }
   flow.udp_counters_64bit = spec.udp_counters_64bit;
   flow.udp_offload = spec.udp_offload;

@@ -21,12 +21,12 @@ TEST(PlanStreams, IdsSkipTwoAndBidirOrder) {
   for (size_t i = 0; i < 4; ++i) EXPECT_NE(client[i].sender, server[i].sender);
 }
 
-// The receiver's low-water mark (one wakeup per block) is for a timed test's only stream.
+// The receiver's low-water mark (one wakeup per four blocks) is for a timed test's only stream.
 TEST(MakeFlowConfig, LowWaterOnlyForATimedTestsOneStream) {
   record::TestSpec spec;
   const StreamRole receiver = PlanStreams(spec, false)[0];
   EXPECT_EQ(MakeFlowConfig(-1, receiver, spec).receive_low_water,
-            record::EffectiveBlockBytes(spec));
+            4 * record::EffectiveBlockBytes(spec));
   record::TestSpec two = spec;
   two.parallel = 2;
   EXPECT_EQ(MakeFlowConfig(-1, receiver, two).receive_low_water, 0u);
@@ -36,6 +36,14 @@ TEST(MakeFlowConfig, LowWaterOnlyForATimedTestsOneStream) {
   record::TestSpec bytes = spec;
   bytes.bytes = 1 << 20;
   EXPECT_EQ(MakeFlowConfig(-1, receiver, bytes).receive_low_water, 0u);
+}
+
+TEST(ReceiveLowWaterFor, FourBlocksUpToTheCapNeverLessThanOne) {
+  EXPECT_EQ(ReceiveLowWaterFor(128 * 1024), 512u * 1024);
+  EXPECT_EQ(ReceiveLowWaterFor(8 * 1024), 32u * 1024);
+  EXPECT_EQ(ReceiveLowWaterFor(200 * 1024), kReceiveWakeBytes);
+  EXPECT_EQ(ReceiveLowWaterFor(1 << 20), 1u << 20);
+  EXPECT_EQ(ReceiveLowWaterFor(0xffffffffu), 0xffffffffu);  // no overflow
 }
 
 TEST(PlanStreams, ReverseServerSends) {

@@ -69,11 +69,7 @@ Status DataPathImpl::AddFlow(const FlowConfig& config) {
   return Ok();
 }
 
-int DataPathImpl::ThreadCount() const {
-  int n =
-      threads_ > 0 ? threads_ : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  return std::min<int>(n, static_cast<int>(flows_.size()));
-}
+int DataPathImpl::ThreadCount() const { return WorkerThreadsFor(threads_, flows_.size()); }
 
 Status DataPathImpl::Start() {
   NB_CHECK(!started_);
@@ -134,6 +130,13 @@ int DataPathImpl::FlowFd(int id) const {
 }
 
 }  // namespace
+
+int WorkerThreadsFor(int requested, size_t flows) {
+  const int count = static_cast<int>(std::min<size_t>(flows, 1u << 20));
+  if (requested > 0) return std::min(requested, count);
+  if (count <= kThreadPerFlowMax) return count;
+  return std::min(static_cast<int>(std::max(1u, std::thread::hardware_concurrency())), count);
+}
 
 std::unique_ptr<DataPath> DataPath::Create(int threads) {
   return Create(threads, &net::RealSysCalls::Instance());

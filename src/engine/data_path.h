@@ -83,10 +83,22 @@ struct FlowCounters {
   std::shared_ptr<const LatencyHistogram> latency, connect_latency;
 };
 
+// Up to this many flows at one end, the default gives each flow a worker thread of its own,
+// as iperf3 gives each stream one: a flow alone on its worker runs in blocking calls
+// (Flow::BlocksWhenAlone), with no epoll_wait beside its sends or receives, and two such
+// flows on one CPU take turns in the scheduler instead of in one thread's loop. On loopback
+// with 2 CPUs, `-P 4 -Z` on 4 threads per end moved 1.07x what it moved on 2, and each
+// receiving server thread made the system calls per GB iperf3's do (docs/engine.md).
+inline constexpr int kThreadPerFlowMax = 4;
+
+// The worker threads a DataPath of `flows` flows runs: `requested` if set (> 0); else one per
+// flow up to kThreadPerFlowMax flows, one per online CPU beyond; never more than the flows.
+int WorkerThreadsFor(int requested, size_t flows);
+
 class DataPath {
  public:
-  // threads: number of worker threads (each gets flows round-robin); 0 = one per online CPU,
-  // capped at the flow count.
+  // threads: number of worker threads (each gets flows round-robin); 0 = WorkerThreadsFor's
+  // default.
   static std::unique_ptr<DataPath> Create(int threads);
   // The same, with the data-path syscalls going through `sys` (a net::FakeSysCalls in tests).
   // `sys` must outlive the DataPath.

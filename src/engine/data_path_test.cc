@@ -6,6 +6,8 @@
 #include <cerrno>
 #include <cmath>
 #include <numeric>
+#include <thread>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -188,6 +190,48 @@ TEST(DataPathTest, StopEndsAnUnlimitedTestAndJoinIsOk) {
   EXPECT_TRUE(status) << status.error().ToString();
   EXPECT_TRUE(dp->Join());
   EXPECT_GE(Counters(*dp, 1).bytes, Counters(*dp, 2).bytes);
+}
+
+TEST(WorkerThreadsFor, AThreadPerFlowForFewFlowsOnePerCpuBeyond) {
+  EXPECT_EQ(WorkerThreadsFor(0, 1), 1);
+  EXPECT_EQ(WorkerThreadsFor(0, kThreadPerFlowMax), kThreadPerFlowMax);
+  const int cpus = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  EXPECT_EQ(WorkerThreadsFor(0, 1000), std::min(cpus, 1000));
+  EXPECT_EQ(WorkerThreadsFor(3, 1000), 3);  // --threads wins
+  EXPECT_EQ(WorkerThreadsFor(8, 2), 2);     // never more threads than flows
+}
+
+// Four zero-copy senders and their receivers on the default threads: every flow alone on its
+// worker, in blocking sendfile/recv; what each receiver counts is what its sender sent.
+TEST(DataPathTest, FewSendfileFlowsEachOnItsOwnThreadCountExactly) {
+  std::vector<SocketPair> pairs;
+  for (int i = 0; i < 4; ++i) pairs.push_back(TcpPair());
+  auto senders = DataPath::Create(0);
+  auto receivers = DataPath::Create(0);
+  for (int i = 0; i < 4; ++i) {
+    FlowConfig tx = Tcp(pairs[i].a, i + 1, true);
+    tx.zero_copy = record::ZeroCopy::kSendfile;
+    ASSERT_TRUE(senders->AddFlow(tx));
+    ASSERT_TRUE(receivers->AddFlow(Tcp(pairs[i].b, i + 1, false)));
+  }
+  ASSERT_TRUE(receivers->Start());
+  ASSERT_TRUE(senders->Start());
+  ASSERT_TRUE(WaitFor([&] {
+    for (int i = 1; i <= 4; ++i) {
+      if (Counters(*receivers, i).bytes < (2u << 20)) return false;
+    }
+    return true;
+  })) << "a stream made no progress";
+  ASSERT_TRUE(senders->Join());
+  for (int i = 1; i <= 4; ++i) {
+    ::shutdown(senders->FlowFd(i), SHUT_WR);  // a FIN behind the last byte sent
+    ASSERT_TRUE(WaitFor([&] {
+      return Counters(*receivers, i).bytes == Counters(*senders, i).bytes;
+    })) << "stream "
+        << i << ": received " << Counters(*receivers, i).bytes << " of "
+        << Counters(*senders, i).bytes;
+  }
+  ASSERT_TRUE(receivers->Join());
 }
 
 TEST(DataPathTest, PeerResetBeforeStopIsReportedByJoin) {

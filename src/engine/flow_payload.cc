@@ -1,10 +1,14 @@
 #include "engine/flow_payload.h"
 
+#include <fcntl.h>
+#include <linux/magic.h>
 #include <sys/mman.h>
 #include <sys/random.h>
+#include <sys/statfs.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <new>
 #include <string>
 
@@ -28,20 +32,60 @@ Status FillPayload(std::span<uint8_t> buffer, bool repeating) {
   return Ok();
 }
 
-Result<net::UniqueFd> MakeBlockMemfd(std::span<const uint8_t> block) {
-  net::UniqueFd fd(memfd_create("nicbench-block", MFD_CLOEXEC));
-  if (!fd) return FailErrno("memfd_create");
+namespace {
+
+Status WriteAll(int fd, std::span<const uint8_t> block) {
   size_t done = 0;
   while (done < block.size()) {
-    ssize_t n = ::write(fd.get(), block.data() + done, block.size() - done);
+    ssize_t n = ::write(fd, block.data() + done, block.size() - done);
     if (n < 0) {
       if (errno == EINTR) continue;
-      return FailErrno("write(memfd)");
+      return FailErrno("write(payload file)");
     }
     done += static_cast<size_t>(n);
   }
+  return Ok();
+}
+
+bool InMemoryFs(int fd) {
+  struct statfs fs {};
+  if (fstatfs(fd, &fs) != 0) return true;
+  return fs.f_type == TMPFS_MAGIC || fs.f_type == RAMFS_MAGIC;
+}
+
+// An unnamed file (O_TMPFILE: nothing to clean up) in the first of `dirs` on a page-cache
+// filesystem; an empty fd where there is none. O_NOATIME: sendfile would otherwise check the
+// access time on every call (touch_atime).
+net::UniqueFd OpenPageCacheFile(const std::vector<std::string>& dirs) {
+  for (const std::string& dir : dirs) {
+    if (dir.empty()) continue;
+    net::UniqueFd fd(::open(dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC | O_NOATIME, 0600));
+    if (!fd && errno == EPERM) fd.Reset(::open(dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600));
+    if (fd && !InMemoryFs(fd.get())) return fd;
+  }
+  return net::UniqueFd();
+}
+
+}  // namespace
+
+std::vector<std::string> PayloadFileDirs() {
+  std::vector<std::string> dirs;
+  if (const char* tmpdir = std::getenv("TMPDIR")) dirs.emplace_back(tmpdir);
+  dirs.emplace_back("/var/tmp");
+  dirs.emplace_back("/tmp");
+  return dirs;
+}
+
+Result<net::UniqueFd> MakeBlockFile(std::span<const uint8_t> block,
+                                    const std::vector<std::string>& dirs) {
+  net::UniqueFd fd = OpenPageCacheFile(dirs);
+  if (!fd) fd.Reset(memfd_create("nicbench-block", MFD_CLOEXEC));
+  if (!fd) return FailErrno("memfd_create");
+  if (auto s = WriteAll(fd.get(), block); !s) return tl::unexpected(s.error());
   return fd;
 }
+
+bool OnPageCacheFs(int fd) { return !InMemoryFs(fd); }
 
 Result<std::shared_ptr<const Payload>> PayloadCache::Get(uint32_t bytes, bool repeating,
                                                          bool with_memfd) {
@@ -52,7 +96,7 @@ Result<std::shared_ptr<const Payload>> PayloadCache::Get(uint32_t bytes, bool re
   payload->block.resize(bytes);
   if (auto s = FillPayload(payload->block, repeating); !s) return tl::unexpected(s.error());
   if (with_memfd) {
-    auto made = MakeBlockMemfd(payload->block);
+    auto made = MakeBlockFile(payload->block, PayloadFileDirs());
     if (!made) return tl::unexpected(made.error());
     payload->memfd = std::move(*made);
   }

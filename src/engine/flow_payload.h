@@ -6,6 +6,7 @@
 #include <map>
 #include <memory>
 #include <span>
+#include <string>
 #include <tuple>
 #include <vector>
 
@@ -18,15 +19,27 @@ namespace nicbench::engine {
 // --repeating-payload, which compresses well on links that compress).
 Status FillPayload(std::span<uint8_t> buffer, bool repeating);
 
-// A memfd holding `block`, for sendfile(2): the zero-copy source iperf3 -Z gets from a temp file.
-Result<net::UniqueFd> MakeBlockMemfd(std::span<const uint8_t> block);
+// A file holding `block`, for sendfile(2): the zero-copy source iperf3 -Z gets from a temp file.
+// It is an unnamed file (O_TMPFILE) in the first of `dirs` on a page-cache filesystem (not
+// tmpfs or ramfs), else a memfd. The page cache is the cheaper source: sendfile takes its
+// pages in batches (filemap_splice_read), where from tmpfs or a memfd it looks each page up,
+// locks and unlocks it (shmem_file_splice_read, Linux 6.x), which cost `-Z` senders a tenth of
+// their CPU (docs/engine.md, "Zero-copy with several streams"). Its pages may be written back
+// to that filesystem (one block per sending worker) and, under memory pressure, read back
+// from it, as iperf3's temp file's are.
+Result<net::UniqueFd> MakeBlockFile(std::span<const uint8_t> block,
+                                    const std::vector<std::string>& dirs);
+// Where MakeBlockFile looks: $TMPDIR (as iperf3), /var/tmp, /tmp.
+std::vector<std::string> PayloadFileDirs();
+// True when `fd` is on a page-cache filesystem (for tests).
+bool OnPageCacheFs(int fd);
 
 // What a TCP sender repeats. Read-only once made, so every sending stream of a test shares one:
 // 128 streams of 16 MiB blocks cost 16 MiB, not 2 GiB (a hostile `-R -P 128 -l 16M` that never
 // reads made a server hold one block per stream).
 struct Payload {
   std::vector<uint8_t> block;
-  net::UniqueFd memfd;  // a copy of `block` for sendfile(2) (ZeroCopy::kSendfile), else empty
+  net::UniqueFd memfd;  // a file copy of `block` for sendfile(2) (MakeBlockFile), else empty
 };
 
 // The payloads of one test (owned by its DataPath), one per (length, fill, memfd) asked for.
@@ -42,9 +55,9 @@ class PayloadCache {
 // The buffers the flows of one worker thread share. A worker runs its flows one at a time, so
 // one receive buffer serves every receiver on it (1,000 receivers of 128 KiB blocks cost one
 // block per thread, not 125 MiB). Zero-copy senders get a payload per worker: sendfile(2)
-// splices the memfd's pages into the socket, locking each page's folio (a sleeping lock, in
-// shmem_file_splice_read, Linux 6.x) and taking a reference on it; MSG_ZEROCOPY pins the
-// block's pages. Two threads doing that to the same pages at once queue on those locks and
+// splices the payload file's pages into the socket, taking a reference on each (and from a
+// memfd locking its folio: a sleeping lock, in shmem_file_splice_read, Linux 6.x); MSG_ZEROCOPY
+// pins the block's pages. Two threads doing that to the same pages at once queue on those locks and
 // bounce the reference counts between CPUs, so with one memfd for the whole test `-P 2 -Z`
 // moved less than one stream (docs/engine.md, "Zero-copy with several streams"). Worker 0
 // keeps the test's payload; each further worker makes a copy.

@@ -44,7 +44,7 @@ struct ServerConfig {
   int max_tests_per_address = 0;
   // A test is ended by the server once duration + omit + grace has passed (iperf3: 40 s).
   std::chrono::milliseconds grace{10000};
-  int threads = 0;  // DataPath workers per test; 0 = one per CPU (capped)
+  int threads = 0;  // DataPath workers per test; 0 = WorkerThreadsFor's default
   // What every test's buffers together may take (server_budget.h); a test whose buffers would
   // not fit is refused with SERVER_ERROR before anything is allocated. 256 MiB fits a small NAS
   // and any ordinary test (-P 8 with 128 KiB blocks needs 1 MiB).

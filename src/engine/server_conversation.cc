@@ -247,9 +247,7 @@ Status ServerTest::Handshake(State& st) {
 
 Status ServerTest::ReserveBudgets(State& st) {
   const size_t streams = PlanStreams(st.spec, /*is_client=*/false).size();
-  const int cpus = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  const int workers = std::min<int>(shared_.config.threads > 0 ? shared_.config.threads : cpus,
-                                    static_cast<int>(streams));
+  const int workers = WorkerThreadsFor(shared_.config.threads, streams);
   const uint64_t fds = TestDescriptors(st.spec, workers);
   if (!shared_.fds.TryReserve(fds)) {
     // "unable to create a new test: Too many open files"
