@@ -91,6 +91,12 @@ class Flow {
   // waits at most kAloneWaitMs in one call, so Stop takes effect that soon), or the flow's end.
   virtual Result<FlowState> RunBlocking() { return FlowState::kActive; }
 
+  // A bulk sender that may wait for its turn among many (engine/turn_window.h): its worker
+  // may leave it unarmed for a while and it sends as soon as it is armed again.
+  virtual bool TakesTurns() const { return false; }
+  // Bytes moved so far (the worker's own count; the worker's thread only).
+  uint64_t moved_bytes() const { return local_bytes_; }
+
   // Called once after the workers have stopped (DataPath::Join): a -F flow syncs its file and
   // reports its figures.
   virtual void Finish() {}

@@ -28,6 +28,10 @@ class SenderFlow : public Flow {
     return !paced() && env_.budget->unlimited() && BlocksWhenAloneToo();
   }
   Result<FlowState> RunBlocking() override;
+  // Unpaced copying and sendfile senders take turns among many; a paced one is held back by
+  // its rate already, a MSG_ZEROCOPY one waits on its completions and a -F one on its file
+  // (the senders BlocksWhenAloneToo leaves out).
+  bool TakesTurns() const override { return !paced() && BlocksWhenAloneToo(); }
 
  protected:
   enum class SendOutcome {

@@ -92,9 +92,23 @@ Status Worker::Add(Flow* flow) {
   return Ok();
 }
 
+void Worker::PlanTurns() {
+  const size_t takers = static_cast<size_t>(std::count_if(
+      slots_.begin(), slots_.end(), [](const Slot& s) { return s.flow->TakesTurns(); }));
+  if (takers <= kTurnWindowAbove) return;
+  turns_.emplace(kTurnWindowWidth, takers);
+  for (Slot& slot : slots_) {
+    if (!slot.flow->TakesTurns()) continue;
+    slot.takes_turns = true;
+    // One wakeup may move the whole turn; the turn, not the wakeup, bounds its share.
+    slot.flow->set_wakeup_bytes(kTurnBytes);
+  }
+}
+
 Status Worker::Start() {
   const uint32_t wakeup_bytes = WakeupBytesFor(slots_.size());
   for (Slot& slot : slots_) slot.flow->set_wakeup_bytes(wakeup_bytes);
+  PlanTurns();
   epoll_.Reset(epoll_create1(EPOLL_CLOEXEC));
   if (!epoll_) return FailErrno("epoll_create1");
   stop_.Reset(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
@@ -159,8 +173,10 @@ Status Worker::Register() {
   for (size_t i = 0; i < slots_.size(); ++i) {
     Flow* flow = slots_[i].flow;
     flow->Begin(start);
-    slots_[i].registered = flow->interest();
-    if (auto s = AddToEpoll(epoll_.get(), flow->fd(), flow->interest(), i); !s) return s;
+    // A sender outside the turn window waits unarmed (EPOLLERR and EPOLLHUP still come).
+    const bool waits = slots_[i].takes_turns && !turns_->Enrol(i);
+    slots_[i].registered = waits ? 0 : flow->interest();
+    if (auto s = AddToEpoll(epoll_.get(), flow->fd(), slots_[i].registered, i); !s) return s;
   }
   return Ok();
 }
@@ -220,16 +236,46 @@ Status Worker::Settle(size_t index, const Result<FlowState>& outcome) {
     return Retire(index);
   }
   if (*outcome != FlowState::kActive) return Retire(index);
-  const uint32_t wanted = slot.flow->interest();
-  if (wanted != slot.registered) {
-    epoll_event ev{};
-    ev.events = wanted;
-    ev.data.u64 = index;
-    if (epoll_ctl(epoll_.get(), EPOLL_CTL_MOD, slot.flow->fd(), &ev) != 0)
-      return FailErrno("epoll_ctl(MOD)");
-    slot.registered = wanted;
+  if (slot.takes_turns) return TakeTurns(index);
+  return Arm(index, slot.flow->interest());
+}
+
+Status Worker::Arm(size_t index, uint32_t events) {
+  Slot& slot = slots_[index];
+  if (events == slot.registered) return Ok();
+  epoll_event ev{};
+  ev.events = events;
+  ev.data.u64 = index;
+  if (epoll_ctl(epoll_.get(), EPOLL_CTL_MOD, slot.flow->fd(), &ev) != 0)
+    return FailErrno("epoll_ctl(MOD)");
+  slot.registered = events;
+  return Ok();
+}
+
+Status Worker::TakeTurns(size_t index) {
+  Slot& slot = slots_[index];
+  // A waiting sender woken by EPOLLERR/EPOLLHUP that is still fine stays unarmed.
+  if (!turns_->Sending(index)) return Arm(index, 0);
+  // A turn is one wakeup: it moved its bytes, or the socket filled first (each wakeup writes
+  // until EAGAIN or the turn's bytes, as its wakeup bytes are the turn's).
+  // A turn that began in a block left half-sent ends a part of a block short of its quota.
+  const uint64_t block = std::max<uint32_t>(slot.flow->config().block_bytes, 1);
+  const uint64_t quota = std::max<uint64_t>(kTurnBytes / block, 1) * block;
+  const bool socket_full = slot.flow->moved_bytes() - slot.turn_start + block <= quota;
+  const std::vector<size_t> admitted = turns_->Pass(index, socket_full);
+  if (!turns_->Sending(index)) {
+    if (auto s = Arm(index, 0); !s) return s;
+  }
+  for (size_t next : admitted) {
+    if (auto s = BeginTurn(next); !s) return s;
   }
   return Ok();
+}
+
+Status Worker::BeginTurn(size_t index) {
+  Slot& slot = slots_[index];
+  slot.turn_start = slot.flow->moved_bytes();
+  return Arm(index, slot.flow->interest());
 }
 
 Status Worker::Retire(size_t index) {
@@ -240,6 +286,11 @@ Status Worker::Retire(size_t index) {
   if (epoll_ctl(epoll_.get(), EPOLL_CTL_DEL, slot.flow->fd(), nullptr) != 0)
     return FailErrno("epoll_ctl(DEL)");
   if (slot.flow->sender()) run_->SenderFinished();
+  if (slot.takes_turns) {
+    for (size_t next : turns_->Leave(index)) {
+      if (auto s = BeginTurn(next); !s) return s;
+    }
+  }
   return Ok();
 }
 

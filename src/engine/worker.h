@@ -1,6 +1,7 @@
 // Worker: one thread running one epoll loop over the flows it was given (neper's thread.c /
 // loop.c shape). Level-triggered: a sender stays on EPOLLOUT and writes until EAGAIN, a
 // receiver on EPOLLIN. Paced senders sleep on one timerfd per worker instead of spinning.
+// A worker with many bulk senders lets only a few send at a time (engine/turn_window.h).
 // Stop is an eventfd in the loop; a flow alone on its worker that can run in blocking calls
 // (UDP bulk flows, Flow::RunBlocking) does so instead, and sees Stop through the stopping flag.
 // The thread body catches everything, so a worker never dies silently: its failure goes to
@@ -20,6 +21,7 @@
 #include "engine/flow.h"
 #include "engine/flow_budget.h"
 #include "engine/flow_payload.h"
+#include "engine/turn_window.h"
 #include "net/sys_calls.h"
 #include "net/unique_fd.h"
 
@@ -83,6 +85,8 @@ class Worker {
     Flow* flow = nullptr;
     uint32_t registered = 0;  // events currently in the epoll set
     bool active = true;
+    bool takes_turns = false;  // one of the senders the turn window rotates
+    uint64_t turn_start = 0;   // moved_bytes() when its current turn began
   };
 
   void Run() noexcept;
@@ -91,6 +95,14 @@ class Worker {
   // blocking calls instead of the loop: its socket never enters the epoll set.
   Status RunAlone();
   Status Register();
+  // With more than kTurnWindowAbove bulk senders, only a few send at a time (turn_window.h).
+  void PlanTurns();
+  // Sets the events of a flow's epoll entry when they differ from what is registered.
+  Status Arm(size_t index, uint32_t events);
+  // After a turn taker's events: its turn (one wakeup) is over; passes it on.
+  Status TakeTurns(size_t index);
+  // Arms the sender the window admitted, for a new turn.
+  Status BeginTurn(size_t index);
   Status OnTimer();
   // Applies a flow's outcome: keeps it, re-arms it, or retires it (and reports its error).
   Status Settle(size_t index, const Result<FlowState>& outcome);
@@ -100,7 +112,8 @@ class Worker {
   RunContext* const run_;
   WorkerBuffers buffers_;  // shared by this worker's flows (flow_payload.h)
   std::vector<Slot> slots_;
-  std::vector<size_t> paced_;  // indices of paced flows, ticked by the timerfd
+  std::vector<size_t> paced_;        // indices of paced flows, ticked by the timerfd
+  std::optional<TurnWindow> turns_;  // set by PlanTurns when this worker's senders rotate
   net::UniqueFd epoll_;
   net::UniqueFd stop_;
   net::UniqueFd timer_;
