@@ -40,6 +40,20 @@ Status Watch(int epoll_fd, int op, int fd, uint32_t events, uint64_t tag) {
   return Ok();
 }
 
+// Calls on_event with the tag of each event ready in a flow's own epoll set (without waiting:
+// the worker's loop saw the set readable), until one returns other than kActive.
+template <typename OnEvent>
+Result<FlowState> ForEachReady(int epoll_fd, OnEvent&& on_event) {
+  epoll_event events[kEventsPerWake];
+  const int n = epoll_wait(epoll_fd, events, kEventsPerWake, 0);
+  if (n < 0 && errno != EINTR) return FailErrno("epoll_wait (CRR)");
+  for (int i = 0; i < n; ++i) {
+    Result<FlowState> outcome = on_event(events[i].data.u64);
+    if (!outcome || *outcome != FlowState::kActive) return outcome;
+  }
+  return FlowState::kActive;
+}
+
 // Sends `bytes` of zeros; a short write of a small message on a fresh socket does not happen
 // in practice, and is an error rather than a stall.
 Status SendAll(int fd, const std::vector<uint8_t>& zeros, uint64_t bytes) {
@@ -72,13 +86,9 @@ class CrrClient final : public RrFlow {
   void Begin(MonoTime) override { interest_ = EPOLLIN; }
 
   Result<FlowState> OnEvents(uint32_t) override {
-    epoll_event events[kEventsPerWake];
-    const int n = epoll_wait(fd_.get(), events, kEventsPerWake, 0);
-    if (n < 0 && errno != EINTR) return FailErrno("epoll_wait (CRR)");
-    for (int i = 0; i < n; ++i) {
-      auto outcome = events[i].data.u64 == kDataTag ? OnData() : OnSlot(events[i].data.u64);
-      if (!outcome || *outcome != FlowState::kActive) return outcome;
-    }
+    auto ready = ForEachReady(
+        fd_.get(), [&](uint64_t tag) { return tag == kDataTag ? OnData() : OnSlot(tag); });
+    if (!ready || *ready != FlowState::kActive) return ready;
     if (peer_.ss_family != AF_UNSPEC) {
       if (config_.rr_alone) return RunAlone();
       if (auto s = StartTransactions(); !s) return Failure("connect", s.error().sys_errno);
@@ -278,26 +288,25 @@ class CrrServer final : public RrFlow {
 
   Result<FlowState> OnEvents(uint32_t) override {
     if (config_.rr_alone) return RunAlone();
-    epoll_event events[kEventsPerWake];
-    const int n = epoll_wait(fd_.get(), events, kEventsPerWake, 0);
-    if (n < 0 && errno != EINTR) return FailErrno("epoll_wait (CRR)");
-    for (int i = 0; i < n; ++i) {
-      const uint64_t tag = events[i].data.u64;
-      if (tag == kDataTag) {
-        char byte;
-        const ssize_t r = ::recv(data_.get(), &byte, 1, MSG_DONTWAIT);
-        if (r == 0 || (r < 0 && errno != EAGAIN)) return FlowState::kClosed;
-      } else if (tag == kListenTag) {
-        if (auto s = AcceptAll(); !s) return tl::unexpected(s.error());
-      } else {
-        OnConnection(static_cast<int>(tag));
-      }
-    }
+    auto ready = ForEachReady(fd_.get(), [&](uint64_t tag) { return OnEvent(tag); });
     PublishBytes();
-    return FlowState::kActive;
+    return ready;
   }
 
  private:
+  Result<FlowState> OnEvent(uint64_t tag) {
+    if (tag == kDataTag) {
+      char byte;
+      const ssize_t r = ::recv(data_.get(), &byte, 1, MSG_DONTWAIT);
+      if (r == 0 || (r < 0 && errno != EAGAIN)) return FlowState::kClosed;
+    } else if (tag == kListenTag) {
+      if (auto s = AcceptAll(); !s) return tl::unexpected(s.error());
+    } else {
+      OnConnection(static_cast<int>(tag));
+    }
+    return FlowState::kActive;
+  }
+
   Status AcceptAll() {
     for (;;) {
       const int fd = ::accept4(listener_.get(), nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
