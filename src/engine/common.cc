@@ -91,7 +91,7 @@ FlowConfig MakeFlowConfig(int fd, const StreamRole& role, const record::TestSpec
   flow.repeating_payload = spec.repeating_payload;
   flow.rr = spec.rr;
   if (spec.rr.enabled()) flow.receive_low_water = 0;  // a request is 1 byte by default
-  flow.rr_alone = spec.rr.mode == record::RrMode::kRr && spec.parallel == 1 && spec.rr.burst == 1;
+  flow.rr_alone = spec.rr.enabled() && spec.parallel == 1 && spec.rr.burst == 1;
   return flow;
 }
 

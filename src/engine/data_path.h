@@ -50,9 +50,9 @@ struct FlowConfig {
   std::shared_ptr<FileTransfer> file;
   // A request/response flow (engine/rr_flow.h) when rr.enabled(): the client end is the sender.
   record::RrSpec rr;
-  // The test's only flow (so alone on its worker): a TCP or UDP RR flow with one transaction in
-  // flight then runs its transactions in blocking calls, as netperf does, instead of one epoll
-  // wait per message (rr_flow.h).
+  // The test's only flow (so alone on its worker): a TCP, UDP or CRR flow with one transaction
+  // in flight then runs its transactions in blocking calls, as netperf does, instead of one
+  // epoll wait per message or connection (rr_flow.h, rr_crr.cc).
   bool rr_alone = false;
 };
 

@@ -44,6 +44,10 @@ Result<FlowState> Flow::Failure(const char* call, int err) const {
 Status BlockWithTimeout(int fd, int wait_ms) {
   const int flags = fcntl(fd, F_GETFL);
   if (flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0) return FailErrno("fcntl");
+  return SetWaits(fd, wait_ms);
+}
+
+Status SetWaits(int fd, int wait_ms) {
   timeval wait{wait_ms / 1000, static_cast<suseconds_t>(wait_ms % 1000) * 1000};
   if (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &wait, sizeof wait) != 0 ||
       setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &wait, sizeof wait) != 0) {

@@ -54,6 +54,8 @@ inline uint32_t WakeupBytesFor(size_t flows) {
 // still sees DataPath::Stop soon.
 inline constexpr int kAloneWaitMs = 50;
 Status BlockWithTimeout(int fd, int wait_ms = kAloneWaitMs);
+// The send and receive timeouts alone (SO_SNDTIMEO, SO_RCVTIMEO), for a socket made blocking.
+Status SetWaits(int fd, int wait_ms);
 
 enum class FlowState {
   kActive,  // keep it in the loop

@@ -2,7 +2,8 @@
 // connection carries only the port of a listener the server's end opens for the flow (2 bytes,
 // big-endian) and, by closing, the end of the test. Each flow watches its own sockets in an
 // epoll set of its own, whose fd is what the worker's loop watches (an epoll fd is pollable),
-// so the worker's loop is the same as for every other flow.
+// so the worker's loop is the same as for every other flow. A lone flow (FlowConfig::rr_alone)
+// leaves that loop at its first event and runs its transactions in blocking calls (RunAlone).
 //
 // The server writes the response and closes first, and the client closes when it has read the
 // end: the TIME_WAIT state stays on the server's side, so the client's ephemeral ports are not
@@ -39,6 +40,20 @@ Status Watch(int epoll_fd, int op, int fd, uint32_t events, uint64_t tag) {
   return Ok();
 }
 
+// Calls on_event with the tag of each event ready in a flow's own epoll set (without waiting:
+// the worker's loop saw the set readable), until one returns other than kActive.
+template <typename OnEvent>
+Result<FlowState> ForEachReady(int epoll_fd, OnEvent&& on_event) {
+  epoll_event events[kEventsPerWake];
+  const int n = epoll_wait(epoll_fd, events, kEventsPerWake, 0);
+  if (n < 0 && errno != EINTR) return FailErrno("epoll_wait (CRR)");
+  for (int i = 0; i < n; ++i) {
+    Result<FlowState> outcome = on_event(events[i].data.u64);
+    if (!outcome || *outcome != FlowState::kActive) return outcome;
+  }
+  return FlowState::kActive;
+}
+
 // Sends `bytes` of zeros; a short write of a small message on a fresh socket does not happen
 // in practice, and is an error rather than a stall.
 Status SendAll(int fd, const std::vector<uint8_t>& zeros, uint64_t bytes) {
@@ -49,6 +64,14 @@ Status SendAll(int fd, const std::vector<uint8_t>& zeros, uint64_t bytes) {
     bytes -= static_cast<uint64_t>(n);
   }
   return Ok();
+}
+
+// True once the peer closed the flow's data connection (which carries nothing after the port):
+// the test is over at its end. One recv(2) that does not wait.
+bool Closed(int data_fd) {
+  char byte;
+  const ssize_t n = ::recv(data_fd, &byte, 1, MSG_DONTWAIT | MSG_PEEK);
+  return n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR);
 }
 
 class CrrClient final : public RrFlow {
@@ -63,14 +86,11 @@ class CrrClient final : public RrFlow {
   void Begin(MonoTime) override { interest_ = EPOLLIN; }
 
   Result<FlowState> OnEvents(uint32_t) override {
-    epoll_event events[kEventsPerWake];
-    const int n = epoll_wait(fd_.get(), events, kEventsPerWake, 0);
-    if (n < 0 && errno != EINTR) return FailErrno("epoll_wait (CRR)");
-    for (int i = 0; i < n; ++i) {
-      auto outcome = events[i].data.u64 == kDataTag ? OnData() : OnSlot(events[i].data.u64);
-      if (!outcome || *outcome != FlowState::kActive) return outcome;
-    }
+    auto ready = ForEachReady(
+        fd_.get(), [&](uint64_t tag) { return tag == kDataTag ? OnData() : OnSlot(tag); });
+    if (!ready || *ready != FlowState::kActive) return ready;
     if (peer_.ss_family != AF_UNSPEC) {
+      if (config_.rr_alone) return RunAlone();
       if (auto s = StartTransactions(); !s) return Failure("connect", s.error().sys_errno);
     }
     PublishBytes();
@@ -176,6 +196,75 @@ class CrrClient final : public RrFlow {
     return FlowState::kActive;
   }
 
+  // The lone flow's loop (FlowConfig::rr_alone): socket, connect, send, recv, recv (the
+  // server's FIN), close in blocking calls, as netperf's TCP_CRR does, with no epoll wait
+  // between them. Each socket gets the send and receive timeouts of kAloneWaitMs, so a blocked
+  // call sees the stop soon.
+  Result<FlowState> RunAlone() {
+    const std::atomic<bool>& stopping = *env_.stopping;
+    while (!stopping.load(std::memory_order_acquire)) {
+      if (!ReserveTransaction()) return FlowState::kDone;
+      auto step = TransactAlone(stopping);
+      if (!step) return tl::unexpected(step.error());
+      if (*step != FlowState::kActive) return step;
+    }
+    PublishBytes();
+    return FlowState::kActive;  // the worker's loop sees the stop
+  }
+
+  // One transaction of the lone loop. kActive: done, or stopped under it (the caller sees the
+  // stop flag); kClosed: the server ended the test (it closed the data connection).
+  Result<FlowState> TransactAlone(const std::atomic<bool>& stopping) {
+    const uint64_t start = MonotonicNs();
+    net::UniqueFd fd(::socket(peer_.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0));
+    if (!fd) return FailErrno("socket (CRR)");
+    if (auto s = SetWaits(fd.get(), kAloneWaitMs); !s) return tl::unexpected(s.error());
+    auto connected = ConnectAlone(fd.get(), stopping);
+    if (!connected) return Broken("connect (CRR)", connected.error().sys_errno);
+    if (*connected != Step::kDone) return FlowState::kActive;
+    rr_.Connected(MonotonicNs() - start);
+    auto sent = engine::SendAll(env_.sys, fd.get(), zeros_, config_.rr.request_bytes, stopping);
+    if (!sent) return Broken("send (CRR)", sent.error().sys_errno);
+    if (*sent != Step::kDone) return FlowState::kActive;
+    local_bytes_ += config_.rr.request_bytes;
+    auto got = RecvAll(env_.sys, fd.get(), in_, config_.rr.response_bytes, stopping);
+    if (!got) return Broken("recv (CRR)", got.error().sys_errno);
+    if (*got == Step::kClosed) {
+      if (Closed(data_.get())) return FlowState::kClosed;
+      return Fail("stream " + std::to_string(config_.id) +
+                  ": the server closed a CRR connection before its response");
+    }
+    if (*got == Step::kStopped) return FlowState::kActive;
+    rr_.Transaction(MonotonicNs() - start);
+    ++local_blocks_;
+    // The server's FIN, usually already here: reading it lets the close below be the second
+    // one, so TIME_WAIT stays on the server.
+    char byte;
+    while (env_.sys->Recv(fd.get(), &byte, 1, 0).err == EAGAIN &&
+           !stopping.load(std::memory_order_acquire)) {
+    }
+    PublishBytes();
+    return FlowState::kActive;
+  }
+
+  // A blocking connect that gives up its wait every kAloneWaitMs (SO_SNDTIMEO) to look at the
+  // stop flag; connect(2) again on the same socket waits on for the handshake under way.
+  Result<Step> ConnectAlone(int fd, const std::atomic<bool>& stopping) {
+    for (;;) {
+      if (::connect(fd, reinterpret_cast<sockaddr*>(&peer_), peer_len_) == 0) return Step::kDone;
+      if (errno == EISCONN) return Step::kDone;
+      if (errno != EINPROGRESS && errno != EALREADY && errno != EINTR) return FailErrno("connect");
+      if (stopping.load(std::memory_order_acquire)) return Step::kStopped;
+    }
+  }
+
+  // A failed call of the lone loop: the end of the test if the server closed the data
+  // connection (its listener is gone with it), else the error.
+  Result<FlowState> Broken(const char* call, int err) {
+    if (Closed(data_.get())) return FlowState::kClosed;
+    return Failure(call, err);
+  }
+
   net::UniqueFd data_;
   std::vector<uint8_t> zeros_, in_;
   std::vector<Slot> slots_;
@@ -198,26 +287,26 @@ class CrrServer final : public RrFlow {
   void Begin(MonoTime) override { interest_ = EPOLLIN; }
 
   Result<FlowState> OnEvents(uint32_t) override {
-    epoll_event events[kEventsPerWake];
-    const int n = epoll_wait(fd_.get(), events, kEventsPerWake, 0);
-    if (n < 0 && errno != EINTR) return FailErrno("epoll_wait (CRR)");
-    for (int i = 0; i < n; ++i) {
-      const uint64_t tag = events[i].data.u64;
-      if (tag == kDataTag) {
-        char byte;
-        const ssize_t r = ::recv(data_.get(), &byte, 1, MSG_DONTWAIT);
-        if (r == 0 || (r < 0 && errno != EAGAIN)) return FlowState::kClosed;
-      } else if (tag == kListenTag) {
-        if (auto s = AcceptAll(); !s) return tl::unexpected(s.error());
-      } else {
-        OnConnection(static_cast<int>(tag));
-      }
-    }
+    if (config_.rr_alone) return RunAlone();
+    auto ready = ForEachReady(fd_.get(), [&](uint64_t tag) { return OnEvent(tag); });
     PublishBytes();
-    return FlowState::kActive;
+    return ready;
   }
 
  private:
+  Result<FlowState> OnEvent(uint64_t tag) {
+    if (tag == kDataTag) {
+      char byte;
+      const ssize_t r = ::recv(data_.get(), &byte, 1, MSG_DONTWAIT);
+      if (r == 0 || (r < 0 && errno != EAGAIN)) return FlowState::kClosed;
+    } else if (tag == kListenTag) {
+      if (auto s = AcceptAll(); !s) return tl::unexpected(s.error());
+    } else {
+      OnConnection(static_cast<int>(tag));
+    }
+    return FlowState::kActive;
+  }
+
   Status AcceptAll() {
     for (;;) {
       const int fd = ::accept4(listener_.get(), nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
@@ -231,6 +320,42 @@ class CrrServer final : public RrFlow {
       }
       got_[fd] = 0;
     }
+  }
+
+  // The lone flow's loop: accept, recv, send, close in blocking calls, as netserver does. The
+  // listener is blocking with the waits of kAloneWaitMs, and a connection accepted from it
+  // inherits both (the kernel copies the listener's socket into the new one), so a blocked
+  // call sees the stop soon without a setsockopt(2) per connection.
+  Result<FlowState> RunAlone() {
+    if (auto s = BlockWithTimeout(listener_.get()); !s) return tl::unexpected(s.error());
+    const std::atomic<bool>& stopping = *env_.stopping;
+    while (!stopping.load(std::memory_order_acquire)) {
+      net::UniqueFd conn(::accept4(listener_.get(), nullptr, nullptr, SOCK_CLOEXEC));
+      if (!conn) {
+        if (errno != EAGAIN && errno != ECONNABORTED && errno != EINTR) {
+          return FailErrno("accept (CRR)");
+        }
+        if (Closed(data_.get())) return FlowState::kClosed;
+        continue;
+      }
+      if (AnswerAlone(conn.get(), stopping) == Step::kStopped) break;
+    }
+    PublishBytes();
+    return FlowState::kActive;  // the worker's loop sees the stop
+  }
+
+  // Reads one request and answers it. A connection that fails or closes before its request
+  // is not a transaction (as on the epoll path); the loop goes on.
+  Step AnswerAlone(int fd, const std::atomic<bool>& stopping) {
+    auto got = RecvAll(env_.sys, fd, in_, config_.rr.request_bytes, stopping);
+    if (!got || *got != Step::kDone) return got ? *got : Step::kClosed;
+    local_bytes_ += config_.rr.request_bytes;
+    auto sent = engine::SendAll(env_.sys, fd, zeros_, config_.rr.response_bytes, stopping);
+    if (!sent || *sent != Step::kDone) return sent ? *sent : Step::kClosed;
+    rr_.Answered();
+    ++local_blocks_;
+    PublishBytes();
+    return Step::kDone;
   }
 
   void OnConnection(int fd) {

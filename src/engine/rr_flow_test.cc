@@ -2,6 +2,11 @@
 // timed once, both ends count the same, the UDP timeout counts a request nobody answers.
 #include "engine/rr_flow.h"
 
+#include <sys/socket.h>
+
+#include <chrono>
+#include <thread>
+
 #include <gtest/gtest.h>
 
 #include "engine/data_path_test_util.h"
@@ -90,6 +95,94 @@ TEST(RrFlow, CrrConnectsForEveryTransaction) {
   ExpectExact(both, 50);
   ASSERT_TRUE(both.first.connect_latency);
   EXPECT_EQ(both.first.connect_latency->count(), 50u);
+}
+
+TEST(RrFlow, LoneCrrFlowsRunInBlockingCallsAndMeetTheBudget) {
+  auto both = Exchange(testing::TcpPair(), record::Transport::kTcp, record::RrMode::kCrr, 300, 1,
+                       /*alone=*/true);
+  ExpectExact(both, 300);
+  ASSERT_TRUE(both.first.connect_latency);
+  EXPECT_EQ(both.first.connect_latency->count(), 300u);
+}
+
+// Reads the listener port a CRR server end wrote on its data connection.
+uint16_t CrrPort(int data_fd) {
+  uint8_t wire[2] = {0, 0};
+  EXPECT_EQ(recv(data_fd, wire, 2, MSG_WAITALL), 2);
+  return static_cast<uint16_t>(wire[0] << 8 | wire[1]);
+}
+
+net::UniqueFd ConnectTo(uint16_t port) {
+  auto addr = net::SocketAddress::FromNumeric("127.0.0.1", port);
+  auto fd = net::Connect(*addr, "", 0, {}, std::chrono::milliseconds(5000));
+  EXPECT_TRUE(fd) << fd.error().ToString();
+  return fd ? std::move(*fd) : net::UniqueFd();
+}
+
+TEST(RrFlow, LoneCrrServerAnswersAndStopsWhileBlocked) {
+  testing::SocketPair pair = testing::TcpPair();
+  auto server = DataPath::Create(1);
+  FlowConfig s = RrConfig(pair.b.Release(), false, record::Transport::kTcp, record::RrMode::kCrr);
+  s.rr_alone = true;
+  s.rr.request_bytes = 3;
+  s.rr.response_bytes = 5;
+  ASSERT_TRUE(server->AddFlow(s));
+  ASSERT_TRUE(server->Start());
+  const uint16_t port = CrrPort(pair.a.get());
+  for (int i = 0; i < 3; ++i) {
+    net::UniqueFd conn = ConnectTo(port);
+    ASSERT_EQ(send(conn.get(), "abc", 3, 0), 3);
+    char got[8];
+    EXPECT_EQ(recv(conn.get(), got, sizeof got, MSG_WAITALL), 5) << "the response, then EOF";
+  }
+  EXPECT_TRUE(testing::WaitFor([&] { return server->Snapshot()[0].transactions == 3; }));
+  // A connection without its request: the server sits in recv(2) on it (an accepted socket
+  // inherits the listener's timeouts) when the test stops.
+  net::UniqueFd idle = ConnectTo(port);
+  ASSERT_EQ(send(idle.get(), "a", 1, 0), 1);
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));  // lets it block; not a check
+  server->Stop();
+  EXPECT_TRUE(server->Join());
+  const FlowCounters c = server->Snapshot()[0];
+  EXPECT_EQ(c.transactions, 3u);
+  EXPECT_EQ(c.bytes, 9u);
+}
+
+TEST(RrFlow, LoneCrrClientCountsExactlyAndStopsWhileBlocked) {
+  testing::SocketPair pair = testing::TcpPair();
+  auto listener = net::Listen(*net::SocketAddress::FromNumeric("127.0.0.1", 0), 16, {});
+  ASSERT_TRUE(listener);
+  const uint16_t port = net::SocketAddress::Local(listener->get())->port();
+  auto client = DataPath::Create(1);
+  FlowConfig c = RrConfig(pair.a.Release(), true, record::Transport::kTcp, record::RrMode::kCrr);
+  c.rr_alone = true;
+  c.rr.request_bytes = 2;
+  c.rr.response_bytes = 4;
+  ASSERT_TRUE(client->AddFlow(c));
+  ASSERT_TRUE(client->Start());
+  const uint8_t wire[2] = {static_cast<uint8_t>(port >> 8), static_cast<uint8_t>(port)};
+  ASSERT_EQ(send(pair.b.get(), wire, 2, 0), 2);
+  // The test plays the server: three answered transactions, then a request left unanswered,
+  // so the client sits in recv(2) for its response when the test stops.
+  for (int i = 0; i < 4; ++i) {
+    auto conn = net::Accept(listener->get());
+    ASSERT_TRUE(conn);
+    char req[2];
+    ASSERT_EQ(recv(conn->get(), req, 2, MSG_WAITALL), 2);
+    if (i == 3) {
+      client->Stop();
+      EXPECT_TRUE(client->Join());
+      break;
+    }
+    ASSERT_EQ(send(conn->get(), "wxyz", 4, 0), 4);
+  }
+  const FlowCounters got = client->Snapshot()[0];
+  EXPECT_EQ(got.transactions, 3u);
+  ASSERT_TRUE(got.latency);
+  EXPECT_EQ(got.latency->count(), 3u);
+  ASSERT_TRUE(got.connect_latency);
+  EXPECT_EQ(got.connect_latency->count(), 4u) << "the fourth connection was made";
+  EXPECT_EQ(got.bytes, 8u);
 }
 
 TEST(RrFlow, UdpRequestWithoutResponseIsLostAndTheFlowGoesOn) {

@@ -118,6 +118,17 @@ TEST(RrLoopback, CrrReportsConnectTimes) {
   EXPECT_LE(connect["p50_us"].get<double>(), rr["local"]["latency"]["p50_us"].get<double>());
 }
 
+TEST(RrLoopback, LoneCrrFlowCountsTheSameTransactionsAtBothEnds) {
+  // One flow, one in flight: both ends run the blocking path (connect, request, response,
+  // close without an epoll wait).
+  auto server = testing::StartServe();
+  RrRun run = RunRr(server, {"--crr", "-n", "500", "-l", "10,20"});
+  const json& rr = ExpectGoodRr(run);
+  EXPECT_EQ(rr["local"]["transactions"].get<uint64_t>(), 500u);
+  EXPECT_EQ(rr["peer_transactions"].get<uint64_t>(), 500u);
+  EXPECT_EQ(rr["local"]["connect"]["count"].get<uint64_t>(), 500u);
+}
+
 TEST(RrLoopback, CrrTimedOverIpv6) {
   auto server = testing::StartServe({"-B", "::1"});
   RrRun run = RunRr(server, {"--crr", "-t", "1"}, "::1");
