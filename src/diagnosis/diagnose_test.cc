@@ -182,6 +182,20 @@ const Case kCases[] = {
        SetRunQueueWait(Remote(run), 0.5);
      },
      "receiver-cpu-bound", true, "other processes take ~53%"},
+    {"a receiver that mostly sleeps waits little per second, but much of what it asks for",
+     [](RunRecord& run) {
+       SetCpu(Remote(run), 0, 75, 22, 0, 3);
+       SetProcessPercent(Remote(run), 24);
+       SetRunQueueWait(Remote(run), 0.045);  // 4.5 / (4.5 + 24) = 16% of its wanted CPU time
+     },
+     "receiver-cpu-bound", true, "other processes take"},
+    {"a short wait of a busy end is not competition",
+     [](RunRecord& run) {
+       SetCpu(Remote(run), 0, 60, 38, 0, 1);
+       SetProcessPercent(Remote(run), 45);
+       SetRunQueueWait(Remote(run), 0.03);  // 3 / (3 + 45) = 6%
+     },
+     "receiver-cpu-bound", false},
     {"a busy core whose other work never delays nicbench is no CPU finding",
      [](RunRecord& run) {
        SetCpu(Remote(run), 0, 60, 38, 0, 1);

@@ -112,10 +112,17 @@ enum class Contention {
 
 // Busy time alone is no evidence: a host may be busy with work that never delays this
 // transfer; the run-queue delay of nicbench's own threads is.
-Contention Judge(const CoreSaturation& cpu, std::optional<double> wait, const Thresholds& t) {
+// `own_percent`: nicbench's CPU time at the end that owns the core, percent of one core.
+Contention Judge(const CoreSaturation& cpu, std::optional<double> wait,
+                 std::optional<double> own_percent, const Thresholds& t) {
   if (cpu.steal >= t.competitor_percent) return Contention::kHeldBack;
   if (cpu.CompetitorPercent() < t.competitor_percent) return Contention::kNone;
-  if (wait && *wait >= t.run_queue_wait_fraction) return Contention::kHeldBack;
+  if (!wait) return Contention::kNotHeldBack;
+  if (*wait >= t.run_queue_wait_fraction) return Contention::kHeldBack;
+  if (own_percent && *wait >= t.run_queue_wait_floor &&
+      *wait >= t.run_queue_wait_share * (*wait + *own_percent / 100.0)) {
+    return Contention::kHeldBack;
+  }
   return Contention::kNotHeldBack;
 }
 
@@ -142,7 +149,9 @@ std::optional<record::Finding> CpuFinding(const RunView& view, const End& analys
   const End& named = end ? *end : analysed;
   const std::string who = end ? end->name : "both ends (one host)";
   const std::optional<double> wait = OwnerWait(view, end, analysed);
-  const Contention contention = Judge(cpu, wait, t);
+  const std::optional<double> own_cpu =
+      end ? analysis::MeanProcessPercent(view.run(), *end->record) : std::nullopt;
+  const Contention contention = Judge(cpu, wait, own_cpu, t);
   if (contention == Contention::kNotHeldBack) return std::nullopt;
   competes = contention == Contention::kHeldBack;
   std::string title =
