@@ -120,15 +120,21 @@ net::UniqueFd ConnectTo(uint16_t port) {
   return fd ? std::move(*fd) : net::UniqueFd();
 }
 
+// One lone CRR end on a DataPath of its own, started (the flow takes `fd`, its data connection).
+std::unique_ptr<DataPath> StartLoneCrr(int fd, bool client, uint32_t request, uint32_t response) {
+  auto path = DataPath::Create(1);
+  FlowConfig c = RrConfig(fd, client, record::Transport::kTcp, record::RrMode::kCrr);
+  c.rr_alone = true;
+  c.rr.request_bytes = request;
+  c.rr.response_bytes = response;
+  EXPECT_TRUE(path->AddFlow(c));
+  EXPECT_TRUE(path->Start());
+  return path;
+}
+
 TEST(RrFlow, LoneCrrServerAnswersAndStopsWhileBlocked) {
   testing::SocketPair pair = testing::TcpPair();
-  auto server = DataPath::Create(1);
-  FlowConfig s = RrConfig(pair.b.Release(), false, record::Transport::kTcp, record::RrMode::kCrr);
-  s.rr_alone = true;
-  s.rr.request_bytes = 3;
-  s.rr.response_bytes = 5;
-  ASSERT_TRUE(server->AddFlow(s));
-  ASSERT_TRUE(server->Start());
+  auto server = StartLoneCrr(pair.b.Release(), /*client=*/false, 3, 5);
   const uint16_t port = CrrPort(pair.a.get());
   for (int i = 0; i < 3; ++i) {
     net::UniqueFd conn = ConnectTo(port);
@@ -154,13 +160,7 @@ TEST(RrFlow, LoneCrrClientCountsExactlyAndStopsWhileBlocked) {
   auto listener = net::Listen(*net::SocketAddress::FromNumeric("127.0.0.1", 0), 16, {});
   ASSERT_TRUE(listener);
   const uint16_t port = net::SocketAddress::Local(listener->get())->port();
-  auto client = DataPath::Create(1);
-  FlowConfig c = RrConfig(pair.a.Release(), true, record::Transport::kTcp, record::RrMode::kCrr);
-  c.rr_alone = true;
-  c.rr.request_bytes = 2;
-  c.rr.response_bytes = 4;
-  ASSERT_TRUE(client->AddFlow(c));
-  ASSERT_TRUE(client->Start());
+  auto client = StartLoneCrr(pair.a.Release(), /*client=*/true, 2, 4);
   const uint8_t wire[2] = {static_cast<uint8_t>(port >> 8), static_cast<uint8_t>(port)};
   ASSERT_EQ(send(pair.b.get(), wire, 2, 0), 2);
   // The test plays the server: three answered transactions, then a request left unanswered,
