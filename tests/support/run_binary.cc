@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <signal.h>
+#include <spawn.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -55,24 +56,32 @@ const std::string& TestStoreDir() {
   return dir;
 }
 
-// Forks and execs argv with stdin from `in_path` (or /dev/null) and outputs to files.
+// Starts argv with stdin from `in_path` (or /dev/null) and outputs to files; -1 when it cannot
+// be started. posix_spawn, not fork: tests start children from several threads at once, and a
+// forked child that allocates (argv, setenv) can deadlock on a lock another thread held at the
+// fork, which the sanitizers' allocator makes likely (the child hangs before exec).
 pid_t Spawn(const std::vector<std::string>& argv, const std::string& in_path,
             const std::string& out_path, const std::string& err_path) {
-  const std::string store = TestStorePath();
-  pid_t pid = fork();
-  if (pid != 0) return pid;
-  int in = open(in_path.empty() ? "/dev/null" : in_path.c_str(), O_RDONLY);
-  int out = open(out_path.c_str(), O_WRONLY | O_TRUNC);
-  int err = open(err_path.c_str(), O_WRONLY | O_TRUNC);
-  dup2(in, 0);
-  dup2(out, 1);
-  dup2(err, 2);
-  setenv("NICBENCH_STORE", store.c_str(), 1);
+  const std::string store = "NICBENCH_STORE=" + TestStorePath();
+  std::vector<char*> env;
+  for (char** e = environ; *e != nullptr; ++e) {
+    if (std::strncmp(*e, "NICBENCH_STORE=", 15) != 0) env.push_back(*e);
+  }
+  env.push_back(const_cast<char*>(store.c_str()));
+  env.push_back(nullptr);
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
-  execvp(args[0], args.data());
-  _exit(127);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 0, in_path.empty() ? "/dev/null" : in_path.c_str(),
+                                   O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, 1, out_path.c_str(), O_WRONLY | O_TRUNC, 0);
+  posix_spawn_file_actions_addopen(&actions, 2, err_path.c_str(), O_WRONLY | O_TRUNC, 0);
+  pid_t pid = -1;
+  const int rc = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), env.data());
+  posix_spawn_file_actions_destroy(&actions);
+  return rc == 0 ? pid : -1;
 }
 
 void Decode(int status, ProcessResult* result) {
@@ -100,6 +109,14 @@ ProcessResult RunProcess(const std::vector<std::string>& argv, const std::string
   std::string err_path = TempPath("err");
   pid_t pid = Spawn(argv, in_path, out_path, err_path);
   ProcessResult result;
+  if (pid < 0) {
+    result.exit_code = 127;  // as a shell reports a command it cannot run
+    result.err = "cannot start " + argv[0];
+    unlink(out_path.c_str());
+    unlink(err_path.c_str());
+    if (!in_path.empty()) unlink(in_path.c_str());
+    return result;
+  }
   auto deadline = std::chrono::steady_clock::now() + limit;
   int status = 0;
   while (true) {
@@ -141,6 +158,10 @@ BackgroundProcess::~BackgroundProcess() {
 ProcessResult BackgroundProcess::Stop(int sig) {
   if (stopped_) return result_;
   stopped_ = true;
+  if (pid_ < 0) {  // never started
+    result_.exit_code = 127;
+    return result_;
+  }
   int status = 0;
   if (waitpid(pid_, &status, WNOHANG) != pid_) {
     kill(pid_, sig);
