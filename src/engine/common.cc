@@ -92,6 +92,13 @@ FlowConfig MakeFlowConfig(int fd, const StreamRole& role, const record::TestSpec
   flow.rr = spec.rr;
   if (spec.rr.enabled()) flow.receive_low_water = 0;  // a request is 1 byte by default
   flow.rr_alone = spec.rr.enabled() && spec.parallel == 1 && spec.rr.burst == 1;
+  if (spec.rr.mode == record::RrMode::kCrr) {
+    flow.crr_options = DataSocketOptions(spec);
+    // A fresh connection's one request is never held back by Nagle: TCP_NODELAY only when
+    // asked for, so the default connection costs no setsockopt(2).
+    flow.crr_options.no_delay = spec.no_delay;
+    flow.crr_bind_local = !spec.bind_address.empty();
+  }
   return flow;
 }
 

@@ -16,6 +16,7 @@
 #include "base/latency_histogram.h"
 
 #include "base/result.h"
+#include "net/socket.h"
 #include "record/test_spec.h"
 
 namespace nicbench::net {
@@ -54,6 +55,11 @@ struct FlowConfig {
   // in flight then runs its transactions in blocking calls, as netperf does, instead of one
   // epoll wait per message or connection (rr_flow.h, rr_crr.cc).
   bool rr_alone = false;
+  // CRR: what each new connection of the flow gets, as the data streams got it: the test's
+  // socket options (the server's per-flow listener passes them on to what it accepts), and on
+  // the client, with -B, a bind to the data connection's local address.
+  net::SocketOptions crr_options;
+  bool crr_bind_local = false;
 };
 
 // Shared end conditions across all sender flows of a test (bytes/blocks, counted after omit is

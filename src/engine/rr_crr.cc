@@ -22,6 +22,7 @@
 #include <unordered_map>
 
 #include "engine/rr_flow.h"
+#include "net/socket.h"
 
 namespace nicbench::engine {
 namespace {
@@ -74,6 +75,15 @@ bool Closed(int data_fd) {
   return n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR);
 }
 
+void SetPort(sockaddr_storage& addr, uint16_t network_order_port) {
+  if (addr.ss_family == AF_INET) {
+    reinterpret_cast<sockaddr_in*>(&addr)->sin_port = network_order_port;
+  }
+  if (addr.ss_family == AF_INET6) {
+    reinterpret_cast<sockaddr_in6*>(&addr)->sin6_port = network_order_port;
+  }
+}
+
 class CrrClient final : public RrFlow {
  public:
   CrrClient(const FlowConfig& config, net::UniqueFd epoll, net::UniqueFd data, FlowEnv env)
@@ -123,10 +133,35 @@ class CrrClient final : public RrFlow {
       return FailErrno("getpeername (CRR)");
     }
     peer_len_ = len;
+    if (config_.crr_bind_local) {
+      local_len_ = sizeof local_;
+      if (getsockname(data_.get(), reinterpret_cast<sockaddr*>(&local_), &local_len_) != 0) {
+        return FailErrno("getsockname (CRR)");
+      }
+      SetPort(local_, 0);
+    }
     const uint16_t p = htons(static_cast<uint16_t>(port[0] << 8 | port[1]));
-    if (peer_.ss_family == AF_INET) reinterpret_cast<sockaddr_in*>(&peer_)->sin_port = p;
-    if (peer_.ss_family == AF_INET6) reinterpret_cast<sockaddr_in6*>(&peer_)->sin6_port = p;
+    SetPort(peer_, p);
     return FlowState::kActive;
+  }
+
+  // A socket for one transaction's connection, made as the data streams were: the test's
+  // options and, with -B, its local address (the port is still chosen at connect(2)).
+  Result<net::UniqueFd> NewConnection(int type_flags) {
+    const int family = peer_.ss_family;
+    const int protocol = config_.crr_options.mptcp ? IPPROTO_MPTCP : 0;
+    net::UniqueFd fd(::socket(family, SOCK_STREAM | SOCK_CLOEXEC | type_flags, protocol));
+    if (!fd) return FailErrno("socket (CRR)");
+    auto applied = net::ApplySocketOptions(fd.get(), family, SOCK_STREAM, config_.crr_options);
+    if (!applied) return tl::unexpected(applied.error());
+    if (config_.crr_bind_local) {
+      const int one = 1;
+      (void)setsockopt(fd.get(), IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT, &one, sizeof one);
+      if (::bind(fd.get(), reinterpret_cast<const sockaddr*>(&local_), local_len_) != 0) {
+        return FailErrno("bind (CRR)");
+      }
+    }
+    return fd;
   }
 
   Status StartTransactions() {
@@ -139,8 +174,9 @@ class CrrClient final : public RrFlow {
       }
       slot.start_ns = MonotonicNs();
       slot.got = 0;
-      slot.fd.Reset(::socket(peer_.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
-      if (!slot.fd) return FailErrno("socket (CRR)");
+      auto fd = NewConnection(SOCK_NONBLOCK);
+      if (!fd) return tl::unexpected(fd.error());
+      slot.fd = std::move(*fd);
       if (::connect(slot.fd.get(), reinterpret_cast<sockaddr*>(&peer_), peer_len_) != 0 &&
           errno != EINPROGRESS) {
         return FailErrno("connect (CRR)");
@@ -216,8 +252,9 @@ class CrrClient final : public RrFlow {
   // stop flag); kClosed: the server ended the test (it closed the data connection).
   Result<FlowState> TransactAlone(const std::atomic<bool>& stopping) {
     const uint64_t start = MonotonicNs();
-    net::UniqueFd fd(::socket(peer_.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0));
-    if (!fd) return FailErrno("socket (CRR)");
+    auto made = NewConnection(0);
+    if (!made) return tl::unexpected(made.error());
+    net::UniqueFd fd = std::move(*made);
     if (auto s = SetWaits(fd.get(), kAloneWaitMs); !s) return tl::unexpected(s.error());
     auto connected = ConnectAlone(fd.get(), stopping);
     if (!connected) return Broken("connect (CRR)", connected.error().sys_errno);
@@ -270,6 +307,8 @@ class CrrClient final : public RrFlow {
   std::vector<Slot> slots_;
   sockaddr_storage peer_{};  // the server's listener; AF_UNSPEC until its port came
   socklen_t peer_len_ = 0;
+  sockaddr_storage local_{};  // with -B: the data connection's address, port 0
+  socklen_t local_len_ = 0;
   size_t busy_ = 0;
   bool spent_ = false;
 };
@@ -397,17 +436,22 @@ Result<net::UniqueFd> NewEpoll(int data_fd) {
   return epoll;
 }
 
-// A listener on the data connection's local address, port 0; its port goes to the client.
-Result<net::UniqueFd> OpenListener(int data_fd) {
+// A listener on the data connection's local address, port 0, with the test's socket options
+// (what it accepts inherits them); its port goes to the client.
+Result<net::UniqueFd> OpenListener(int data_fd, const net::SocketOptions& options) {
   sockaddr_storage local{};
   socklen_t len = sizeof local;
   if (getsockname(data_fd, reinterpret_cast<sockaddr*>(&local), &len) != 0) {
     return FailErrno("getsockname (CRR)");
   }
-  if (local.ss_family == AF_INET) reinterpret_cast<sockaddr_in*>(&local)->sin_port = 0;
-  if (local.ss_family == AF_INET6) reinterpret_cast<sockaddr_in6*>(&local)->sin6_port = 0;
-  net::UniqueFd fd(::socket(local.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
+  SetPort(local, 0);
+  const int protocol = options.mptcp ? IPPROTO_MPTCP : 0;
+  net::UniqueFd fd(
+      ::socket(local.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, protocol));
   if (!fd) return FailErrno("socket (CRR listener)");
+  if (auto s = net::ApplySocketOptions(fd.get(), local.ss_family, SOCK_STREAM, options); !s) {
+    return tl::unexpected(s.error());
+  }
   if (::bind(fd.get(), reinterpret_cast<sockaddr*>(&local), len) != 0 ||
       ::listen(fd.get(), kBacklog) != 0 ||
       getsockname(fd.get(), reinterpret_cast<sockaddr*>(&local), &len) != 0) {
@@ -434,7 +478,7 @@ Result<std::unique_ptr<Flow>> MakeCrrClient(const FlowConfig& config, net::Uniqu
 
 Result<std::unique_ptr<Flow>> MakeCrrServer(const FlowConfig& config, net::UniqueFd fd,
                                             FlowEnv env) {
-  auto listener = OpenListener(fd.get());
+  auto listener = OpenListener(fd.get(), config.crr_options);
   if (!listener) return tl::unexpected(listener.error());
   auto epoll = NewEpoll(fd.get());
   if (!epoll) return tl::unexpected(epoll.error());

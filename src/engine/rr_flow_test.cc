@@ -2,6 +2,8 @@
 // timed once, both ends count the same, the UDP timeout counts a request nobody answers.
 #include "engine/rr_flow.h"
 
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <sys/socket.h>
 
 #include <chrono>
@@ -184,6 +186,80 @@ TEST(RrFlow, LoneCrrClientCountsExactlyAndStopsWhileBlocked) {
   ASSERT_TRUE(got.connect_latency);
   EXPECT_EQ(got.connect_latency->count(), 4u) << "the fourth connection was made";
   EXPECT_EQ(got.bytes, 8u);
+}
+
+int MaxSegment(int fd) {
+  int mss = 0;
+  socklen_t len = sizeof mss;
+  EXPECT_EQ(getsockopt(fd, IPPROTO_TCP, TCP_MAXSEG, &mss, &len), 0);
+  return mss;
+}
+
+// A data connection from 127.0.0.2 (as `-B 127.0.0.2` makes it) to a listener on 127.0.0.1.
+testing::SocketPair PairFromSecondAddress() {
+  auto listener = net::Listen(*net::SocketAddress::FromNumeric("127.0.0.1", 0), 4, {});
+  EXPECT_TRUE(listener);
+  const uint16_t port = net::SocketAddress::Local(listener->get())->port();
+  auto client = net::Connect(*net::SocketAddress::FromNumeric("127.0.0.1", port), "127.0.0.2", 0,
+                             {}, std::chrono::milliseconds(5000));
+  EXPECT_TRUE(client) << client.error().ToString();
+  auto server = net::Accept(listener->get());
+  EXPECT_TRUE(server);
+  return testing::SocketPair{std::move(*client), std::move(*server)};
+}
+
+// A CRR client's connections are made as its data connection was: from its -B address, with
+// the test's options (a 1000-byte MSS is what the test's end of each connection sees), on the
+// lone path and on the epoll path.
+TEST(RrFlow, CrrClientConnectionsTakeTheTestsOptionsAndLocalAddress) {
+  for (bool alone : {true, false}) {
+    SCOPED_TRACE(alone ? "lone" : "epoll");
+    testing::SocketPair pair = PairFromSecondAddress();
+    auto listener = net::Listen(*net::SocketAddress::FromNumeric("127.0.0.1", 0), 16, {});
+    ASSERT_TRUE(listener);
+    const uint16_t port = net::SocketAddress::Local(listener->get())->port();
+    auto client = DataPath::Create(1);
+    FlowConfig c = RrConfig(pair.a.Release(), true, record::Transport::kTcp, record::RrMode::kCrr);
+    c.rr_alone = alone;
+    c.crr_options.mss = 1000;
+    c.crr_bind_local = true;
+    ASSERT_TRUE(client->AddFlow(c));
+    client->SetBudget(SendBudget{0, 2});
+    ASSERT_TRUE(client->Start());
+    const uint8_t wire[2] = {static_cast<uint8_t>(port >> 8), static_cast<uint8_t>(port)};
+    ASSERT_EQ(send(pair.b.get(), wire, 2, 0), 2);
+    for (int i = 0; i < 2; ++i) {
+      net::SocketAddress from;
+      auto conn = net::Accept(listener->get(), &from);
+      ASSERT_TRUE(conn);
+      EXPECT_EQ(from.HostString(), "127.0.0.2");
+      EXPECT_LE(MaxSegment(conn->get()), 1000);
+      char req;
+      ASSERT_EQ(recv(conn->get(), &req, 1, MSG_WAITALL), 1);
+      ASSERT_EQ(send(conn->get(), "r", 1, 0), 1);
+    }
+    EXPECT_TRUE(testing::WaitReadable(client->DoneFd(), std::chrono::milliseconds(30000)));
+    client->Stop();
+    EXPECT_TRUE(client->Join());
+    EXPECT_EQ(client->Snapshot()[0].transactions, 2u);
+  }
+}
+
+// The server end's per-flow listener has the test's options, and what it accepts keeps them.
+TEST(RrFlow, CrrServerListenerTakesTheTestsOptions) {
+  testing::SocketPair pair = testing::TcpPair();
+  auto server = DataPath::Create(1);
+  FlowConfig s = RrConfig(pair.b.Release(), false, record::Transport::kTcp, record::RrMode::kCrr);
+  s.crr_options.mss = 1000;
+  ASSERT_TRUE(server->AddFlow(s));
+  ASSERT_TRUE(server->Start());
+  net::UniqueFd conn = ConnectTo(CrrPort(pair.a.get()));
+  ASSERT_EQ(send(conn.get(), "q", 1, 0), 1);
+  char got;
+  EXPECT_EQ(recv(conn.get(), &got, 1, MSG_WAITALL), 1);
+  EXPECT_LE(MaxSegment(conn.get()), 1000) << "the server's SYN-ACK carried its 1000-byte MSS";
+  server->Stop();
+  EXPECT_TRUE(server->Join());
 }
 
 TEST(RrFlow, UdpRequestWithoutResponseIsLostAndTheFlowGoesOn) {
