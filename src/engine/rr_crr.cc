@@ -446,8 +446,7 @@ Result<net::UniqueFd> OpenListener(int data_fd, const net::SocketOptions& option
   }
   SetPort(local, 0);
   const int protocol = options.mptcp ? IPPROTO_MPTCP : 0;
-  net::UniqueFd fd(
-      ::socket(local.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, protocol));
+  net::UniqueFd fd(::socket(local.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, protocol));
   if (!fd) return FailErrno("socket (CRR listener)");
   if (auto s = net::ApplySocketOptions(fd.get(), local.ss_family, SOCK_STREAM, options); !s) {
     return tl::unexpected(s.error());
