@@ -86,7 +86,21 @@ class TimedFile {
   // The end of the file was reached (a read returned 0, or sendfile did): notes a file that
   // ended before the size it had at open.
   void AtEnd();
-  // Counts bytes moved by sendfile(2) (-Z): the file's own time is not measurable then.
+  // Brings the `len` bytes from offset() into the page cache, mapped nowhere: mmap(2),
+  // MADV_POPULATE_READ (which waits for the disk as read(2) would), munmap(2), timed as a file
+  // call. sendfile(2) then moves those pages to the socket without a copy, and the disk's rate
+  // is still the bytes over the time in file calls. False when this file cannot be loaded so
+  // (not a regular file, O_DIRECT, a kernel before 5.14) and nothing was loaded yet: the
+  // caller reads instead. Past the first load a failure is left to sendfile(2) to report (a
+  // file that shrank, an I/O error).
+  bool Load(size_t len);
+  // Counts bytes sendfile(2) moved from pages Load brought in.
+  void CountLoaded(uint64_t n) {
+    bytes_ += n;
+    offset_ += n;
+  }
+  // Counts bytes moved by sendfile(2) without Load (-Z where Load cannot): the file's own
+  // time is not measurable then.
   void CountUntimed(uint64_t n) {
     bytes_ += n;
     offset_ += n;
@@ -104,6 +118,8 @@ class TimedFile {
   bool direct_ = false;
   bool finished_ = false;
   bool untimed_ = false;
+  bool regular_ = false;  // a regular file (Load needs one)
+  bool loaded_ = false;   // Load has worked on this file
   uint64_t bytes_ = 0, offset_ = 0, call_ns_ = 0, sync_ns_ = 0;
   AlignedBuffer stage_;  // direct writes only
   size_t stage_used_ = 0;

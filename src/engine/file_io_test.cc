@@ -68,6 +68,36 @@ TEST(TimedFile, ReadCountsBytesAndTimeOfTheCalls) {
   EXPECT_FALSE(r.filesystem.empty());
 }
 
+// Load brings pages in for sendfile(2) and counts as a file call: the rate stays measured.
+TEST(TimedFile, LoadTimesBringingThePagesInAndCountsWhatIsSentFromThem) {
+  TempDir dir;
+  const std::string path = dir.File("src");
+  WriteBytes(path, (1 << 20) + 1000);
+  auto f = TimedFile::Open(path, false, false);
+  ASSERT_TRUE(f) << f.error().ToString();
+  ASSERT_TRUE(f->Load(1 << 20));
+  f->CountLoaded(1 << 20);
+  ASSERT_TRUE(f->Load(1 << 20)) << "past the end: loads what there is";
+  f->CountLoaded(1000);
+  record::FileRecord r = f->Record();
+  EXPECT_TRUE(r.rate_measured);
+  EXPECT_EQ(r.bytes, (1u << 20) + 1000);
+  EXPECT_GT(r.call_seconds, 0.0);
+  ASSERT_FALSE(r.notes.empty());
+  EXPECT_NE(r.notes.back().find("MADV_POPULATE_READ"), std::string::npos) << r.notes.back();
+}
+
+// What cannot be loaded so says false, and the caller moves the file another way.
+TEST(TimedFile, LoadRefusesADeviceAndAFileOpenedForWriting) {
+  auto device = TimedFile::Open("/dev/zero", false, false);
+  ASSERT_TRUE(device) << device.error().ToString();
+  EXPECT_FALSE(device->Load(1 << 20));
+  TempDir dir;
+  auto written = TimedFile::Open(dir.File("out"), true, false);
+  ASSERT_TRUE(written);
+  EXPECT_FALSE(written->Load(1 << 20));
+}
+
 TEST(TimedFile, AFileThatShrinksWhileReadEndsThereAndSaysSo) {
   TempDir dir;
   const std::string path = dir.File("src");

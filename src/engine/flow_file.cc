@@ -11,6 +11,9 @@ namespace {
 
 constexpr int kSendFlags = MSG_DONTWAIT | MSG_NOSIGNAL;
 constexpr uint32_t kWakeupBytes = 4u << 20;  // as in flow_sender.cc
+// A sender loads the file this much at a time: one mmap/populate/munmap per 4 MiB costs little
+// beside sendfile(2)'s calls, and what it loaded is sent before the page cache lets it go.
+constexpr size_t kLoadBytes = 4u << 20;
 
 }  // namespace
 
@@ -20,7 +23,20 @@ FileTcpSender::FileTcpSender(const FlowConfig& config, net::UniqueFd fd, FlowEnv
       file_(std::move(file)),
       buffer_(std::move(buffer)),
       capacity_(capacity),
-      sendfile_(config.zero_copy == record::ZeroCopy::kSendfile) {}
+      source_(config.zero_copy == record::ZeroCopy::kSendfile && !file_.direct_used()
+                  ? Source::kLoad
+                  : Source::kRead) {}
+
+size_t FileTcpSender::Loaded() {
+  if (source_ == Source::kSendfile) return reserved_left_;
+  if (file_.offset() < loaded_end_) return static_cast<size_t>(loaded_end_ - file_.offset());
+  if (!file_.Load(kLoadBytes)) {
+    source_ = Source::kSendfile;  // the file's pages still go without a copy, untimed
+    return reserved_left_;
+  }
+  loaded_end_ = file_.offset() + kLoadBytes;
+  return kLoadBytes;
+}
 
 Result<bool> FileTcpSender::Refill() {
   if (ended_) return false;
@@ -63,8 +79,10 @@ bool FileTcpSender::Sent(uint32_t n) {
 Result<SenderFlow::SendOutcome> FileTcpSender::SendFromFile() {
   if (!Reserve()) return SendOutcome::kBudgetSpent;
   for (;;) {
+    const size_t loaded = Loaded();
     off_t offset = static_cast<off_t>(file_.offset());
-    const net::SysResult r = env_.sys->SendFile(fd(), file_.fd(), &offset, reserved_left_);
+    const size_t len = std::min<size_t>(reserved_left_, loaded);
+    const net::SysResult r = env_.sys->SendFile(fd(), file_.fd(), &offset, len);
     if (r.failed()) {
       if (r.err == EINTR) continue;
       if (r.err == EAGAIN) return SendOutcome::kWouldBlock;
@@ -79,13 +97,17 @@ Result<SenderFlow::SendOutcome> FileTcpSender::SendFromFile() {
       return SendOutcome::kBudgetSpent;
     }
     const auto n = static_cast<uint32_t>(r.value);
-    file_.CountUntimed(n);
+    if (source_ == Source::kLoad) {
+      file_.CountLoaded(n);
+    } else {
+      file_.CountUntimed(n);
+    }
     if (Sent(n)) return SendOutcome::kBlock;
   }
 }
 
 Result<SenderFlow::SendOutcome> FileTcpSender::SendBlock() {
-  if (sendfile_) return SendFromFile();
+  if (source_ != Source::kRead) return SendFromFile();
   if (!Reserve()) return SendOutcome::kBudgetSpent;
   for (;;) {
     if (pos_ == have_) {

@@ -1,9 +1,10 @@
 // TCP flows with a -F file (iperf3's --file): the sender reads the file into its block buffer
-// and sends what it read (or, with -Z, sendfile(2)s straight from the file), and ends at the
-// file's end; the receiver writes what it receives into the file and syncs it at the end. Each
-// stream opens the file itself, as iperf3 does. The file calls are timed (engine/file_io.h);
-// Finish() hands each stream's figures to the test's FileTransfer.
-// Thread safety: as Flow.
+// and sends what it read, as iperf3's client does, or, with -Z, sendfile(2)s straight from the
+// file, a timed load bringing each 4 MiB into the page cache first (TimedFile::Load) so the
+// disk's rate is still measured; it ends at the file's end; the receiver writes what it receives
+// into the file and syncs it at the end. Each stream opens the file itself, as iperf3 does. The
+// file calls are timed (engine/file_io.h); Finish() hands each stream's figures to the test's
+// FileTransfer. Thread safety: as Flow.
 #pragma once
 
 #include <memory>
@@ -22,7 +23,8 @@ class FileTcpSender final : public SenderFlow {
 
  private:
   Result<SendOutcome> SendBlock() override;
-  Result<SendOutcome> SendFromFile();  // -Z
+  Result<SendOutcome> SendFromFile();  // sendfile(2), after Load or (-Z) without
+  size_t Loaded();                     // bytes from the offset that sendfile may send
   Result<bool> Refill();               // false at the end of the file or the budget
   bool Reserve();
   bool Sent(uint32_t n);
@@ -30,7 +32,9 @@ class FileTcpSender final : public SenderFlow {
   TimedFile file_;
   AlignedBuffer buffer_;
   const size_t capacity_;  // the block, rounded up for O_DIRECT
-  const bool sendfile_;
+  enum class Source { kLoad, kSendfile, kRead };
+  Source source_;
+  uint64_t loaded_end_ = 0;     // kLoad: the file's offset up to which it was loaded
   size_t have_ = 0, pos_ = 0;   // bytes in the buffer, bytes of them sent
   uint32_t reserved_left_ = 0;  // budget reserved for the block in progress, not yet sent
   bool ended_ = false;

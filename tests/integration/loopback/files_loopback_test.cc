@@ -120,6 +120,26 @@ TEST(FilesLoopback, ClientSendsAFileToAServerThatWritesIt) {
 // O_DIRECT reads whole aligned chunks; a block length that is not a multiple of 4096 must
 // still carry the file's bytes in order (the disk under /var/tmp has O_DIRECT, unlike tmpfs
 // before Linux 6.6).
+// -Z sends the file's pages with sendfile(2), each 4 MiB loaded first in a timed call: the
+// file arrives whole (a length that is not a multiple of the load) and the disk's rate is
+// still measured.
+TEST(FilesLoopback, ZeroCopySendsTheFilesPagesAndStillMeasuresTheDisk) {
+  TempDir dir;
+  const std::string data = MakeRandomFile(dir.File("src"), (9 << 20) + 12345);
+  ServeChild server = StartServe({"--once", "-F", dir.File("out")});
+  ProcessResult r = RunNicbench(RunArgv(server.port, {"-F", dir.File("src"), "-Z", "-J"}));
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  json doc = Parse(r.out);
+  const json& local = doc["local"]["file"];
+  EXPECT_EQ(local["bytes"].get<uint64_t>(), data.size());
+  EXPECT_TRUE(local["rate_measured"].get<bool>()) << local.dump();
+  EXPECT_GT(local["bytes_per_second"].get<double>(), 0.0);
+  EXPECT_NE(local["notes"].dump().find("MADV_POPULATE_READ"), std::string::npos) << local.dump();
+  EXPECT_EQ(doc["end"]["sum_received"]["bytes"].get<uint64_t>(), data.size());
+  server.process->Stop(0);
+  EXPECT_EQ(Slurp(dir.File("out")), data);
+}
+
 TEST(FilesLoopback, DirectReadsWithAnOddBlockLengthStillCopyTheFileExactly) {
   TempDir dir;
   const std::string src = "/var/tmp/nicbench-files-direct-" + std::to_string(getpid());
@@ -237,11 +257,17 @@ TEST(FilesLoopback, TtcpNormalModeAndFileFiguresAgree) {
 
 // The file is cut to 1 MiB while a paced stream (1 MB/s, so 4 s for the whole file) reads
 // it: the stream ends where the file now ends, the test succeeds, and the record says why.
-TEST(FilesLoopback, AFileThatShrinksWhileSentEndsTheStreamAndSaysSo) {
+// Read into the block, and with -Z from the file's pages (the load past the new end stops
+// short; sendfile(2) then finds the end).
+class FilesShrinking : public ::testing::TestWithParam<bool> {};
+
+TEST_P(FilesShrinking, AFileThatShrinksWhileSentEndsTheStreamAndSaysSo) {
   TempDir dir;
   MakeRandomFile(dir.File("src"), 4 << 20);
   ServeChild server = StartServe({"--once"});
-  std::vector<std::string> argv = RunArgv(server.port, {"-F", dir.File("src"), "-b", "8M", "-J"});
+  std::vector<std::string> options = {"-F", dir.File("src"), "-b", "8M", "-J"};
+  if (GetParam()) options.push_back("-Z");
+  std::vector<std::string> argv = RunArgv(server.port, options);
   std::string command = "'" + NicbenchPath() + "'";
   for (const std::string& a : argv) command += " '" + a + "'";
   ProcessResult r = RunProcess({"/bin/sh", "-c",
@@ -259,6 +285,9 @@ TEST(FilesLoopback, AFileThatShrinksWhileSentEndsTheStreamAndSaysSo) {
   EXPECT_TRUE(noted) << file.dump();
   EXPECT_EQ(doc["end"]["sum_sent"]["bytes"].get<uint64_t>(), file["bytes"].get<uint64_t>());
 }
+
+INSTANTIATE_TEST_SUITE_P(FilesLoopback, FilesShrinking, ::testing::Bool(),
+                         [](const auto& p) { return p.param ? "ZeroCopy" : "Read"; });
 
 TEST(FilesLoopback, AFullDiskEndsTheTestWithAClearError) {
   TempDir dir;
