@@ -196,6 +196,13 @@ bool TimedFile::Load(size_t len) {
   const auto page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
   const uint64_t start = offset_ / page * page;
   const size_t span = static_cast<size_t>(offset_ + len - start);
+  // A tmpfs or ramfs file is memory: there is no disk to wait for, and populating mappings of
+  // its pages only to drop them cost more than sending them (2 GiB from tmpfs: 0.29 s of
+  // populate in a 1.15 s transfer).
+  if (info_.filesystem == "tmpfs" || info_.filesystem == "ramfs") {
+    in_memory_ = true;
+    return true;
+  }
   const uint64_t t0 = NowNs();
   void* map = ::mmap(nullptr, span, PROT_READ, MAP_SHARED, fd_.get(), static_cast<off_t>(start));
   int err = 0;
@@ -295,9 +302,13 @@ void TimedFile::AtEnd() {
 record::FileRecord TimedFile::Record() const {
   record::FileRecord r = info_;
   r.bytes = bytes_;
-  r.rate_measured = !untimed_;
-  r.call_seconds = untimed_ ? 0.0 : static_cast<double>(call_ns_) / 1e9;
+  r.rate_measured = !untimed_ && !in_memory_;
+  r.call_seconds = r.rate_measured ? static_cast<double>(call_ns_) / 1e9 : 0.0;
   r.sync_seconds = static_cast<double>(sync_ns_) / 1e9;
+  if (in_memory_) {
+    r.notes.emplace_back("-Z: sendfile(2) moved the pages of a " + info_.filesystem +
+                         " file, which is memory: there is no disk time to measure");
+  }
   if (loaded_ && !untimed_) {
     r.notes.emplace_back(
         "sendfile(2) moved the file's pages to the socket; the disk's time is that of bringing "

@@ -92,7 +92,8 @@ class TimedFile {
   // is still the bytes over the time in file calls. False when this file cannot be loaded so
   // (not a regular file, O_DIRECT, a kernel before 5.14) and nothing was loaded yet: the
   // caller reads instead. Past the first load a failure is left to sendfile(2) to report (a
-  // file that shrank, an I/O error).
+  // file that shrank, an I/O error). A tmpfs or ramfs file is memory: nothing is loaded, and
+  // the rate is reported as not measured.
   bool Load(size_t len);
   // Counts bytes sendfile(2) moved from pages Load brought in.
   void CountLoaded(uint64_t n) {
@@ -118,8 +119,9 @@ class TimedFile {
   bool direct_ = false;
   bool finished_ = false;
   bool untimed_ = false;
-  bool regular_ = false;  // a regular file (Load needs one)
-  bool loaded_ = false;   // Load has worked on this file
+  bool regular_ = false;    // a regular file (Load needs one)
+  bool loaded_ = false;     // Load has worked on this file
+  bool in_memory_ = false;  // Load found a tmpfs or ramfs file: nothing to load
   uint64_t bytes_ = 0, offset_ = 0, call_ns_ = 0, sync_ns_ = 0;
   AlignedBuffer stage_;  // direct writes only
   size_t stage_used_ = 0;

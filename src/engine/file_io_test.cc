@@ -70,7 +70,7 @@ TEST(TimedFile, ReadCountsBytesAndTimeOfTheCalls) {
 
 // Load brings pages in for sendfile(2) and counts as a file call: the rate stays measured.
 TEST(TimedFile, LoadTimesBringingThePagesInAndCountsWhatIsSentFromThem) {
-  TempDir dir;
+  TempDir dir("/var/tmp");  // a disk's filesystem: a tmpfs file is memory (below)
   const std::string path = dir.File("src");
   WriteBytes(path, (1 << 20) + 1000);
   auto f = TimedFile::Open(path, false, false);
@@ -85,6 +85,23 @@ TEST(TimedFile, LoadTimesBringingThePagesInAndCountsWhatIsSentFromThem) {
   EXPECT_GT(r.call_seconds, 0.0);
   ASSERT_FALSE(r.notes.empty());
   EXPECT_NE(r.notes.back().find("MADV_POPULATE_READ"), std::string::npos) << r.notes.back();
+}
+
+// A tmpfs file is memory: Load has nothing to do and says the rate is not a disk's.
+TEST(TimedFile, LoadOfATmpfsFileLoadsNothingAndMeasuresNoDisk) {
+  TempDir dir("/dev/shm");
+  const std::string path = dir.File("src");
+  WriteBytes(path, 1 << 20);
+  auto f = TimedFile::Open(path, false, false);
+  ASSERT_TRUE(f) << f.error().ToString();
+  if (f->Record().filesystem != "tmpfs") GTEST_SKIP() << "/dev/shm is not a tmpfs here";
+  ASSERT_TRUE(f->Load(1 << 20));
+  f->CountLoaded(1 << 20);
+  record::FileRecord r = f->Record();
+  EXPECT_FALSE(r.rate_measured);
+  EXPECT_EQ(r.bytes, 1u << 20);
+  ASSERT_FALSE(r.notes.empty());
+  EXPECT_NE(r.notes.front().find("is memory"), std::string::npos) << r.notes.front();
 }
 
 // What cannot be loaded so says false, and the caller moves the file another way.

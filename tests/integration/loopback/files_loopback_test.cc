@@ -117,6 +117,25 @@ TEST(FilesLoopback, ClientSendsAFileToAServerThatWritesIt) {
   EXPECT_EQ(Slurp(dir.File("out")), data);
 }
 
+// A tmpfs file is memory: -Z sends its pages as they are, and no disk rate is claimed.
+TEST(FilesLoopback, ZeroCopyFromATmpfsFileClaimsNoDiskRate) {
+  if (std::system("test \"$(stat -f -c %T /dev/shm)\" = tmpfs") != 0) {
+    GTEST_SKIP() << "/dev/shm is not a tmpfs here";
+  }
+  const std::string src = "/dev/shm/nicbench-files-zero-copy-" + std::to_string(getpid());
+  const std::string data = MakeRandomFile(src, 3 << 20);
+  ServeChild server = StartServe({"--once"});
+  ProcessResult r = RunNicbench(RunArgv(server.port, {"-F", src, "-Z", "-J"}));
+  std::remove(src.c_str());
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  json doc = Parse(r.out);
+  const json& local = doc["local"]["file"];
+  EXPECT_EQ(local["bytes"].get<uint64_t>(), data.size());
+  EXPECT_FALSE(local["rate_measured"].get<bool>()) << local.dump();
+  EXPECT_NE(local["notes"].dump().find("is memory"), std::string::npos) << local.dump();
+  EXPECT_EQ(doc["end"]["sum_received"]["bytes"].get<uint64_t>(), data.size());
+}
+
 // O_DIRECT reads whole aligned chunks; a block length that is not a multiple of 4096 must
 // still carry the file's bytes in order (the disk under /var/tmp has O_DIRECT, unlike tmpfs
 // before Linux 6.6).
@@ -125,9 +144,11 @@ TEST(FilesLoopback, ClientSendsAFileToAServerThatWritesIt) {
 // still measured.
 TEST(FilesLoopback, ZeroCopySendsTheFilesPagesAndStillMeasuresTheDisk) {
   TempDir dir;
-  const std::string data = MakeRandomFile(dir.File("src"), (9 << 20) + 12345);
+  const std::string src = "/var/tmp/nicbench-files-zero-copy-" + std::to_string(getpid());
+  const std::string data = MakeRandomFile(src, (9 << 20) + 12345);
   ServeChild server = StartServe({"--once", "-F", dir.File("out")});
-  ProcessResult r = RunNicbench(RunArgv(server.port, {"-F", dir.File("src"), "-Z", "-J"}));
+  ProcessResult r = RunNicbench(RunArgv(server.port, {"-F", src, "-Z", "-J"}));
+  std::remove(src.c_str());
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   json doc = Parse(r.out);
   const json& local = doc["local"]["file"];
