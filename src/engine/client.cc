@@ -340,8 +340,9 @@ Status CreateStreams(ClientRun& run) {
 Status StartData(ClientRun& run) {
   run.path = DataPath::Create(run.config.threads);
   if (run.config.file.enabled()) run.file = std::make_shared<FileTransfer>(run.config.file);
+  const bool alone = EachFlowAlone(run.config.threads, run.streams.size());
   for (size_t i = 0; i < run.streams.size(); ++i) {
-    FlowConfig flow = MakeFlowConfig(run.stream_fds[i].Release(), run.streams[i], run.spec);
+    FlowConfig flow = MakeFlowConfig(run.stream_fds[i].Release(), run.streams[i], run.spec, alone);
     flow.file = run.file;
     if (auto s = run.path->AddFlow(flow); !s) return Fail(ErrorKind::kData, s.error());
   }

@@ -62,7 +62,12 @@ uint32_t ReceiveLowWaterFor(uint32_t block_bytes) {
   return static_cast<uint32_t>(std::max<uint64_t>(block_bytes, batch));
 }
 
-FlowConfig MakeFlowConfig(int fd, const StreamRole& role, const record::TestSpec& spec) {
+bool EachFlowAlone(int threads, size_t flows) {
+  return static_cast<size_t>(WorkerThreadsFor(threads, flows)) >= flows;
+}
+
+FlowConfig MakeFlowConfig(int fd, const StreamRole& role, const record::TestSpec& spec,
+                          bool alone_on_worker) {
   FlowConfig flow;
   flow.fd = fd;
   flow.id = role.id;
@@ -91,7 +96,9 @@ FlowConfig MakeFlowConfig(int fd, const StreamRole& role, const record::TestSpec
   flow.repeating_payload = spec.repeating_payload;
   flow.rr = spec.rr;
   if (spec.rr.enabled()) flow.receive_low_water = 0;  // a request is 1 byte by default
-  flow.rr_alone = spec.rr.enabled() && spec.parallel == 1 && spec.rr.burst == 1;
+  // Each flow alone on its worker (one flow, or -P up to kThreadPerFlowMax on a thread each):
+  // one blocking call per message, as netperf makes, instead of an epoll_wait beside it.
+  flow.rr_alone = spec.rr.enabled() && alone_on_worker && spec.rr.burst == 1;
   if (spec.rr.mode == record::RrMode::kCrr) {
     flow.crr_options = DataSocketOptions(spec);
     // A fresh connection's one request is never held back by Nagle: TCP_NODELAY only when

@@ -47,7 +47,13 @@ net::SocketOptions DataSocketOptions(const record::TestSpec& spec);
 inline constexpr uint32_t kReceiveWakeBytes = 512 * 1024;
 uint32_t ReceiveLowWaterFor(uint32_t block_bytes);
 
-FlowConfig MakeFlowConfig(int fd, const StreamRole& role, const record::TestSpec& spec);
+// `alone_on_worker`: this end gives each of its flows a worker thread of its own (a
+// request/response flow with one transaction in flight then runs in blocking calls).
+FlowConfig MakeFlowConfig(int fd, const StreamRole& role, const record::TestSpec& spec,
+                          bool alone_on_worker);
+// True when `threads` (this end's --threads, 0 = the default) gives each of `flows` flows a
+// worker thread of its own (WorkerThreadsFor, flows dealt round-robin).
+bool EachFlowAlone(int threads, size_t flows);
 
 // The test's sender budget on this end (bytes/blocks; raw totals as DataPath counts them).
 SendBudget MakeBudget(const record::TestSpec& spec);

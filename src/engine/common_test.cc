@@ -25,17 +25,36 @@ TEST(PlanStreams, IdsSkipTwoAndBidirOrder) {
 TEST(MakeFlowConfig, LowWaterOnlyForATimedTestsOneStream) {
   record::TestSpec spec;
   const StreamRole receiver = PlanStreams(spec, false)[0];
-  EXPECT_EQ(MakeFlowConfig(-1, receiver, spec).receive_low_water,
+  EXPECT_EQ(MakeFlowConfig(-1, receiver, spec, true).receive_low_water,
             4 * record::EffectiveBlockBytes(spec));
   record::TestSpec two = spec;
   two.parallel = 2;
-  EXPECT_EQ(MakeFlowConfig(-1, receiver, two).receive_low_water, 0u);
+  EXPECT_EQ(MakeFlowConfig(-1, receiver, two, true).receive_low_water, 0u);
   record::TestSpec bidir = spec;
   bidir.direction = record::Direction::kBidirectional;
-  EXPECT_EQ(MakeFlowConfig(-1, receiver, bidir).receive_low_water, 0u);
+  EXPECT_EQ(MakeFlowConfig(-1, receiver, bidir, true).receive_low_water, 0u);
   record::TestSpec bytes = spec;
   bytes.bytes = 1 << 20;
-  EXPECT_EQ(MakeFlowConfig(-1, receiver, bytes).receive_low_water, 0u);
+  EXPECT_EQ(MakeFlowConfig(-1, receiver, bytes, true).receive_low_water, 0u);
+}
+
+// A request/response flow with one transaction in flight runs in blocking calls whenever it
+// has its worker to itself: -P 1, or -P up to kThreadPerFlowMax with the default threads.
+TEST(MakeFlowConfig, RrFlowsBlockWhenEachHasItsOwnWorker) {
+  record::TestSpec spec;
+  spec.rr.mode = record::RrMode::kRr;
+  spec.parallel = 2;
+  const StreamRole client = PlanStreams(spec, true)[0];
+  EXPECT_TRUE(EachFlowAlone(0, 2));
+  EXPECT_TRUE(EachFlowAlone(0, kThreadPerFlowMax));
+  EXPECT_FALSE(EachFlowAlone(1, 2)) << "--threads 1: two flows share one worker";
+  EXPECT_TRUE(MakeFlowConfig(-1, client, spec, EachFlowAlone(0, 2)).rr_alone);
+  EXPECT_FALSE(MakeFlowConfig(-1, client, spec, EachFlowAlone(1, 2)).rr_alone);
+  record::TestSpec burst = spec;
+  burst.rr.burst = 4;
+  EXPECT_FALSE(MakeFlowConfig(-1, client, burst, true).rr_alone) << "several in flight: epoll";
+  record::TestSpec bulk;
+  EXPECT_FALSE(MakeFlowConfig(-1, client, bulk, true).rr_alone);
 }
 
 TEST(ReceiveLowWaterFor, FourBlocksUpToTheCapNeverLessThanOne) {

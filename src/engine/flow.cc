@@ -41,6 +41,16 @@ Result<FlowState> Flow::Failure(const char* call, int err) const {
   return Fail("stream " + std::to_string(config_.id) + ": " + call, err);
 }
 
+Result<FlowState> Flow::CheckSocketError() const {
+  int err = 0;
+  socklen_t len = sizeof(err);
+  if (getsockopt(fd(), SOL_SOCKET, SO_ERROR, &err, &len) != 0) {
+    return Failure("getsockopt(SO_ERROR)", errno);
+  }
+  if (err != 0) return Failure("send", err);
+  return FlowState::kActive;
+}
+
 Status BlockWithTimeout(int fd, int wait_ms) {
   const int flags = fcntl(fd, F_GETFL);
   if (flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0) return FailErrno("fcntl");

@@ -123,6 +123,9 @@ class Flow {
   // Turns a failed syscall into the flow's outcome: a reset or broken pipe once the test is
   // stopping is the normal end of a connection, anything else is an error naming the stream.
   Result<FlowState> Failure(const char* call, int err) const;
+  // A sender woken with EPOLLERR: the socket's pending error (SO_ERROR, which clears it) as
+  // Failure("send"), or kActive when there is none.
+  Result<FlowState> CheckSocketError() const;
   // The end of a TCP receiver's reads in one wakeup: `r` is a recv that moved no bytes
   // (r.value <= 0). Publishes the bytes read so far, then: the peer's end of stream closes the
   // flow, EAGAIN waits for the next wakeup, another error is Failure("recv"); nullopt on EINTR

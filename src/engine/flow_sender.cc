@@ -87,13 +87,4 @@ Result<FlowState> SenderFlow::RunBlocking() {
   return FlowState::kActive;
 }
 
-Result<FlowState> SenderFlow::CheckSocketError() {
-  int err = 0;
-  socklen_t len = sizeof(err);
-  if (getsockopt(fd(), SOL_SOCKET, SO_ERROR, &err, &len) != 0)
-    return Failure("getsockopt(SO_ERROR)", errno);
-  if (err != 0) return Failure("send", err);
-  return FlowState::kActive;
-}
-
 }  // namespace nicbench::engine

@@ -58,7 +58,6 @@ class SenderFlow : public Flow {
  private:
   // Sends blocks until the socket is full or the wakeup cap; `pacer` gates each burst.
   Result<FlowState> Pump(const MonoTime* now);
-  Result<FlowState> CheckSocketError();
 
   bool budgeted_ = false;  // read at Begin: SetBudget comes after AddFlow
   const uint32_t burst_;

@@ -251,13 +251,4 @@ void UdpSender::Account(uint32_t datagrams) {
   packets_.store(local_blocks_, std::memory_order_relaxed);
 }
 
-Result<FlowState> UdpSender::CheckSocketError() {
-  int err = 0;
-  socklen_t len = sizeof(err);
-  if (getsockopt(fd(), SOL_SOCKET, SO_ERROR, &err, &len) != 0)
-    return Failure("getsockopt(SO_ERROR)", errno);
-  if (err != 0) return Failure("send", err);
-  return FlowState::kActive;
-}
-
 }  // namespace nicbench::engine

@@ -58,7 +58,6 @@ class UdpSender final : public Flow {
   Result<Outcome> SendGso(uint32_t count, uint32_t* sent);
   Result<Outcome> SendMmsg(uint32_t count, uint32_t* sent);
   void Account(uint32_t datagrams);
-  Result<FlowState> CheckSocketError();
 
   std::vector<uint8_t> batch_;
   std::vector<mmsghdr> msgs_;

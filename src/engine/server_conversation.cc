@@ -363,8 +363,9 @@ Status ServerTest::SetUpStreams(State& st) {
     return Refuse(st, wire::iperf_errno::kFile, *refused);
   }
   if (shared_.config.file.enabled()) st.file = std::make_shared<FileTransfer>(shared_.config.file);
+  const bool alone = EachFlowAlone(shared_.config.threads, st.streams.size());
   for (size_t i = 0; i < st.streams.size(); ++i) {
-    FlowConfig flow = MakeFlowConfig(st.stream_fds[i].Release(), st.streams[i], st.spec);
+    FlowConfig flow = MakeFlowConfig(st.stream_fds[i].Release(), st.streams[i], st.spec, alone);
     flow.file = st.file;
     if (auto a = st.path->AddFlow(flow); !a) {
       if (st.file) return Refuse(st, wire::iperf_errno::kFile, a.error().ToString());
