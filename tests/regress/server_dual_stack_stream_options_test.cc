@@ -10,9 +10,9 @@ namespace nicbench::regress {
 namespace {
 
 TEST(ServerDualStackStreamOptions, AcceptedStreamsTakeTheirOptions) {
-  const int port = testing::FreeTcpPort();
-  testing::BackgroundProcess server({testing::NicbenchPath(), "serve", "-p", std::to_string(port)});
-  ASSERT_TRUE(server.WaitForOutput("serving on port")) << server.StderrSoFar();
+  testing::BackgroundProcess server({testing::NicbenchPath(), "serve", "-p", "0"});
+  const int port = testing::ServedPort(server);
+  ASSERT_NE(port, 0) << server.StderrSoFar();
   testing::ProcessResult r = testing::RunNicbench(
       {"run", "127.0.0.1", "-p", std::to_string(port), "-t", "1", "-w", "1M", "-P", "2", "-J"});
   ASSERT_EQ(r.exit_code, 0) << r.err;

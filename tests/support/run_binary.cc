@@ -16,6 +16,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <sstream>
 #include <thread>
 
@@ -215,13 +216,23 @@ bool HaveProgram(const std::string& name) {
 
 ServeChild StartServe(const std::vector<std::string>& extra) {
   ServeChild child;
-  child.port = FreeTcpPort();
-  std::vector<std::string> argv = {NicbenchPath(), "serve",    "-p", std::to_string(child.port),
-                                   "--bind",       "127.0.0.1"};
+  // Port 0: the server binds a port the kernel picks and names it. A port picked here and
+  // bound by the child later could be taken in between by a socket of a test running beside
+  // ("bind [::]:56877: Address already in use").
+  std::vector<std::string> argv = {NicbenchPath(), "serve", "-p", "0", "--bind", "127.0.0.1"};
   argv.insert(argv.end(), extra.begin(), extra.end());
   child.process = std::make_unique<BackgroundProcess>(argv);
-  EXPECT_TRUE(child.process->WaitForOutput("serving on port")) << child.process->StderrSoFar();
+  child.port = ServedPort(*child.process);
+  EXPECT_NE(child.port, 0) << child.process->StderrSoFar();
   return child;
+}
+
+int ServedPort(BackgroundProcess& serve) {
+  if (!serve.WaitForOutput("serving on port")) return 0;
+  std::smatch m;
+  const std::string err = serve.StderrSoFar();
+  if (!std::regex_search(err, m, std::regex("serving on port ([0-9]+)"))) return 0;
+  return std::stoi(m[1].str());
 }
 
 int FreeTcpPort() {

@@ -61,13 +61,15 @@ class BackgroundProcess {
   ProcessResult result_;
 };
 
-// `nicbench serve` on a free port of 127.0.0.1 with `extra` options, started and listening
-// (a failure to listen is a test failure, with the server's stderr).
 struct ServeChild {
   int port = 0;
   std::unique_ptr<BackgroundProcess> process;
 };
+// `nicbench serve -p 0 --bind 127.0.0.1 EXTRA...`, started and serving on the port the kernel
+// picked (a failure to listen is a test failure, with the server's stderr).
 ServeChild StartServe(const std::vector<std::string>& extra = {});
+// The port a `nicbench serve -p 0` child says it serves on, once it does; 0 if it does not.
+int ServedPort(BackgroundProcess& serve);
 
 // True when the tests run as root (the netns tier needs it).
 bool IsRoot();
