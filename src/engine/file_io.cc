@@ -193,9 +193,6 @@ Result<size_t> TimedFile::Read(uint8_t* buf, size_t len) {
 
 bool TimedFile::Load(size_t len) {
   if (write_ || direct_ || !regular_ || len == 0) return false;
-  const auto page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
-  const uint64_t start = offset_ / page * page;
-  const size_t span = static_cast<size_t>(offset_ + len - start);
   // A tmpfs or ramfs file is memory: there is no disk to wait for, and populating mappings of
   // its pages only to drop them cost more than sending them (2 GiB from tmpfs: 0.29 s of
   // populate in a 1.15 s transfer).
@@ -203,6 +200,9 @@ bool TimedFile::Load(size_t len) {
     in_memory_ = true;
     return true;
   }
+  const auto page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+  const uint64_t start = offset_ / page * page;
+  const size_t span = static_cast<size_t>(offset_ + len - start);
   const uint64_t t0 = NowNs();
   void* map = ::mmap(nullptr, span, PROT_READ, MAP_SHARED, fd_.get(), static_cast<off_t>(start));
   int err = 0;

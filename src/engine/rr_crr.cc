@@ -148,18 +148,12 @@ class CrrClient final : public RrFlow {
   // A socket for one transaction's connection, made as the data streams were: the test's
   // options and, with -B, its local address (the port is still chosen at connect(2)).
   Result<net::UniqueFd> NewConnection(int type_flags) {
-    const int family = peer_.ss_family;
-    const int protocol = config_.crr_options.mptcp ? IPPROTO_MPTCP : 0;
-    net::UniqueFd fd(::socket(family, SOCK_STREAM | SOCK_CLOEXEC | type_flags, protocol));
-    if (!fd) return FailErrno("socket (CRR)");
-    auto applied = net::ApplySocketOptions(fd.get(), family, SOCK_STREAM, config_.crr_options);
-    if (!applied) return tl::unexpected(applied.error());
-    if (config_.crr_bind_local) {
-      const int one = 1;
-      (void)setsockopt(fd.get(), IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT, &one, sizeof one);
-      if (::bind(fd.get(), reinterpret_cast<const sockaddr*>(&local_), local_len_) != 0) {
-        return FailErrno("bind (CRR)");
-      }
+    auto fd = net::OpenTcp(peer_.ss_family, config_.crr_options, type_flags);
+    if (!fd || !config_.crr_bind_local) return fd;
+    const int one = 1;
+    (void)setsockopt(fd->get(), IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT, &one, sizeof one);
+    if (::bind(fd->get(), reinterpret_cast<const sockaddr*>(&local_), local_len_) != 0) {
+      return FailErrno("bind (CRR)");
     }
     return fd;
   }
@@ -445,12 +439,9 @@ Result<net::UniqueFd> OpenListener(int data_fd, const net::SocketOptions& option
     return FailErrno("getsockname (CRR)");
   }
   SetPort(local, 0);
-  const int protocol = options.mptcp ? IPPROTO_MPTCP : 0;
-  net::UniqueFd fd(::socket(local.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, protocol));
-  if (!fd) return FailErrno("socket (CRR listener)");
-  if (auto s = net::ApplySocketOptions(fd.get(), local.ss_family, SOCK_STREAM, options); !s) {
-    return tl::unexpected(s.error());
-  }
+  auto made = net::OpenTcp(local.ss_family, options, SOCK_NONBLOCK);
+  if (!made) return made;
+  net::UniqueFd fd = std::move(*made);
   if (::bind(fd.get(), reinterpret_cast<sockaddr*>(&local), len) != 0 ||
       ::listen(fd.get(), kBacklog) != 0 ||
       getsockname(fd.get(), reinterpret_cast<sockaddr*>(&local), &len) != 0) {

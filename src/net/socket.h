@@ -55,6 +55,9 @@ Result<UniqueFd> Connect(const SocketAddress& addr, const std::string& bind_host
                          uint16_t bind_port, const SocketOptions& options,
                          std::chrono::milliseconds timeout);
 
+// An unbound TCP socket of `family` (MPTCP with options.mptcp) with `options` applied;
+// `flags` may add SOCK_NONBLOCK.
+Result<UniqueFd> OpenTcp(int family, const SocketOptions& options, int flags = 0);
 // An unbound UDP socket of `family` with `options` applied.
 Result<UniqueFd> OpenUdp(int family, const SocketOptions& options);
 // A UDP socket bound to `addr` (SO_REUSEADDR is always set, as iperf3's server does so that

@@ -23,8 +23,10 @@ Status SetInt(int fd, int level, int name, int value, const char* label) {
   return Ok();
 }
 
+// `type` may carry SOCK_NONBLOCK.
 Result<UniqueFd> NewSocket(int family, int type, bool mptcp = false) {
-  if (mptcp && type == SOCK_STREAM) {
+  const bool stream = (type & ~SOCK_NONBLOCK) == SOCK_STREAM;
+  if (mptcp && stream) {
     int fd = ::socket(family, type | SOCK_CLOEXEC, IPPROTO_MPTCP);
     if (fd >= 0) return UniqueFd(fd);
     // EPROTONOSUPPORT without CONFIG_MPTCP, ENOPROTOOPT with net.mptcp.enabled = 0.
@@ -36,7 +38,7 @@ Result<UniqueFd> NewSocket(int family, int type, bool mptcp = false) {
     return FailErrno("socket(MPTCP)");
   }
   int fd = ::socket(family, type | SOCK_CLOEXEC, 0);
-  if (fd < 0) return FailErrno(type == SOCK_STREAM ? "socket(TCP)" : "socket(UDP)");
+  if (fd < 0) return FailErrno(stream ? "socket(TCP)" : "socket(UDP)");
   return UniqueFd(fd);
 }
 
@@ -247,6 +249,15 @@ Result<UniqueFd> Connect(const SocketAddress& addr, const std::string& bind_host
     if (auto s = WaitConnected(fd->get(), addr, timeout); !s) return tl::unexpected(s.error());
   }
   if (auto s = SetNonBlocking(fd->get(), false); !s) return tl::unexpected(s.error());
+  return fd;
+}
+
+Result<UniqueFd> OpenTcp(int family, const SocketOptions& options, int flags) {
+  auto fd = NewSocket(family, SOCK_STREAM | flags, options.mptcp);
+  if (!fd) return fd;
+  if (auto s = ApplySocketOptions(fd->get(), family, SOCK_STREAM, options); !s) {
+    return tl::unexpected(s.error());
+  }
   return fd;
 }
 
