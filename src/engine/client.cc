@@ -499,6 +499,13 @@ Status ExchangeResults(ClientRun& run) {
   if (auto s = Expect(run, wire::State::kDisplayResults, Left(run, run.ending_deadline)); !s)
     return s;
   (void)wire::SendState(run.control.get(), wire::State::kIperfDone);
+  // A server whose -F write failed after our last byte went out (a full disk) could not end
+  // the test early; its file record carries the error, and the test failed all the same.
+  if (run.record.remote.known()) {
+    const auto& file = run.record.remote.value().file;
+    if (file && !file->error.empty())
+      return Fail(ErrorKind::kData, "the server's -F: " + file->error);
+  }
   return Ok();
 }
 
