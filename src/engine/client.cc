@@ -56,11 +56,12 @@ struct ClientRun : TestRun {
   const IntervalSink* sink = nullptr;
   std::map<int, record::HostInterval> remote_live;
   int closed_intervals = 0;
-  int live_taken = 0;          // live samples read so far
-  bool live_warned = false;    // the one warning about dropped samples was given
-  MonoTime data_start{};       // when TEST_RUNNING came
-  MonoTime setup_deadline{};   // every step before the data (ClientConfig::control_timeout)
-  MonoTime ending_deadline{};  // TEST_END to DISPLAY_RESULTS
+  int live_taken = 0;             // live samples read so far
+  bool live_warned = false;       // the one warning about dropped samples was given
+  bool peer_is_nicbench = false;  // the server said NICBENCH_READY (a bulk test)
+  MonoTime data_start{};          // when TEST_RUNNING came
+  MonoTime setup_deadline{};      // every step before the data (ClientConfig::control_timeout)
+  MonoTime ending_deadline{};     // TEST_END to DISPLAY_RESULTS
 };
 
 milliseconds Left(const ClientRun& run, MonoTime deadline) {
@@ -267,6 +268,7 @@ Status ExchangeParams(ClientRun& run) {
   wire::Extension ext;  // the exact times and our flags ride in it (params.h)
   ext.want_samples = run.config.sample_host;
   ext.live_samples = run.config.sample_host && run.config.live_samples;
+  ext.announce = true;
   auto params = wire::SendJson(run.control.get(), wire::EncodeParams(run.spec, ext));
   if (!params) return Fail(ErrorKind::kProtocol, params.error());
   return run.spec.rr.enabled() ? ExpectRrReady(run) : Ok();
@@ -315,9 +317,26 @@ Status ConnectUdpStreams(ClientRun& run) {
   return Ok();
 }
 
+// A nicbench server says so first (NICBENCH_READY, asked for by Extension::announce); a stock
+// iperf3 server goes straight to CREATE_STREAMS.
+Status AwaitCreateStreams(ClientRun& run) {
+  auto state = ReadServerState(run, Left(run, run.setup_deadline),
+                               "a state byte before "
+                               "CREATE_STREAMS");
+  if (!state) return tl::unexpected(state.error());
+  if (*state == wire::State::kNicbenchReady) {
+    run.peer_is_nicbench = true;
+    return Expect(run, wire::State::kCreateStreams, Left(run, run.setup_deadline));
+  }
+  if (*state != wire::State::kCreateStreams) {
+    return Fail(ErrorKind::kProtocol,
+                "expected CREATE_STREAMS from the server, got " + wire::StateName(*state));
+  }
+  return Ok();
+}
+
 Status CreateStreams(ClientRun& run) {
-  if (auto s = Expect(run, wire::State::kCreateStreams, Left(run, run.setup_deadline)); !s)
-    return s;
+  if (auto s = AwaitCreateStreams(run); !s) return s;
   // The host's facts and baseline take milliseconds to read. They are read now, before the
   // streams connect: once they have, the server sends TEST_START and TEST_RUNNING and starts
   // its clock without waiting, so any time we spent after that would be missing from the
@@ -344,6 +363,7 @@ Status StartData(ClientRun& run) {
   for (size_t i = 0; i < run.streams.size(); ++i) {
     FlowConfig flow = MakeFlowConfig(run.stream_fds[i].Release(), run.streams[i], run.spec, alone);
     flow.file = run.file;
+    flow.peer_drains = run.peer_is_nicbench;
     if (auto s = run.path->AddFlow(flow); !s) return Fail(ErrorKind::kData, s.error());
   }
   run.path->SetBudget(MakeBudget(run.spec));

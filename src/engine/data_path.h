@@ -49,6 +49,11 @@ struct FlowConfig {
   uint64_t fq_rate_bits_per_second = 0;
   // -F: this end's file (TCP only); the flow opens it, and reports its figures there at Join.
   std::shared_ptr<FileTransfer> file;
+  // The receiver at the other end is nicbench, which reads every byte before it closes (a stock
+  // iperf3 server closes its streams at TEST_END and drops what it has not read yet). A -F
+  // sender then sends the file's pages with sendfile(2), as with -Z, instead of copying them
+  // through its block: a much faster sender leaves more in a stock server's socket at TEST_END.
+  bool peer_drains = false;
   // A request/response flow (engine/rr_flow.h) when rr.enabled(): the client end is the sender.
   record::RrSpec rr;
   // The test's only flow (so alone on its worker): a TCP, UDP or CRR flow with one transaction

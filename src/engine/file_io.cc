@@ -306,7 +306,7 @@ record::FileRecord TimedFile::Record() const {
   r.call_seconds = r.rate_measured ? static_cast<double>(call_ns_) / 1e9 : 0.0;
   r.sync_seconds = static_cast<double>(sync_ns_) / 1e9;
   if (in_memory_) {
-    r.notes.emplace_back("-Z: sendfile(2) moved the pages of a " + info_.filesystem +
+    r.notes.emplace_back("sendfile(2) moved the pages of a " + info_.filesystem +
                          " file, which is memory: there is no disk time to measure");
   }
   if (loaded_ && !untimed_) {
@@ -316,7 +316,7 @@ record::FileRecord TimedFile::Record() const {
   }
   if (untimed_) {
     r.notes.emplace_back(
-        "-Z: sendfile(2) moved the file's pages to the socket; the disk's own "
+        "sendfile(2) moved the file's pages to the socket; the disk's own "
         "time is not separable from the network's");
   }
   return r;

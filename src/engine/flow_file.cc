@@ -23,7 +23,8 @@ FileTcpSender::FileTcpSender(const FlowConfig& config, net::UniqueFd fd, FlowEnv
       file_(std::move(file)),
       buffer_(std::move(buffer)),
       capacity_(capacity),
-      source_(config.zero_copy == record::ZeroCopy::kSendfile && !file_.direct_used()
+      source_((config.zero_copy == record::ZeroCopy::kSendfile || config.peer_drains) &&
+                      !file_.direct_used()
                   ? Source::kLoad
                   : Source::kRead) {}
 
@@ -31,7 +32,11 @@ size_t FileTcpSender::Loaded() {
   if (source_ == Source::kSendfile) return reserved_left_;
   if (file_.offset() < loaded_end_) return static_cast<size_t>(loaded_end_ - file_.offset());
   if (!file_.Load(kLoadBytes)) {
-    source_ = Source::kSendfile;  // the file's pages still go without a copy, untimed
+    // A file that cannot be loaded (a device, a kernel before 5.14) is read into the block, so
+    // its rate is measured, unless -Z asked for sendfile(2); the read starts where the file's
+    // position is, so only at its start. Otherwise its pages still go without a copy, untimed.
+    const bool zero_copy = config_.zero_copy == record::ZeroCopy::kSendfile;
+    source_ = zero_copy || file_.offset() != 0 ? Source::kSendfile : Source::kRead;
     return reserved_left_;
   }
   loaded_end_ = file_.offset() + kLoadBytes;
@@ -80,6 +85,7 @@ Result<SenderFlow::SendOutcome> FileTcpSender::SendFromFile() {
   if (!Reserve()) return SendOutcome::kBudgetSpent;
   for (;;) {
     const size_t loaded = Loaded();
+    if (source_ == Source::kRead) return SendBlock();
     off_t offset = static_cast<off_t>(file_.offset());
     const size_t len = std::min<size_t>(reserved_left_, loaded);
     const net::SysResult r = env_.sys->SendFile(fd(), file_.fd(), &offset, len);

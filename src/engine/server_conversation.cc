@@ -234,6 +234,8 @@ Status ServerTest::Handshake(State& st) {
   if (st.spec.rr.enabled()) {
     // A stock client never asks for one (the mode rides in our extension only).
     if (auto s = wire::SendState(control_.get(), wire::State::kNicbenchRrReady); !s) return s;
+  } else if (st.peer_is_nicbench && params->ext->announce) {
+    if (auto s = wire::SendState(control_.get(), wire::State::kNicbenchReady); !s) return s;
   }
   if (st.spec.server_affinity >= 0) {
     // -A N,M: this test's controller thread on CPU M; its DataPath workers, created later by
@@ -367,6 +369,7 @@ Status ServerTest::SetUpStreams(State& st) {
   for (size_t i = 0; i < st.streams.size(); ++i) {
     FlowConfig flow = MakeFlowConfig(st.stream_fds[i].Release(), st.streams[i], st.spec, alone);
     flow.file = st.file;
+    flow.peer_drains = st.peer_is_nicbench;
     if (auto a = st.path->AddFlow(flow); !a) {
       if (st.file) return Refuse(st, wire::iperf_errno::kFile, a.error().ToString());
       return a;

@@ -171,6 +171,9 @@ Status DecodeExtension(const json& doc, DecodedParams* out) {
   auto live = internal::ReadBool(ext, "live_samples", kExtWhere);
   if (!live) return tl::unexpected(live.error());
   decoded.live_samples = live->value_or(false);
+  auto announce = internal::ReadBool(ext, "announce", kExtWhere);
+  if (!announce) return tl::unexpected(announce.error());
+  decoded.announce = announce->value_or(false);
   TestSpec* spec = &out->spec;
   NB_PROTO_TRY(SetMillis(ext, "interval_ms", 1, &spec->interval, kExtWhere));
   NB_PROTO_TRY(SetMillis(ext, "time_ms", 1, &spec->duration, kExtWhere));
@@ -194,6 +197,7 @@ nlohmann::ordered_json EncodeExtension(const TestSpec& spec, const Extension& ex
   j["version"] = ext.version;
   j["want_samples"] = ext.want_samples;
   if (ext.live_samples) j["live_samples"] = true;
+  if (ext.announce) j["announce"] = true;
   j["interval_ms"] = spec.interval.count();
   j["time_ms"] = spec.duration.count();
   j["omit_ms"] = spec.omit.count();

@@ -38,6 +38,9 @@ struct Extension {
   // The server also sends each interval's host sample as the interval closes
   // (State::kNicbenchSample), so the client can show both ends live.
   bool live_samples = false;
+  // The client reads State::kNicbenchReady before CREATE_STREAMS of a bulk test: the server
+  // says it is nicbench before the data goes (an older client does not ask, and never sees it).
+  bool announce = false;
 };
 
 // Encodes `spec` as a 3.12 client would: one of "tcp"/"udp", then omit, time, num,

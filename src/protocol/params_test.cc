@@ -154,6 +154,18 @@ TEST(DecodeParamsTest, LiveSamplesTravelInTheExtensionAndAreTypeChecked) {
       DecodeParams(R"({"tcp":true,"time":1,"nicbench":{"version":1,"live_samples":"yes"}})"));
 }
 
+TEST(DecodeParamsTest, AnnounceTravelsInTheExtensionAndIsTypeChecked) {
+  Extension ext;
+  ext.announce = true;
+  auto back = DecodeParams(EncodeParams(TestSpec{}, ext).dump());
+  ASSERT_TRUE(back) << back.error().message;
+  EXPECT_TRUE(back->ext->announce);
+  auto older = DecodeParams(R"({"tcp":true,"time":1,"nicbench":{"version":1}})");
+  ASSERT_TRUE(older) << older.error().message;
+  EXPECT_FALSE(older->ext->announce) << "a client that does not ask never gets NICBENCH_READY";
+  EXPECT_FALSE(DecodeParams(R"({"tcp":true,"time":1,"nicbench":{"version":1,"announce":1}})"));
+}
+
 TEST(DecodeParamsTest, UdpOffloadTravelsInTheExtensionOnly) {
   TestSpec spec;
   spec.transport = record::Transport::kUdp;

@@ -54,6 +54,7 @@ std::string StateName(State state) {
     case State::kServerError: return "SERVER_ERROR";
     case State::kNicbenchSample: return "NICBENCH_SAMPLE";
     case State::kNicbenchRrReady: return "NICBENCH_RR_READY";
+    case State::kNicbenchReady: return "NICBENCH_READY";
   }
   return fmt::format("UNKNOWN({})", static_cast<int>(state));
 }
@@ -61,7 +62,8 @@ std::string StateName(State state) {
 bool IsKnownState(int8_t byte) {
   return (byte >= 1 && byte <= 16) || byte == -1 || byte == -2 ||
          byte == static_cast<int8_t>(State::kNicbenchSample) ||
-         byte == static_cast<int8_t>(State::kNicbenchRrReady);
+         byte == static_cast<int8_t>(State::kNicbenchRrReady) ||
+         byte == static_cast<int8_t>(State::kNicbenchReady);
 }
 
 std::string MakeCookie() {

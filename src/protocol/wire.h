@@ -41,12 +41,17 @@ enum class State : int8_t {
   // right after the parameters, before CREATE_STREAMS. A stock iperf3 server sends
   // CREATE_STREAMS instead, which tells the client at once that it cannot run the test.
   kNicbenchRrReady = 101,
+  // A nicbench server says it is one: sent right after the parameters, before CREATE_STREAMS,
+  // to a nicbench client that asked (Extension::announce) for a bulk test. The client then
+  // knows, before any byte goes, that the receiver reads every byte before it closes, which a
+  // stock iperf3 server does not do at TEST_END (engine FlowConfig::peer_drains).
+  kNicbenchReady = 102,
 };
 
 // "TEST_START", "ACCESS_DENIED", ...; "UNKNOWN(<n>)" for a byte that is no state.
 std::string StateName(State state);
 
-// True for the byte values listed in State (1..16, -1, -2, and our 100).
+// True for the byte values listed in State (1..16, -1, -2, and our 100..102).
 bool IsKnownState(int8_t byte);
 
 // The cookie: 36 characters of the base32 alphabet and a NUL, 37 bytes on the wire.

@@ -27,6 +27,9 @@ TEST(WireTest, StateNames) {
   EXPECT_FALSE(IsKnownState(0));
   EXPECT_FALSE(IsKnownState(17));
   EXPECT_TRUE(IsKnownState(100));  // kNicbenchSample
+  EXPECT_TRUE(IsKnownState(102));  // kNicbenchReady
+  EXPECT_EQ(StateName(State::kNicbenchReady), "NICBENCH_READY");
+  EXPECT_FALSE(IsKnownState(103));
   EXPECT_FALSE(IsKnownState(-3));
 }
 
