@@ -54,6 +54,9 @@ net::SocketOptions DataSocketOptions(const record::TestSpec& spec) {
   // A transaction's message goes out when written, not when the previous one is acknowledged.
   if (spec.rr.enabled()) options.no_delay = true;
   options.flowlabel = spec.flowlabel;  // used by the connecting end only
+  if (spec.transport == record::Transport::kUdp && spec.window_bytes == 0 && !spec.rr.enabled()) {
+    options.receive_buffer_bytes = kUdpReceiveBufferBytes;
+  }
   return options;
 }
 

@@ -38,6 +38,14 @@ std::vector<StreamRole> PlanStreams(const record::TestSpec& spec, bool is_client
 // The options a data socket gets from the spec (window, MSS, nodelay, congestion, TOS).
 net::SocketOptions DataSocketOptions(const record::TestSpec& spec);
 
+// The receive buffer (SO_RCVBUF) a bulk UDP socket asks for when -w does not set one. The
+// kernel's default (net.core.rmem_default, 208 KiB) holds about 90 datagrams of 1400 bytes by
+// their truesize: at 300,000 datagrams/s a receiver off its CPU for 0.3 ms loses datagrams the
+// path delivered, and the test then measures the receiver's scheduling. On loopback at -b 0 -l
+// 1400 the default lost 2.9-3.6% where 1 MiB lost 0.5-0.6% and 4 MiB none (docs/engine.md).
+// The kernel caps the request at net.core.rmem_max.
+inline constexpr uint32_t kUdpReceiveBufferBytes = 4u << 20;
+
 // The DataPath flow of one connected stream.
 // The receive low-water mark (SO_RCVLOWAT) of a timed test's only TCP stream: up to four
 // blocks, at most kReceiveWakeBytes, never less than one block. The receiver still reads a

@@ -21,6 +21,22 @@ TEST(PlanStreams, IdsSkipTwoAndBidirOrder) {
   for (size_t i = 0; i < 4; ++i) EXPECT_NE(client[i].sender, server[i].sender);
 }
 
+// A bulk UDP socket asks for a large receive buffer unless -w chose the buffers; TCP and
+// request/response sockets keep the kernel's.
+TEST(DataSocketOptions, BulkUdpAsksForALargeReceiveBufferUnlessTheWindowIsSet) {
+  record::TestSpec udp;
+  udp.transport = record::Transport::kUdp;
+  EXPECT_EQ(DataSocketOptions(udp).receive_buffer_bytes, kUdpReceiveBufferBytes);
+  record::TestSpec window = udp;
+  window.window_bytes = 65536;
+  EXPECT_EQ(DataSocketOptions(window).receive_buffer_bytes, 0u);
+  EXPECT_EQ(DataSocketOptions(window).window_bytes, 65536u);
+  record::TestSpec rr = udp;
+  rr.rr.mode = record::RrMode::kRr;
+  EXPECT_EQ(DataSocketOptions(rr).receive_buffer_bytes, 0u);
+  EXPECT_EQ(DataSocketOptions(record::TestSpec{}).receive_buffer_bytes, 0u);
+}
+
 // The receiver's low-water mark (one wakeup per four blocks) is for a timed test's only stream.
 TEST(MakeFlowConfig, LowWaterOnlyForATimedTestsOneStream) {
   record::TestSpec spec;

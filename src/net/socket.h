@@ -18,11 +18,13 @@ namespace nicbench::net {
 // What a test may set on a socket. Zero / empty means "leave the kernel default".
 struct SocketOptions {
   uint32_t window_bytes = 0;  // SO_SNDBUF and SO_RCVBUF (the kernel doubles it, socket(7))
-  uint32_t mss = 0;           // TCP_MAXSEG, set before connect so the SYN carries it
-  bool no_delay = false;      // TCP_NODELAY
-  std::string congestion;     // TCP_CONGESTION ("cubic", "bbr", ...)
-  int tos = 0;                // IP_TOS, or IPV6_TCLASS on IPv6 sockets
-  bool reuse_addr = false;    // SO_REUSEADDR before bind
+  // SO_RCVBUF alone, when window_bytes is 0 (capped by net.core.rmem_max, then doubled).
+  uint32_t receive_buffer_bytes = 0;
+  uint32_t mss = 0;         // TCP_MAXSEG, set before connect so the SYN carries it
+  bool no_delay = false;    // TCP_NODELAY
+  std::string congestion;   // TCP_CONGESTION ("cubic", "bbr", ...)
+  int tos = 0;              // IP_TOS, or IPV6_TCLASS on IPv6 sockets
+  bool reuse_addr = false;  // SO_REUSEADDR before bind
   // IPV6_V6ONLY on IPv6 sockets, before bind only (false: a "::" listener takes v4 too); unset =
   // leave it alone, as an accepted or connected socket must (Linux answers EINVAL there).
   std::optional<bool> v6only;

@@ -181,6 +181,8 @@ Status ApplySocketOptions(int fd, int family, int socket_type, const SocketOptio
     const int w = static_cast<int>(o.window_bytes);
     keep(SetInt(fd, SOL_SOCKET, SO_SNDBUF, w, "SO_SNDBUF"));
     keep(SetInt(fd, SOL_SOCKET, SO_RCVBUF, w, "SO_RCVBUF"));
+  } else if (o.receive_buffer_bytes != 0) {
+    keep(SetInt(fd, SOL_SOCKET, SO_RCVBUF, static_cast<int>(o.receive_buffer_bytes), "SO_RCVBUF"));
   }
   if (o.tos != 0) {
     // An IPv6 socket may carry IPv4 traffic (a v4-mapped peer on a "::" listener); IPv4 packets

@@ -6,8 +6,10 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <fstream>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -101,6 +103,26 @@ TEST(SocketTest, ListenConnectAcceptOnLoopback) {
   char got[sizeof(msg)] = {};
   ASSERT_EQ(recv(server->get(), got, sizeof(got), MSG_WAITALL), static_cast<ssize_t>(sizeof(msg)));
   EXPECT_STREQ(got, "hello");
+}
+
+// SO_RCVBUF alone: the kernel caps the request at net.core.rmem_max and doubles it.
+TEST(SocketTest, ReceiveBufferAloneRaisesOnlyTheReceiveBuffer) {
+  auto plain = OpenUdp(AF_INET, SocketOptions{});
+  ASSERT_TRUE(plain) << plain.error().ToString();
+  const int default_snd = *GetIntOption(plain->get(), SOL_SOCKET, SO_SNDBUF, "SO_SNDBUF");
+  const int default_rcv = *GetIntOption(plain->get(), SOL_SOCKET, SO_RCVBUF, "SO_RCVBUF");
+  SocketOptions options;
+  options.receive_buffer_bytes = 4u << 20;
+  auto fd = OpenUdp(AF_INET, options);
+  ASSERT_TRUE(fd) << fd.error().ToString();
+  const int rcv = *GetIntOption(fd->get(), SOL_SOCKET, SO_RCVBUF, "SO_RCVBUF");
+  std::ifstream max_file("/proc/sys/net/core/rmem_max");
+  long rmem_max = 0;
+  if (max_file >> rmem_max) {
+    EXPECT_GE(rcv, std::min<long>(4l << 20, rmem_max)) << "rmem_max " << rmem_max;
+  }
+  EXPECT_GT(rcv, default_rcv);
+  EXPECT_EQ(*GetIntOption(fd->get(), SOL_SOCKET, SO_SNDBUF, "SO_SNDBUF"), default_snd);
 }
 
 TEST(SocketTest, DualStackListenerOnIpv6Loopback) {
