@@ -42,6 +42,8 @@ neper=${NEPER_STREAM:-$anchors/neper-tcp_stream}
 port_base=${PORT_BASE:-27100}
 command -v python3 >/dev/null || { echo "python3 not found" >&2; exit 3; }
 [ -x "$nicbench" ] || { echo "nicbench binary not found: $nicbench (use -b)" >&2; exit 3; }
+# The clients run in a temporary directory: a relative -b would name nothing there.
+nicbench=$(realpath "$nicbench")
 [ -x /usr/bin/time ] || { echo "GNU time (/usr/bin/time) not found" >&2; exit 3; }
 
 tmp=$(mktemp -d)
@@ -238,8 +240,6 @@ for variant in "${variant_list[@]}"; do
   summarize "$tmp/rows" "$variant"
 done
 echo "load average $(cut -d' ' -f1-3 /proc/loadavg) at the end"
-if [ -x "$here/udp_peers.sh" ]; then
-  "$here/udp_peers.sh" -n "$rounds" -t "$seconds" -b "$nicbench"
-elif [ -f "$here/udp_peers.sh" ]; then
-  bash "$here/udp_peers.sh" -n "$rounds" -t "$seconds" -b "$nicbench"
+if [ -f "$here/udp_peers.sh" ]; then
+  bash "$here/udp_peers.sh" -r "$rounds" -t "$seconds" -n "$nicbench"
 fi
