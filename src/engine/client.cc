@@ -224,14 +224,18 @@ Result<wire::State> ReadServerState(ClientRun& run, milliseconds timeout, std::s
   return CheckServerState(run, **message);
 }
 
-Status Expect(ClientRun& run, wire::State want, milliseconds timeout) {
-  auto state = ReadServerState(run, timeout, "a state byte before " + wire::StateName(want));
+Status CheckExpected(const Result<wire::State>& state, wire::State want) {
   if (!state) return tl::unexpected(state.error());
   if (*state != want) {
     return Fail(ErrorKind::kProtocol, fmt::format("expected {} from the server, got {}",
                                                   wire::StateName(want), wire::StateName(*state)));
   }
   return Ok();
+}
+
+Status Expect(ClientRun& run, wire::State want, milliseconds timeout) {
+  return CheckExpected(
+      ReadServerState(run, timeout, "a state byte before " + wire::StateName(want)), want);
 }
 
 // UDP without -l: the control connection's MSS, else 1460, as the 3.12 client does.
@@ -320,19 +324,13 @@ Status ConnectUdpStreams(ClientRun& run) {
 // A nicbench server says so first (NICBENCH_READY, asked for by Extension::announce); a stock
 // iperf3 server goes straight to CREATE_STREAMS.
 Status AwaitCreateStreams(ClientRun& run) {
-  auto state = ReadServerState(run, Left(run, run.setup_deadline),
-                               "a state byte before "
-                               "CREATE_STREAMS");
-  if (!state) return tl::unexpected(state.error());
-  if (*state == wire::State::kNicbenchReady) {
+  const std::string what = "a state byte before CREATE_STREAMS";
+  auto state = ReadServerState(run, Left(run, run.setup_deadline), what);
+  if (state && *state == wire::State::kNicbenchReady) {
     run.peer_is_nicbench = true;
-    return Expect(run, wire::State::kCreateStreams, Left(run, run.setup_deadline));
+    state = ReadServerState(run, Left(run, run.setup_deadline), what);
   }
-  if (*state != wire::State::kCreateStreams) {
-    return Fail(ErrorKind::kProtocol,
-                "expected CREATE_STREAMS from the server, got " + wire::StateName(*state));
-  }
-  return Ok();
+  return CheckExpected(state, wire::State::kCreateStreams);
 }
 
 Status CreateStreams(ClientRun& run) {

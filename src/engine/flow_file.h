@@ -2,10 +2,10 @@
 // and sends what it read, as iperf3's client does, or, with -Z or to a nicbench receiver
 // (FlowConfig::peer_drains), sendfile(2)s straight from the file, a timed load bringing each
 // 4 MiB into the page cache first (TimedFile::Load) so the disk's rate is still measured; it
-// ends at the file's end; the receiver writes what it receives
-// into the file and syncs it at the end. Each stream opens the file itself, as iperf3 does. The
-// file calls are timed (engine/file_io.h); Finish() hands each stream's figures to the test's
-// FileTransfer. Thread safety: as Flow.
+// ends at the file's end. The receiver writes what it receives into the file and syncs it at
+// the end. Each stream opens the file itself, as iperf3 does. The file calls are timed
+// (engine/file_io.h); Finish() hands each stream's figures to the test's FileTransfer.
+// Thread safety: as Flow.
 #pragma once
 
 #include <memory>
