@@ -196,10 +196,10 @@ class RrTcpServer final : public RrFlow {
 }  // namespace
 
 Result<Step> SendAll(net::SysCalls* sys, int fd, const std::vector<uint8_t>& buf, uint64_t bytes,
-                     const std::atomic<bool>& stopping) {
+                     const std::atomic<bool>& stopping, int more_flags) {
   while (bytes > 0) {
     const size_t want = static_cast<size_t>(std::min<uint64_t>(bytes, buf.size()));
-    net::SysResult r = sys->Send(fd, buf.data(), want, MSG_NOSIGNAL);
+    net::SysResult r = sys->Send(fd, buf.data(), want, MSG_NOSIGNAL | more_flags);
     if (r.failed()) {
       if (r.err != EAGAIN && r.err != EINTR) return Fail("send", r.err);
       if (stopping.load(std::memory_order_acquire)) return Step::kStopped;

@@ -74,10 +74,11 @@ class RrFlow : public Flow {
 // (flow.h).
 
 // Blocking transfers of the lone path. kStopped: the test is stopping (a timeout found the
-// stop flag set); kClosed: the peer closed the connection.
+// stop flag set); kClosed: the peer closed the connection. `more_flags` go with every send
+// (MSG_MORE: hold the last partial segment until close, which sends it with the FIN).
 enum class Step { kDone, kStopped, kClosed };
 Result<Step> SendAll(net::SysCalls* sys, int fd, const std::vector<uint8_t>& buf, uint64_t bytes,
-                     const std::atomic<bool>& stopping);
+                     const std::atomic<bool>& stopping, int more_flags = 0);
 Result<Step> RecvAll(net::SysCalls* sys, int fd, std::vector<uint8_t>& buf, uint64_t bytes,
                      const std::atomic<bool>& stopping);
 

@@ -7,6 +7,9 @@
 #include <sys/socket.h>
 
 #include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <string>
 #include <thread>
 
 #include <gtest/gtest.h>
@@ -260,6 +263,54 @@ TEST(RrFlow, CrrServerListenerTakesTheTestsOptions) {
   EXPECT_LE(MaxSegment(conn.get()), 1000) << "the server's SYN-ACK carried its 1000-byte MSS";
   server->Stop();
   EXPECT_TRUE(server->Join());
+}
+
+uint16_t LocalPort(int fd) {
+  sockaddr_in local{};
+  socklen_t len = sizeof local;
+  EXPECT_EQ(getsockname(fd, reinterpret_cast<sockaddr*>(&local), &len), 0);
+  return ntohs(local.sin_port);
+}
+
+// The state (hex, as /proc/net/tcp writes it: 01 established, 03 SYN_RECV) of the IPv4 socket
+// with this local and remote port, or "" when there is none.
+std::string TcpState(uint16_t local_port, uint16_t remote_port) {
+  std::ifstream table("/proc/net/tcp");
+  std::string line;
+  std::getline(table, line);  // the header
+  while (std::getline(table, line)) {
+    unsigned local_addr = 0, local = 0, remote_addr = 0, remote = 0, state = 0;
+    if (std::sscanf(line.c_str(), " %*d: %8X:%4X %8X:%4X %2X", &local_addr, &local, &remote_addr,
+                    &remote, &state) == 5 &&
+        local == local_port && remote == remote_port) {
+      char hex[3];
+      std::snprintf(hex, sizeof hex, "%02X", state);
+      return hex;
+    }
+  }
+  return "";
+}
+
+// TCP_DEFER_ACCEPT on the listener: a connection stays in the listener's queue (SYN_RECV on
+// the server's side) until its request comes, so the server is woken once per connection.
+TEST(RrFlow, CrrServerTakesAConnectionOnlyWithItsRequest) {
+  for (const bool alone : {false, true}) {
+    testing::SocketPair pair = testing::TcpPair();
+    auto server = DataPath::Create(1);
+    FlowConfig s = RrConfig(pair.b.Release(), false, record::Transport::kTcp, record::RrMode::kCrr);
+    s.rr_alone = alone;
+    ASSERT_TRUE(server->AddFlow(s));
+    ASSERT_TRUE(server->Start());
+    const uint16_t port = CrrPort(pair.a.get());
+    net::UniqueFd conn = ConnectTo(port);
+    EXPECT_EQ(TcpState(port, LocalPort(conn.get())), "03") << "accepted before its request";
+    ASSERT_EQ(send(conn.get(), "q", 1, 0), 1);
+    char got[2];
+    EXPECT_EQ(recv(conn.get(), got, sizeof got, MSG_WAITALL), 1) << "the response, then EOF";
+    server->Stop();
+    EXPECT_TRUE(server->Join());
+    EXPECT_EQ(server->Snapshot()[0].transactions, 1u);
+  }
 }
 
 TEST(RrFlow, UdpRequestWithoutResponseIsLostAndTheFlowGoesOn) {

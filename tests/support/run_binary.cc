@@ -12,13 +12,16 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <regex>
 #include <sstream>
 #include <thread>
+#include <utility>
 
 namespace nicbench::testing {
 namespace {
@@ -235,8 +238,31 @@ int ServedPort(BackgroundProcess& serve) {
   return std::stoi(m[1].str());
 }
 
-int FreeTcpPort() {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
+namespace {
+
+// The ports the kernel hands out to connect() and to bind() with port 0
+// (net.ipv4.ip_local_port_range), or Linux's default range when that cannot be read.
+std::pair<int, int> EphemeralPorts() {
+  std::ifstream in("/proc/sys/net/ipv4/ip_local_port_range");
+  int low = 0, high = 0;
+  if (in >> low >> high && low > 0 && low <= high) return {low, high};
+  return {32768, 60999};
+}
+
+bool PortFree(int type, int port) {
+  const int fd = socket(AF_INET, type | SOCK_CLOEXEC, 0);
+  if (fd < 0) return false;
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  addr.sin_port = htons(static_cast<uint16_t>(port));
+  const bool free = bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
+  close(fd);
+  return free;
+}
+
+int KernelPickedPort() {
+  const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
   addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
@@ -245,6 +271,27 @@ int FreeTcpPort() {
   getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
   close(fd);
   return ntohs(addr.sin_port);
+}
+
+}  // namespace
+
+int FreeTcpPort() {
+  // A port from just below the ephemeral range: a port the kernel picked and we released could
+  // be handed to the next connect() of a test running beside before our server binds it (CI saw
+  // "Address already in use"); below the range only another FreeTcpPort can pick it, and the
+  // random draw over thousands of ports makes that rare. Free for TCP and UDP alike, since UDP
+  // tests bind the same number.
+  const auto [low, high] = EphemeralPorts();
+  const int top = low - 1;
+  const int bottom = std::max(1024, low - 12000);
+  if (top - bottom < 1000) return KernelPickedPort();
+  std::mt19937 draw(static_cast<unsigned>(getpid()) ^ std::random_device{}());
+  std::uniform_int_distribution<int> pick(bottom, top);
+  for (int tries = 0; tries < 200; ++tries) {
+    const int port = pick(draw);
+    if (PortFree(SOCK_STREAM, port) && PortFree(SOCK_DGRAM, port)) return port;
+  }
+  return KernelPickedPort();
 }
 
 }  // namespace nicbench::testing

@@ -85,8 +85,9 @@ bool HaveProgram(const std::string& name);
 // would starve the rest of its core.
 std::vector<std::string> FavouredWhenRoot(std::vector<std::string> argv);
 
-// A fresh free TCP port on 127.0.0.1 (bound with port 0 and released); racy by nature, so use
-// only for servers that cannot report their own port.
+// A port free for TCP and UDP on 127.0.0.1, drawn at random from below the kernel's ephemeral
+// range, so no connect() or port-0 bind of another test can take it before the server binds it.
+// Still a check then use: only for servers that cannot report their own port.
 int FreeTcpPort();
 
 }  // namespace nicbench::testing

@@ -1,0 +1,112 @@
+// What a CRR transaction puts on the wire, watched with a packet socket on `lo`: the server's
+// response and its FIN travel in one segment (MSG_MORE, then close), so the client is woken once
+// per connection for both. Needs CAP_NET_RAW (root); skipped with a message otherwise.
+#include <arpa/inet.h>
+#include <linux/filter.h>
+#include <linux/if_packet.h>
+#include <net/ethernet.h>
+#include <net/if.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "support/run_binary.h"
+
+namespace nicbench {
+namespace {
+
+// An address on `lo` that no other test uses, so the capture holds only this test's packets.
+constexpr char kServerAddress[] = "127.0.81.7";
+constexpr uint32_t kServerAddressHex = 0x7f005107;
+
+// A packet socket on `lo` that keeps the first 128 bytes of IPv4 packets from kServerAddress
+// (the filter runs in the kernel, so the bulk tests running beside cannot fill its buffer).
+int CaptureFromServer() {
+  const int fd = socket(AF_PACKET, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, htons(ETH_P_IP));
+  if (fd < 0) return -errno;
+  sock_filter code[] = {
+      {BPF_LD | BPF_W | BPF_ABS, 0, 0, 12},                // the IPv4 source address
+      {BPF_JMP | BPF_JEQ | BPF_K, 0, 1, kServerAddressHex},
+      {BPF_RET | BPF_K, 0, 0, 128},
+      {BPF_RET | BPF_K, 0, 0, 0},
+  };
+  sock_fprog program{static_cast<unsigned short>(sizeof code / sizeof code[0]), code};
+  EXPECT_EQ(setsockopt(fd, SOL_SOCKET, SO_ATTACH_FILTER, &program, sizeof program), 0);
+  const int buffer = 8 << 20;
+  (void)setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &buffer, sizeof buffer);
+  sockaddr_ll where{};
+  where.sll_family = AF_PACKET;
+  where.sll_protocol = htons(ETH_P_IP);
+  where.sll_ifindex = static_cast<int>(if_nametoindex("lo"));
+  EXPECT_EQ(bind(fd, reinterpret_cast<sockaddr*>(&where), sizeof where), 0);
+  return fd;
+}
+
+struct FinSegments {
+  int with_payload = 0;
+  int bare = 0;
+};
+
+// The FIN segments the server sent from any port but `control_port` (its control and data
+// connections), as delivered on `lo` (each packet is seen leaving and arriving: the arrival
+// copy is counted).
+FinSegments CountFins(int fd, int control_port) {
+  FinSegments fins;
+  unsigned char packet[128];
+  for (;;) {
+    sockaddr_ll from{};
+    socklen_t from_len = sizeof from;
+    const ssize_t n = recvfrom(fd, packet, sizeof packet, 0,
+                               reinterpret_cast<sockaddr*>(&from), &from_len);
+    if (n < 0) break;
+    if (from.sll_pkttype == PACKET_OUTGOING || n < 20) continue;
+    const int ip_header = (packet[0] & 0x0f) * 4;
+    if (packet[9] != IPPROTO_TCP || n < ip_header + 20) continue;
+    const unsigned char* tcp = packet + ip_header;
+    const int source_port = tcp[0] << 8 | tcp[1];
+    if (source_port == control_port || (tcp[13] & 0x01) == 0) continue;
+    const int total = packet[2] << 8 | packet[3];
+    const int payload = total - ip_header - (tcp[12] >> 4) * 4;
+    (payload > 0 ? fins.with_payload : fins.bare) += 1;
+  }
+  return fins;
+}
+
+void ExpectResponsesCarryTheFin(const std::vector<std::string>& extra) {
+  const int capture = CaptureFromServer();
+  if (capture == -EPERM || capture == -EACCES) {
+    GTEST_SKIP() << "a packet socket needs CAP_NET_RAW: run the tests as root";
+  }
+  ASSERT_GE(capture, 0) << "socket(AF_PACKET): " << -capture;
+  testing::BackgroundProcess server(
+      {testing::NicbenchPath(), "serve", "-p", "0", "--bind", kServerAddress});
+  const int port = testing::ServedPort(server);
+  ASSERT_NE(port, 0) << server.StderrSoFar();
+  std::vector<std::string> args = {"run", kServerAddress, "-p", std::to_string(port), "--crr",
+                                   "-n", "40", "--no-store", "-J"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  const testing::ProcessResult run = testing::RunNicbench(args);
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  const auto doc = nlohmann::json::parse(run.out, nullptr, false);
+  ASSERT_FALSE(doc.is_discarded()) << run.out;
+  EXPECT_EQ(doc["end"]["rr"]["local"]["transactions"].get<int>(), 40);
+  const FinSegments fins = CountFins(capture, port);
+  close(capture);
+  EXPECT_EQ(fins.with_payload, 40) << "one response with its FIN per transaction";
+  EXPECT_EQ(fins.bare, 0) << "a FIN that came after its response woke the client again";
+}
+
+TEST(CrrSegments, LoneFlowSendsEachResponseWithItsFin) { ExpectResponsesCarryTheFin({}); }
+
+TEST(CrrSegments, EpollFlowsSendEachResponseWithItsFin) {
+  ExpectResponsesCarryTheFin({"-P", "2", "--threads", "1"});
+}
+
+}  // namespace
+}  // namespace nicbench
