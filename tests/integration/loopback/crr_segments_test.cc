@@ -31,7 +31,7 @@ int CaptureFromServer() {
   const int fd = socket(AF_PACKET, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, htons(ETH_P_IP));
   if (fd < 0) return -errno;
   sock_filter code[] = {
-      {BPF_LD | BPF_W | BPF_ABS, 0, 0, 12},                // the IPv4 source address
+      {BPF_LD | BPF_W | BPF_ABS, 0, 0, 12},  // the IPv4 source address
       {BPF_JMP | BPF_JEQ | BPF_K, 0, 1, kServerAddressHex},
       {BPF_RET | BPF_K, 0, 0, 128},
       {BPF_RET | BPF_K, 0, 0, 0},
@@ -62,8 +62,8 @@ FinSegments CountFins(int fd, int control_port) {
   for (;;) {
     sockaddr_ll from{};
     socklen_t from_len = sizeof from;
-    const ssize_t n = recvfrom(fd, packet, sizeof packet, 0,
-                               reinterpret_cast<sockaddr*>(&from), &from_len);
+    const ssize_t n =
+        recvfrom(fd, packet, sizeof packet, 0, reinterpret_cast<sockaddr*>(&from), &from_len);
     if (n < 0) break;
     if (from.sll_pkttype == PACKET_OUTGOING || n < 20) continue;
     const int ip_header = (packet[0] & 0x0f) * 4;
@@ -88,8 +88,8 @@ void ExpectResponsesCarryTheFin(const std::vector<std::string>& extra) {
       {testing::NicbenchPath(), "serve", "-p", "0", "--bind", kServerAddress});
   const int port = testing::ServedPort(server);
   ASSERT_NE(port, 0) << server.StderrSoFar();
-  std::vector<std::string> args = {"run", kServerAddress, "-p", std::to_string(port), "--crr",
-                                   "-n", "40", "--no-store", "-J"};
+  std::vector<std::string> args = {"run", kServerAddress, "-p", std::to_string(port), "--crr", "-n",
+                                   "40",  "--no-store",   "-J"};
   args.insert(args.end(), extra.begin(), extra.end());
   const testing::ProcessResult run = testing::RunNicbench(args);
   ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
