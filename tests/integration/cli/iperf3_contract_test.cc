@@ -255,7 +255,7 @@ json Iperf3ServerDocument(const Mode& mode) {
 // The server's own document (`serve -J`) for a stock client keeps iperf3's server document.
 TEST_P(Iperf3Contract, ServerDocumentKeepsIperf3sShape) {
   const Mode& mode = GetParam();
-  const json reference = Iperf3ServerDocument(mode);
+  json reference = Iperf3ServerDocument(mode);
   ASSERT_TRUE(reference.is_object() && reference.contains("end")) << reference.dump();
   testing::ServeChild serve = testing::StartServe({"-J"});
   ParseDocument(testing::RunProcess(ClientArgs(Iperf3(), serve.port, mode)),
@@ -265,6 +265,14 @@ TEST_P(Iperf3Contract, ServerDocumentKeepsIperf3sShape) {
   }
   const json doc = json::parse(serve.process->Stop().out, nullptr, false);
   ASSERT_TRUE(doc.is_object()) << "serve -J printed no document";
+  // The reference is itself a measurement of a host that may stall: an iperf3 UDP server that
+  // fell behind its pacing sends the backlog at once, and its 1 s test then reported 2.2 Gbit/s
+  // at -b 20M (CI, udp_reverse), where nicbench reported 19.9. A mismatch counts only if a
+  // second reference shows it too.
+  if (!Compare(reference, doc).empty()) {
+    reference = Iperf3ServerDocument(mode);
+    ASSERT_TRUE(reference.is_object() && reference.contains("end")) << reference.dump();
+  }
   ExpectContract(reference, doc, "nicbench serve -J");
   ASSERT_FALSE(doc["start"]["connected"].empty()) << "the data streams are listed";
 }
