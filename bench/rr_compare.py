@@ -15,6 +15,9 @@ Modes:
   tcp_rr_p2  nicbench --rr -P 2 vs two netperf TCP_RR processes at once (rates summed)
   agree      nicbench --rr -l 14,14 vs sockperf ping-pong -m 14 --full-rtt (p50 and mean), and
              the flow's TCP_INFO RTT; both ends' transaction counts
+Column cpu_us: the whole host's busy CPU time (user, system, irq, softirq from /proc/stat) while
+the client ran, per transaction, in microseconds: both ends and the kernel's work for them,
+measured alike for every tool (on loopback only; a busy neighbour inflates every tool alike).
 Peer binaries come from --anchors (default ../shared/anchors relative to the repository) and
 sockperf from PATH (Debian's package). Traffic goes to 127.0.0.1, or inside the named stand.
 """
@@ -31,6 +34,30 @@ import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+TICK = os.sysconf("SC_CLK_TCK")
+
+
+def host_busy_seconds():
+    """The host's busy CPU time so far: user, nice, system, irq, softirq (not idle, iowait, steal)."""
+    with open("/proc/stat") as f:
+        fields = [int(x) for x in f.readline().split()[1:8]]
+    user, nice, system, _idle, _iowait, irq, softirq = fields
+    return (user + nice + system + irq + softirq) / TICK
+
+
+class HostCpu:
+    """Busy CPU seconds of the whole host across a `with` block."""
+
+    def __enter__(self):
+        self.start = host_busy_seconds()
+        return self
+
+    def __exit__(self, *exc):
+        self.seconds = host_busy_seconds() - self.start
+
+
+def per_transaction_us(cpu, tps, seconds):
+    return cpu.seconds * 1e6 / (tps * seconds) if tps > 0 else float("nan")
 REPO = os.path.dirname(HERE)
 
 
@@ -86,8 +113,9 @@ class Bench:
         server = self.start([self.args.nicbench, "serve", "-p", str(port), "-B",
                              "0.0.0.0" if self.args.stand else "127.0.0.1"])
         try:
-            r = self.run([self.args.nicbench, "run", self.host, "-p", str(port), "--no-store",
-                          "-J", "-t", str(self.args.t)] + extra)
+            with HostCpu() as cpu:
+                r = self.run([self.args.nicbench, "run", self.host, "-p", str(port), "--no-store",
+                              "-J", "-t", str(self.args.t)] + extra)
         finally:
             self.stop(server)
         doc = json.loads(r.stdout)
@@ -99,6 +127,7 @@ class Bench:
                "p99": lat["p99_us"], "mean": lat["mean_us"],
                "client_tx": rr["local"]["transactions"],
                "server_tx": rr.get("peer_transactions") or 0}
+        out["cpu_us"] = per_transaction_us(cpu, out["tps"], self.args.t)
         rtts = [s["sender"].get("mean_rtt") for s in doc["end"].get("streams", [])
                 if "sender" in s and s["sender"].get("mean_rtt")]
         if rtts:
@@ -127,17 +156,19 @@ class Bench:
         server, port = self.netserver()
         try:
             procs = []
-            for i in range(copies):
-                argv = self.netperf_cmd(port, test, self.next_port() + 2)
-                procs.append(subprocess.Popen(self.prefix + argv, stdout=subprocess.PIPE,
-                                              stderr=subprocess.PIPE, text=True, cwd=self.tmp))
-            results = [self.parse_netperf(p.communicate(timeout=self.args.t + 60)[0])
-                       for p in procs]
+            with HostCpu() as cpu:
+                for i in range(copies):
+                    argv = self.netperf_cmd(port, test, self.next_port() + 2)
+                    procs.append(subprocess.Popen(self.prefix + argv, stdout=subprocess.PIPE,
+                                                  stderr=subprocess.PIPE, text=True, cwd=self.tmp))
+                results = [self.parse_netperf(p.communicate(timeout=self.args.t + 60)[0])
+                           for p in procs]
         finally:
             self.stop(server)
         out = {"tps": sum(r["tps"] for r in results)}
         for key in ("p50", "p99", "mean"):
             out[key] = max(r[key] for r in results)
+        out["cpu_us"] = per_transaction_us(cpu, out["tps"], self.args.t)
         return out
 
     def neper(self, tool):
@@ -145,15 +176,18 @@ class Bench:
         binary = os.path.join(self.args.anchors, "neper-" + tool)
         server = self.start([binary, "-C", str(ctrl), "-P", str(data), "-l", str(self.args.t + 2)])
         try:
-            r = self.run([binary, "-c", "-H", self.host, "-C", str(ctrl), "-P", str(data), "-l",
-                          str(self.args.t), "-p", "50,99"])
+            with HostCpu() as cpu:
+                r = self.run([binary, "-c", "-H", self.host, "-C", str(ctrl), "-P", str(data),
+                              "-l", str(self.args.t), "-p", "50,99"])
         finally:
             self.stop(server)
         kv = dict(re.findall(r"^(\w+)=(\S+)$", r.stdout, re.M))
-        return {"tps": float(kv.get("throughput", "nan")),
+        tps = float(kv.get("throughput", "nan"))
+        return {"tps": tps,
                 "p50": float(kv.get("latency_p50", "nan")) * 1e6,
                 "p99": float(kv.get("latency_p99", "nan")) * 1e6,
-                "mean": float(kv.get("latency_mean", "nan")) * 1e6}
+                "mean": float(kv.get("latency_mean", "nan")) * 1e6,
+                "cpu_us": per_transaction_us(cpu, tps, self.args.t)}
 
     def sockperf(self):
         port = self.next_port()
@@ -236,7 +270,7 @@ def main():
         results = {k: v for k, v in results.items() if v}
         if not results:
             continue
-        keys = ("tps", "p50", "p99", "mean")
+        keys = ("tps", "p50", "p99", "mean") + (() if args.stand else ("cpu_us",))
         if mode == "agree":
             keys = ("tps", "p50", "mean", "tcp_info_rtt", "client_tx", "server_tx")
         report(f"{mode}{' on stand ' + args.stand if args.stand else ' on loopback'}", results,
