@@ -59,15 +59,6 @@ std::string OpenError(const std::string& path, bool write, int err) {
 
 }  // namespace
 
-void AlignedFree::operator()(uint8_t* p) const { std::free(p); }
-
-Result<AlignedBuffer> MakeAlignedBuffer(size_t bytes) {
-  void* p = nullptr;
-  const int err = posix_memalign(&p, kDirectAlignment, RoundUpAligned(std::max<size_t>(bytes, 1)));
-  if (err != 0) return Fail("posix_memalign", err);
-  return AlignedBuffer(static_cast<uint8_t*>(p));
-}
-
 std::string FilesystemName(int fd) {
   struct statfs fs {};
   if (fstatfs(fd, &fs) != 0) return "";

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "base/result.h"
+#include "engine/aligned_buffer.h"
 #include "net/unique_fd.h"
 #include "record/file_record.h"
 #include "record/test_spec.h"
@@ -28,9 +29,9 @@ struct FileOptions {
   bool enabled() const { return !path.empty(); }
 };
 
-// O_DIRECT wants buffers, lengths and offsets aligned to the logical block size; 4096 covers
-// every common device.
-inline constexpr size_t kDirectAlignment = 4096;
+// O_DIRECT wants buffers, lengths and offsets aligned to the logical block size; a page
+// (kBufferAlignment, 4096) covers every common device.
+inline constexpr size_t kDirectAlignment = kBufferAlignment;
 
 // Checks a -F target before any test: a directory or a FIFO is a usage problem (exit 2), a file
 // that cannot be opened (missing, no permission, read-only filesystem) an environment problem
@@ -48,16 +49,6 @@ std::optional<std::string> RefuseForFile(const FileOptions& options, const recor
 
 // The filesystem's name from statfs(2) f_type ("ext4", "tmpfs", "xfs", ...), or "" if unknown.
 std::string FilesystemName(int fd);
-
-// Buffer memory aligned for O_DIRECT; `bytes` rounded up to kDirectAlignment.
-struct AlignedFree {
-  void operator()(uint8_t* p) const;
-};
-using AlignedBuffer = std::unique_ptr<uint8_t[], AlignedFree>;
-Result<AlignedBuffer> MakeAlignedBuffer(size_t bytes);
-inline size_t RoundUpAligned(size_t n) {
-  return (n + kDirectAlignment - 1) / kDirectAlignment * kDirectAlignment;
-}
 
 class TimedFile {
  public:

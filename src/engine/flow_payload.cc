@@ -108,11 +108,13 @@ Result<std::shared_ptr<const Payload>> PayloadCache::Get(uint32_t bytes, bool re
 Status WorkerBuffers::ReserveReceive(size_t bytes) {
   if (bytes <= receive_bytes_) return Ok();
   // Receivers read into it, never from it: no need to initialise it.
-  receive_.reset(new (std::nothrow) uint8_t[bytes]);
-  if (!receive_) {
+  auto buffer = MakeAlignedBuffer(bytes);
+  if (!buffer) {
+    receive_.reset();
     receive_bytes_ = 0;
     return Fail("receive buffer of " + std::to_string(bytes) + " bytes", ENOMEM);
   }
+  receive_ = std::move(*buffer);
   receive_bytes_ = bytes;
   return Ok();
 }

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "base/result.h"
+#include "engine/aligned_buffer.h"
 #include "net/unique_fd.h"
 
 namespace nicbench::engine {
@@ -38,7 +39,7 @@ bool OnPageCacheFs(int fd);
 // 128 streams of 16 MiB blocks cost 16 MiB, not 2 GiB (a hostile `-R -P 128 -l 16M` that never
 // reads made a server hold one block per stream).
 struct Payload {
-  std::vector<uint8_t> block;
+  AlignedBytes block;   // page-aligned: see aligned_buffer.h
   net::UniqueFd memfd;  // a file copy of `block` for sendfile(2) (MakeBlockFile), else empty
 };
 
@@ -83,7 +84,7 @@ class WorkerBuffers {
   const bool own_payloads_;
   PayloadCache* const test_payloads_;
   PayloadCache payloads_;
-  std::unique_ptr<uint8_t[]> receive_;
+  AlignedBuffer receive_;  // page-aligned: see aligned_buffer.h
   size_t receive_bytes_ = 0;
 };
 

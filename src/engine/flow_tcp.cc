@@ -153,8 +153,8 @@ void TcpReceiver::Begin(MonoTime) {
   if (shared_ != nullptr) {
     buffer_ = shared_->receive_buffer();
   } else {
-    own_.reset(new uint8_t[std::max<uint32_t>(config_.block_bytes, 1)]);
-    buffer_ = own_.get();
+    own_.resize(std::max<uint32_t>(config_.block_bytes, 1));
+    buffer_ = own_.data();
   }
   interest_ = EPOLLIN;
   if (config_.receive_low_water > 1) {

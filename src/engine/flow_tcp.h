@@ -63,7 +63,7 @@ class TcpReceiver final : public Flow {
 
  private:
   WorkerBuffers* shared_ = nullptr;
-  std::unique_ptr<uint8_t[]> own_;     // only when never attached (a flow outside a DataPath)
+  AlignedBytes own_;                   // only when never attached (a flow outside a DataPath)
   uint8_t* buffer_ = nullptr;          // set at Begin: the shared buffer is final by then
   uint32_t max_reads_per_wakeup_ = 1;  // set at Begin (Flow::BlocksPerWakeup)
 };
