@@ -40,9 +40,9 @@ struct PageAlignedAllocator {
   template <class U>
   explicit PageAlignedAllocator(const PageAlignedAllocator<U>&) {}
   T* allocate(size_t n) {
-    return static_cast<T*>(::operator new(n * sizeof(T), std::align_val_t{kBufferAlignment}));
+    return static_cast<T*>(::operator new (n * sizeof(T), std::align_val_t{kBufferAlignment}));
   }
-  void deallocate(T* p, size_t) { ::operator delete(p, std::align_val_t{kBufferAlignment}); }
+  void deallocate(T* p, size_t) { ::operator delete (p, std::align_val_t{kBufferAlignment}); }
   bool operator==(const PageAlignedAllocator&) const = default;
 };
 using AlignedBytes = std::vector<uint8_t, PageAlignedAllocator<uint8_t>>;
