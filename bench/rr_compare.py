@@ -34,6 +34,7 @@ import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(HERE)
 TICK = os.sysconf("SC_CLK_TCK")
 
 
@@ -58,7 +59,6 @@ class HostCpu:
 
 def per_transaction_us(cpu, tps, seconds):
     return cpu.seconds * 1e6 / (tps * seconds) if tps > 0 else float("nan")
-REPO = os.path.dirname(HERE)
 
 
 class Bench:

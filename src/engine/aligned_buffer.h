@@ -5,7 +5,7 @@
 // fragment) starts on a page. Source and destination then sit 16 bytes apart modulo 4 KiB,
 // and the string copy in `_copy_to_iter` ran at about half its speed on this project's AMD
 // EPYC (`-P 4 -Z` on loopback: 37-39 Gbit/s, 56% of the server's samples in the copy; page
-// aligned, 65-73 Gbit/s; docs/engine.md, "Buffer alignment"). O_DIRECT needs the same
+// aligned, 65-73 Gbit/s; docs/engine.md, "Page-aligned buffers"). O_DIRECT needs the same
 // alignment for its buffers, lengths and offsets (4096 covers every common device).
 #pragma once
 

@@ -23,21 +23,19 @@ namespace {
 
 // Each test serves on an address of `lo` that no other test uses (the two here run side by side
 // under `ctest -j`), so its capture holds only its own packets.
-struct ServerAddress {
-  const char* text;
-  uint32_t hex;
-};
-constexpr ServerAddress kLoneAddress{"127.0.81.7", 0x7f005107};
-constexpr ServerAddress kEpollAddress{"127.0.81.8", 0x7f005108};
+constexpr char kLoneAddress[] = "127.0.81.7";
+constexpr char kEpollAddress[] = "127.0.81.8";
 
 // A packet socket on `lo` that keeps the first 128 bytes of IPv4 packets from `server`
 // (the filter runs in the kernel, so the bulk tests running beside cannot fill its buffer).
-int CaptureFromServer(const ServerAddress& server) {
+int CaptureFromServer(const char* server) {
+  in_addr source{};
+  EXPECT_EQ(inet_pton(AF_INET, server, &source), 1) << server;
   const int fd = socket(AF_PACKET, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, htons(ETH_P_IP));
   if (fd < 0) return -errno;
   sock_filter code[] = {
-      {BPF_LD | BPF_W | BPF_ABS, 0, 0, 12},  // the IPv4 source address
-      {BPF_JMP | BPF_JEQ | BPF_K, 0, 1, server.hex},
+      {BPF_LD | BPF_W | BPF_ABS, 0, 0, 12},  // the IPv4 source address, in host order
+      {BPF_JMP | BPF_JEQ | BPF_K, 0, 1, ntohl(source.s_addr)},
       {BPF_RET | BPF_K, 0, 0, 128},
       {BPF_RET | BPF_K, 0, 0, 0},
   };
@@ -83,18 +81,17 @@ FinSegments CountFins(int fd, int control_port) {
   return fins;
 }
 
-void ExpectResponsesCarryTheFin(const ServerAddress& address,
-                                const std::vector<std::string>& extra) {
+void ExpectResponsesCarryTheFin(const char* address, const std::vector<std::string>& extra) {
   const int capture = CaptureFromServer(address);
   if (capture == -EPERM || capture == -EACCES) {
     GTEST_SKIP() << "a packet socket needs CAP_NET_RAW: run the tests as root";
   }
   ASSERT_GE(capture, 0) << "socket(AF_PACKET): " << -capture;
   testing::BackgroundProcess server(
-      {testing::NicbenchPath(), "serve", "-p", "0", "--bind", address.text});
+      {testing::NicbenchPath(), "serve", "-p", "0", "--bind", address});
   const int port = testing::ServedPort(server);
   ASSERT_NE(port, 0) << server.StderrSoFar();
-  std::vector<std::string> args = {"run", address.text, "-p", std::to_string(port), "--crr", "-n",
+  std::vector<std::string> args = {"run", address,      "-p", std::to_string(port), "--crr", "-n",
                                    "40",  "--no-store", "-J"};
   args.insert(args.end(), extra.begin(), extra.end());
   const testing::ProcessResult run = testing::RunNicbench(args);
