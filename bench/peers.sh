@@ -7,11 +7,11 @@
 # end (client: GNU time's maximum RSS; server: VmHWM), and the ratios nicbench / peer as the
 # median of the per-round ratios. The flows variant runs 2 and N flows on 2 threads (nicbench
 # -P N --threads 2, neper -T 2 -F N) and prints N flows' bytes over 2 flows' and the slowest
-# flow's share of an even share (nicbench only: neper does not report flows). At the end it runs
-# bench/udp_peers.sh when that file exists.
+# flow's share of an even share (nicbench only: neper does not report flows). The udp variant
+# runs bench/udp_peers.sh (at the end, whatever its place in the list).
 #
 # Usage: bench/peers.sh [-n ROUNDS] [-t SECONDS] [-b NICBENCH] [-f FLOWS] [-v "VARIANT;..."]
-#   defaults: 5 rounds of 10 s, 1000 flows; variants "single;-P 2;-P 2 -Z;-P 4 -Z;-l 1M;flows"
+#   defaults: 5 rounds of 10 s, 1000 flows; variants "single;-P 2;-P 2 -Z;-P 4 -Z;-l 1M;flows;udp"
 #   peers: IPERF3_321 (default ../shared/anchors/iperf3-3.21 beside the repository),
 #          IPERF3_312 (default: iperf3 on PATH), NEPER_STREAM (../shared/anchors/neper-tcp_stream);
 #          a peer that is missing is skipped with a note.
@@ -25,7 +25,7 @@ rounds=5
 seconds=10
 flows=1000
 nicbench=${NICBENCH:-$here/../build/nicbench}
-variants="single;-P 2;-P 2 -Z;-P 4 -Z;-l 1M;flows"
+variants="single;-P 2;-P 2 -Z;-P 4 -Z;-l 1M;flows;udp"
 while getopts "n:t:b:f:v:" opt; do
   case $opt in
     n) rounds=$OPTARG ;;
@@ -217,7 +217,12 @@ PY
 echo "TCP on loopback: $rounds interleaved rounds of ${seconds}s per variant; $(nproc) CPUs," \
      "load average $(cut -d' ' -f1-3 /proc/loadavg) at start"
 IFS=';' read -ra variant_list <<<"$variants"
+run_udp=0
 for variant in "${variant_list[@]}"; do
+  if [ "$variant" = udp ]; then
+    run_udp=1
+    continue
+  fi
   : >"$tmp/rows"
   if [ "$variant" = flows ]; then
     for ((i = 0; i < rounds; i++)); do
@@ -240,6 +245,6 @@ for variant in "${variant_list[@]}"; do
   summarize "$tmp/rows" "$variant"
 done
 echo "load average $(cut -d' ' -f1-3 /proc/loadavg) at the end"
-if [ -f "$here/udp_peers.sh" ]; then
+if [ "$run_udp" = 1 ] && [ -f "$here/udp_peers.sh" ]; then
   bash "$here/udp_peers.sh" -r "$rounds" -t "$seconds" -n "$nicbench"
 fi

@@ -36,13 +36,17 @@ void AddRrOptions(CLI::App& app, RrArgs& a) {
                  "transactions in flight per flow in --rr/--crr (default 1, up to 1024)");
   app.add_option("--rr-timeout", a.timeout,
                  "UDP --rr: a request without a response this long is lost, ms (default 1000)");
+  app.add_option("--rr-spin", a.spin,
+                 "--rr/--crr: both ends poll the socket up to this many microseconds before\n"
+                 "they sleep in a wait (0..10000, default 0: sleep at once, as netperf does);\n"
+                 "takes a sleeping core's wake-up out of each transaction, costs busy cores");
 }
 
 Status ApplyRrArgs(const RrArgs& a, std::string& length, std::string& count,
                    record::TestSpec& spec) {
   if (!a.rr && !a.crr) {
-    if (!a.burst.empty() || !a.timeout.empty()) {
-      return Fail("--rr-burst and --rr-timeout need --rr or --crr");
+    if (!a.burst.empty() || !a.timeout.empty() || !a.spin.empty()) {
+      return Fail("--rr-burst, --rr-timeout and --rr-spin need --rr or --crr");
     }
     return Ok();
   }
@@ -76,6 +80,11 @@ Status ApplyRrArgs(const RrArgs& a, std::string& length, std::string& count,
     auto t = Number(a.timeout, "--rr-timeout");
     if (!t) return tl::unexpected(t.error());
     spec.rr.timeout_ms = *t;
+  }
+  if (!a.spin.empty()) {
+    auto t = Number(a.spin, "--rr-spin");
+    if (!t) return tl::unexpected(t.error());
+    spec.rr.spin_us = *t;
   }
   // The message sizes stand in for the block size where the bulk code reads one (the memory
   // budgets, the parameters' "len").

@@ -262,7 +262,8 @@ class CrrClient final : public RrFlow {
     if (!sent) return Broken("send (CRR)", sent.error().sys_errno);
     if (*sent != Step::kDone) return FlowState::kActive;
     local_bytes_ += config_.rr.request_bytes;
-    auto got = RecvAll(env_.sys, fd.get(), in_, config_.rr.response_bytes, stopping);
+    auto got =
+        RecvAll(env_.sys, fd.get(), in_, config_.rr.response_bytes, stopping, SpinNs(config_));
     if (!got) return Broken("recv (CRR)", got.error().sys_errno);
     if (*got == Step::kClosed) {
       if (Closed(data_.get())) return FlowState::kClosed;
@@ -384,7 +385,7 @@ class CrrServer final : public RrFlow {
   // Reads one request and answers it. A connection that fails or closes before its request
   // is not a transaction (as on the epoll path); the loop goes on.
   Step AnswerAlone(int fd, const std::atomic<bool>& stopping) {
-    auto got = RecvAll(env_.sys, fd, in_, config_.rr.request_bytes, stopping);
+    auto got = RecvAll(env_.sys, fd, in_, config_.rr.request_bytes, stopping, SpinNs(config_));
     if (!got || *got != Step::kDone) return got ? *got : Step::kClosed;
     local_bytes_ += config_.rr.request_bytes;
     auto sent =

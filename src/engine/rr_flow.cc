@@ -106,7 +106,8 @@ class RrTcpClient final : public RrFlow {
       if (!sent) return Failure("send", sent.error().sys_errno);
       local_bytes_ += config_.rr.request_bytes;
       if (*sent != Step::kDone) break;
-      auto got = RecvAll(env_.sys, fd_.get(), in_, config_.rr.response_bytes, stopping);
+      auto got =
+          RecvAll(env_.sys, fd_.get(), in_, config_.rr.response_bytes, stopping, SpinNs(config_));
       if (!got) return Failure("recv", got.error().sys_errno);
       if (*got == Step::kClosed) return FlowState::kClosed;
       if (*got == Step::kStopped) break;
@@ -172,7 +173,8 @@ class RrTcpServer final : public RrFlow {
     if (auto s = BlockWithTimeout(fd_.get()); !s) return tl::unexpected(s.error());
     const std::atomic<bool>& stopping = *env_.stopping;
     while (!stopping.load(std::memory_order_acquire)) {
-      auto got = RecvAll(env_.sys, fd_.get(), in_, config_.rr.request_bytes, stopping);
+      auto got =
+          RecvAll(env_.sys, fd_.get(), in_, config_.rr.request_bytes, stopping, SpinNs(config_));
       if (!got) return Failure("recv", got.error().sys_errno);
       if (*got == Step::kClosed) return FlowState::kClosed;
       if (*got == Step::kStopped) break;
@@ -211,11 +213,13 @@ Result<Step> SendAll(net::SysCalls* sys, int fd, const std::vector<uint8_t>& buf
 }
 
 Result<Step> RecvAll(net::SysCalls* sys, int fd, std::vector<uint8_t>& buf, uint64_t bytes,
-                     const std::atomic<bool>& stopping) {
+                     const std::atomic<bool>& stopping, uint64_t spin_ns) {
+  SpinWait spin(spin_ns);
   while (bytes > 0) {
     const size_t want = static_cast<size_t>(std::min<uint64_t>(bytes, buf.size()));
-    net::SysResult r = sys->Recv(fd, buf.data(), want, 0);
+    net::SysResult r = sys->Recv(fd, buf.data(), want, spin.flags());
     if (r.failed()) {
+      if (r.err == EAGAIN && spin.Again()) continue;
       if (r.err != EAGAIN && r.err != EINTR) return Fail("recv", r.err);
       if (stopping.load(std::memory_order_acquire)) return Step::kStopped;
       continue;

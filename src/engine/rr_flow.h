@@ -15,6 +15,7 @@
 // Thread safety: as Flow.
 #pragma once
 
+#include <sys/socket.h>
 #include <time.h>
 
 #include <atomic>
@@ -73,14 +74,37 @@ class RrFlow : public Flow {
 // The lone-flow path (FlowConfig::rr_alone) makes the socket blocking with BlockWithTimeout
 // (flow.h).
 
+// One wait for a message under --rr-spin: while the spin lasts a receive is made with
+// MSG_DONTWAIT and an EAGAIN is tried again at once; after it, the receive blocks as usual.
+// spin_ns 0 = no spin (the first receive blocks).
+class SpinWait {
+ public:
+  explicit SpinWait(uint64_t spin_ns) : until_(spin_ns == 0 ? 0 : MonotonicNs() + spin_ns) {}
+  int flags() const { return until_ != 0 ? MSG_DONTWAIT : 0; }
+  // After an EAGAIN: true while the spin lasts (receive again at once); false once it has run
+  // out, and the next receive blocks.
+  bool Again() {
+    if (until_ == 0) return false;
+    if (MonotonicNs() < until_) return true;
+    until_ = 0;
+    return true;  // one blocking receive follows at once
+  }
+
+ private:
+  uint64_t until_;  // 0: not spinning
+};
+
+inline uint64_t SpinNs(const FlowConfig& config) { return uint64_t{config.rr.spin_us} * 1000u; }
+
 // Blocking transfers of the lone path. kStopped: the test is stopping (a timeout found the
 // stop flag set); kClosed: the peer closed the connection. `more_flags` go with every send
 // (MSG_MORE: hold the last partial segment until close, which sends it with the FIN).
 enum class Step { kDone, kStopped, kClosed };
 Result<Step> SendAll(net::SysCalls* sys, int fd, const std::vector<uint8_t>& buf, uint64_t bytes,
                      const std::atomic<bool>& stopping, int more_flags = 0);
+// spin_ns: --rr-spin for the wait (SpinWait).
 Result<Step> RecvAll(net::SysCalls* sys, int fd, std::vector<uint8_t>& buf, uint64_t bytes,
-                     const std::atomic<bool>& stopping);
+                     const std::atomic<bool>& stopping, uint64_t spin_ns = 0);
 
 // Makes the RR flow for `config` (config.rr.enabled()): client (config.sender) or server, TCP,
 // UDP or CRR. CRR's server end opens its per-flow listener here and tells the client its port

@@ -16,6 +16,7 @@
 
 #include "engine/data_path_test_util.h"
 #include "engine/rr_sampler.h"
+#include "net/fake_sys_calls.h"
 
 namespace nicbench::engine {
 namespace {
@@ -34,13 +35,15 @@ FlowConfig RrConfig(int fd, bool client, record::Transport transport, record::Rr
 // Runs `transactions` between a client DataPath and a server DataPath; returns both counters.
 std::pair<FlowCounters, FlowCounters> Exchange(testing::SocketPair pair, record::Transport t,
                                                record::RrMode mode, uint64_t transactions,
-                                               uint32_t burst, bool alone = false) {
+                                               uint32_t burst, bool alone = false,
+                                               uint32_t spin_us = 0) {
   auto client = DataPath::Create(1);
   auto server = DataPath::Create(1);
   FlowConfig c = RrConfig(pair.a.Release(), true, t, mode);
   FlowConfig s = RrConfig(pair.b.Release(), false, t, mode);
   c.rr.burst = s.rr.burst = burst;
   c.rr_alone = s.rr_alone = alone;
+  c.rr.spin_us = s.rr.spin_us = spin_us;
   c.rr.request_bytes = s.rr.request_bytes = 3;
   c.rr.response_bytes = s.rr.response_bytes = 700;
   EXPECT_TRUE(server->AddFlow(s));
@@ -84,6 +87,56 @@ TEST(RrFlow, LoneFlowsRunInBlockingCalls) {
   ExpectExact(Exchange(testing::UdpPair(), record::Transport::kUdp, record::RrMode::kRr, 300, 1,
                        /*alone=*/true),
               300);
+}
+
+// --rr-spin on every path: the lone blocking loops (TCP, UDP, CRR) and the epoll loop.
+TEST(RrFlow, SpinningFlowsCountExactly) {
+  constexpr uint32_t kSpinUs = 200;
+  ExpectExact(Exchange(testing::TcpPair(), record::Transport::kTcp, record::RrMode::kRr, 500, 1,
+                       /*alone=*/true, kSpinUs),
+              500);
+  ExpectExact(Exchange(testing::UdpPair(), record::Transport::kUdp, record::RrMode::kRr, 300, 1,
+                       /*alone=*/true, kSpinUs),
+              300);
+  ExpectExact(Exchange(testing::TcpPair(), record::Transport::kTcp, record::RrMode::kRr, 400, 3,
+                       /*alone=*/false, kSpinUs),
+              400);
+  auto crr = Exchange(testing::TcpPair(), record::Transport::kTcp, record::RrMode::kCrr, 30, 1,
+                      /*alone=*/true, kSpinUs);
+  EXPECT_EQ(crr.first.transactions, 30u);
+  EXPECT_EQ(crr.second.transactions, 30u);
+}
+
+// A wait under --rr-spin polls (MSG_DONTWAIT) until the spin runs out and then blocks; a
+// message already there is taken by the first poll; without the spin the first receive blocks.
+TEST(RrFlow, SpinPollsBeforeTheWaitBlocks) {
+  using Kind = net::FakeSysCalls::Kind;
+  testing::SocketPair pair = testing::TcpPair();
+  ASSERT_TRUE(BlockWithTimeout(pair.b.get(), 20));
+  std::vector<uint8_t> buf(16);
+  const std::atomic<bool> stopping{true};  // a receive that times out ends the wait
+
+  net::FakeSysCalls idle;
+  auto got = RecvAll(&idle, pair.b.get(), buf, 1, stopping, /*spin_ns=*/2'000'000);
+  ASSERT_TRUE(got) << got.error().ToString();
+  EXPECT_EQ(*got, Step::kStopped);
+  EXPECT_GE(idle.polling_recvs(), 1u);
+  EXPECT_EQ(idle.calls(Kind::kRecv) - idle.polling_recvs(), 1u) << "one blocking receive";
+
+  net::FakeSysCalls plain;
+  got = RecvAll(&plain, pair.b.get(), buf, 1, stopping, 0);
+  ASSERT_TRUE(got);
+  EXPECT_EQ(plain.polling_recvs(), 0u);
+  EXPECT_EQ(plain.calls(Kind::kRecv), 1u);
+
+  ASSERT_EQ(::send(pair.a.get(), "x", 1, 0), 1);
+  ASSERT_TRUE(testing::WaitReadable(pair.b.get(), std::chrono::milliseconds(5000)));
+  net::FakeSysCalls ready;
+  got = RecvAll(&ready, pair.b.get(), buf, 1, stopping, /*spin_ns=*/2'000'000);
+  ASSERT_TRUE(got);
+  EXPECT_EQ(*got, Step::kDone);
+  EXPECT_EQ(ready.calls(Kind::kRecv), 1u);
+  EXPECT_EQ(ready.polling_recvs(), 1u);
 }
 
 TEST(RrFlow, TcpBurstKeepsSeveralInFlight) {

@@ -75,8 +75,10 @@ class UdpRrClient final : public RrFlow {
   }
 
   Status AwaitResponse(uint64_t seq, uint64_t start, const std::atomic<bool>& stopping) {
+    SpinWait spin(SpinNs(config_));
     for (;;) {
-      net::SysResult r = env_.sys->Recv(fd_.get(), in_.data(), in_.size(), 0);
+      net::SysResult r = env_.sys->Recv(fd_.get(), in_.data(), in_.size(), spin.flags());
+      if (r.failed() && r.err == EAGAIN && spin.Again()) continue;
       const uint64_t now = MonotonicNs();
       if (r.failed()) {
         if (r.err != EAGAIN && r.err != EINTR && r.err != ECONNREFUSED) {
@@ -200,14 +202,19 @@ class UdpRrServer final : public RrFlow {
   Result<FlowState> RunAlone() {
     if (auto s = BlockWithTimeout(fd_.get()); !s) return tl::unexpected(s.error());
     while (!env_.stopping->load(std::memory_order_acquire)) {
-      auto outcome = AnswerOne(0);
+      auto outcome = AnswerOne(0, SpinNs(config_));
       if (!outcome || *outcome != FlowState::kActive) return outcome;
     }
     return FlowState::kActive;
   }
 
-  Result<FlowState> AnswerOne(int recv_flags) {
-    net::SysResult r = env_.sys->Recv(fd_.get(), in_.data(), in_.size(), recv_flags);
+  // spin_ns: --rr-spin for a blocking receive (recv_flags 0).
+  Result<FlowState> AnswerOne(int recv_flags, uint64_t spin_ns = 0) {
+    SpinWait spin(spin_ns);
+    net::SysResult r;
+    do {
+      r = env_.sys->Recv(fd_.get(), in_.data(), in_.size(), recv_flags | spin.flags());
+    } while (r.failed() && r.err == EAGAIN && spin.Again());
     if (r.failed()) {
       if (r.err == EAGAIN || r.err == EINTR || r.err == ECONNREFUSED) return FlowState::kActive;
       return Failure("recv", r.err);

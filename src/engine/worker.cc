@@ -15,6 +15,7 @@
 
 #include "base/check.h"
 #include "base/log.h"
+#include "engine/rr_flow.h"
 
 namespace nicbench::engine {
 namespace {
@@ -184,9 +185,20 @@ Status Worker::Register() {
 Status Worker::Loop() {
   if (slots_.size() == 1 && slots_[0].flow->BlocksWhenAlone()) return RunAlone();
   if (auto s = Register(); !s) return s;
+  // --rr-spin: the worker polls its epoll set that long before a wait sleeps.
+  uint64_t spin_ns = 0;
+  for (const Slot& slot : slots_) {
+    spin_ns = std::max<uint64_t>(spin_ns, uint64_t{slot.flow->config().rr.spin_us} * 1000u);
+  }
   epoll_event events[kMaxEvents];
   for (;;) {
-    const int n = epoll_wait(epoll_.get(), events, kMaxEvents, -1);
+    int n = 0;
+    SpinWait spin(spin_ns);
+    while (spin.flags() != 0) {  // polls while the spin lasts
+      n = epoll_wait(epoll_.get(), events, kMaxEvents, 0);
+      if (n != 0 || !spin.Again()) break;
+    }
+    if (n == 0) n = epoll_wait(epoll_.get(), events, kMaxEvents, -1);
     if (n < 0) {
       if (errno == EINTR) continue;
       return FailErrno("epoll_wait");

@@ -3,6 +3,8 @@
 // recorded. Thread safety: counters are atomics, rules are set before the calls start.
 #pragma once
 
+#include <sys/socket.h>
+
 #include <atomic>
 #include <cstdint>
 #include <optional>
@@ -23,6 +25,8 @@ class FakeSysCalls final : public SysCalls {
     r.sticky = sticky;
   }
   uint64_t calls(Kind kind) const { return counts_[static_cast<int>(kind)].load(); }
+  // Recv calls made with MSG_DONTWAIT (a poll), among calls(kRecv).
+  uint64_t polling_recvs() const { return polling_recvs_.load(); }
   uint64_t injected() const { return injected_.load(); }
 
   SysResult Send(int fd, const void* buf, size_t len, int flags) override {
@@ -30,6 +34,7 @@ class FakeSysCalls final : public SysCalls {
     return real_.Send(fd, buf, len, flags);
   }
   SysResult Recv(int fd, void* buf, size_t len, int flags) override {
+    if (flags & MSG_DONTWAIT) polling_recvs_.fetch_add(1);
     if (auto f = Inject(Kind::kRecv)) return *f;
     return real_.Recv(fd, buf, len, flags);
   }
@@ -74,6 +79,7 @@ class FakeSysCalls final : public SysCalls {
   Rule rules_[static_cast<int>(Kind::kCount)];
   std::atomic<uint64_t> counts_[static_cast<int>(Kind::kCount)] = {};
   std::atomic<uint64_t> injected_{0};
+  std::atomic<uint64_t> polling_recvs_{0};
 };
 
 }  // namespace nicbench::net

@@ -128,7 +128,8 @@ Status DecodeFlagsAndText(const json& doc, DecodedParams* out) {
   return Ok();
 }
 
-// "rr":{"mode":"rr"|"crr","request_bytes":N,"response_bytes":N,"burst":N,"timeout_ms":N}.
+// "rr":{"mode":"rr"|"crr","request_bytes":N,"response_bytes":N,"burst":N,"timeout_ms":N,
+// "spin_us":N}; spin_us is left out when 0 (an older nicbench sends none).
 // Ranges are Validate's business; here only types and the mode's spelling.
 Status DecodeRr(const json& ext, TestSpec* spec) {
   auto it = ext.find("rr");
@@ -149,6 +150,7 @@ Status DecodeRr(const json& ext, TestSpec* spec) {
   NB_PROTO_TRY(SetInt(*it, "response_bytes", 0, kInt32Max, &rr.response_bytes, kRrWhere));
   NB_PROTO_TRY(SetInt(*it, "burst", 0, kInt32Max, &rr.burst, kRrWhere));
   NB_PROTO_TRY(SetInt(*it, "timeout_ms", 0, kInt32Max, &rr.timeout_ms, kRrWhere));
+  NB_PROTO_TRY(SetInt(*it, "spin_us", 0, kInt32Max, &rr.spin_us, kRrWhere));
   return Ok();
 }
 
@@ -211,6 +213,7 @@ nlohmann::ordered_json EncodeExtension(const TestSpec& spec, const Extension& ex
     rr["response_bytes"] = spec.rr.response_bytes;
     rr["burst"] = spec.rr.burst;
     rr["timeout_ms"] = spec.rr.timeout_ms;
+    if (spec.rr.spin_us != 0) rr["spin_us"] = spec.rr.spin_us;
     j["rr"] = std::move(rr);
   }
   return j;

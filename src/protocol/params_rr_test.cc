@@ -12,6 +12,9 @@ TEST(ParamsRr, RidesInTheExtensionAndComesBack) {
   spec.rr.response_bytes = 2000;
   spec.rr.burst = 4;
   spec.rr.timeout_ms = 50;
+  EXPECT_FALSE(EncodeParams(spec, Extension{})["nicbench"]["rr"].contains("spin_us"))
+      << "left out when 0, as an older nicbench sends it";
+  spec.rr.spin_us = 40;
   const auto doc = EncodeParams(spec, Extension{});
   EXPECT_TRUE(doc["nicbench"].contains("rr"));
   auto decoded = DecodeParams(doc.dump());
@@ -21,6 +24,7 @@ TEST(ParamsRr, RidesInTheExtensionAndComesBack) {
   EXPECT_EQ(decoded->spec.rr.response_bytes, 2000u);
   EXPECT_EQ(decoded->spec.rr.burst, 4u);
   EXPECT_EQ(decoded->spec.rr.timeout_ms, 50u);
+  EXPECT_EQ(decoded->spec.rr.spin_us, 40u);
 }
 
 TEST(ParamsRr, AStockClientNeverSendsItAndABulkTestHasNone) {

@@ -18,6 +18,7 @@ void PutRrSpec(json& j, const RrSpec& v) {
                  {"response_bytes", v.response_bytes},
                  {"burst", v.burst},
                  {"timeout_ms", v.timeout_ms}};
+  if (v.spin_us != 0) j["rr"]["spin_us"] = v.spin_us;  // records from before --rr-spin lack it
 }
 
 void ReadRrSpec(const json& j, RrSpec& v) {
@@ -37,6 +38,7 @@ void ReadRrSpec(const json& j, RrSpec& v) {
     ReadRequired(*it, "response_bytes", v.response_bytes);
     ReadRequired(*it, "burst", v.burst);
     ReadRequired(*it, "timeout_ms", v.timeout_ms);
+    if (it->contains("spin_us")) ReadRequired(*it, "spin_us", v.spin_us);
   } catch (const ShapeError& e) {
     throw e.Within("rr");
   }

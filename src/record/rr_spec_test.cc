@@ -63,6 +63,11 @@ TEST(ValidateRr, BadCombinations) {
   s.rr.burst = 0;
   EXPECT_NE(problem(s).find("--rr-burst"), std::string::npos);
   s = Rr();
+  s.rr.spin_us = kMaxRrSpinUs;
+  EXPECT_EQ(problem(s), "");
+  s.rr.spin_us = kMaxRrSpinUs + 1;
+  EXPECT_NE(problem(s).find("--rr-spin 10001 us out of range 0..10000"), std::string::npos);
+  s = Rr();
   s.bytes = 100;
   EXPECT_NE(problem(s).find("transactions"), std::string::npos);
 }
@@ -72,7 +77,11 @@ TEST(RrJson, SpecIntervalAndSummaryRoundTrip) {
   spec.rr.request_bytes = 10;
   spec.rr.response_bytes = 20;
   spec.rr.burst = 3;
+  EXPECT_FALSE(nlohmann::json(spec)["rr"].contains("spin_us")) << "records before --rr-spin";
+  EXPECT_EQ(nlohmann::json(spec).get<TestSpec>().rr.spin_us, 0u);
+  spec.rr.spin_us = 25;
   TestSpec back = nlohmann::json(spec).get<TestSpec>();
+  EXPECT_EQ(back.rr.spin_us, 25u);
   EXPECT_EQ(back.rr.mode, RrMode::kRr);
   EXPECT_EQ(back.rr.response_bytes, 20u);
   EXPECT_EQ(back.rr.burst, 3u);

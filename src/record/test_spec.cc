@@ -53,6 +53,10 @@ std::optional<SpecError> ValidateRr(const TestSpec& spec, const SpecLimits& limi
     return Violation(SpecViolation::kOther, fmt::format("--rr-timeout {} ms out of range 1..{}",
                                                         rr.timeout_ms, kMaxRrTimeoutMs));
   }
+  if (rr.spin_us > kMaxRrSpinUs) {
+    return Violation(SpecViolation::kOther,
+                     fmt::format("--rr-spin {} us out of range 0..{}", rr.spin_us, kMaxRrSpinUs));
+  }
   if (spec.rate_bits_per_second != 0 || spec.zero_copy != ZeroCopy::kOff || spec.skip_rx_copy) {
     return Violation(SpecViolation::kOther, "--rr/--crr do not use -b, -Z or --skip-rx-copy");
   }
@@ -157,6 +161,11 @@ uint32_t EffectiveBlockBytes(const TestSpec& spec, uint32_t udp_default) {
 }
 
 const char* TransportName(Transport t) { return t == Transport::kTcp ? "TCP" : "UDP"; }
+
+std::string RrSpinNote(const RrSpec& rr) {
+  if (rr.spin_us == 0) return "";
+  return fmt::format(", each wait polls {} us before it sleeps", rr.spin_us);
+}
 
 const char* RrModeName(RrMode m) {
   switch (m) {

@@ -28,6 +28,10 @@ struct RrSpec {
   uint32_t response_bytes = 1;
   uint32_t burst = 1;          // --rr-burst: transactions in flight per flow (netperf's burst)
   uint32_t timeout_ms = 1000;  // --rr-timeout: UDP, a transaction without a response is lost
+  // --rr-spin: each wait for a message polls the socket this long before it sleeps (0 = sleeps
+  // at once, as netperf does). Both ends poll; it takes a sleeping core's wake-up out of the
+  // transaction and costs a busy core while it lasts.
+  uint32_t spin_us = 0;
   bool enabled() const { return mode != RrMode::kNone; }
 };
 
@@ -103,6 +107,7 @@ enum class SpecViolation { kNone, kDuration, kRate, kParallel, kBlockSize, kWind
 inline constexpr uint32_t kMaxUdpRrMessageBytes = 65507;
 inline constexpr uint32_t kMaxRrBurst = 1024;
 inline constexpr uint32_t kMaxRrTimeoutMs = 60000;
+inline constexpr uint32_t kMaxRrSpinUs = 10000;
 
 struct SpecError {
   SpecViolation violation = SpecViolation::kOther;
@@ -117,5 +122,7 @@ uint32_t EffectiveBlockBytes(const TestSpec& spec, uint32_t udp_default = 1460);
 
 const char* TransportName(Transport t);  // "TCP" / "UDP"
 const char* RrModeName(RrMode m);        // "none" / "rr" / "crr"
+// ", each wait polls N us before it sleeps" under --rr-spin, else "" (for a test's description).
+std::string RrSpinNote(const RrSpec& rr);
 
 }  // namespace nicbench::record

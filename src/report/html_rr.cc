@@ -124,10 +124,11 @@ void AddLatencyRows(Json& rows, const std::string& what, const record::LatencySu
 Json RrSummaryRows(const record::RunRecord& run) {
   Json rows = Json::array();
   const record::RrSpec& spec = run.spec.rr;
-  rows.push_back({"test", fmt::format("{}: {}-byte requests, {}-byte responses, {} in flight per "
-                                      "flow, {} flows",
-                                      record::RrModeName(spec.mode), spec.request_bytes,
-                                      spec.response_bytes, spec.burst, run.spec.parallel)});
+  rows.push_back(
+      {"test", fmt::format("{}: {}-byte requests, {}-byte responses, {} in flight per "
+                           "flow, {} flows{}",
+                           record::RrModeName(spec.mode), spec.request_bytes, spec.response_bytes,
+                           spec.burst, run.spec.parallel, record::RrSpinNote(spec))});
   if (!run.rr) return rows;
   const record::RrSummary& s = *run.rr;
   const bool client = run.local.role != "server";

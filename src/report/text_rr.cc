@@ -72,10 +72,10 @@ std::string RrSummary(const record::RunRecord& run) {
   if (rr.latency && rr.latency->count > 0) {
     out += fmt::format(
         "      latency mean {}, min {} ({} {}-byte requests, {}-byte responses, "
-        "{} in flight per flow, {} flows)\n",
+        "{} in flight per flow, {} flows{})\n",
         Us(rr.latency->mean_us), Us(rr.latency->min_us), record::RrModeName(run.spec.rr.mode),
-        run.spec.rr.request_bytes, run.spec.rr.response_bytes, run.spec.rr.burst,
-        run.spec.parallel);
+        run.spec.rr.request_bytes, run.spec.rr.response_bytes, run.spec.rr.burst, run.spec.parallel,
+        record::RrSpinNote(run.spec.rr));
   }
   if (rr.connect && rr.connect->count > 0) {
     out += fmt::format("      connect   p50 {} p90 {} p99 {} p99.9 {} max {} mean {}\n",

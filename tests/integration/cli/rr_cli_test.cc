@@ -34,6 +34,10 @@ TEST(RrCli, BadValuesAreUsageErrors) {
       {{"--rr", "-n", "0"}, "-n: must be at least 1 transaction"},
       {{"--rr", "-b", "10M"}, "do not use -b"},
       {{"--rr-burst", "4"}, "need --rr or --crr"},
+      {{"--rr-spin", "50"}, "need --rr or --crr"},
+      {{"--rr", "--rr-spin", "10001"}, "--rr-spin 10001 us out of range 0..10000"},
+      {{"--rr", "--rr-spin", "-5"}, "--rr-spin"},
+      {{"--rr", "--rr-spin", "fast"}, "--rr-spin"},
   };
   for (const BadCase& c : cases) {
     std::vector<std::string> args = {"run", "127.0.0.1", "-p", "1"};
@@ -55,7 +59,7 @@ TEST(RrCli, NeedsAHost) {
 TEST(RrCli, HelpNamesTheOptions) {
   testing::ProcessResult r = testing::RunNicbench({"run", "--help"});
   EXPECT_EQ(r.exit_code, 0);
-  for (const char* option : {"--rr", "--crr", "--rr-burst", "--rr-timeout"}) {
+  for (const char* option : {"--rr", "--crr", "--rr-burst", "--rr-timeout", "--rr-spin"}) {
     EXPECT_NE(r.out.find(option), std::string::npos) << option;
   }
   testing::ProcessResult s = testing::RunNicbench({"serve", "--help"});

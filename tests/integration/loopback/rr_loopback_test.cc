@@ -73,6 +73,27 @@ TEST(RrLoopback, TcpCountsTheSameTransactionsAtBothEnds) {
   EXPECT_EQ(rr["peer_transactions"].get<uint64_t>(), 2000u);
 }
 
+// --rr-spin end to end: the server takes it from the parameters, both ends count alike, the
+// record keeps it, and the cores it keeps busy are not reported as saturated.
+TEST(RrLoopback, SpinningEndsCountTheSameAndSayTheySpun) {
+  auto server = testing::StartServe();
+  for (const char* transport : {"-4", "-u"}) {
+    RrRun run = RunRr(server, {"--rr", transport, "-n", "3000", "--rr-spin", "100"});
+    const json& rr = ExpectGoodRr(run);
+    EXPECT_EQ(rr["local"]["transactions"].get<uint64_t>(), 3000u) << transport;
+    EXPECT_EQ(rr["peer_transactions"].get<uint64_t>(), 3000u) << transport;
+    EXPECT_EQ(run.doc["nicbench"]["spec"]["rr"]["spin_us"].get<uint32_t>(), 100u);
+    for (const json& f : run.doc["findings"]) {
+      EXPECT_NE(f["id"].get<std::string>(), "rr-core-saturated") << transport;
+    }
+  }
+  testing::ProcessResult r =
+      testing::RunNicbench({"run", "127.0.0.1", "-p", std::to_string(server.port), "--rr", "-n",
+                            "500", "--rr-spin", "100"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("each wait polls 100 us before it sleeps"), std::string::npos) << r.out;
+}
+
 TEST(RrLoopback, TcpTimedWithSizesBurstAndFlows) {
   auto server = testing::StartServe();
   RrRun run = RunRr(
