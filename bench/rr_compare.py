@@ -7,6 +7,7 @@ shared machine hits every tool alike; prints the median of each figure per tool 
   bench/rr_compare.py [-n PAIRS] [-t SECONDS] [--modes tcp_rr,tcp_crr,udp_rr,tcp_rr_p2,agree]
                       [--nicbench PATH] [--anchors DIR] [--port-base N]
                       [--stand NAME]   # run the 'agree' mode across `nicbench stand` hosts h1->h2
+                      [--spin US]      # also run nicbench with --rr-spin US in tcp_rr, tcp_crr, udp_rr
 
 Modes:
   tcp_rr     nicbench --rr vs netperf TCP_RR vs neper tcp_rr, 1-byte messages, one flow
@@ -217,13 +218,15 @@ def report(name, results, keys=("tps", "p50", "p99", "mean")):
     print("tool".ljust(22) + "".join(k.rjust(12) for k in keys))
     for tool, rows in results.items():
         print(tool.ljust(22) + "".join(f"{median(rows, k):12.2f}" for k in keys))
-    base = results.get("nicbench")
-    for tool, rows in results.items():
-        if tool == "nicbench" or base is None:
+    for ours, base in results.items():
+        if not ours.startswith("nicbench"):
             continue
-        ratios = "  ".join(f"{k} {median(base, k) / median(rows, k):.3f}" for k in keys
-                           if median(rows, k) == median(rows, k) and median(rows, k) > 0)
-        print(f"nicbench/{tool}: {ratios}")
+        for tool, rows in results.items():
+            if tool.startswith("nicbench"):
+                continue
+            ratios = "  ".join(f"{k} {median(base, k) / median(rows, k):.3f}" for k in keys
+                               if median(rows, k) == median(rows, k) and median(rows, k) > 0)
+            print(f"{ours}/{tool}: {ratios}")
 
 
 def main():
@@ -235,6 +238,9 @@ def main():
     ap.add_argument("--anchors", default=os.path.join(REPO, "..", "shared", "anchors"))
     ap.add_argument("--port-base", type=int, default=24000)
     ap.add_argument("--stand", help="run across this stand (h1 -> h2, 198.18.0.2)")
+    ap.add_argument("--spin", type=int, default=0,
+                    help="also run nicbench with --rr-spin SPIN (microseconds) in tcp_rr, "
+                         "tcp_crr and udp_rr")
     args = ap.parse_args()
     b = Bench(args)
     plans = {
@@ -251,6 +257,12 @@ def main():
         "agree": {"nicbench": lambda: b.nicbench(["--rr", "-l", "14,14"]),
                   "sockperf ping-pong": lambda: b.sockperf()},
     }
+    if args.spin:
+        spin = ["--rr-spin", str(args.spin)]
+        for mode, extra in (("tcp_rr", ["--rr"]), ("tcp_crr", ["--crr"]),
+                            ("udp_rr", ["--rr", "-u"])):
+            plans[mode][f"nicbench --rr-spin {args.spin}"] = (
+                lambda extra=extra: b.nicbench(extra + spin))
     if args.stand:
         plans = {k: v for k, v in plans.items() if k == "agree"}
     for mode in args.modes.split(","):
