@@ -385,6 +385,38 @@ TEST(RrFlow, UdpRequestWithoutResponseIsLostAndTheFlowGoesOn) {
   EXPECT_TRUE(client->Join());
 }
 
+// A response that comes after --rr-timeout is lost and late, even when the client's wait (here
+// a --rr-spin poll longer than the timeout) is still under way when it comes.
+TEST(RrFlow, UdpResponseAfterTheTimeoutIsLostAndLate) {
+  testing::SocketPair pair = testing::UdpPair();
+  const int server_fd = pair.b.get();
+  std::thread server([server_fd] {
+    char buf[64];
+    for (int i = 0; i < 3; ++i) {
+      const ssize_t n = ::recv(server_fd, buf, sizeof buf, 0);
+      if (n <= 0) return;
+      std::this_thread::sleep_for(std::chrono::milliseconds(8));  // past the 5 ms timeout
+      (void)::send(server_fd, buf, static_cast<size_t>(n), 0);
+    }
+  });
+  auto client = DataPath::Create(1);
+  FlowConfig c = RrConfig(pair.a.Release(), true, record::Transport::kUdp, record::RrMode::kRr);
+  c.rr.timeout_ms = 5;
+  c.rr.spin_us = 10000;
+  c.rr_alone = true;
+  ASSERT_TRUE(client->AddFlow(c));
+  client->SetBudget(SendBudget{0, 3});
+  ASSERT_TRUE(client->Start());
+  EXPECT_TRUE(testing::WaitReadable(client->DoneFd(), std::chrono::milliseconds(30000)));
+  server.join();
+  client->Stop();
+  EXPECT_TRUE(client->Join());
+  FlowCounters counters = client->Snapshot()[0];
+  EXPECT_EQ(counters.transactions, 0u);
+  EXPECT_EQ(counters.rr_lost, 3u);
+  EXPECT_GE(counters.rr_late, 1u);
+}
+
 TEST(RrSampler, IntervalsAndTotalsFromCumulativeSnapshots) {
   auto hist = [](std::initializer_list<uint64_t> values) {
     auto h = std::make_shared<LatencyHistogram>();

@@ -85,6 +85,13 @@ class UdpRrClient final : public RrFlow {
           return Fail("stream " + std::to_string(config_.id) + ": recv", r.err);
         }
       } else if (r.value >= tag_bytes_ && ReadTag(in_.data(), tag_bytes_) == (seq & mask_)) {
+        if (now - start >= timeout_ns_) {
+          // Its response came after the timeout (a wait or a --rr-spin poll can outlast it):
+          // lost and late, as on the epoll path, not a transaction.
+          rr_.Lost();
+          rr_.Late();
+          return Ok();
+        }
         rr_.Transaction(now - start);
         ++local_blocks_;
         return Ok();
