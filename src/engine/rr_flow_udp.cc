@@ -74,6 +74,19 @@ class UdpRrClient final : public RrFlow {
     return FlowState::kActive;
   }
 
+  // A request's matching response: a transaction, or lost and late when it came after the
+  // timeout. Whichever wait caught it (a blocking receive, a --rr-spin poll longer than the
+  // timeout, an epoll turn before the pacing tick freed the slot) the rule is the same.
+  void Complete(uint64_t latency_ns) {
+    if (latency_ns >= timeout_ns_) {
+      rr_.Lost();
+      rr_.Late();
+      return;
+    }
+    rr_.Transaction(latency_ns);
+    ++local_blocks_;
+  }
+
   Status AwaitResponse(uint64_t seq, uint64_t start, const std::atomic<bool>& stopping) {
     SpinWait spin(SpinNs(config_));
     for (;;) {
@@ -85,15 +98,7 @@ class UdpRrClient final : public RrFlow {
           return Fail("stream " + std::to_string(config_.id) + ": recv", r.err);
         }
       } else if (r.value >= tag_bytes_ && ReadTag(in_.data(), tag_bytes_) == (seq & mask_)) {
-        if (now - start >= timeout_ns_) {
-          // Its response came after the timeout (a wait or a --rr-spin poll can outlast it):
-          // lost and late, as on the epoll path, not a transaction.
-          rr_.Lost();
-          rr_.Late();
-          return Ok();
-        }
-        rr_.Transaction(now - start);
-        ++local_blocks_;
+        Complete(now - start);
         return Ok();
       } else {
         rr_.Late();
@@ -142,8 +147,7 @@ class UdpRrClient final : public RrFlow {
       if (slot.busy && (slot.seq & mask_) == tag) {
         slot.busy = false;
         --in_flight_;
-        rr_.Transaction(now - slot.sent_ns);
-        ++local_blocks_;
+        Complete(now - slot.sent_ns);
         return Ok();
       }
     }

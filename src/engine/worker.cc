@@ -188,7 +188,7 @@ Status Worker::Loop() {
   // --rr-spin: the worker polls its epoll set that long before a wait sleeps.
   uint64_t spin_ns = 0;
   for (const Slot& slot : slots_) {
-    spin_ns = std::max<uint64_t>(spin_ns, uint64_t{slot.flow->config().rr.spin_us} * 1000u);
+    spin_ns = std::max(spin_ns, SpinNs(slot.flow->config()));
   }
   epoll_event events[kMaxEvents];
   for (;;) {

@@ -41,6 +41,8 @@ TEST(ParamsRr, HostileValuesAreCleanErrors) {
            R"({"tcp":true,"nicbench":{"version":1,"rr":{"mode":"rr","burst":-1}}})",
            R"({"tcp":true,"nicbench":{"version":1,"rr":{"mode":"rr","request_bytes":"1"}}})",
            R"({"tcp":true,"nicbench":{"version":1,"rr":{"mode":7}}})",
+           R"({"tcp":true,"nicbench":{"version":1,"rr":{"mode":"rr","spin_us":-1}}})",
+           R"({"tcp":true,"nicbench":{"version":1,"rr":{"mode":"rr","spin_us":"50"}}})",
        }) {
     EXPECT_FALSE(DecodeParams(text).has_value()) << text;
   }
