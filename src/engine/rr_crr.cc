@@ -12,7 +12,9 @@
 // The server writes the response with MSG_MORE, so its last segment waits for the close and
 // carries the FIN: the client is woken once for the response and the end together, not once
 // for each (a response followed by a lone FIN cost the client a second sleep and wakeup per
-// connection, about one context switch per transaction more than netperf's TCP_CRR).
+// connection, about one context switch per transaction more than netperf's TCP_CRR). A lone
+// client closes each connection once the next one's request is out, while the server works on
+// it, rather than between transactions where the close would add to each one.
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -230,18 +232,22 @@ class CrrClient final : public RrFlow {
     return FlowState::kActive;
   }
 
-  // The lone flow's loop (FlowConfig::rr_alone): socket, connect, send, recv, recv (the
-  // server's FIN), close in blocking calls, as netperf's TCP_CRR does, with no epoll wait
-  // between them. Each socket gets the send and receive timeouts of kAloneWaitMs, so a blocked
-  // call sees the stop soon.
+  // The lone flow's loop (FlowConfig::rr_alone): socket, connect, send, close of the previous
+  // connection (CloseFinished), recv in blocking calls, with no epoll wait between them. Each
+  // socket gets the send and receive timeouts of kAloneWaitMs, so a blocked call sees the stop
+  // soon.
   Result<FlowState> RunAlone() {
     const std::atomic<bool>& stopping = *env_.stopping;
     while (!stopping.load(std::memory_order_acquire)) {
-      if (!ReserveTransaction()) return FlowState::kDone;
+      if (!ReserveTransaction()) {
+        CloseFinished(stopping);
+        return FlowState::kDone;
+      }
       auto step = TransactAlone(stopping);
       if (!step) return tl::unexpected(step.error());
       if (*step != FlowState::kActive) return step;
     }
+    CloseFinished(stopping);
     PublishBytes();
     return FlowState::kActive;  // the worker's loop sees the stop
   }
@@ -262,6 +268,7 @@ class CrrClient final : public RrFlow {
     if (!sent) return Broken("send (CRR)", sent.error().sys_errno);
     if (*sent != Step::kDone) return FlowState::kActive;
     local_bytes_ += config_.rr.request_bytes;
+    CloseFinished(stopping);
     auto got =
         RecvAll(env_.sys, fd.get(), in_, config_.rr.response_bytes, stopping, SpinNs(config_));
     if (!got) return Broken("recv (CRR)", got.error().sys_errno);
@@ -273,14 +280,23 @@ class CrrClient final : public RrFlow {
     if (*got == Step::kStopped) return FlowState::kActive;
     rr_.Transaction(MonotonicNs() - start);
     ++local_blocks_;
-    // The server's FIN, usually already here: reading it lets the close below be the second
-    // one, so TIME_WAIT stays on the server.
-    char byte;
-    while (env_.sys->Recv(fd.get(), &byte, 1, 0).err == EAGAIN &&
-           !stopping.load(std::memory_order_acquire)) {
-    }
+    finished_ = std::move(fd);
     PublishBytes();
     return FlowState::kActive;
+  }
+
+  // Closes the connection of the previous transaction. The lone loop calls it once the next
+  // request is out, so the close (the client's FIN, and the server's last ACK handled in this
+  // call on loopback) overlaps the wait for the server's answer instead of adding to every
+  // connection. It reads the server's FIN first (it came with the response, so it is there):
+  // this close is the second one, and TIME_WAIT stays on the server.
+  void CloseFinished(const std::atomic<bool>& stopping) {
+    if (!finished_) return;
+    char byte;
+    while (env_.sys->Recv(finished_.get(), &byte, 1, 0).err == EAGAIN &&
+           !stopping.load(std::memory_order_acquire)) {
+    }
+    finished_.Reset();
   }
 
   // A blocking connect that gives up its wait every kAloneWaitMs (SO_SNDTIMEO) to look at the
@@ -310,6 +326,7 @@ class CrrClient final : public RrFlow {
   socklen_t local_len_ = 0;
   size_t busy_ = 0;
   bool spent_ = false;
+  net::UniqueFd finished_;  // the lone loop's last connection, answered, not yet closed
 };
 
 class CrrServer final : public RrFlow {
@@ -448,11 +465,10 @@ Result<net::UniqueFd> OpenListener(int data_fd, const net::SocketOptions& option
   auto made = net::OpenTcp(local.ss_family, options, SOCK_NONBLOCK);
   if (!made) return made;
   net::UniqueFd fd = std::move(*made);
-  // TCP_DEFER_ACCEPT: a connection is accepted when its request has come, not at the
-  // handshake's last ACK, so the server wakes once per connection instead of once for the
-  // accept and often again for the request (an optimization only: failing to set it is fine).
-  const int defer_seconds = 1;
-  (void)setsockopt(fd.get(), IPPROTO_TCP, TCP_DEFER_ACCEPT, &defer_seconds, sizeof defer_seconds);
+  // No TCP_DEFER_ACCEPT: it saves no wake-up here (the request is in by the time the woken
+  // server reads), and it moves the server's wake-up from the handshake's last ACK to the
+  // request, so the wake-up no longer overlaps the client's send (measured 4.6% fewer
+  // connections a second with it, median of 9 interleaved rounds).
   if (::bind(fd.get(), reinterpret_cast<sockaddr*>(&local), len) != 0 ||
       ::listen(fd.get(), kBacklog) != 0 ||
       getsockname(fd.get(), reinterpret_cast<sockaddr*>(&local), &len) != 0) {

@@ -4,6 +4,7 @@
 
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <poll.h>
 #include <sys/socket.h>
 
 #include <chrono>
@@ -244,6 +245,40 @@ TEST(RrFlow, LoneCrrClientCountsExactlyAndStopsWhileBlocked) {
   EXPECT_EQ(got.bytes, 8u);
 }
 
+// A lone CRR client closes a connection only once the next connection's request is out
+// (CloseFinished), so the close overlaps the server's work on it. The test plays the server on
+// a listener whose accept queue it keeps full after answering the first connection: the
+// client's next connect then waits (its SYN is dropped until the queue has room, and comes
+// again after about a second), and the answered connection must stay open all that while.
+TEST(RrFlow, LoneCrrClientClosesAConnectionAfterTheNextRequest) {
+  testing::SocketPair pair = testing::TcpPair();
+  auto listener = net::Listen(*net::SocketAddress::FromNumeric("127.0.0.1", 0), /*backlog=*/1, {});
+  ASSERT_TRUE(listener);
+  const uint16_t port = net::SocketAddress::Local(listener->get())->port();
+  auto client = StartLoneCrr(pair.a.Release(), /*client=*/true, 1, 1);
+  const uint8_t wire[2] = {static_cast<uint8_t>(port >> 8), static_cast<uint8_t>(port)};
+  ASSERT_EQ(send(pair.b.get(), wire, 2, 0), 2);
+  auto first = net::Accept(listener->get());
+  ASSERT_TRUE(first);
+  char byte;
+  ASSERT_EQ(recv(first->get(), &byte, 1, MSG_WAITALL), 1);
+  // Two connections of the test's own fill the queue (a backlog of 1 holds two).
+  net::UniqueFd fill_a = ConnectTo(port), fill_b = ConnectTo(port);
+  ASSERT_EQ(send(first->get(), "r", 1, 0), 1);
+  ASSERT_EQ(shutdown(first->get(), SHUT_WR), 0);
+  pollfd answered{first->get(), POLLIN, 0};
+  EXPECT_EQ(poll(&answered, 1, 300), 0)
+      << "the client closed the answered connection before its next request was out";
+  for (int i = 0; i < 2; ++i) EXPECT_TRUE(net::Accept(listener->get()));  // room in the queue
+  auto second = net::Accept(listener->get());  // the client's SYN, sent again
+  ASSERT_TRUE(second);
+  ASSERT_EQ(recv(second->get(), &byte, 1, MSG_WAITALL), 1);
+  EXPECT_EQ(recv(first->get(), &byte, 1, 0), 0) << "then it closed the answered connection";
+  client->Stop();
+  EXPECT_TRUE(client->Join());
+  EXPECT_EQ(client->Snapshot()[0].transactions, 1u);
+}
+
 int MaxSegment(int fd) {
   int mss = 0;
   socklen_t len = sizeof mss;
@@ -344,9 +379,9 @@ std::string TcpState(uint16_t local_port, uint16_t remote_port) {
   return "";
 }
 
-// TCP_DEFER_ACCEPT on the listener: a connection stays in the listener's queue (SYN_RECV on
-// the server's side) until its request comes, so the server is woken once per connection.
-TEST(RrFlow, CrrServerTakesAConnectionOnlyWithItsRequest) {
+// No TCP_DEFER_ACCEPT on the listener: a connection is established on the server's side at the
+// handshake, before its request, so the server's wake-up overlaps the client's send (rr_crr.cc).
+TEST(RrFlow, CrrServerTakesAConnectionAtTheHandshake) {
   for (const bool alone : {false, true}) {
     testing::SocketPair pair = testing::TcpPair();
     auto server = DataPath::Create(1);
@@ -356,7 +391,8 @@ TEST(RrFlow, CrrServerTakesAConnectionOnlyWithItsRequest) {
     ASSERT_TRUE(server->Start());
     const uint16_t port = CrrPort(pair.a.get());
     net::UniqueFd conn = ConnectTo(port);
-    EXPECT_EQ(TcpState(port, LocalPort(conn.get())), "03") << "accepted before its request";
+    EXPECT_TRUE(testing::WaitFor([&] { return TcpState(port, LocalPort(conn.get())) == "01"; }))
+        << "the server's end stayed in SYN_RECV until the request";
     ASSERT_EQ(send(conn.get(), "q", 1, 0), 1);
     char got[2];
     EXPECT_EQ(recv(conn.get(), got, sizeof got, MSG_WAITALL), 1) << "the response, then EOF";
