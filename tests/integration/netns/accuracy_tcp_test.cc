@@ -59,42 +59,43 @@ std::string BytesDisagree(const nlohmann::json& doc, const std::string& suffix) 
   return fmt::format("sum_sent{} {} B vs sum_received{} {} B", suffix, sent, suffix, received);
 }
 
-// What a stock iperf3 moves through the same stand with `args` (receiver goodput; the lower of
-// forward and reverse when `both_ways`); 0 without iperf3. tbf refills its bucket on a timer, so
-// a host whose timers fire late (a VM whose host takes CPU time from it: on 2026-12-02 every
-// interval of every tool came out 3-9% low on 1000baseT) delivers less than the line rate to
-// any tool; the reference says whether the link or nicbench fell short.
+// What a stock iperf3 moves through the same stand with `args` (which may hold -R or --bidir):
+// the lowest receiver goodput of the directions named by `suffixes` ("" and, with --bidir,
+// "_bidir_reverse"); 0 without iperf3. tbf refills its bucket on a timer, so a host whose timers
+// fire late (a VM whose host takes CPU time from it: on 2026-12-02 every interval of every tool
+// came out 3-9% low on 1000baseT) delivers less than the line rate to any tool; the reference
+// says whether the link or nicbench fell short.
 double Iperf3Reference(const stand::ScopedStand& stand, const std::vector<std::string>& args,
-                       bool both_ways) {
+                       const std::vector<std::string>& suffixes) {
   if (!testing::HaveProgram("iperf3")) return 0;
   const stand::HostInfo& server = stand.host(2);
-  double lower = 0;
-  for (const bool reverse : {false, true}) {
-    if (reverse && !both_ways) break;
-    testing::BackgroundProcess iperf3(InHost(server, {"iperf3", "-s", "-1"}));
-    if (!WaitForListener(server, 5201)) return 0;
-    std::vector<std::string> argv = {"iperf3", "-c", server.address, "-J"};
-    argv.insert(argv.end(), args.begin(), args.end());
-    if (reverse) argv.push_back("-R");
-    const auto client = Run(InHost(stand.host(1), argv));
-    iperf3.Stop();
-    const double goodput = NumberAt(ParseJson(client), "/end/sum_received/bits_per_second");
+  testing::BackgroundProcess iperf3(InHost(server, {"iperf3", "-s", "-1"}));
+  if (!WaitForListener(server, 5201)) return 0;
+  std::vector<std::string> argv = {"iperf3", "-c", server.address, "-J"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  const nlohmann::json doc = ParseJson(Run(InHost(stand.host(1), argv)));
+  iperf3.Stop();
+  double lowest = 0;
+  for (size_t i = 0; i < suffixes.size(); ++i) {
+    const double goodput = NumberAt(doc, "/end/sum_received" + suffixes[i] + "/bits_per_second");
     if (std::isnan(goodput)) return 0;
-    lower = reverse ? std::min(lower, goodput) : goodput;
+    lowest = i == 0 ? goodput : std::min(lowest, goodput);
   }
-  return lower;
+  return lowest;
 }
 
-// Below the band: a stock iperf3 through the same link, right after, is the reference. When the
-// tool's best run (`measured`) is within kReferenceTolerance of it, the link carried what both
-// tools counted: returns why the test should skip. Otherwise prints iperf3's figure and returns
-// nothing, and the caller's own checks decide. (Seen on 2026-12-02: iperf3 915 Mbit/s, nicbench
-// 890; iperf3 in the band at 927+, nicbench 922.)
+// Below the band: a stock iperf3 through the same link, run the same way right after, is the
+// reference. When the tool's best run (`measured`, the lowest of `suffixes`' directions) is
+// within kReferenceTolerance of it, the link carried what both tools counted: returns why the
+// test should skip. Otherwise prints iperf3's figure and returns nothing, and the caller's own
+// checks decide. (Seen on 2026-12-02: iperf3 915 Mbit/s, nicbench 890; iperf3 in the band at
+// 927+, nicbench 922. A bidirectional run once fell to 815 Mbit/s each way while a one-way
+// iperf3 moved 902: so --bidir is judged against iperf3 --bidir, not against one way.)
 std::optional<std::string> LinkFellShort(const stand::ScopedStand& stand,
-                                         const std::vector<std::string>& args, bool both_ways,
-                                         double expected, double measured,
-                                         const std::string& what) {
-  const double reference = Iperf3Reference(stand, args, both_ways);
+                                         const std::vector<std::string>& args,
+                                         const std::vector<std::string>& suffixes, double expected,
+                                         double measured, const std::string& what) {
+  const double reference = Iperf3Reference(stand, args, suffixes);
   if (reference > 0 && measured >= reference * (1 - kReferenceTolerance)) {
     return fmt::format(
         "this machine's shaped link carried less than its theoretical {}: a stock iperf3 through "
@@ -132,7 +133,7 @@ TEST(AccuracyTcp, NicbenchRunOn100BaseTx) {
   EXPECT_TRUE(agreed) << "the two ends' byte counts differed by more than 0.5% in every run:"
                       << tried;
   if (RelativeError(best, expected) > kGoodputTolerance) {
-    if (auto why = LinkFellShort(*stand, kTimedArgs, false, expected, best, "nicbench:" + tried)) {
+    if (auto why = LinkFellShort(*stand, kTimedArgs, {""}, expected, best, "nicbench:" + tried)) {
       GTEST_SKIP() << *why;
     }
   }
@@ -162,7 +163,7 @@ TEST(AccuracyTcp, TtcpOn100BaseTx) {
     if (RelativeError(best, expected) <= kGoodputTolerance) break;
   }
   if (RelativeError(best, expected) > kGoodputTolerance) {
-    if (auto why = LinkFellShort(*stand, kTimedArgs, false, expected, best, "ttcp:" + tried)) {
+    if (auto why = LinkFellShort(*stand, kTimedArgs, {""}, expected, best, "ttcp:" + tried)) {
       GTEST_SKIP() << *why;
     }
   }
@@ -203,8 +204,8 @@ TEST(AccuracyTcp, BothDirectionsAndBidirectionalOn1000BaseT) {
       {"reverse", {"-R"}, {""}},
       {"bidirectional", {"--bidir"}, {"", "_bidir_reverse"}},
   };
-  std::string shortfall;
-  std::vector<double> worst;  // the best run's goodput of each direction below the band
+  std::string shortfall;  // directions below the band that iperf3 through the link was not
+  std::string excused;    // directions below the band where iperf3 was too
   for (const Direction& d : directions) {
     SCOPED_TRACE(d.name);
     // 15 counted seconds: the tbf queue holds 50 ms of line rate (6.25 MB), which can sit on
@@ -242,18 +243,25 @@ TEST(AccuracyTcp, BothDirectionsAndBidirectionalOn1000BaseT) {
                                 "run:"
                              << disagreements;
     }
+    std::string short_here;
     for (size_t i = 0; i < d.suffixes.size(); ++i) {
       if (RelativeError(best[i], expected) > kGoodputTolerance) {
-        shortfall += fmt::format(" {}{} {};", d.name, d.suffixes[i], Mbps(best[i]));
-        worst.push_back(best[i]);
+        short_here += fmt::format(" {}{} {};", d.name, d.suffixes[i], Mbps(best[i]));
       }
     }
+    if (short_here.empty()) continue;
+    const double lowest = *std::min_element(best.begin(), best.end());
+    // Judged against iperf3 run the same way (-R, --bidir) right after this direction's runs.
+    if (auto why =
+            LinkFellShort(*stand, args, d.suffixes, expected, lowest, "nicbench:" + short_here)) {
+      excused += "\n" + *why;
+    } else {
+      shortfall += short_here;
+    }
   }
-  if (shortfall.empty()) return;
-  if (auto why =
-          LinkFellShort(*stand, {"-t", "15", "-O", "2"}, true, expected,
-                        *std::min_element(worst.begin(), worst.end()), "nicbench:" + shortfall)) {
-    GTEST_SKIP() << *why;
+  if (shortfall.empty()) {
+    if (!excused.empty()) GTEST_SKIP() << excused;
+    return;
   }
   // Otherwise only acceptable when the machine cannot move a gigabit through a veth at all.
   const double capacity = UnshapedCapacity();
