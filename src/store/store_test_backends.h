@@ -1,11 +1,14 @@
 // Test-only: fresh, empty store locations for the shared store suite, one kind per backend.
 // SQLite: a file in a temporary directory. PostgreSQL: a database on a real server this process
-// starts itself (initdb + pg_ctl in a temporary directory, as an unprivileged user when the tests
-// run as root, on a free port of 127.0.0.1), stopped when the test program ends. Header-only.
+// starts itself (pg_ctl in a temporary directory, as an unprivileged user when the tests run as
+// root, on a free port of 127.0.0.1; its data directory a copy of one initdb made per build
+// tree), stopped when the test program ends. Header-only.
 #pragma once
 
+#include <fcntl.h>
 #include <glob.h>
 #include <pwd.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -139,12 +142,7 @@ class TestPostgres {
         return;
       }
     }
-    auto init = Run({initdb_, "-D", dir_ + "/data", "-U", "nicbench", "--auth=trust", "-E", "UTF8",
-                     "--no-sync", "--no-instructions"});
-    if (init.exit_code != 0) {
-      unavailable_ = "initdb failed: " + init.err + init.out;
-      return;
-    }
+    if (!MakeDataDirectory()) return;
     for (int attempt = 0; attempt < 5 && !started_; ++attempt) {
       port_ = nicbench::testing::FreeTcpPort();
       std::string options = fmt::format(
@@ -156,6 +154,36 @@ class TestPostgres {
       if (!started_) unavailable_ = "pg_ctl start failed: " + start.err + start.out;
     }
     if (started_) unavailable_.clear();
+  }
+
+  // The server's data directory, copied from a cluster initdb made once per build tree
+  // (initdb takes 5-15 s, a copy well under one; every test program starts its own server). The
+  // first program to need it makes it under a lock, so two running at once do not race.
+  bool MakeDataDirectory() {
+    const std::filesystem::path scratch =
+        std::filesystem::path(NICBENCH_BINARY).parent_path() / "test-scratch";
+    std::error_code ec;
+    std::filesystem::create_directories(scratch, ec);
+    const std::string cluster = (scratch / "pg-cluster").string();
+    const int lock =
+        open((scratch / "pg-cluster.lock").c_str(), O_CREAT | O_RDWR | O_CLOEXEC, 0600);
+    if (lock >= 0) flock(lock, LOCK_EX);
+    if (!std::filesystem::exists(cluster + "/PG_VERSION")) {
+      auto init = Run({initdb_, "-D", dir_ + "/data", "-U", "nicbench", "--auth=trust", "-E",
+                       "UTF8", "--no-sync", "--no-instructions"});
+      if (init.exit_code != 0) {
+        unavailable_ = "initdb failed: " + init.err + init.out;
+      } else {
+        std::filesystem::remove_all(cluster + ".new", ec);
+        auto copy = nicbench::testing::RunProcess({"cp", "-a", dir_ + "/data", cluster + ".new"});
+        if (copy.exit_code == 0) std::filesystem::rename(cluster + ".new", cluster, ec);
+      }
+    } else {
+      auto copy = nicbench::testing::RunProcess({"cp", "-a", cluster, dir_ + "/data"});
+      if (copy.exit_code != 0) unavailable_ = "copying the initdb cluster failed: " + copy.err;
+    }
+    if (lock >= 0) close(lock);  // also releases the lock
+    return unavailable_.empty();
   }
 
   std::string pg_ctl_, initdb_, dir_, unavailable_;
