@@ -3,6 +3,8 @@
 // recognised as what they are, and nothing else of it is taken for them.
 #include "analysis/driver_counters.h"
 
+#include <set>
+
 #include <gtest/gtest.h>
 
 #include "probes/proc_parsers.h"
@@ -46,7 +48,9 @@ TEST_P(DriverCounterCapture, ClassifiesTheDriversOwnNames) {
     if (cls.kind == K::kRxQueuePackets) rx.insert(cls.queue);
     if (cls.kind == K::kTxQueuePackets) tx.insert(cls.queue);
     // Byte counters and good-packet totals are never a drop or a pause.
-    if (name.find("bytes") != std::string::npos) EXPECT_EQ(cls.kind, K::kOther) << name;
+    if (name.find("bytes") != std::string::npos) {
+      EXPECT_EQ(cls.kind, K::kOther) << name;
+    }
   }
   EXPECT_EQ(rx.size(), c.rx_queues);
   EXPECT_EQ(tx.size(), c.tx_queues);
