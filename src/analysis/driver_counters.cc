@@ -117,7 +117,8 @@ bool Match(std::string_view pattern, std::string_view name, int* queue) {
     if (pattern[p] == '#') {
       size_t start = n;
       int value = 0;
-      while (n < name.size() && std::isdigit(static_cast<unsigned char>(name[n])) && n - start < 6) {
+      while (n < name.size() && std::isdigit(static_cast<unsigned char>(name[n])) &&
+             n - start < 6) {
         value = value * 10 + (name[n++] - '0');
       }
       if (n == start) return false;

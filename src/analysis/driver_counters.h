@@ -19,16 +19,16 @@ namespace nicbench::analysis {
 
 enum class CounterKind {
   kOther,
-  kRxMissed,         // the NIC had no room: frames lost before any descriptor (missed packets)
-  kRxNoBuffer,       // the host ring had no free descriptor (not refilled in time)
-  kRxFifo,           // the NIC's own packet buffer (FIFO, BRB, port buffer) overflowed
-  kRxAllocFail,      // the driver could not allocate a buffer to refill the ring
-  kTxRingFull,       // the transmit ring filled and the driver stopped the queue
-  kTxDrop,           // the driver or the NIC dropped frames it was given to send
-  kPauseRx,          // pause (XOFF) or PFC frames received: the partner asked this NIC to wait
-  kPauseTx,          // pause frames sent: this NIC asked its partner to wait
-  kRxQueuePackets,   // packets received on one queue
-  kTxQueuePackets,   // packets sent on one queue
+  kRxMissed,        // the NIC had no room: frames lost before any descriptor (missed packets)
+  kRxNoBuffer,      // the host ring had no free descriptor (not refilled in time)
+  kRxFifo,          // the NIC's own packet buffer (FIFO, BRB, port buffer) overflowed
+  kRxAllocFail,     // the driver could not allocate a buffer to refill the ring
+  kTxRingFull,      // the transmit ring filled and the driver stopped the queue
+  kTxDrop,          // the driver or the NIC dropped frames it was given to send
+  kPauseRx,         // pause (XOFF) or PFC frames received: the partner asked this NIC to wait
+  kPauseTx,         // pause frames sent: this NIC asked its partner to wait
+  kRxQueuePackets,  // packets received on one queue
+  kTxQueuePackets,  // packets sent on one queue
 };
 
 // "rx ring misses", "pause frames received", ...

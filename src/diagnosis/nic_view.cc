@@ -25,11 +25,13 @@ bool HardwareNic(const End& end) {
 }
 
 std::optional<int64_t> NicCounterSum(const RunView& view, const End& end, const std::string& key) {
-  return SumOver(view, end, key, [](const record::HostInterval& s) { return s.nic_counters.get(); });
+  return SumOver(view, end, key,
+                 [](const record::HostInterval& s) { return s.nic_counters.get(); });
 }
 
 std::optional<int64_t> NetCounterSum(const RunView& view, const End& end, const std::string& key) {
-  return SumOver(view, end, key, [](const record::HostInterval& s) { return s.net_counters.get(); });
+  return SumOver(view, end, key,
+                 [](const record::HostInterval& s) { return s.net_counters.get(); });
 }
 
 double BitsThrough(const RunView& view, const End& end) {

@@ -29,8 +29,9 @@ std::optional<uint64_t> NicRung(const RunView& view, const End& end, std::string
   }
   if (out) detail = "/sys/class/net statistics";
   if (const auto m = analysis::DriverCounterDeltas(end.record->nic)) {
-    const uint64_t driver = std::max(m->Total(CounterKind::kRxMissed), m->Total(CounterKind::kRxNoBuffer)) +
-                            m->Total(CounterKind::kRxFifo) + m->Total(CounterKind::kTxDrop);
+    const uint64_t driver =
+        std::max(m->Total(CounterKind::kRxMissed), m->Total(CounterKind::kRxNoBuffer)) +
+        m->Total(CounterKind::kRxFifo) + m->Total(CounterKind::kTxDrop);
     if (!out || driver > *out) {
       out = driver;
       detail = "the driver's ring and buffer counters (ethtool -S)";
@@ -105,9 +106,9 @@ Findings DropLadder(const RunView& view, const Thresholds&) {
   }
   if (lowest == nullptr) return {};
   for (const Flow& flow : view.flows()) {
-    f.evidence.push_back(fmt::format("{}: TCP retransmitted {}", FlowName(flow),
-                                     flow.retransmits ? std::to_string(*flow.retransmits)
-                                                      : std::string("unknown")));
+    f.evidence.push_back(
+        fmt::format("{}: TCP retransmitted {}", FlowName(flow),
+                    flow.retransmits ? std::to_string(*flow.retransmits) : std::string("unknown")));
   }
   f.title = fmt::format("The lowest layer that dropped packets: the {} at the {} ({} dropped, {})",
                         lowest->layer, lowest_end->name, *lowest->dropped, lowest->detail);

@@ -72,10 +72,10 @@ Findings NicInterruptCost(const RunView& view, const Thresholds&) {
                     per_second, bits / 1e6, end->name, 1 / per_packet));
     f.evidence.push_back(fmt::format(
         "{} {}: {:.0f} interrupts/s over {:.0f} s, {:.0f} per GB moved, {:.0f} packets/s{}",
-        end->name, nic.interface, per_second, irqs.seconds, per_second / (bits / 8 / 1e9),
-        *packets, estimated ? " (data segments estimated from the bytes and the MTU)" : ""));
-    f.evidence.push_back(fmt::format("{} {}: {}; {}", end->name, nic.interface,
-                                     CoalescingText(nic), OffloadText(nic)));
+        end->name, nic.interface, per_second, irqs.seconds, per_second / (bits / 8 / 1e9), *packets,
+        estimated ? " (data segments estimated from the bytes and the MTU)" : ""));
+    f.evidence.push_back(fmt::format("{} {}: {}; {}", end->name, nic.interface, CoalescingText(nic),
+                                     OffloadText(nic)));
     f.meaning =
         "Each interrupt carries only a packet or two: segmentation offload (TSO/GSO, GRO) is off "
         "or the NIC interrupts without waiting (coalescing 0), so the CPU pays an interrupt and a "
@@ -167,16 +167,18 @@ Findings IrqHandlerLivelock(const RunView& view, const Thresholds& t) {
       f.evidence.push_back(fmt::format("goodput {:.0f} Mbit/s early, {:.0f} Mbit/s late",
                                        early_goodput / 1e6, late_goodput / 1e6));
       f.meaning =
-          storm ? "The NIC raises interrupts far faster than the traffic needs (a stuck cause, "
-                  "a shared line or a misbehaving device): the core only takes interrupts."
-                : "The core is not busy because there is more traffic: the interrupt rate is what "
-                  "it was while goodput fell. The handler or its poll loop is spinning (a driver "
-                  "or firmware fault, a ring the driver keeps re-reading): load does not explain it.";
+          storm
+              ? "The NIC raises interrupts far faster than the traffic needs (a stuck cause, "
+                "a shared line or a misbehaving device): the core only takes interrupts."
+              : "The core is not busy because there is more traffic: the interrupt rate is what "
+                "it was while goodput fell. The handler or its poll loop is spinning (a driver "
+                "or firmware fault, a ring the driver keeps re-reading): load does not explain it.";
       f.next_step = fmt::format(
           "Look at the driver's counters ({}) and the kernel log (dmesg) for resets or "
           "watchdog timeouts; reload the driver or reset the link ({}) to confirm it clears; "
           "update the driver and NIC firmware.",
-          Command(*end, "ethtool -S {}"), Command(*end, "ip link set {0} down && ip link set {0} up"));
+          Command(*end, "ethtool -S {}"),
+          Command(*end, "ip link set {0} down && ip link set {0} up"));
       out.push_back(std::move(f));
       break;
     }

@@ -58,7 +58,8 @@ bool ReceiveLine(const std::string& line) {
   for (const char* control : {"config", "async", "_eq", "cmd"}) {
     if (lower.find(control) != std::string::npos) return false;
   }
-  const bool tx = lower.find("tx") != std::string::npos || lower.find("output") != std::string::npos;
+  const bool tx =
+      lower.find("tx") != std::string::npos || lower.find("output") != std::string::npos;
   const bool rx = lower.find("rx") != std::string::npos || lower.find("input") != std::string::npos;
   return rx || !tx;
 }
@@ -87,21 +88,21 @@ std::optional<record::Finding> ImbalanceAt(const RunView& view, const End& end, 
   if (!q || q->queues_known < 2) return std::nullopt;
   uint64_t total = 0;
   for (const auto& [name, n] : q->per_queue) total += n;
-  const auto top = std::max_element(q->per_queue.begin(), q->per_queue.end(),
-                                    [](const auto& a, const auto& b) { return a.second < b.second; });
+  const auto top =
+      std::max_element(q->per_queue.begin(), q->per_queue.end(),
+                       [](const auto& a, const auto& b) { return a.second < b.second; });
   if (total == 0 || top->second < kOneQueueShare * static_cast<double>(total)) return std::nullopt;
   const std::string& iface = end.record->nic.interface;
-  record::Finding f = MakeFinding(
-      "nic-queue-imbalance", Severity::kWarning,
-      fmt::format("All {} flows landed on one receive queue at the {}: {} took {:.0f}%", flows,
-                  end.name, top->first, 100.0 * top->second / total));
+  record::Finding f =
+      MakeFinding("nic-queue-imbalance", Severity::kWarning,
+                  fmt::format("All {} flows landed on one receive queue at the {}: {} took {:.0f}%",
+                              flows, end.name, top->first, 100.0 * top->second / total));
   f.evidence.push_back(fmt::format("{} {}: {} of {} packets on {}, from {}", end.name, iface,
                                    top->second, total, top->first, q->source));
-  f.evidence.push_back(fmt::format("{} {}: {} queues seen; channels {}", end.name, iface,
-                                   q->queues_known,
-                                   ChannelsOf(end.record->nic) > 0
-                                       ? std::to_string(ChannelsOf(end.record->nic))
-                                       : std::string("unknown (ethtool -l)")));
+  f.evidence.push_back(
+      fmt::format("{} {}: {} queues seen; channels {}", end.name, iface, q->queues_known,
+                  ChannelsOf(end.record->nic) > 0 ? std::to_string(ChannelsOf(end.record->nic))
+                                                  : std::string("unknown (ethtool -l)")));
   f.meaning =
       "The NIC hashes each flow to a receive queue (RSS); with every flow on one queue, one core "
       "does all the receive work while the others idle. RSS is off, the indirection table points "

@@ -81,7 +81,8 @@ std::optional<record::Finding> RxRingFinding(const RunView& view, const End& end
       fmt::format("The NIC's receive ring overran at the {}: {} frames lost before the kernel saw "
                   "them",
                   end.name, lost));
-  for (CounterKind kind : {CounterKind::kRxMissed, CounterKind::kRxNoBuffer, CounterKind::kRxFifo}) {
+  for (CounterKind kind :
+       {CounterKind::kRxMissed, CounterKind::kRxNoBuffer, CounterKind::kRxFifo}) {
     MovedEvidence(end, m, kind, f.evidence);
   }
   if (rx) {
@@ -134,8 +135,11 @@ std::optional<record::Finding> TxRingFinding(const RunView& view, const End& end
       "ring runs dry between two completion interrupts",
       rings->tx, *mtu + kEthernetWireOverheadBytes, *speed, ring_seconds * 1e3,
       kTxRingMinSeconds * 1e3));
-  if (m) MovedEvidence(end, *m, CounterKind::kTxRingFull, f.evidence);
-  else f.evidence.emplace_back("queue-stop counters unknown (ethtool -S not read at both ends of the test)");
+  if (m)
+    MovedEvidence(end, *m, CounterKind::kTxRingFull, f.evidence);
+  else
+    f.evidence.emplace_back(
+        "queue-stop counters unknown (ethtool -S not read at both ends of the test)");
   f.meaning =
       "The driver can queue only a few frames for the NIC: when the ring is full the stack waits "
       "for the completion interrupt, so the link idles between batches and the sender does not "

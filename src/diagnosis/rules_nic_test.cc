@@ -114,7 +114,8 @@ void EightFlows(RunRecord& run, bool one_queue) {
     run.streams.push_back(t);
   }
   std::map<std::string, int64_t> moves;
-  for (int q = 0; q < 4; ++q) moves[fmt::format("rx{}_packets", q)] = one_queue ? (q == 0 ? 800000 : 20) : 200000;
+  for (int q = 0; q < 4; ++q)
+    moves[fmt::format("rx{}_packets", q)] = one_queue ? (q == 0 ? 800000 : 20) : 200000;
   NicFromCapture(Remote(run), "mlx5_core", "ethtool-S-mlx5_core.txt", moves);
 }
 
@@ -123,14 +124,16 @@ void PcieTrainedX1(RunRecord& run) {
   auto& nic = Remote(run).nic;
   nic.speed_mbps = uint64_t{10000};
   nic.driver = std::string("ixgbe");
-  record::PciIdentity id{"8086", "10fb", "Intel Corporation", "82599ES 10-Gigabit SFI/SFP+ Network Connection"};
+  record::PciIdentity id{"8086", "10fb", "Intel Corporation",
+                         "82599ES 10-Gigabit SFI/SFP+ Network Connection"};
   id.link = record::PciLinkState{{5.0, 1}, {5.0, 8}};
   nic.pci = id;
   run.local.nic.speed_mbps = uint64_t{10000};
 }
 
 const record::Finding* Find(const std::vector<record::Finding>& findings, const std::string& id) {
-  auto it = std::find_if(findings.begin(), findings.end(), [&](const auto& f) { return f.id == id; });
+  auto it =
+      std::find_if(findings.begin(), findings.end(), [&](const auto& f) { return f.id == id; });
   return it == findings.end() ? nullptr : &*it;
 }
 
@@ -160,13 +163,19 @@ struct Case {
 void PrintTo(const Case& c, std::ostream* out) { *out << c.name; }
 
 const Case kCases[] = {
-    {"e1000e receive ring overruns", RingOverrun, "nic-ring-overruns", true,
+    {"e1000e receive ring overruns",
+     RingOverrun,
+     "nic-ring-overruns",
+     true,
      {"rx_missed_errors +5000", "rx_no_buffer_count +6200", "rx ring 256 of at most 4096",
       "ethtool -G eth0 rx 4096"},
      Severity::kWarning},
-    {"e1000e without overruns: nothing", [](RunRecord& run) { E1000eReceiver(run, kHealthyE1000e); },
-     "nic-ring-overruns", false},
-    {"ring overruns are the lowest layer that dropped", RingOverrun, "drop-ladder", true,
+    {"e1000e without overruns: nothing",
+     [](RunRecord& run) { E1000eReceiver(run, kHealthyE1000e); }, "nic-ring-overruns", false},
+    {"ring overruns are the lowest layer that dropped",
+     RingOverrun,
+     "drop-ladder",
+     true,
      {"the NIC at the remote server (receiver)", "softnet backlog 0"}},
     {"no drop anywhere: no ladder", [](RunRecord& run) { E1000eReceiver(run, kHealthyE1000e); },
      "drop-ladder", false},
@@ -177,8 +186,13 @@ const Case kCases[] = {
          s.softnet = std::vector<record::SoftnetDelta>{{1, 1000, 30, 5}};
        });
      },
-     "drop-ladder", true, {"the softnet backlog at the remote server"}},
-    {"i40e receiver sends pause frames", ReceiverSendsPauses, "nic-pause-frames", true,
+     "drop-ladder",
+     true,
+     {"the softnet backlog at the remote server"}},
+    {"i40e receiver sends pause frames",
+     ReceiverSendsPauses,
+     "nic-pause-frames",
+     true,
      {"port.link_xoff_tx +1200", "ethtool -a eth0", "0 pause frames received, 1200 sent"},
      Severity::kNotice},
     {"i40e without pauses: nothing",
@@ -186,20 +200,25 @@ const Case kCases[] = {
        NicFromCapture(Remote(run), "i40e", "ethtool-S-i40e.txt", {{"rx-0.packets", 600000}});
      },
      "nic-pause-frames", false},
-    {"8 flows all on mlx5 queue 0", [](RunRecord& run) { EightFlows(run, true); },
-     "nic-queue-imbalance", true, {"All 8 flows", "queue 0", "ethtool -x eth0", "16 queues seen"},
+    {"8 flows all on mlx5 queue 0",
+     [](RunRecord& run) { EightFlows(run, true); },
+     "nic-queue-imbalance",
+     true,
+     {"All 8 flows", "queue 0", "ethtool -x eth0", "16 queues seen"},
      Severity::kWarning},
     {"8 flows spread over 4 queues: nothing", [](RunRecord& run) { EightFlows(run, false); },
      "nic-queue-imbalance", false},
     {"one flow is one queue: nothing",
      [](RunRecord& run) {
-       NicFromCapture(Remote(run), "mlx5_core", "ethtool-S-mlx5_core.txt", {{"rx0_packets", 800000}});
+       NicFromCapture(Remote(run), "mlx5_core", "ethtool-S-mlx5_core.txt",
+                      {{"rx0_packets", 800000}});
      },
      "nic-queue-imbalance", false},
     {"8 flows on one of two interrupt lines (no driver counters)",
      [](RunRecord& run) {
        EightFlows(run, true);
-       Remote(run).nic.driver_stats_after = record::Measured<Stats>::Unknown(record::Missing::kAbsent);
+       Remote(run).nic.driver_stats_after =
+           record::Measured<Stats>::Unknown(record::Missing::kAbsent);
        EachSample(Remote(run), [](record::HostInterval& s) {
          auto lines = s.irqs.value();
          lines[0].per_second = lines[0].total = 8000;
@@ -212,9 +231,15 @@ const Case kCases[] = {
          s.irqs = lines;
        });
      },
-     "nic-queue-imbalance", true, {"interrupt lines"}},
-    {"PCIe x1 of x8 under a 10 Gbit/s line", PcieTrainedX1, "pcie-link-degraded", true,
-     {"5 GT/s x1", "capable of 5 GT/s x8", "x8"}, Severity::kWarning},
+     "nic-queue-imbalance",
+     true,
+     {"interrupt lines"}},
+    {"PCIe x1 of x8 under a 10 Gbit/s line",
+     PcieTrainedX1,
+     "pcie-link-degraded",
+     true,
+     {"5 GT/s x1", "capable of 5 GT/s x8", "x8"},
+     Severity::kWarning},
     {"PCIe x8 as capable: nothing",
      [](RunRecord& run) {
        PcieTrainedX1(run);
@@ -254,9 +279,9 @@ INSTANTIATE_TEST_SUITE_P(Fixtures, NicRuleCase, ::testing::ValuesIn(kCases));
 
 // The healthy baseline and the stand's veth/loopback shapes raise none of the NIC rules.
 TEST(NicRules, SilentWhenTheDataIsUnknownOrHealthy) {
-  const char* kIds[] = {"nic-ring-overruns", "nic-tx-ring-small", "nic-pause-frames",
-                        "nic-interrupt-rate", "irq-handler-livelock", "irq-storm",
-                        "nic-queue-imbalance", "pcie-link-degraded", "drop-ladder"};
+  const char* kIds[] = {"nic-ring-overruns",   "nic-tx-ring-small",    "nic-pause-frames",
+                        "nic-interrupt-rate",  "irq-handler-livelock", "irq-storm",
+                        "nic-queue-imbalance", "pcie-link-degraded",   "drop-ladder"};
   std::vector<RunRecord> runs(3, MakeRun());
   runs[1].local.nic = VethNic();
   Remote(runs[1]).nic = VethNic();

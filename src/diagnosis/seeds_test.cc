@@ -15,7 +15,8 @@ using namespace testing;  // NOLINT: the test record helpers
 using record::RunRecord;
 
 const record::Finding* Find(const std::vector<record::Finding>& findings, const std::string& id) {
-  auto it = std::find_if(findings.begin(), findings.end(), [&](const auto& f) { return f.id == id; });
+  auto it =
+      std::find_if(findings.begin(), findings.end(), [&](const auto& f) { return f.id == id; });
   return it == findings.end() ? nullptr : &*it;
 }
 
@@ -103,8 +104,8 @@ TEST(Seed3, TsoRunIsCheaperPerGigabyte) {
   const auto on = analysis::CostOf(Seed3(true), analysis::Role::kClient);
   ASSERT_TRUE(off.nic_interrupts_per_gigabyte.known());
   ASSERT_TRUE(on.nic_interrupts_per_gigabyte.known());
-  EXPECT_NEAR(on.nic_interrupts_per_gigabyte.value() / off.nic_interrupts_per_gigabyte.value(),
-              0.5, 0.01);
+  EXPECT_NEAR(on.nic_interrupts_per_gigabyte.value() / off.nic_interrupts_per_gigabyte.value(), 0.5,
+              0.01);
   ASSERT_TRUE(off.host_cpu_seconds_per_gigabyte.known());
   ASSERT_TRUE(on.host_cpu_seconds_per_gigabyte.known());
   EXPECT_NEAR(on.host_cpu_seconds_per_gigabyte.value() / off.host_cpu_seconds_per_gigabyte.value(),

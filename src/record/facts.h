@@ -116,7 +116,7 @@ struct NicFacts {
   // during the test (ring misses, pause frames, per-queue packets; analysis/driver_counters.h).
   // Unknown in records from before this field, and where driver_stats is.
   Measured<std::map<std::string, uint64_t>> driver_stats_after;
-  Measured<Qdisc> qdisc;                                   // root qdisc on the interface
+  Measured<Qdisc> qdisc;  // root qdisc on the interface
 };
 
 }  // namespace nicbench::record
