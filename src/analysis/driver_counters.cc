@@ -8,7 +8,8 @@ namespace {
 
 using K = CounterKind;
 
-// One name: `pattern` is the counter's name with '#' where the queue number stands;
+// One name: `pattern` is the counter's name with '#' where the queue number stands ('%' for a
+// number that is not a queue);
 // `drivers` lists the drivers that use the name this way ("" = any driver that has the name
 // means it so, as far as the captures and the drivers' sources show).
 struct Entry {
@@ -76,12 +77,12 @@ constexpr Entry kTable[] = {
     {"tx_flow_control_xoff", K::kPauseTx},
     {"port.link_xoff_rx", K::kPauseRx, "i40e"},
     {"port.link_xoff_tx", K::kPauseTx, "i40e"},
-    {"port.rx_priority_#_xoff_rx", K::kPauseRx, "i40e"},
-    {"port.tx_priority_#_xoff_tx", K::kPauseTx, "i40e"},
+    {"port.rx_priority_%_xoff_rx", K::kPauseRx, "i40e"},
+    {"port.tx_priority_%_xoff_tx", K::kPauseTx, "i40e"},
     {"link_xoff_rx.nic", K::kPauseRx, "ice"},
     {"link_xoff_tx.nic", K::kPauseTx, "ice"},
-    {"rx_priority_#_xoff.nic", K::kPauseRx, "ice"},
-    {"tx_priority_#_xoff.nic", K::kPauseTx, "ice"},
+    {"rx_priority_%_xoff.nic", K::kPauseRx, "ice"},
+    {"tx_priority_%_xoff.nic", K::kPauseTx, "ice"},
     {"rx_pause_ctrl_phy", K::kPauseRx},  // mlx5
     {"tx_pause_ctrl_phy", K::kPauseTx},
     {"rx_global_pause", K::kPauseRx, "mlx5_core"},
@@ -110,11 +111,12 @@ constexpr Entry kTable[] = {
     {"[#]: tx_ucast_packets", K::kTxQueuePackets, "bnxt_en bnx2x"},
 };
 
-// Matches `name` against `pattern`; a '#' takes one or more digits, stored in *queue.
+// Matches `name` against `pattern`; a '#' takes one or more digits, stored in *queue, a '%'
+// one or more digits that are not a queue (a priority).
 bool Match(std::string_view pattern, std::string_view name, int* queue) {
   size_t p = 0, n = 0;
   while (p < pattern.size()) {
-    if (pattern[p] == '#') {
+    if (pattern[p] == '#' || pattern[p] == '%') {
       size_t start = n;
       int value = 0;
       while (n < name.size() && std::isdigit(static_cast<unsigned char>(name[n])) &&
@@ -122,7 +124,7 @@ bool Match(std::string_view pattern, std::string_view name, int* queue) {
         value = value * 10 + (name[n++] - '0');
       }
       if (n == start) return false;
-      *queue = value;
+      if (pattern[p] == '#') *queue = value;
       ++p;
       continue;
     }
