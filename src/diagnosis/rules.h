@@ -37,6 +37,18 @@ Findings Drops(const RunView& view, const Thresholds& t);
 Findings NicDrops(const RunView& view, const Thresholds& t);
 Findings WindowLimited(const RunView& view, const Thresholds& t);
 
+// rules_nic_ring.cc: the driver's ring, buffer and pause counters moving during the test.
+Findings NicRings(const RunView& view, const Thresholds& t);
+Findings PauseFrames(const RunView& view, const Thresholds& t);
+// rules_nic_irq.cc
+Findings NicInterruptCost(const RunView& view, const Thresholds& t);
+Findings IrqHandlerLivelock(const RunView& view, const Thresholds& t);
+// rules_nic_queues.cc
+Findings QueueImbalance(const RunView& view, const Thresholds& t);
+Findings PcieLinkDegraded(const RunView& view, const Thresholds& t);
+// rules_drop_ladder.cc
+Findings DropLadder(const RunView& view, const Thresholds& t);
+
 // rules_config.cc
 Findings OffloadsOff(const RunView& view, const Thresholds& t);
 Findings MtuMismatch(const RunView& view, const Thresholds& t);

@@ -58,7 +58,14 @@ HostObserver::HostObserver(std::unique_ptr<probes::FileSource> files,
 }
 
 void HostObserver::Begin() {
-  if (sample_) sampler_->Begin();
+  if (!sample_) return;
+  sampler_->Begin();
+  // The facts were read when the test was set up; the driver's counters are read again now and
+  // at Finish, so their difference covers the data and little else.
+  if (!nic_.loopback && nic_.driver_stats.known()) {
+    nic_.driver_stats = probes::ReadDriverStats(interface_, *files_);
+    began_ = true;
+  }
 }
 
 void HostObserver::OnBoundary(const record::IntervalRecord* closed) {
@@ -94,6 +101,7 @@ size_t KeepLimitFor(const record::IntervalRecord& first, const record::HostInter
 
 void HostObserver::Finish(record::EndpointRecord& endpoint) {
   endpoint.host = probes::CollectHostFacts(*files_);
+  if (began_) nic_.driver_stats_after = probes::ReadDriverStats(interface_, *files_);
   endpoint.nic = nic_;
   endpoint.samples = std::move(samples_);
   samples_.clear();

@@ -68,6 +68,7 @@ class HostObserver {
   std::unique_ptr<probes::HostDeltaReader> sampler_;
   std::vector<record::HostInterval> samples_;
   bool sample_;
+  bool began_ = false;  // the driver's counters were read when the data started
   size_t keep_limit_ = 0;
   size_t omitted_kept_ = 0;
 };

@@ -5,6 +5,8 @@
 // FileSource.
 #pragma once
 
+#include <cstdint>
+#include <map>
 #include <string>
 
 #include "base/result.h"
@@ -34,6 +36,11 @@ Result<std::string> InterfaceForPeer(const std::string& peer);
 // qdisc are still reported since they belong to the interface, not to a NIC.
 // Error only when the interface does not exist.
 Result<record::NicFacts> CollectNicFacts(const std::string& iface, FileSource& files);
+
+// The driver's statistics of `iface` now (ethtool -S), to compare with an earlier reading:
+// the live machine only; a captured tree has none ("not in a captured tree").
+record::Measured<std::map<std::string, uint64_t>> ReadDriverStats(const std::string& iface,
+                                                                  FileSource& files);
 
 // Where CollectNicFacts looks up PCI names (Debian's pci.ids package).
 inline constexpr const char kPciIdsPath[] = "/usr/share/misc/pci.ids";

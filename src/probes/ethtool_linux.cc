@@ -258,6 +258,13 @@ void FillDriverStats(EthtoolSocket& sock, const std::string& iface, record::NicF
 
 }  // namespace
 
+record::Measured<std::map<std::string, uint64_t>> ReadDriverStats(const std::string& iface) {
+  EthtoolSocket sock;
+  record::NicFacts facts;
+  FillDriverStats(sock, iface, facts);
+  return std::move(facts.driver_stats);
+}
+
 void FillFromEthtool(const std::string& iface, record::NicFacts& facts) {
   EthtoolSocket sock;
   FillDriverInfo(sock, iface, facts);

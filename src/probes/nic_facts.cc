@@ -164,6 +164,12 @@ void FillCapturedOnly(FileSource& files, const std::string& base, record::NicFac
 
 }  // namespace
 
+Measured<std::map<std::string, uint64_t>> ReadDriverStats(const std::string& iface,
+                                                          FileSource& files) {
+  if (!files.IsLive()) return Absent<std::map<std::string, uint64_t>>("not in a captured tree");
+  return internal::ReadDriverStats(iface);
+}
+
 Result<record::NicFacts> CollectNicFacts(const std::string& iface, FileSource& files) {
   record::NicFacts facts;
   facts.interface = iface;

@@ -2,6 +2,8 @@
 // layer's API. Each fills its members of NicFacts, leaving unknown members with their reason.
 #pragma once
 
+#include <cstdint>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -15,6 +17,9 @@ namespace nicbench::probes::internal {
 // SIOCETHTOOL: driver info, link settings, features, rings, coalescing, channels, driver
 // statistics. Live machine only.
 void FillFromEthtool(const std::string& iface, record::NicFacts& facts);
+
+// ETHTOOL_GSTATS alone: the driver's statistics now (ethtool -S). Live machine only.
+record::Measured<std::map<std::string, uint64_t>> ReadDriverStats(const std::string& iface);
 
 // rtnetlink RTM_GETQDISC (and RTM_GETTCLASS for htb): the root qdisc and its rate.
 // Live machine only.

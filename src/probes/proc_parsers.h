@@ -108,6 +108,15 @@ struct SchedStat {
 
 Result<SchedStat> ParseSchedstat(std::string_view text);
 
+// ---- ethtool -S ----------------------------------------------------------------------------
+
+// `ethtool -S IF` text: an optional "NIC statistics:" header, then "name: value" per line,
+// indented or not. The name is everything before the line's last ": " (bnx2x and bnxt_en name
+// per-queue counters "[3]: rx_discards", be2net "rxq3: rx_pkts"). A name the driver repeats
+// keeps its first value, as the ioctl reader does. Lines that are not "name: number" are
+// skipped; Error when no line is.
+Result<std::map<std::string, uint64_t>> ParseEthtoolStatistics(std::string_view text);
+
 // ---- CPU lists ("0-3,8,10-11" as in /sys/devices/system/cpu/online, smp_affinity_list) --
 
 Result<std::vector<int>> ParseCpuList(std::string_view text);

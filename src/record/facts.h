@@ -111,8 +111,12 @@ struct NicFacts {
   Measured<std::string> irq_mode;  // "MSI-X", "MSI", "INTx"
   Measured<std::vector<IrqVector>> irq_vectors;
   Measured<std::map<std::string, uint64_t>> counters;      // /sys/class/net/IF/statistics
-  Measured<std::map<std::string, uint64_t>> driver_stats;  // ethtool -S
-  Measured<Qdisc> qdisc;                                   // root qdisc on the interface
+  Measured<std::map<std::string, uint64_t>> driver_stats;  // ethtool -S, when the data started
+  // ethtool -S again when the test ended: with driver_stats, the driver's counters that moved
+  // during the test (ring misses, pause frames, per-queue packets; analysis/driver_counters.h).
+  // Unknown in records from before this field, and where driver_stats is.
+  Measured<std::map<std::string, uint64_t>> driver_stats_after;
+  Measured<Qdisc> qdisc;  // root qdisc on the interface
 };
 
 }  // namespace nicbench::record

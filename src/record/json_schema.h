@@ -140,7 +140,8 @@ constexpr auto FieldsOf(Type<NicFacts>) {
                 Field("coalescing", &T::coalescing), Field("channels", &T::channels),
                 Field("irq_mode", &T::irq_mode), Field("irq_vectors", &T::irq_vectors),
                 Field("counters", &T::counters), Field("driver_stats", &T::driver_stats),
-                Field("qdisc", &T::qdisc));
+                Field("qdisc", &T::qdisc),
+                LaterField("driver_stats_after", &T::driver_stats_after));
 }
 
 // ---- host_sample.h
