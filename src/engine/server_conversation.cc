@@ -378,13 +378,15 @@ Status ServerTest::SetUpStreams(State& st) {
   st.path->SetBudget(MakeBudget(st.spec));
   auto peer = net::SocketAddress::Peer(control_.get());
   // Only a nicbench client gets the samples back, so only its tests are sampled.
-  st.host.emplace(peer ? peer->HostString() : std::string(), st.want_samples);
+  st.threads->Enter();
+  st.host.emplace(peer ? peer->HostString() : std::string(), st.want_samples, st.threads);
   if (auto t = wire::SendState(control_.get(), wire::State::kTestStart); !t) return t;
   // The host's baseline is read before the data starts, so the counted window (Measure takes
   // its start right after this) starts with the data, as the client's does.
   st.host->Begin();
   if (auto t = wire::SendState(control_.get(), wire::State::kTestRunning); !t) return t;
-  st.cpu.Start();
+  st.path->AccountThreads(st.threads);
+  st.cpu.Start(st.threads.get());
   return st.path->Start();
 }
 
