@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "net/tcp_info.h"
+#include "probes/own_threads.h"
 
 namespace nicbench::engine {
 namespace {

@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "probes/host_snapshot.h"
 #include "probes/text_scan.h"
 
 namespace nicbench::probes {
