@@ -544,8 +544,7 @@ int RunRunCommand(int argc, char** argv) {
   }
   // As --html is: a store that cannot take the result is said before the test runs.
   if (auto s = CheckStoreBeforeTest(plan->store); !s) {
-    PrintError(args.json, "nicbench run: the result store cannot be used (" +
-                              s.error().ToString() +
+    PrintError(args.json, "nicbench run: the result store cannot be used (" + s.error().ToString() +
                               "); the test was not run (--no-store runs it without storing)");
     return ToInt(ExitCode::kStore);
   }

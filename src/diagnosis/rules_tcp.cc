@@ -174,12 +174,11 @@ std::string SharedPlace(const RunView& view, bool receive_side) {
 }
 
 record::Finding SoftnetFinding(const std::string& place, uint64_t dropped, uint64_t squeezed) {
-  record::Finding f =
-      MakeFinding("softnet-drops", Severity::kWarning,
-                  fmt::format("{} packets dropped at the softnet backlog at the {}", dropped, place));
-  f.evidence.push_back(
-      fmt::format("{}: /proc/net/softnet_stat dropped +{}, time_squeeze +{}", place, dropped,
-                  squeezed));
+  record::Finding f = MakeFinding(
+      "softnet-drops", Severity::kWarning,
+      fmt::format("{} packets dropped at the softnet backlog at the {}", dropped, place));
+  f.evidence.push_back(fmt::format("{}: /proc/net/softnet_stat dropped +{}, time_squeeze +{}",
+                                   place, dropped, squeezed));
   f.meaning =
       "The per-CPU input queue overflowed: packets arrive faster than that CPU's "
       "softirq processes them.";

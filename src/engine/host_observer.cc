@@ -55,8 +55,8 @@ HostObserver::HostObserver(std::unique_ptr<probes::FileSource> files,
     nic_.driver = record::Measured<std::string>::Unknown(
         record::Missing::kError, "no route to the peer: " + iface.error().ToString());
   }
-  sampler_ = std::make_unique<probes::HostDeltaReader>(
-      probes::HostDeltaReader::Create(*files_, probes::HostDeltaOptions{interface_, threads_.get()}));
+  sampler_ = std::make_unique<probes::HostDeltaReader>(probes::HostDeltaReader::Create(
+      *files_, probes::HostDeltaOptions{interface_, threads_.get()}));
 }
 
 void HostObserver::Begin() {

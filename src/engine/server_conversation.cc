@@ -559,20 +559,20 @@ Status ServerTest::ExchangeResults(State& st) {
 namespace {
 std::string TestLogLine(const TestRun& st, bool params_read, const Status& status) {
   if (!params_read) {
-    return "(no parameters): " + (status ? std::string("ok") : "failed: " + status.error().ToString());
+    return "(no parameters): " +
+           (status ? std::string("ok") : "failed: " + status.error().ToString());
   }
   const bool rr = st.spec.rr.enabled();
   std::string kind = rr ? record::RrModeName(st.spec.rr.mode) : DirectionWord(st.spec.direction);
   if (rr) std::transform(kind.begin(), kind.end(), kind.begin(), ::toupper);
-  const std::string what = fmt::format("{} {} -P {}", record::TransportName(st.spec.transport),
-                                       kind, st.spec.parallel);
+  const std::string what =
+      fmt::format("{} {} -P {}", record::TransportName(st.spec.transport), kind, st.spec.parallel);
   if (!status) return what + ": failed: " + status.error().ToString();
   const double seconds = st.record.test_seconds;
   if (rr) {
     uint64_t answered = 0;
     for (const FlowTotals& t : st.totals) answered += t.transactions;
-    return fmt::format("{}: ok, {} transactions answered in {:.2f} s ({})", what, answered,
-                       seconds,
+    return fmt::format("{}: ok, {} transactions answered in {:.2f} s ({})", what, answered, seconds,
                        seconds > 0 ? fmt::format("{:.0f}/s", answered / seconds) : "no rate");
   }
   uint64_t received = 0;

@@ -42,7 +42,8 @@ std::string Fixed(std::optional<double> v) { return v ? fmt::format("{:.2f}", *v
 // A request/response run shows its CPU time per transaction where a bulk run shows its CPU
 // per GB (per GB of 1-byte transactions is a meaningless huge number).
 std::string CpuText(const RunSummary& s, bool client) {
-  if (s.rr.mode.empty()) return Fixed(client ? s.client_cpu_seconds_per_gb : s.server_cpu_seconds_per_gb);
+  if (s.rr.mode.empty())
+    return Fixed(client ? s.client_cpu_seconds_per_gb : s.server_cpu_seconds_per_gb);
   const std::optional<double>& us =
       client ? s.rr.client_process_us_per_transaction : s.rr.server_process_us_per_transaction;
   return us ? fmt::format("{:.2f} us/tx", *us) : "-";

@@ -63,10 +63,9 @@ std::string CpuRows(const record::RunRecord& run, const record::EndpointRecord& 
   if (run.spec.rr.enabled()) {
     const analysis::RrFigures rr = analysis::ComputeRrFigures(run);
     const bool client = role == analysis::Role::kClient;
-    return Row("Host busy",
-               PerTransaction(client ? rr.client_host_us_per_transaction
-                                     : rr.server_host_us_per_transaction,
-                              "all processes, not only this test")) +
+    return Row("Host busy", PerTransaction(client ? rr.client_host_us_per_transaction
+                                                  : rr.server_host_us_per_transaction,
+                                           "all processes, not only this test")) +
            Row("Transfer", PerTransaction(client ? rr.client_process_us_per_transaction
                                                  : rr.server_process_us_per_transaction,
                                           "nicbench's own time"));

@@ -21,8 +21,7 @@ std::filesystem::path TempPath(const std::string& name) {
 
 // `nicbench run` (the loopback main job, one short test) against `store`.
 void ExpectRefusedBeforeTheTest(const std::filesystem::path& store) {
-  testing::ProcessResult r =
-      testing::RunNicbench({"run", "-t", "1", "--store", store.string()});
+  testing::ProcessResult r = testing::RunNicbench({"run", "-t", "1", "--store", store.string()});
   EXPECT_EQ(r.exit_code, 4) << r.out << r.err;
   EXPECT_EQ(r.out.find("sender"), std::string::npos) << "the test ran:\n" << r.out;
   EXPECT_NE(r.err.find("the test was not run"), std::string::npos) << r.err;

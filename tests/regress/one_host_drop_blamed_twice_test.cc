@@ -45,8 +45,7 @@ TEST(OneHostDropBlamedTwice, AReceiveBufferCounterIsBlamedOnTheReceiverOnce) {
   const auto findings = diagnosis::Diagnose(OneHostRun());
   const auto socket = WithId(findings, "socket-buffer-drops");
   ASSERT_EQ(socket.size(), 1u);
-  EXPECT_NE(socket[0].title.find("remote server (receiver)"), std::string::npos)
-      << socket[0].title;
+  EXPECT_NE(socket[0].title.find("remote server (receiver)"), std::string::npos) << socket[0].title;
   ASSERT_EQ(socket[0].evidence.size(), 1u);
   EXPECT_NE(socket[0].evidence[0].find("+124080"), std::string::npos) << socket[0].evidence[0];
 }
@@ -54,8 +53,7 @@ TEST(OneHostDropBlamedTwice, AReceiveBufferCounterIsBlamedOnTheReceiverOnce) {
 TEST(OneHostDropBlamedTwice, TheHostsSoftnetDropsAreNamedOnce) {
   const auto softnet = WithId(diagnosis::Diagnose(OneHostRun()), "softnet-drops");
   ASSERT_EQ(softnet.size(), 1u);
-  EXPECT_NE(softnet[0].title.find("host alpha (both ends)"), std::string::npos)
-      << softnet[0].title;
+  EXPECT_NE(softnet[0].title.find("host alpha (both ends)"), std::string::npos) << softnet[0].title;
 }
 
 TEST(OneHostDropBlamedTwice, TwoHostsKeepTheirOwnCounters) {
