@@ -144,11 +144,54 @@ Findings UdpLoss(const RunView& view, const Thresholds& t) {
   return out;
 }
 
-Findings Drops(const RunView& view, const Thresholds&) {
-  Findings out;
-  static const char* kSocketCounters[] = {"Udp.RcvbufErrors", "Udp.SndbufErrors",
-                                          "TcpExt.TCPRcvQDrop", "TcpExt.TCPBacklogDrop"};
+namespace {
+
+// On one host the ends read the same counters: softnet_stat is the host's (every network
+// namespace sees it), /proc/net/snmp a network namespace's, which two loopback ends share. Such
+// a counter is judged once, from the local end's samples (bug: Udp.RcvbufErrors +124085 was
+// blamed on the sender and on the receiver of one loopback test).
+bool SameSoftnet(const RunView& view) { return view.SharedHost(); }
+bool SameProtocolCounters(const RunView& view) {
+  return view.SharedHost() && view.local().record->nic.loopback &&
+         view.remote()->record->nic.loopback;
+}
+
+std::vector<const End*> EndsToJudge(const RunView& view, bool same_counters) {
+  if (same_counters) return {&view.local()};
+  return view.ends();
+}
+
+// Where a counter read once on a shared host points: the one end on its side (the receiver of
+// a receive buffer's drops), else the host both ends run on.
+std::string SharedPlace(const RunView& view, bool receive_side) {
+  std::vector<const End*> side;
   for (const End* end : view.ends()) {
+    if (receive_side ? end->receives : end->sends) side.push_back(end);
+  }
+  if (side.size() == 1) return side.front()->name;
+  const auto& host = view.local().record->host.hostname;
+  return fmt::format("host {} (both ends)", host.known() ? host.value() : std::string("?"));
+}
+
+record::Finding SoftnetFinding(const std::string& place, uint64_t dropped, uint64_t squeezed) {
+  record::Finding f = MakeFinding(
+      "softnet-drops", Severity::kWarning,
+      fmt::format("{} packets dropped at the softnet backlog at the {}", dropped, place));
+  f.evidence.push_back(fmt::format("{}: /proc/net/softnet_stat dropped +{}, time_squeeze +{}",
+                                   place, dropped, squeezed));
+  f.meaning =
+      "The per-CPU input queue overflowed: packets arrive faster than that CPU's "
+      "softirq processes them.";
+  f.next_step =
+      "Raise net.core.netdev_max_backlog, spread the work (RPS/RSS), and check "
+      "that the receiving core is not saturated.";
+  return f;
+}
+
+Findings SoftnetDrops(const RunView& view) {
+  Findings out;
+  const bool once = SameSoftnet(view);
+  for (const End* end : EndsToJudge(view, once)) {
     uint64_t dropped = 0, squeezed = 0;
     for (const auto* s : view.Samples(*end)) {
       if (const auto* softnet = s->softnet.get()) {
@@ -158,39 +201,64 @@ Findings Drops(const RunView& view, const Thresholds&) {
         }
       }
     }
-    if (dropped > 0) {
-      record::Finding f = MakeFinding(
-          "softnet-drops", Severity::kWarning,
-          fmt::format("{} packets dropped at the softnet backlog at the {}", dropped, end->name));
-      f.evidence.push_back(fmt::format("{}: /proc/net/softnet_stat dropped +{}, time_squeeze +{}",
-                                       end->name, dropped, squeezed));
-      f.meaning =
-          "The per-CPU input queue overflowed: packets arrive faster than that CPU's "
-          "softirq processes them.";
-      f.next_step =
-          "Raise net.core.netdev_max_backlog, spread the work (RPS/RSS), and check "
-          "that the receiving core is not saturated.";
-      out.push_back(std::move(f));
-    }
-    std::vector<std::string> socket_evidence;
-    for (const char* key : kSocketCounters) {
-      auto sum = CounterSum(view, *end, key);
-      if (sum && *sum > 0)
-        socket_evidence.push_back(fmt::format("{}: {} +{}", end->name, key, *sum));
-    }
-    if (!socket_evidence.empty()) {
-      record::Finding f = MakeFinding("socket-buffer-drops", Severity::kWarning,
-                                      fmt::format("Socket buffer drops at the {}", end->name));
-      f.evidence = socket_evidence;
-      f.meaning =
-          "The socket's buffer was full when data arrived (or was sent), so the kernel "
-          "dropped it: the application does not read fast enough or the buffer is small.";
-      f.next_step =
-          "Raise the socket buffer (-w, net.core.rmem_max / wmem_max) and check the "
-          "receiving process's CPU.";
-      out.push_back(std::move(f));
+    if (dropped == 0) continue;
+    const auto& host = end->record->host.hostname;
+    const std::string place =
+        once ? fmt::format("host {} (both ends)", host.known() ? host.value() : std::string("?"))
+             : end->name;
+    out.push_back(SoftnetFinding(place, dropped, squeezed));
+  }
+  return out;
+}
+
+Findings SocketDrops(const RunView& view) {
+  struct Counter {
+    const char* key;
+    bool receive_side;
+  };
+  static const Counter kSocketCounters[] = {{"Udp.RcvbufErrors", true},
+                                            {"Udp.SndbufErrors", false},
+                                            {"TcpExt.TCPRcvQDrop", true},
+                                            {"TcpExt.TCPBacklogDrop", true}};
+  const bool once = SameProtocolCounters(view);
+  // Evidence by the place it is blamed on, in the order the places come.
+  std::vector<std::pair<std::string, std::vector<std::string>>> places;
+  for (const End* end : EndsToJudge(view, once)) {
+    for (const Counter& c : kSocketCounters) {
+      auto sum = CounterSum(view, *end, c.key);
+      if (!sum || *sum <= 0) continue;
+      const std::string place = once ? SharedPlace(view, c.receive_side) : end->name;
+      auto it = std::find_if(places.begin(), places.end(),
+                             [&](const auto& p) { return p.first == place; });
+      if (it == places.end()) it = places.insert(places.end(), {place, {}});
+      it->second.push_back(fmt::format("{}: {} +{}{}", place, c.key, *sum,
+                                       once ? " (one host: both ends read this counter; "
+                                              "counted once)"
+                                            : ""));
     }
   }
+  Findings out;
+  for (auto& [place, evidence] : places) {
+    record::Finding f = MakeFinding("socket-buffer-drops", Severity::kWarning,
+                                    fmt::format("Socket buffer drops at the {}", place));
+    f.evidence = std::move(evidence);
+    f.meaning =
+        "The socket's buffer was full when data arrived (or was sent), so the kernel "
+        "dropped it: the application does not read fast enough or the buffer is small.";
+    f.next_step =
+        "Raise the socket buffer (-w, net.core.rmem_max / wmem_max) and check the "
+        "receiving process's CPU.";
+    out.push_back(std::move(f));
+  }
+  return out;
+}
+}  // namespace
+
+Findings Drops(const RunView& view, const Thresholds&) {
+  Findings out = SoftnetDrops(view);
+  Findings sockets = SocketDrops(view);
+  out.insert(out.end(), std::make_move_iterator(sockets.begin()),
+             std::make_move_iterator(sockets.end()));
   return out;
 }
 

@@ -340,7 +340,8 @@ Status CreateStreams(ClientRun& run) {
   // its clock without waiting, so any time we spent after that would be missing from the
   // server's counted window (a timed test's two ends then disagree by that much).
   run.record.spec = run.spec;
-  run.host.emplace(run.server.HostString(), run.config.sample_host);
+  run.threads->Enter();
+  run.host.emplace(run.server.HostString(), run.config.sample_host, run.threads);
   run.host->Begin();
   run.streams = PlanStreams(run.spec, /*is_client=*/true);
   // As the server does: each stream's connect adds to the set-up budget (1,024 RR flows).
@@ -367,7 +368,8 @@ Status StartData(ClientRun& run) {
   run.path->SetBudget(MakeBudget(run.spec));
   // The client ends a byte/block test; its receivers tell it the moment they have it (-R -k).
   run.path->SetReceiveBudget(MakeBudget(run.spec));
-  run.cpu.Start();
+  run.path->AccountThreads(run.threads);
+  run.cpu.Start(run.threads.get());
   if (auto s = run.path->Start(); !s) return Fail(ErrorKind::kData, s.error());
   return Ok();
 }

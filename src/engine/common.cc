@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "net/tcp_info.h"
+#include "probes/own_threads.h"
 
 namespace nicbench::engine {
 namespace {
@@ -114,19 +115,30 @@ FlowConfig MakeFlowConfig(int fd, const StreamRole& role, const record::TestSpec
 
 SendBudget MakeBudget(const record::TestSpec& spec) { return SendBudget{spec.bytes, spec.blocks}; }
 
-void CpuMeter::Start() {
+std::pair<double, double> CpuMeter::Now() const {
+  if (threads_ != nullptr) {
+    probes::DirFileSource live;
+    std::string buffer;
+    if (auto times = threads_->Read(live, buffer)) return probes::SumUserSystem(*times);
+  }
+  rusage now{};
+  getrusage(RUSAGE_SELF, &now);
+  return {TimevalSeconds(now.ru_utime), TimevalSeconds(now.ru_stime)};
+}
+
+void CpuMeter::Start(const probes::OwnThreads* threads) {
+  threads_ = threads;
   start_wall_ = SteadyClock::Instance().Now();
-  getrusage(RUSAGE_SELF, &start_);
+  start_ = Now();
 }
 
 record::CpuUtilization CpuMeter::Read() const {
-  rusage now{};
-  getrusage(RUSAGE_SELF, &now);
+  const auto [user_now, system_now] = Now();
   const double wall = Seconds(SteadyClock::Instance().Now() - start_wall_).count();
   record::CpuUtilization cpu;
   if (wall <= 0) return cpu;
-  const double user = TimevalSeconds(now.ru_utime) - TimevalSeconds(start_.ru_utime);
-  const double system = TimevalSeconds(now.ru_stime) - TimevalSeconds(start_.ru_stime);
+  const double user = std::max(0.0, user_now - start_.first);
+  const double system = std::max(0.0, system_now - start_.second);
   cpu.user_percent = 100.0 * user / wall;
   cpu.system_percent = 100.0 * system / wall;
   cpu.total_percent = cpu.user_percent + cpu.system_percent;

@@ -33,6 +33,10 @@ class DataPathImpl final : public DataPath {
     NB_CHECK(!started_);
     receive_budget_ = budget;
   }
+  void AccountThreads(std::shared_ptr<probes::OwnThreads> threads) override {
+    NB_CHECK(!started_);
+    run_.set_threads(std::move(threads));
+  }
   Status Start() override;
   int DoneFd() const override { return done_.get(); }
   std::vector<FlowCounters> Snapshot() const override;

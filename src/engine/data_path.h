@@ -23,6 +23,10 @@ namespace nicbench::net {
 class SysCalls;
 }  // namespace nicbench::net
 
+namespace nicbench::probes {
+class OwnThreads;
+}  // namespace nicbench::probes
+
 namespace nicbench::engine {
 
 class FileTransfer;  // engine/file_io.h
@@ -125,6 +129,9 @@ class DataPath {
   // The end that decides a byte/block test sets it for its receivers too: DoneFd() then also
   // becomes readable when they have received `budget` (iperf3 ends on sent OR received).
   virtual void SetReceiveBudget(const SendBudget& budget) = 0;  // REQUIRES: before Start
+  // The end's own threads: each worker enters it as it starts and leaves it as it ends, so that
+  // the end's CPU time is its threads' (probes/own_threads.h). REQUIRES: before Start.
+  virtual void AccountThreads(std::shared_ptr<probes::OwnThreads> threads) = 0;
   virtual Status Start() = 0;
   // Fd that becomes readable when every sender flow has met the budget or failed, so the
   // controller's own loop can wait on it. Valid after Start. A DataPath with no sender flows

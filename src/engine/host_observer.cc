@@ -32,13 +32,15 @@ Result<std::string> InterfaceToPeer(const std::string& peer_address) {
 
 }  // namespace
 
-HostObserver::HostObserver(const std::string& peer_address, bool sample)
+HostObserver::HostObserver(const std::string& peer_address, bool sample,
+                           std::shared_ptr<const probes::OwnThreads> threads)
     : HostObserver(std::make_unique<probes::DirFileSource>("/"), InterfaceToPeer(peer_address),
-                   sample) {}
+                   sample, std::move(threads)) {}
 
 HostObserver::HostObserver(std::unique_ptr<probes::FileSource> files,
-                           const Result<std::string>& iface, bool sample)
-    : files_(std::move(files)), sample_(sample) {
+                           const Result<std::string>& iface, bool sample,
+                           std::shared_ptr<const probes::OwnThreads> threads)
+    : files_(std::move(files)), threads_(std::move(threads)), sample_(sample) {
   if (iface) {
     interface_ = *iface;
     Result<record::NicFacts> facts = probes::CollectNicFacts(interface_, *files_);
@@ -53,8 +55,8 @@ HostObserver::HostObserver(std::unique_ptr<probes::FileSource> files,
     nic_.driver = record::Measured<std::string>::Unknown(
         record::Missing::kError, "no route to the peer: " + iface.error().ToString());
   }
-  sampler_ = std::make_unique<probes::HostDeltaReader>(
-      probes::HostDeltaReader::Create(*files_, probes::HostDeltaOptions{interface_}));
+  sampler_ = std::make_unique<probes::HostDeltaReader>(probes::HostDeltaReader::Create(
+      *files_, probes::HostDeltaOptions{interface_, threads_.get()}));
 }
 
 void HostObserver::Begin() {

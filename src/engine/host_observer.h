@@ -15,6 +15,7 @@
 #include "engine/interval_sampler.h"
 #include "probes/file_source.h"
 #include "probes/host_delta_reader.h"
+#include "probes/own_threads.h"
 #include "record/run_record.h"
 
 namespace nicbench::engine {
@@ -35,12 +36,15 @@ class HostObserver {
   // peer_address: the numeric address of the other end (for the route lookup). An empty or
   // unroutable peer leaves the NIC facts unknown with the reason.
   // sample: false makes Begin/OnBoundary do nothing (facts are still collected, once).
+  // threads: this end's own threads, whose CPU time is the samples' process use (null: the
+  // whole process's).
   // Reads the live machine ("/").
-  HostObserver(const std::string& peer_address, bool sample);
+  HostObserver(const std::string& peer_address, bool sample,
+               std::shared_ptr<const probes::OwnThreads> threads = nullptr);
   // Reads `files` (a captured tree in tests); `iface` is the interface that carries the test, or
   // why it is not known.
   HostObserver(std::unique_ptr<probes::FileSource> files, const Result<std::string>& iface,
-               bool sample);
+               bool sample, std::shared_ptr<const probes::OwnThreads> threads = nullptr);
   HostObserver(const HostObserver&) = delete;  // the sampler points into *files_
   HostObserver& operator=(const HostObserver&) = delete;
 
@@ -63,6 +67,7 @@ class HostObserver {
 
  private:
   std::unique_ptr<probes::FileSource> files_;
+  std::shared_ptr<const probes::OwnThreads> threads_;  // the sampler points into *threads_
   std::string interface_;
   record::NicFacts nic_;
   std::unique_ptr<probes::HostDeltaReader> sampler_;

@@ -378,13 +378,15 @@ Status ServerTest::SetUpStreams(State& st) {
   st.path->SetBudget(MakeBudget(st.spec));
   auto peer = net::SocketAddress::Peer(control_.get());
   // Only a nicbench client gets the samples back, so only its tests are sampled.
-  st.host.emplace(peer ? peer->HostString() : std::string(), st.want_samples);
+  st.threads->Enter();
+  st.host.emplace(peer ? peer->HostString() : std::string(), st.want_samples, st.threads);
   if (auto t = wire::SendState(control_.get(), wire::State::kTestStart); !t) return t;
   // The host's baseline is read before the data starts, so the counted window (Measure takes
   // its start right after this) starts with the data, as the client's does.
   st.host->Begin();
   if (auto t = wire::SendState(control_.get(), wire::State::kTestRunning); !t) return t;
-  st.cpu.Start();
+  st.path->AccountThreads(st.threads);
+  st.cpu.Start(st.threads.get());
   return st.path->Start();
 }
 
@@ -552,6 +554,35 @@ Status ServerTest::ExchangeResults(State& st) {
   return Ok();
 }
 
+// `serve --log-tests`: what the test was and what it moved. A request/response test is named
+// as one ("TCP RR -P 1") and counted in transactions: its few bytes make no useful bit rate.
+namespace {
+std::string TestLogLine(const TestRun& st, bool params_read, const Status& status) {
+  if (!params_read) {
+    return "(no parameters): " +
+           (status ? std::string("ok") : "failed: " + status.error().ToString());
+  }
+  const bool rr = st.spec.rr.enabled();
+  std::string kind = rr ? record::RrModeName(st.spec.rr.mode) : DirectionWord(st.spec.direction);
+  if (rr) std::transform(kind.begin(), kind.end(), kind.begin(), ::toupper);
+  const std::string what =
+      fmt::format("{} {} -P {}", record::TransportName(st.spec.transport), kind, st.spec.parallel);
+  if (!status) return what + ": failed: " + status.error().ToString();
+  const double seconds = st.record.test_seconds;
+  if (rr) {
+    uint64_t answered = 0;
+    for (const FlowTotals& t : st.totals) answered += t.transactions;
+    return fmt::format("{}: ok, {} transactions answered in {:.2f} s ({})", what, answered, seconds,
+                       seconds > 0 ? fmt::format("{:.0f}/s", answered / seconds) : "no rate");
+  }
+  uint64_t received = 0;
+  for (const auto& s : st.record.streams) received += s.bytes_received;
+  return fmt::format("{}: ok, {} received in {:.2f} s ({})", what,
+                     FormatBytes(static_cast<double>(received)), seconds,
+                     seconds > 0 ? FormatBitRate(received * 8.0 / seconds) : "no rate");
+}
+}  // namespace
+
 void ServerTest::Finish(State& st, const Status& status) {
   if (st.path) {
     st.path->Stop();
@@ -560,21 +591,8 @@ void ServerTest::Finish(State& st, const Status& status) {
   if (!status) st.record.error = status.error().ToString();
   (status ? shared_.tests_ok : shared_.tests_failed)++;
   if (shared_.config.log_tests) {
-    uint64_t received = 0;
-    for (const auto& s : st.record.streams) received += s.bytes_received;
-    std::string what = st.params_read
-                           ? fmt::format("{} {} -P {}", record::TransportName(st.spec.transport),
-                                         DirectionWord(st.spec.direction), st.spec.parallel)
-                           : std::string("(no parameters)");
-    std::string result =
-        status ? fmt::format("ok, {} received in {:.2f} s ({})",
-                             FormatBytes(static_cast<double>(received)), st.record.test_seconds,
-                             st.record.test_seconds > 0
-                                 ? FormatBitRate(received * 8.0 / st.record.test_seconds)
-                                 : std::string("no rate"))
-               : "failed: " + status.error().ToString();
-    std::fprintf(stderr, "nicbench: test %.8s from %s: %s: %s\n", cookie_.c_str(), peer_.c_str(),
-                 what.c_str(), result.c_str());
+    std::fprintf(stderr, "nicbench: test %.8s from %s: %s\n", cookie_.c_str(), peer_.c_str(),
+                 TestLogLine(st, st.params_read, status).c_str());
   }
   if (shared_.sink && st.params_read) shared_.sink(st.record);
 }

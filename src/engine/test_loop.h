@@ -52,6 +52,9 @@ struct TestRun {
   record::TestSpec spec;                  // the effective spec
   std::vector<StreamRole> streams;        // this end's view of each stream, in connection order
   std::vector<net::UniqueFd> stream_fds;  // connected, until the DataPath takes them
+  // This end's controller and workers: its CPU figures are theirs (the main job runs both ends
+  // in one process). Declared before `path`, whose workers leave it as they end.
+  std::shared_ptr<probes::OwnThreads> threads = std::make_shared<probes::OwnThreads>();
   std::unique_ptr<DataPath> path;
   std::shared_ptr<FileTransfer> file;  // -F, shared by the test's streams; null without it
   record::RunRecord record;

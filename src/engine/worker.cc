@@ -149,6 +149,8 @@ void Worker::Join() {
 }
 
 void Worker::Run() noexcept {
+  // Outside the loop: the thread's CPU time is its end's (probes/own_threads.h).
+  if (probes::OwnThreads* threads = run_->threads()) threads->Enter();
   BlockSigpipe();
   try {
     if (auto s = Loop(); !s) {
@@ -167,6 +169,7 @@ void Worker::Run() noexcept {
     slot.active = false;
   }
   ConsumePendingSigpipe();
+  if (probes::OwnThreads* threads = run_->threads()) threads->Leave();
 }
 
 Status Worker::Register() {

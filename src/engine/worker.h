@@ -12,6 +12,7 @@
 #pragma once
 
 #include <atomic>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -24,6 +25,7 @@
 #include "engine/turn_window.h"
 #include "net/sys_calls.h"
 #include "net/unique_fd.h"
+#include "probes/own_threads.h"
 
 namespace nicbench::engine {
 
@@ -31,6 +33,11 @@ namespace nicbench::engine {
 class RunContext {
  public:
   explicit RunContext(net::SysCalls* sys) : sys_(sys) {}
+
+  // The end's own threads, which each worker enters as it starts and leaves as it ends (null:
+  // none kept). REQUIRES: before the workers start.
+  void set_threads(std::shared_ptr<probes::OwnThreads> threads) { threads_ = std::move(threads); }
+  probes::OwnThreads* threads() const { return threads_.get(); }
 
   FlowEnv env() { return FlowEnv{sys_, &budget_, &stopping_, &payloads_}; }
   SharedBudget& budget() { return budget_; }
@@ -54,6 +61,7 @@ class RunContext {
 
  private:
   net::SysCalls* const sys_;
+  std::shared_ptr<probes::OwnThreads> threads_;
   SharedBudget budget_;
   PayloadCache payloads_;  // touched by AddFlow on the controller thread only
   std::atomic<bool> stopping_{false};

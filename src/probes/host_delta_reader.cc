@@ -6,24 +6,29 @@
 
 namespace nicbench::probes {
 
-HostDeltaReader::HostDeltaReader(FileSource& files, NicDevice nic, bool mark_nic)
-    : files_(&files), nic_(std::move(nic)), mark_nic_(mark_nic) {}
+HostDeltaReader::HostDeltaReader(FileSource& files, NicDevice nic, bool mark_nic,
+                                 const OwnThreads* threads)
+    : files_(&files), nic_(std::move(nic)), mark_nic_(mark_nic), threads_(threads) {}
 
 HostDeltaReader HostDeltaReader::Create(FileSource& files, const HostDeltaOptions& options) {
   const std::string& iface = options.nic_interface;
   bool mark = !iface.empty() && iface != "lo";
   NicDevice nic = mark ? LocateNicDevice(files, iface) : NicDevice{};
-  return HostDeltaReader(files, std::move(nic), mark);
+  return HostDeltaReader(files, std::move(nic), mark, options.threads);
+}
+
+HostSnapshot HostDeltaReader::Read() {
+  return ReadHostSnapshot(*files_, buffer_, mark_nic_ ? nic_.interface : std::string(), threads_);
 }
 
 void HostDeltaReader::Begin() {
-  previous_ = ReadHostSnapshot(*files_, buffer_, mark_nic_ ? nic_.interface : std::string());
+  previous_ = Read();
   begun_ = true;
 }
 
 record::HostInterval HostDeltaReader::Sample(double start, double end) {
   NB_CHECK(begun_);
-  HostSnapshot now = ReadHostSnapshot(*files_, buffer_, mark_nic_ ? nic_.interface : std::string());
+  HostSnapshot now = Read();
   record::HostInterval interval =
       DiffSnapshots(previous_, now, start, end, mark_nic_ ? &nic_ : nullptr);
   previous_ = std::move(now);

@@ -22,6 +22,9 @@ struct HostDeltaOptions {
   // The interface that carries the test ("eth0"); its IRQ lines are marked nic=true with their
   // queue names. Empty, or "lo": no line is marked.
   std::string nic_interface;
+  // The end's own threads (the main job runs both ends in one process): the process use is
+  // theirs. Null: the whole process's (getrusage). Must outlive the reader.
+  const OwnThreads* threads = nullptr;
 };
 
 class HostDeltaReader {
@@ -41,11 +44,13 @@ class HostDeltaReader {
   const NicDevice& nic() const { return nic_; }
 
  private:
-  HostDeltaReader(FileSource& files, NicDevice nic, bool mark_nic);
+  HostDeltaReader(FileSource& files, NicDevice nic, bool mark_nic, const OwnThreads* threads);
+  HostSnapshot Read();
 
   FileSource* files_;
   NicDevice nic_;
   bool mark_nic_;
+  const OwnThreads* threads_;
   bool begun_ = false;
   std::string buffer_;
   HostSnapshot previous_;

@@ -205,10 +205,22 @@ void DiffNet(const HostSnapshot& a, const HostSnapshot& b, record::HostInterval&
   }
 }
 
+// The process use and run-queue delay of an end's own threads.
+void DiffThreads(const Result<std::map<int, ThreadTimes>>& before,
+                 const Result<std::map<int, ThreadTimes>>& after, record::HostInterval& out) {
+  if (before && after) {
+    out.process = DiffThreadUsage(*before, *after);
+    out.run_queue = DiffThreadSched(*before, *after);
+  } else {
+    out.process = UnknownOf<record::ProcessUsage>(before, after);
+    out.run_queue = UnknownOf<record::RunQueueDelay>(before, after);
+  }
+}
+
 }  // namespace
 
 HostSnapshot ReadHostSnapshot(FileSource& files, std::string& buffer,
-                              const std::string& nic_interface) {
+                              const std::string& nic_interface, const OwnThreads* threads) {
   HostSnapshot snap;
   if (!nic_interface.empty()) snap.nic_stats = ReadNicStatistics(files, buffer, nic_interface);
   snap.stat = ReadParsed<ProcStat>(files, buffer, "/proc/stat", ParseProcStat);
@@ -229,6 +241,10 @@ HostSnapshot ReadHostSnapshot(FileSource& files, std::string& buffer,
     for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
       if (CPU_ISSET(cpu, &allowed)) snap.allowed_cpus.push_back(cpu);
     }
+  }
+  if (threads != nullptr) {
+    snap.threads = threads->Read(files, buffer);
+    return snap;
   }
   snap.tasks = ReadTaskSchedstats(files, buffer);
   struct rusage usage {};
@@ -259,7 +275,10 @@ record::HostInterval DiffSnapshots(const HostSnapshot& before, const HostSnapsho
     out.irqs = UnknownOf<std::vector<record::IrqRate>>(before.interrupts, after.interrupts);
   }
   DiffNet(before, after, out);
-  if (before.usage && after.usage) {
+  if (before.threads && after.threads) {
+    DiffThreads(*before.threads, *after.threads, out);
+    if (out.process.known()) out.process.value().allowed_cpus = after.allowed_cpus;
+  } else if (before.usage && after.usage) {
     out.process = DiffUsage(*before.usage, *after.usage);
     out.process.value().allowed_cpus = after.allowed_cpus;
   } else {
@@ -275,7 +294,9 @@ record::HostInterval DiffSnapshots(const HostSnapshot& before, const HostSnapsho
   } else {
     out.nic_counters = UnknownOf<std::map<std::string, int64_t>>(before.nic_stats, after.nic_stats);
   }
-  if (before.tasks && after.tasks) {
+  if (before.threads && after.threads) {
+    // Set with the process use above.
+  } else if (before.tasks && after.tasks) {
     out.run_queue = DiffTaskSchedstats(*before.tasks, *after.tasks);
   } else {
     out.run_queue = UnknownOf<record::RunQueueDelay>(before.tasks, after.tasks);

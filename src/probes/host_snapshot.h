@@ -5,6 +5,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,7 @@
 #include "base/result.h"
 #include "probes/file_source.h"
 #include "probes/nic_device.h"
+#include "probes/own_threads.h"
 #include "probes/proc_parsers.h"
 #include "record/host_sample.h"
 
@@ -29,6 +31,9 @@ struct HostSnapshot {
   std::vector<int> allowed_cpus;  // sched_getaffinity of this process; empty if unreadable
   // Each thread of this process (by tid): /proc/self/task/TID/schedstat.
   Result<std::map<int, SchedStat>> tasks = Fail("not read");
+  // With an end's own threads (OwnThreads): each of them, whose sum replaces `usage` and `tasks`
+  // as the interval's process use and run-queue delay.
+  std::optional<Result<std::map<int, ThreadTimes>>> threads;
   // The NIC's /sys/class/net/IF/statistics counters (kNicCounterNames); unread without a NIC.
   Result<std::map<std::string, int64_t>> nic_stats = Fail("no NIC (loopback)");
 };
@@ -55,9 +60,11 @@ record::RunQueueDelay DiffTaskSchedstats(const std::map<int, SchedStat>& before,
 // Reads and parses every file of a snapshot from `files`, using `buffer` for the raw text
 // (kept by the caller so its capacity is reused). A file that cannot be read or parsed leaves
 // its member holding the Error; the others are still read. rusage is the calling process's.
-// `nic_interface` empty (loopback): nic_stats stays unread.
+// `nic_interface` empty (loopback): nic_stats stays unread. `threads` set: the process use is
+// that of those threads (the snapshot's `threads`), not the whole process's.
 HostSnapshot ReadHostSnapshot(FileSource& files, std::string& buffer,
-                              const std::string& nic_interface = {});
+                              const std::string& nic_interface = {},
+                              const OwnThreads* threads = nullptr);
 
 // The interval between two snapshots. Counters that go backwards (a driver reset, the iowait
 // quirk of /proc/stat) give a zero delta, never a wrap-around. An IRQ line that appears in

@@ -39,6 +39,16 @@ std::string LabelsText(const store::Labels& labels, const char* separator) {
 
 std::string Fixed(std::optional<double> v) { return v ? fmt::format("{:.2f}", *v) : "-"; }
 
+// A request/response run shows its CPU time per transaction where a bulk run shows its CPU
+// per GB (per GB of 1-byte transactions is a meaningless huge number).
+std::string CpuText(const RunSummary& s, bool client) {
+  if (s.rr.mode.empty())
+    return Fixed(client ? s.client_cpu_seconds_per_gb : s.server_cpu_seconds_per_gb);
+  const std::optional<double>& us =
+      client ? s.rr.client_process_us_per_transaction : s.rr.server_process_us_per_transaction;
+  return us ? fmt::format("{:.2f} us/tx", *us) : "-";
+}
+
 // A request/response run shows its transactions/s where a bulk run shows its goodput.
 std::string RateText(const RunSummary& s) {
   if (!s.rr.mode.empty()) {
@@ -56,8 +66,8 @@ std::vector<std::string> TextRow(const RunSummary& s) {
           s.rr.mode.empty() ? s.protocol : s.protocol + " " + s.rr.mode,
           std::to_string(s.streams),
           RateText(s),
-          Fixed(s.client_cpu_seconds_per_gb),
-          Fixed(s.server_cpu_seconds_per_gb),
+          CpuText(s, /*client=*/true),
+          CpuText(s, /*client=*/false),
           s.retransmits ? std::to_string(*s.retransmits) : "-",
           s.top_finding.empty() ? "-" : s.top_severity + " " + s.top_finding,
           s.labels.empty() ? "-" : LabelsText(s.labels, " ")};

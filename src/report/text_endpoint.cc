@@ -51,6 +51,29 @@ std::string TransferCost(const analysis::EndCost& cost) {
          " (nicbench's own time and the packet work of the cores that carried the flows)";
 }
 
+// A request/response test moves a few bytes per transaction: per GB its CPU time is a
+// meaningless huge number, so its rows give the CPU time per transaction (docs/rr.md).
+std::string PerTransaction(const record::Measured<double>& us, const char* what) {
+  return us.known() ? fmt::format("{:.2f} CPU-us per transaction ({})", us.value(), what)
+                    : "unknown (" + us.detail() + ")";
+}
+
+std::string CpuRows(const record::RunRecord& run, const record::EndpointRecord& end) {
+  const analysis::Role role = analysis::RoleOf(end);
+  if (run.spec.rr.enabled()) {
+    const analysis::RrFigures rr = analysis::ComputeRrFigures(run);
+    const bool client = role == analysis::Role::kClient;
+    return Row("Host busy", PerTransaction(client ? rr.client_host_us_per_transaction
+                                                  : rr.server_host_us_per_transaction,
+                                           "all processes, not only this test")) +
+           Row("Transfer", PerTransaction(client ? rr.client_process_us_per_transaction
+                                                 : rr.server_process_us_per_transaction,
+                                          "nicbench's own time"));
+  }
+  const analysis::EndCost cost = analysis::CostOf(run, role);
+  return Row("Host busy", HostBusy(cost, end)) + Row("Transfer", TransferCost(cost));
+}
+
 std::string Busiest(const record::EndpointRecord& end) {
   const std::vector<analysis::CoreLoad> cores = analysis::BusiestCores(end.samples, 3);
   if (cores.empty())
@@ -192,9 +215,7 @@ std::string EndpointSection(const record::RunRecord& run, const record::Endpoint
   if (!end.software.empty()) head += ", " + end.software;
   if (end.host.kernel.known()) head += ", Linux " + end.host.kernel.value();
   std::string out = head + "\n";
-  const analysis::EndCost cost = analysis::CostOf(run, analysis::RoleOf(end));
-  out += Row("Host busy", HostBusy(cost, end));
-  out += Row("Transfer", TransferCost(cost));
+  out += CpuRows(run, end);
   out += Row("Busiest", Busiest(end));
   out += Row("Interrupts", Interrupts(end));
   out += Row("Drops", Drops(end));
