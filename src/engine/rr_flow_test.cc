@@ -18,6 +18,7 @@
 #include "engine/data_path_test_util.h"
 #include "engine/rr_sampler.h"
 #include "net/fake_sys_calls.h"
+#include "support/wait.h"
 
 namespace nicbench::engine {
 namespace {
@@ -206,7 +207,9 @@ TEST(RrFlow, LoneCrrServerAnswersAndStopsWhileBlocked) {
   // inherits the listener's timeouts) when the test stops.
   net::UniqueFd idle = ConnectTo(port);
   ASSERT_EQ(send(idle.get(), "a", 1, 0), 1);
-  std::this_thread::sleep_for(std::chrono::milliseconds(100));  // lets it block; not a check
+  // The server has accepted it and read the byte: it is in recv(2) for the rest.
+  EXPECT_TRUE(nicbench::testing::WaitUntil(
+      [&] { return nicbench::testing::PeerUnreadBytes(idle.get()) == 0; }));
   server->Stop();
   EXPECT_TRUE(server->Join());
   const FlowCounters c = server->Snapshot()[0];
