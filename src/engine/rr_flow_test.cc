@@ -440,7 +440,9 @@ void ExpectLateResponsesLost(bool alone) {
     for (int i = 0; i < 3; ++i) {
       const ssize_t n = ::recv(server_fd, buf, sizeof buf, 0);
       if (n <= 0) return;
-      std::this_thread::sleep_for(std::chrono::milliseconds(8));  // past the 5 ms timeout
+      // The lateness under test: past the client's 5 ms timeout, and a slower host only makes
+      // the answer later still.
+      std::this_thread::sleep_for(std::chrono::milliseconds(8));
       (void)::send(server_fd, buf, static_cast<size_t>(n), 0);
     }
   });
