@@ -542,12 +542,6 @@ int RunRunCommand(int argc, char** argv) {
     // As iperf3: a client sending a file without -t/-n/-k sends the file's length.
     plan->client.spec.bytes = SendFileBytes(plan->client.file, plan->client.spec);
   }
-  // As --html is: a store that cannot take the result is said before the test runs.
-  if (auto s = CheckStoreBeforeTest(plan->store); !s) {
-    PrintError(args.json, "nicbench run: the result store cannot be used (" + s.error().ToString() +
-                              "); the test was not run (--no-store runs it without storing)");
-    return ToInt(ExitCode::kStore);
-  }
   if (auto s = StartIperf3Run(plan->client_cpu, plan->out, plan->client.spec); !s) {
     PrintError(args.json, "nicbench run: " + s.error().message);
     return ToInt(ExitCode::kEnvironment);

@@ -52,12 +52,6 @@ Result<std::unique_ptr<store::Store>> OpenForReading(const StoreArgs& args);
 // "90m", "12h", "7d", "30s".
 Result<int64_t> ParseSince(std::string_view text, int64_t now);
 
-// Opens (creating it when missing) the store the plan writes to, and closes it: a store that
-// cannot take the run (a directory, a file that is not a nicbench store, a damaged database, a
-// server that does not answer) is found before the test rather than after it. Ok when storing
-// is off.
-Status CheckStoreBeforeTest(const StorePlan& plan);
-
 // Stores the runs (in order, each in its own transaction) when the plan says so, printing
 // "nicbench: stored run ID in LOCATION" on stderr for each. Returns `code` unchanged when every
 // run was stored (or storing is off), else prints the error on stderr and returns kStore
