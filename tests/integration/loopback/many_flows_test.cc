@@ -81,7 +81,10 @@ TEST(ManyFlows, AThousandFlowsAllMoveAndBothEndsCountThem) {
     // streams not connect within the set-up time, with or without turns (not this test's
     // subject).
     testing::ServeChild server = testing::StartServe({"--max-streams", "1000"});
-    std::vector<std::string> timed_args = {"-t", "2", "-P", "1000", "--threads", "2"};
+    // Ended by bytes, not time: a turn moves at most 2 MiB, so 6 GiB are at least three whole
+    // rounds of the thousand flows however slowly a loaded host runs them (2 s were not one
+    // round on a busy host, and flows that never had a turn failed the test).
+    std::vector<std::string> timed_args = {"-n", "6G", "-P", "1000", "--threads", "2"};
     if (!direction.empty()) timed_args.push_back(direction);
     json timed = RunAgainst(server, timed_args);
     ASSERT_NO_FATAL_FAILURE(ExpectStreams(timed, 1000, Counts::kTimed));

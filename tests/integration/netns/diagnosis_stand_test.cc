@@ -68,6 +68,21 @@ bool AnyWarning(const Findings& findings) {
 
 bool Has(const Outcome& o, const std::string& id) { return o.findings.count(id) > 0; }
 
+// A warning other than the ones a busy host causes. When other processes take the CPU the run
+// needs (CI's neighbours, the hog of scripts/check --stress), the run is held back and says so
+// ("other processes take ~N% of it"), and its intervals may vary with them: true findings of a
+// loaded host, not false alarms about the path.
+bool AnyWarningBesidesCompetition(const Outcome& o) {
+  const bool busy_host = o.titles.find("other processes take") != std::string::npos;
+  for (const auto& [id, severity] : o.findings) {
+    if (severity != "warning" && severity != "critical") continue;
+    const bool competition = id == "sender-cpu-bound" || id == "receiver-cpu-bound" ||
+                             id == "cpu-bound" || id == "measurement-unsteady";
+    if (!(busy_host && competition)) return true;
+  }
+  return false;
+}
+
 #define SKIP_IF_RUN_MISSING(outcome) \
   if ((outcome).run_missing) GTEST_SKIP() << "nicbench run is not built yet"
 
@@ -122,7 +137,7 @@ TEST(DiagnosisStand, CleanUnshapedRunHasNoWarning) {
   ASSERT_TRUE(st.has_value()) << st.error().ToString();
   Outcome o = RunPair(*st, {}, {"-t", "4"});
   SKIP_IF_RUN_MISSING(o);
-  EXPECT_FALSE(AnyWarning(o.findings)) << o.titles;
+  EXPECT_FALSE(AnyWarningBesidesCompetition(o)) << o.titles;
 }
 
 TEST(DiagnosisStand, ReceiverStarvedByCompetitorOnItsCore) {

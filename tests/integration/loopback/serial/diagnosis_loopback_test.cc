@@ -46,10 +46,20 @@ TEST(DiagnosisLoopback, CleanRunHasNoWarning) {
   ASSERT_TRUE(doc.is_object()) << result.out;
   ASSERT_TRUE(doc.contains("findings")) << "no findings: is Diagnose() called in run_command.cc?";
   ASSERT_FALSE(doc["findings"].empty());
+  // On a busy host (CI's neighbours, the hog of scripts/check --stress) the run is held back by
+  // other processes and says so ("other processes take ~N% of it"), and its intervals may vary
+  // with them: those warnings are true of a loaded host, not false alarms about loopback.
+  bool busy_host = false;
   for (const auto& f : doc["findings"]) {
-    std::string severity = f.value("severity", "");
-    EXPECT_TRUE(severity == "info" || severity == "notice")
-        << f.value("id", "") << ": " << f.value("title", "");
+    busy_host = busy_host ||
+                f.value("title", "").find("other processes take") != std::string::npos;
+  }
+  for (const auto& f : doc["findings"]) {
+    const std::string severity = f.value("severity", ""), id = f.value("id", "");
+    const bool competition = id == "sender-cpu-bound" || id == "receiver-cpu-bound" ||
+                             id == "cpu-bound" || id == "measurement-unsteady";
+    EXPECT_TRUE(severity == "info" || severity == "notice" || (busy_host && competition))
+        << id << ": " << f.value("title", "");
   }
 }
 
