@@ -18,6 +18,7 @@
 #include "engine/data_path_test_util.h"
 #include "engine/rr_sampler.h"
 #include "net/fake_sys_calls.h"
+#include "support/wait.h"
 
 namespace nicbench::engine {
 namespace {
@@ -206,7 +207,9 @@ TEST(RrFlow, LoneCrrServerAnswersAndStopsWhileBlocked) {
   // inherits the listener's timeouts) when the test stops.
   net::UniqueFd idle = ConnectTo(port);
   ASSERT_EQ(send(idle.get(), "a", 1, 0), 1);
-  std::this_thread::sleep_for(std::chrono::milliseconds(100));  // lets it block; not a check
+  // The server has accepted it and read the byte: it is in recv(2) for the rest.
+  EXPECT_TRUE(nicbench::testing::WaitUntil(
+      [&] { return nicbench::testing::PeerUnreadBytes(idle.get()) == 0; }));
   server->Stop();
   EXPECT_TRUE(server->Join());
   const FlowCounters c = server->Snapshot()[0];
@@ -437,7 +440,9 @@ void ExpectLateResponsesLost(bool alone) {
     for (int i = 0; i < 3; ++i) {
       const ssize_t n = ::recv(server_fd, buf, sizeof buf, 0);
       if (n <= 0) return;
-      std::this_thread::sleep_for(std::chrono::milliseconds(8));  // past the 5 ms timeout
+      // The lateness under test: past the client's 5 ms timeout, and a slower host only makes
+      // the answer later still.
+      std::this_thread::sleep_for(std::chrono::milliseconds(8));
       (void)::send(server_fd, buf, static_cast<size_t>(n), 0);
     }
   });

@@ -1,12 +1,20 @@
 // A writer killed with SIGKILL at random points, 100 times, into one SQLite store: the database
 // stays intact (PRAGMA integrity_check), every run a writer reported as stored reads back whole,
 // and no half-written run is visible (every run has all its labels and a record that reads).
+//
+// The kill points are set by the writer's progress, not by the clock alone: the parent waits on
+// the pipe until the writer has reported k stored runs (k random, 0 included), then kills it a
+// random fraction of one Put later, the Put's duration measured in this build. A build or host
+// ten times slower (the sanitizers, a busy CI machine) moves the kills with it.
+#include <poll.h>
 #include <signal.h>
 #include <sqlite3.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <map>
 #include <random>
 #include <set>
@@ -21,6 +29,10 @@
 namespace nicbench::store {
 namespace {
 
+using std::chrono::microseconds;
+using std::chrono::milliseconds;
+using Clock = std::chrono::steady_clock;
+
 // A record big enough that storing it takes several pages: more places for a kill to land.
 record::RunRecord BigRun(int writer, int i) {
   record::RunRecord run = record::testing::MakeTcpRun();
@@ -30,18 +42,106 @@ record::RunRecord BigRun(int writer, int i) {
   return run;
 }
 
+Labels RunLabels(int writer, int i) {
+  return {{"writer", std::to_string(writer)}, {"i", std::to_string(i)}};
+}
+
 // The child: opens the store and stores runs until killed, writing each stored id to `fd`
-// only after Put returned (so a reported id is a completed run).
-[[noreturn]] void Writer(const std::string& path, int writer, int fd) {
+// only after Put returned (so a reported id is a completed run). `hold_back` is a seam: the
+// writer waits that long before it opens the store, as a slower build or a busier host makes it.
+[[noreturn]] void Writer(const std::string& path, int writer, int fd, milliseconds hold_back) {
+  if (hold_back.count() > 0) std::this_thread::sleep_for(hold_back);
   auto store = OpenStore(path);
   if (!store) _exit(3);
   for (int i = 0;; ++i) {
-    const Labels labels = {{"writer", std::to_string(writer)}, {"i", std::to_string(i)}};
-    auto id = (*store)->Put(BigRun(writer, i), labels);
+    auto id = (*store)->Put(BigRun(writer, i), RunLabels(writer, i));
     if (!id) _exit(4);
     int64_t value = *id;
     if (write(fd, &value, sizeof value) != sizeof value) _exit(5);
   }
+}
+
+// How long this build takes to create a store, and the longest of a few Puts into it.
+struct StoreTimes {
+  microseconds open{0};
+  microseconds put{0};
+};
+
+StoreTimes MeasureStoreTimes(const std::string& path) {
+  StoreTimes times;
+  const auto t0 = Clock::now();
+  auto store = OpenStore(path);
+  EXPECT_TRUE(store.has_value()) << store.error().message;
+  if (!store) return times;
+  times.open = std::chrono::duration_cast<microseconds>(Clock::now() - t0);
+  for (int i = 0; i < 5; ++i) {
+    const auto start = Clock::now();
+    EXPECT_TRUE((*store)->Put(BigRun(-1, i), RunLabels(-1, i)).has_value());
+    times.put = std::max(times.put, std::chrono::duration_cast<microseconds>(Clock::now() - start));
+  }
+  return times;
+}
+
+// Reads one reported id from `fd`, waiting at most 60 s (a safety net: a writer that stored
+// nothing in that long is hung, and the test says so). False at EOF (the writer died) or timeout.
+bool ReadReported(int fd, int64_t* id, bool* timed_out) {
+  pollfd p{fd, POLLIN, 0};
+  int ready;
+  do {
+    ready = poll(&p, 1, 60000);
+  } while (ready < 0 && errno == EINTR);
+  *timed_out = ready == 0;
+  return ready == 1 && read(fd, id, sizeof *id) == sizeof *id;
+}
+
+struct KillOutcome {
+  std::map<int64_t, std::string> reported;  // id -> cookie
+  size_t waited_for = 0;                    // the runs the parent waited for, summed over rounds
+  int exited_early = 0;
+  int hung = 0;
+};
+
+// `rounds` writers into `path`, each killed once it has reported k runs (k from 0 to 3) and a
+// random fraction of one Put (of opening the store and one Put when k is 0) has passed.
+KillOutcome KillWriters(const std::string& path, int rounds, unsigned seed, StoreTimes times,
+                        milliseconds hold_back) {
+  std::mt19937 random(seed);
+  std::uniform_int_distribution<int> runs_before_kill(0, 3);
+  std::uniform_real_distribution<double> fraction(0.0, 1.0);
+  KillOutcome out;
+  for (int round = 0; round < rounds; ++round) {
+    const int k = runs_before_kill(random);
+    const auto window = k == 0 ? times.open + times.put : times.put;
+    const auto delay = microseconds(static_cast<int64_t>(fraction(random) * window.count()));
+    int fds[2];
+    if (pipe(fds) != 0) ADD_FAILURE() << "pipe: " << errno;
+    pid_t pid = fork();
+    if (pid < 0) ADD_FAILURE() << "fork: " << errno;
+    if (pid == 0) {
+      close(fds[0]);
+      Writer(path, round, fds[1], hold_back);
+    }
+    close(fds[1]);
+    int i = 0;
+    auto note = [&](int64_t id) {
+      out.reported[id] = "w" + std::to_string(round) + "-" + std::to_string(i++);
+    };
+    int64_t id = 0;
+    bool timed_out = false;
+    while (i < k && ReadReported(fds[0], &id, &timed_out)) note(id);
+    out.waited_for += static_cast<size_t>(i);
+    out.hung += timed_out ? 1 : 0;
+    // Not an ordering by time: the writer is inside its next Put (or opening the store) now,
+    // and this picks how far into it the kill lands.
+    std::this_thread::sleep_for(delay);
+    kill(pid, SIGKILL);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    if (!WIFSIGNALED(status)) ++out.exited_early;
+    while (read(fds[0], &id, sizeof id) == sizeof id) note(id);
+    close(fds[0]);
+  }
+  return out;
 }
 
 std::string Scalar(sqlite3* db, const char* sql) {
@@ -55,41 +155,12 @@ std::string Scalar(sqlite3* db, const char* sql) {
   return out;
 }
 
-TEST(SqliteKill, WritersKilledAtRandomPointsLeaveOnlyWholeRuns) {
-  test::TempDir temp;
-  const std::string path = temp.path() + "/killed.db";
-  const unsigned seed = 20261130;
-  std::mt19937 random(seed);
-  // Up to 60 ms: the first kills land in creating the store, later ones inside Puts.
-  std::uniform_int_distribution<int> delay_us(0, 60000);
-  std::map<int64_t, std::string> reported;  // id -> cookie
-  int exited_early = 0;
-  for (int round = 0; round < 100; ++round) {
-    int fds[2];
-    ASSERT_EQ(pipe(fds), 0);
-    pid_t pid = fork();
-    ASSERT_GE(pid, 0);
-    if (pid == 0) {
-      close(fds[0]);
-      Writer(path, round, fds[1]);
-    }
-    close(fds[1]);
-    std::this_thread::sleep_for(std::chrono::microseconds(delay_us(random)));
-    kill(pid, SIGKILL);
-    int status = 0;
-    waitpid(pid, &status, 0);
-    if (!WIFSIGNALED(status)) ++exited_early;
-    int64_t id = 0;
-    for (int i = 0; read(fds[0], &id, sizeof id) == sizeof id; ++i) {
-      reported[id] = "w" + std::to_string(round) + "-" + std::to_string(i);
-    }
-    close(fds[0]);
-  }
-  EXPECT_EQ(exited_early, 0) << "a writer failed on its own (exit codes 3..5), seed " << seed;
-  ASSERT_GT(reported.size(), 0u) << "no writer ever stored a run; seed " << seed;
-
+// The store at `path` is intact, holds no half-written run, and every reported run reads back
+// with its own cookie. Returns the number of runs stored.
+size_t ExpectOnlyWholeRuns(const std::string& path,
+                           const std::map<int64_t, std::string>& reported) {
   sqlite3* db = nullptr;
-  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  EXPECT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
   EXPECT_EQ(Scalar(db, "PRAGMA integrity_check"), "ok");
   EXPECT_EQ(Scalar(db,
                    "SELECT count(*) FROM runs WHERE id NOT IN (SELECT run_id FROM run_labels "
@@ -102,24 +173,63 @@ TEST(SqliteKill, WritersKilledAtRandomPointsLeaveOnlyWholeRuns) {
   sqlite3_close(db);
 
   auto store = OpenStore(path);
-  ASSERT_TRUE(store.has_value()) << store.error().message;
+  EXPECT_TRUE(store.has_value()) << store.error().message;
+  if (!store) return 0;
   auto all = (*store)->Find({});
-  ASSERT_TRUE(all.has_value()) << all.error().message;
+  EXPECT_TRUE(all.has_value()) << all.error().message;
+  if (!all) return 0;
   std::vector<int64_t> ids;
   for (const RunSummary& s : *all) ids.push_back(s.id);
   auto runs = (*store)->GetMany(ids);  // fails if any stored record does not read
-  ASSERT_TRUE(runs.has_value()) << runs.error().message;
+  EXPECT_TRUE(runs.has_value()) << runs.error().message;
+  if (!runs) return 0;
   std::map<int64_t, std::string> stored;
   for (const StoredRun& run : *runs) stored[run.summary.id] = run.record.cookie;
   for (const auto& [id, cookie] : reported) {
     auto it = stored.find(id);
-    ASSERT_NE(it, stored.end()) << "run " << id << " was reported stored but is gone";
-    EXPECT_EQ(it->second, cookie) << "run " << id;
+    EXPECT_NE(it, stored.end()) << "run " << id << " was reported stored but is gone";
+    if (it != stored.end()) {
+      EXPECT_EQ(it->second, cookie) << "run " << id;
+    }
   }
   // Killed between its commit and its report, a run may be stored without being reported.
   EXPECT_GE(stored.size(), reported.size());
-  std::printf("[ killed ] 100 writers; %zu runs reported, %zu stored (seed %u)\n", reported.size(),
-              stored.size(), seed);
+  return stored.size();
+}
+
+TEST(SqliteKill, WritersKilledAtRandomPointsLeaveOnlyWholeRuns) {
+  test::TempDir temp;
+  const std::string path = temp.path() + "/killed.db";
+  const unsigned seed = 20261130;
+  const StoreTimes times = MeasureStoreTimes(temp.path() + "/measure.db");
+  KillOutcome out = KillWriters(path, 100, seed, times, milliseconds(0));
+  EXPECT_EQ(out.exited_early, 0) << "a writer failed on its own (exit codes 3..5), seed " << seed;
+  EXPECT_EQ(out.hung, 0) << "a writer stored nothing for 60 s; seed " << seed;
+  EXPECT_GE(out.reported.size(), out.waited_for) << "seed " << seed;
+  ASSERT_GT(out.reported.size(), 0u) << "no writer ever stored a run; seed " << seed;
+  const size_t stored = ExpectOnlyWholeRuns(path, out.reported);
+  std::printf(
+      "[ killed ] 100 writers; %zu runs reported, %zu stored; a Put takes %lld us, "
+      "creating the store %lld us (seed %u)\n",
+      out.reported.size(), stored, static_cast<long long>(times.put.count()),
+      static_cast<long long>(times.open.count()), seed);
+}
+
+// Issue 34: the kills came after a random 0-60 ms whatever the writer had done; under the
+// sanitizers a writer needed longer than that to open the store and finish one Put, and no round
+// stored a run. A writer held back 200 ms (the seam) before it opens the store now still gets
+// to the runs the parent waits for, and is killed inside a Put after them.
+TEST(SqliteKill, AWriterHeldBackAtStartStillStoresTheRunsWaitedFor) {
+  test::TempDir temp;
+  const std::string path = temp.path() + "/held.db";
+  const unsigned seed = 34;
+  const StoreTimes times = MeasureStoreTimes(temp.path() + "/measure.db");
+  KillOutcome out = KillWriters(path, 8, seed, times, milliseconds(200));
+  EXPECT_EQ(out.exited_early, 0);
+  EXPECT_EQ(out.hung, 0);
+  ASSERT_GT(out.waited_for, 0u) << "seed " << seed << " drew k = 0 in every round";
+  EXPECT_GE(out.reported.size(), out.waited_for);
+  ExpectOnlyWholeRuns(path, out.reported);
 }
 
 }  // namespace

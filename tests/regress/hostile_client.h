@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "regress/server_test_util.h"
+#include "support/wait.h"
 
 namespace nicbench::regress {
 
@@ -86,16 +87,14 @@ inline std::string Describe(const ProcStats& s) {
 inline ProcStats WaitForBaseline(pid_t pid, const ProcStats& baseline,
                                  long rss_slack_kb = 16384 + kRssMarginKb,
                                  std::chrono::seconds limit = std::chrono::seconds(30)) {
-  const auto until = std::chrono::steady_clock::now() + limit;
-  ProcStats now = ReadProcStats(pid);
-  while (std::chrono::steady_clock::now() < until) {
-    now = ReadProcStats(pid);
-    if (now.fds <= baseline.fds && now.threads <= baseline.threads &&
-        now.rss_kb <= baseline.rss_kb + rss_slack_kb) {
-      break;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
+  ProcStats now;
+  testing::WaitUntil(
+      [&] {
+        now = ReadProcStats(pid);
+        return now.fds <= baseline.fds && now.threads <= baseline.threads &&
+               now.rss_kb <= baseline.rss_kb + rss_slack_kb;
+      },
+      limit, std::chrono::milliseconds(100));
   return now;
 }
 

@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "server_test_util.h"
+#include "support/wait.h"
 
 namespace nicbench::regress {
 namespace {
@@ -37,15 +38,27 @@ int EstablishedOnPort(int port) {
   return count;
 }
 
-// Waits until the test's data stream is connected (control + data), then lets a few of the
-// 200 ms intervals close. The wait is a safety net against a hang, not a timing assertion.
-void WaitUntilMeasuring(int port) {
-  const auto limit = std::chrono::steady_clock::now() + 30s;
-  while (EstablishedOnPort(port) < 2 && std::chrono::steady_clock::now() < limit) {
-    std::this_thread::sleep_for(20ms);
+// Bytes process `pid` has read so far: rchar of /proc/PID/io counts every read(2) and recv(2).
+uint64_t BytesRead(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/io");
+  std::string key;
+  uint64_t value = 0;
+  while (in >> key >> value) {
+    if (key == "rchar:") return value;
   }
-  ASSERT_GE(EstablishedOnPort(port), 2) << "the test never started";
-  std::this_thread::sleep_for(1500ms);
+  return 0;
+}
+
+// Waits until the test's data stream is connected (control + data), then until the server has
+// read a second's worth of the client's paced data (-b 100M: 12.5 MB): the client's own clock
+// has then passed five of its 0.2 s intervals, however slowly this host runs it. The bound is a
+// safety net against a hang, not a timing assertion.
+void WaitUntilMeasuring(int port, pid_t server) {
+  ASSERT_TRUE(testing::WaitUntil([&] { return EstablishedOnPort(port) >= 2; }))
+      << "the test never started";
+  const uint64_t start = BytesRead(server);
+  ASSERT_TRUE(testing::WaitUntil([&] { return BytesRead(server) - start >= 12'500'000; }))
+      << "the server read only " << BytesRead(server) - start << " bytes";
 }
 
 std::unique_ptr<testing::BackgroundProcess> StartClient(int port, bool json) {
@@ -84,7 +97,7 @@ void ExpectPartialDocument(const testing::ProcessResult& r) {
 TEST(InterruptedRun, SigintWithJsonKeepsIntervalsAndTotalsMarkedIncomplete) {
   ServeChild serve = StartServe();
   auto client = StartClient(serve.port, true);
-  WaitUntilMeasuring(serve.port);
+  WaitUntilMeasuring(serve.port, serve.process->pid());
   testing::ProcessResult r = client->Stop(SIGINT);
   EXPECT_EQ(r.exit_code, 130) << r.err;
   ExpectPartialDocument(r);
@@ -93,7 +106,7 @@ TEST(InterruptedRun, SigintWithJsonKeepsIntervalsAndTotalsMarkedIncomplete) {
 TEST(InterruptedRun, ServerDyingMidTestKeepsIntervalsAndTotalsWithTheError) {
   ServeChild serve = StartServe();
   auto client = StartClient(serve.port, true);
-  WaitUntilMeasuring(serve.port);
+  WaitUntilMeasuring(serve.port, serve.process->pid());
   serve.process->Stop(SIGKILL);
   testing::ProcessResult r = client->Stop(0);  // no signal: it ends by itself
   EXPECT_EQ(r.exit_code, 1) << r.err;
@@ -103,7 +116,7 @@ TEST(InterruptedRun, ServerDyingMidTestKeepsIntervalsAndTotalsWithTheError) {
 TEST(InterruptedRun, CtrlCOnTheTerminalPrintsThePartialSummary) {
   ServeChild serve = StartServe();
   auto client = StartClient(serve.port, false);
-  WaitUntilMeasuring(serve.port);
+  WaitUntilMeasuring(serve.port, serve.process->pid());
   testing::ProcessResult r = client->Stop(SIGINT);
   EXPECT_EQ(r.exit_code, 130) << r.err;
   EXPECT_NE(r.out.find(" sender"), std::string::npos) << r.out;

@@ -12,6 +12,8 @@
 #include <atomic>
 #include <thread>
 
+#include "support/wait.h"
+
 namespace nicbench::regress {
 namespace {
 
@@ -34,16 +36,21 @@ TEST(ServerDescriptorBudget, FloodAtTheLimitNeitherSpinsNorLocksOut) {
 
   // 400 idle connections from another address, arriving for 3 s.
   std::atomic<bool> stop{false};
+  std::atomic<int> attempts{0};
   std::vector<int> flood;
   std::thread flooder([&] {
     for (int i = 0; i < 400 && !stop; ++i) {
       int fd = ConnectFrom("127.0.0.2", server.port);
       if (fd >= 0) flood.push_back(fd);
+      ++attempts;
+      // The flood's own pace (400 over about 3 s), not a wait for anything.
       std::this_thread::sleep_for(std::chrono::milliseconds(7));
     }
   });
-  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  // The server is at its limit once more connections came than it has descriptors.
+  EXPECT_TRUE(testing::WaitUntil([&] { return attempts > 96; }));
   const ProcStats during = ReadProcStats(pid);
+  const auto window_start = std::chrono::steady_clock::now();
   int completed = 0;
   for (int i = 0; i < 3; ++i) {
     testing::ProcessResult r = testing::RunNicbench(
@@ -51,15 +58,22 @@ TEST(ServerDescriptorBudget, FloodAtTheLimitNeitherSpinsNorLocksOut) {
     completed += r.exit_code == 0 ? 1 : 0;
   }
   flooder.join();
+  // Part of what is watched, not a wait: the connections the server could not take are still
+  // queued after the flood, and a spinning acceptor keeps burning a CPU on them.
   std::this_thread::sleep_for(std::chrono::milliseconds(500));
   const ProcStats after_flood = ReadProcStats(pid);
+  const double window =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - window_start).count();
   const double cpu = after_flood.cpu_seconds - during.cpu_seconds;
-  std::printf("flood at a limit of 96: %d of 3 normal tests completed, server cpu %.2f s, %s\n",
-              completed, cpu, Describe(after_flood).c_str());
+  std::printf(
+      "flood at a limit of 96: %d of 3 normal tests completed, server cpu %.2f s in a "
+      "%.2f s window, %s\n",
+      completed, cpu, window, Describe(after_flood).c_str());
   EXPECT_EQ(completed, 3);
   EXPECT_LE(after_flood.fds, 96);
-  // A spinning acceptor burns a CPU for the whole flood (about 3 s here).
-  EXPECT_LT(cpu, 1.0);
+  // A spinning acceptor burns a CPU for the whole window (about 3 s here; longer on a slower
+  // build or a busier host, so the bound is a share of the window measured, not a constant).
+  EXPECT_LT(cpu, window / 3) << "server cpu " << cpu << " s in " << window << " s";
 
   // Recovery: the flood goes away and the limit comes back.
   CloseAll(flood);

@@ -6,6 +6,8 @@
 
 #include <thread>
 
+#include "support/wait.h"
+
 namespace nicbench::regress {
 namespace {
 
@@ -22,13 +24,13 @@ TEST(ServerKilledClients, KilledClientsFreeTheirSlots) {
     for (auto& c : clients) c->WaitForOutput("sec");
     for (auto& c : clients) c->Stop(SIGKILL);
     // Every slot comes back once the server has seen the control EOF: a normal test gets in.
-    bool done = false;
-    for (int attempt = 0; attempt < 60 && !done; ++attempt) {
-      testing::ProcessResult r = testing::RunNicbench(
-          {"run", "127.0.0.1", "-p", std::to_string(server.port), "-J", "-n", "1M", "-P", "1"});
-      done = r.exit_code == 0;
-      if (!done) std::this_thread::sleep_for(std::chrono::milliseconds(250));
-    }
+    const bool done = testing::WaitUntil(
+        [&] {
+          return testing::RunNicbench({"run", "127.0.0.1", "-p", std::to_string(server.port), "-J",
+                                       "-n", "1M", "-P", "1"})
+                     .exit_code == 0;
+        },
+        std::chrono::seconds(60), std::chrono::milliseconds(250));
     EXPECT_TRUE(done) << "round " << round;
   }
   testing::ProcessResult stopped = server.process->Stop(SIGTERM);

@@ -10,12 +10,16 @@
 #include <atomic>
 #include <thread>
 
+#include "support/wait.h"
+
 namespace nicbench::regress {
 namespace {
 
 // Keeps `count` connections from `source` that send a cookie and go quiet, reopening each one
-// the server drops, until `stop`.
-void HoldSlots(int port, const std::string& source, int count, const std::atomic<bool>& stop) {
+// the server drops, until `stop`; `rounds` counts its passes over them (the first one has opened
+// them all). The 50 ms between passes is the attack's own pace, not a wait for anything.
+void HoldSlots(int port, const std::string& source, int count, const std::atomic<bool>& stop,
+               std::atomic<int>& rounds) {
   std::vector<int> fds(static_cast<size_t>(count), -1);
   int n = 100;
   while (!stop) {
@@ -30,6 +34,7 @@ void HoldSlots(int port, const std::string& source, int count, const std::atomic
       const std::string cookie = MakeCookie(n++);
       if (fd >= 0) SendAll(fd, cookie.data(), cookie.size());
     }
+    ++rounds;
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
   for (int fd : fds) close(fd);
@@ -40,8 +45,10 @@ TEST(ServerSilentSlots, QuietCookiesDoNotKeepOthersOut) {
   NormalTest(server.port);
   const ProcStats baseline = ReadProcStats(server.process->pid());
   std::atomic<bool> stop{false};
-  std::thread holder([&] { HoldSlots(server.port, "127.0.0.2", 4, stop); });
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  std::atomic<int> rounds{0};
+  std::thread holder([&] { HoldSlots(server.port, "127.0.0.2", 4, stop, rounds); });
+  // The quiet connections are in before the legitimate clients come.
+  EXPECT_TRUE(testing::WaitUntil([&] { return rounds > 0; }));
   int refused = 0;
   for (int i = 0; i < 8; ++i) {
     testing::ProcessResult r = testing::RunNicbench(
@@ -91,6 +98,7 @@ TEST(ServerSilentSlots, SlowUdpHellosDoNotBlockAnotherTestsSetUp) {
   ASSERT_GE(control, 0);
   ASSERT_EQ(ReadStateByte(control), 10);
   std::atomic<bool> stop{false};
+  std::atomic<bool> first_hello{false};
   std::thread slow([&] {
     // One hello every 4 s (longer in all than the old lock wait of 10 s), each from a new socket,
     // as a slow client's streams would come.
@@ -99,12 +107,15 @@ TEST(ServerSilentSlots, SlowUdpHellosDoNotBlockAnotherTestsSetUp) {
     for (int i = 0; i < 4 && !stop; ++i) {
       socks.push_back(UdpFrom("127.0.0.4"));
       sendto(socks.back(), "9876", 4, 0, reinterpret_cast<const sockaddr*>(&port), sizeof port);
+      first_hello = true;
+      // The slowness is the attack: 4 s between hellos, in steps so a stop ends it early.
       for (int w = 0; w < 40 && !stop; ++w)
         std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }
     for (int s : socks) close(s);
   });
-  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  // The slow test's set-up is under way before the other test comes.
+  EXPECT_TRUE(testing::WaitUntil([&] { return first_hello.load(); }));
   testing::ProcessResult r = testing::RunNicbench(
       {"run", "127.0.0.1", "-p", std::to_string(server.port), "-J", "-u", "-b", "10M", "-t", "1"});
   EXPECT_EQ(r.exit_code, 0) << r.err;

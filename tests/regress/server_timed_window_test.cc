@@ -33,7 +33,8 @@ void ExpectState(int fd, State expected) {
   ASSERT_EQ(protocol::StateName(*state), protocol::StateName(expected));
 }
 
-// Writes one block every 10 ms for `span`; returns the bytes written.
+// Writes one block every 10 ms for `span`; returns the bytes written. The pauses are the
+// scenario (data spread over the test's duration and past it), not a wait for an event.
 uint64_t SendFor(int fd, std::chrono::milliseconds span, const std::vector<char>& block) {
   uint64_t sent = 0;
   const auto until = std::chrono::steady_clock::now() + span;

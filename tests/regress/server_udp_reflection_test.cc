@@ -55,7 +55,7 @@ TEST(ServerUdpReflection, HellosOnlyFromTheControlAddressAndJunkIsDropped) {
                  sizeof port) > 0) {
         ++junk_sent;
       }
-      std::this_thread::sleep_for(std::chrono::microseconds(100));
+      std::this_thread::sleep_for(std::chrono::microseconds(100));  // the flood's pace
     }
     close(junk);
   });

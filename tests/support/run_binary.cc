@@ -1,5 +1,7 @@
 #include "support/run_binary.h"
 
+#include "support/wait.h"
+
 #include <gtest/gtest.h>
 
 #include <arpa/inet.h>
@@ -188,15 +190,26 @@ std::string BackgroundProcess::StdoutSoFar() const { return ReadFile(out_path_);
 std::string BackgroundProcess::StderrSoFar() const { return ReadFile(err_path_); }
 
 bool BackgroundProcess::WaitForOutput(const std::string& needle, std::chrono::seconds limit) {
-  auto deadline = std::chrono::steady_clock::now() + limit;
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (StdoutSoFar().find(needle) != std::string::npos ||
-        StderrSoFar().find(needle) != std::string::npos) {
-      return true;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  return WaitUntil(
+      [&] {
+        return StdoutSoFar().find(needle) != std::string::npos ||
+               StderrSoFar().find(needle) != std::string::npos;
+      },
+      limit, std::chrono::milliseconds(10));
+}
+
+ProcessResult BackgroundProcess::Wait(std::chrono::seconds limit) {
+  if (stopped_ || pid_ < 0) return Stop(SIGKILL);
+  int status = 0;
+  if (!WaitUntil([&] { return waitpid(pid_, &status, WNOHANG) == pid_; }, limit)) {
+    kill(pid_, SIGKILL);
+    waitpid(pid_, &status, 0);
   }
-  return false;
+  stopped_ = true;
+  Decode(status, &result_);
+  result_.out = ReadFile(out_path_);
+  result_.err = ReadFile(err_path_);
+  return result_;
 }
 
 bool IsRoot() { return geteuid() == 0; }

@@ -47,6 +47,9 @@ class BackgroundProcess {
   // Reads stderr/stdout written so far is not supported; the files are read at Stop().
   // Sends `sig`, waits, and returns what the process printed.
   ProcessResult Stop(int sig = 15);
+  // Waits for the process to end on its own and returns what it printed; one still running
+  // after `limit` is killed with SIGKILL (a safety net against a hang, not a timing assertion).
+  ProcessResult Wait(std::chrono::seconds limit = std::chrono::seconds(120));
   // Waits up to `limit` for a line containing `needle` on stdout or stderr.
   bool WaitForOutput(const std::string& needle,
                      std::chrono::seconds limit = std::chrono::seconds(10));

@@ -15,6 +15,7 @@
 
 #include "support/json_lines.h"
 #include "support/run_binary.h"
+#include "support/wait.h"
 
 namespace nicbench {
 namespace {
@@ -164,8 +165,7 @@ TEST(EngineCli, ServeDaemonDetachesWritesPidfileAndServes) {
       testing::RunNicbench({"run", "127.0.0.1", "-p", std::to_string(port), "-n", "1M", "-J"});
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   ASSERT_EQ(kill(pid, SIGTERM), 0);
-  for (int i = 0; i < 200 && Alive(pid); ++i) usleep(50'000);
-  EXPECT_FALSE(Alive(pid));
+  EXPECT_TRUE(testing::WaitUntil([&] { return !Alive(pid); })) << "still running after SIGTERM";
   EXPECT_FALSE(std::ifstream(pidfile).good()) << "the pid file is removed on exit";
   std::ifstream log_in(log);
   const std::string text((std::istreambuf_iterator<char>(log_in)),

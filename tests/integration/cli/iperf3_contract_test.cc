@@ -22,6 +22,7 @@
 #include <nlohmann/json.hpp>
 
 #include "support/run_binary.h"
+#include "support/wait.h"
 
 namespace nicbench {
 namespace {
@@ -225,29 +226,17 @@ INSTANTIATE_TEST_SUITE_P(Iperf3, Iperf3Contract, ::testing::ValuesIn(AllModes())
                            return std::string(param_info.param.name);
                          });
 
-// True once something listens on TCP `port` of 127.0.0.1 (read from /proc/net/tcp: a probing
-// connection would be taken for a client by a one-off iperf3 server).
-bool Listening(int port) {
-  char wanted[32];
-  std::snprintf(wanted, sizeof wanted, ":%04X 00000000:0000 0A", port);
-  std::ifstream in("/proc/net/tcp");
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.find(wanted) != std::string::npos) return true;
-  }
-  return false;
-}
-
 // `iperf3 -s -J -1` and the document it prints when its one test is over.
 json Iperf3ServerDocument(const Mode& mode) {
   const int port = testing::FreeTcpPort();
   testing::BackgroundProcess server(
       {Iperf3(), "-s", "-J", "-1", "-B", "127.0.0.1", "-p", std::to_string(port)});
-  for (int i = 0; i < 200 && !Listening(port); ++i) usleep(20000);
+  EXPECT_TRUE(testing::WaitListening(port)) << server.StderrSoFar();
   ParseDocument(testing::RunProcess(ClientArgs(Iperf3(), port, mode)), "iperf3 -> iperf3 -s -J");
-  for (int i = 0; i < 250 && server.StdoutSoFar().find("\n}") == std::string::npos; ++i) {
-    usleep(20000);
-  }
+  EXPECT_TRUE(testing::WaitUntil([&] {
+    return server.StdoutSoFar().find("\n}") != std::string::npos;
+  })) << "iperf3 -s -J printed no document: "
+      << server.StderrSoFar();
   testing::ProcessResult r = server.Stop();
   return json::parse(r.out, nullptr, false);
 }
@@ -260,9 +249,10 @@ TEST_P(Iperf3Contract, ServerDocumentKeepsIperf3sShape) {
   testing::ServeChild serve = testing::StartServe({"-J"});
   ParseDocument(testing::RunProcess(ClientArgs(Iperf3(), serve.port, mode)),
                 "iperf3 -> nicbench serve -J");
-  for (int i = 0; i < 250 && serve.process->StdoutSoFar().find("\n}") == std::string::npos; ++i) {
-    usleep(20000);
-  }
+  EXPECT_TRUE(testing::WaitUntil([&] {
+    return serve.process->StdoutSoFar().find("\n}") != std::string::npos;
+  })) << "serve -J printed no document: "
+      << serve.process->StderrSoFar();
   const json doc = json::parse(serve.process->Stop().out, nullptr, false);
   ASSERT_TRUE(doc.is_object()) << "serve -J printed no document";
   // The reference is itself a measurement of a host that may stall: an iperf3 UDP server that

@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "support/run_binary.h"
+#include "support/wait.h"
 
 namespace nicbench {
 namespace {
@@ -162,14 +163,12 @@ TEST(Iperf3Options, ServeOneOffAndBitrateLimit) {
   testing::ServeChild once = testing::StartServe({"--one-off"});
   EXPECT_FALSE(RunJson(once.port, {}).contains("error"));
   // --one-off (iperf3's spelling of --once): the server exits after its one test.
-  bool exited = false;
-  for (int i = 0; i < 250 && !exited; ++i) {
+  const bool exited = testing::WaitUntil([&] {
     std::ifstream stat("/proc/" + std::to_string(once.process->pid()) + "/stat");
     std::string pid, comm, state;
     stat >> pid >> comm >> state;
-    exited = !stat || state == "Z";
-    if (!exited) usleep(20000);
-  }
+    return !stat || state == "Z";
+  });
   EXPECT_TRUE(exited) << "serve --one-off still running after its test";
 
   testing::ServeChild limited = testing::StartServe({"--server-bitrate-limit", "100M/1"});

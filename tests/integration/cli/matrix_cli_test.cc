@@ -122,18 +122,25 @@ TEST_F(MatrixCli, FailingSetupStopsSaysWhichAndKeepsTheRuns) {
 }
 
 TEST_F(MatrixCli, InterruptLeavesRunsStoredAndResumeCompletes) {
-  // A slow setup leaves time to interrupt between runs.
+  // The first run's setup goes through; every later one waits for a gate file the test makes
+  // after its SIGINT, so the interrupt lands between runs 1 and 2 however slow the host is.
+  // (The loop polls with a bound of 60 s: a test that failed before opening the gate leaves no
+  // setup behind for long.)
+  const std::string first = dir_ + "/first", gate = dir_ + "/gate";
+  const std::string setup = "if [ ! -e '" + first + "' ]; then touch '" + first +
+                            "'; else i=0; while [ ! -e '" + gate +
+                            "' ] && [ $i -lt 6000 ]; do sleep 0.01; i=$((i+1)); done; fi";
   std::vector<std::string> argv =
-      Args({"--vary", "direction=forward,reverse", "--repeat", "2", "--setup", "sleep 0.2"});
+      Args({"--vary", "direction=forward,reverse", "--repeat", "2", "--setup", setup});
   argv.insert(argv.begin(), testing::NicbenchPath());
   testing::BackgroundProcess matrix(argv);
   ASSERT_TRUE(matrix.WaitForOutput("stored run", std::chrono::seconds(60))) << matrix.StderrSoFar();
-  testing::ProcessResult r = matrix.Stop(SIGINT);
+  ASSERT_EQ(kill(matrix.pid(), SIGINT), 0);
+  std::ofstream(gate).put('\n');
+  testing::ProcessResult r = matrix.Wait();
   EXPECT_EQ(r.exit_code, 130) << r.err;
   EXPECT_NE(r.err.find("interrupted"), std::string::npos) << r.err;
-  const size_t before = Stored(1).size();
-  EXPECT_GE(before, 1u);
-  EXPECT_LT(before, 4u);
+  EXPECT_EQ(Stored(1).size(), 1u);
   auto resumed = testing::RunNicbench({"matrix", "--resume", "1", "--store", Db(), "--json"});
   ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
   EXPECT_EQ(Stored(1).size(), 4u);

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "support/run_binary.h"
+#include "support/wait.h"
 #include "ttcp/options.h"
 
 namespace nicbench::testing {
@@ -38,31 +39,10 @@ std::vector<std::string> Ttcp(std::vector<std::string> args) {
   return args;
 }
 
-// True once a socket bound to `port` shows in /proc/net (a TCP listener, or any UDP socket).
-bool PortBound(int port, bool udp) {
-  char want[8];
-  std::snprintf(want, sizeof want, ":%04X", port);
-  for (const char* table : udp ? std::vector<const char*>{"/proc/net/udp", "/proc/net/udp6"}
-                               : std::vector<const char*>{"/proc/net/tcp", "/proc/net/tcp6"}) {
-    std::ifstream in(table);
-    std::string line;
-    std::getline(in, line);
-    while (std::getline(in, line)) {
-      std::istringstream fields(line);
-      std::string slot, local, remote, state;
-      fields >> slot >> local >> remote >> state;
-      bool port_matches = local.size() > 5 && local.substr(local.size() - 5) == want;
-      if (port_matches && (udp || state == "0A")) return true;
-    }
-  }
-  return false;
-}
-
+// Waits until the receiver has bound `port` (a TCP listener, or any UDP socket). The receiver
+// prints "socket" before bind/listen, so its output cannot tell us this.
 void WaitBound(int port, bool udp) {
-  for (int i = 0; i < 1000 && !PortBound(port, udp); ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  ASSERT_TRUE(PortBound(port, udp)) << "receiver never bound port " << port;
+  ASSERT_TRUE(WaitListening(port, udp)) << "receiver never bound port " << port;
 }
 
 std::string Usage() { return ttcp::UsageText(); }

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "support/run_binary.h"
+#include "support/wait.h"
 
 namespace nicbench {
 namespace {
@@ -58,14 +59,10 @@ BothSides NicbenchAgainstIperfServer(const std::vector<std::string>& args, bool 
   if (favoured) server_argv = testing::FavouredWhenRoot(std::move(server_argv));
   testing::BackgroundProcess server(server_argv);
   // iperf3 -J prints nothing until the test ends: wait for the port instead.
-  testing::ProcessResult r;
-  for (int attempt = 0; attempt < 50; ++attempt) {
-    std::vector<std::string> argv = {"run", "127.0.0.1", "-p", std::to_string(port), "-J"};
-    argv.insert(argv.end(), args.begin(), args.end());
-    r = testing::RunNicbench(argv);
-    if (r.out.find("unable to connect") == std::string::npos) break;
-    usleep(100000);
-  }
+  EXPECT_TRUE(testing::WaitListening(port)) << server.StderrSoFar();
+  std::vector<std::string> argv = {"run", "127.0.0.1", "-p", std::to_string(port), "-J"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  testing::ProcessResult r = testing::RunNicbench(argv);
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   BothSides both;
   both.ours = Parse(r.out);

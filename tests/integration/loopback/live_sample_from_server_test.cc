@@ -44,8 +44,9 @@ void FakeServer(int listen_fd, const std::string& message) {
   ASSERT_TRUE(data);
   ASSERT_TRUE(ReadCookie(data.get(), 10s));
   ASSERT_TRUE(SendState(control.get(), State::kTestStart));
+  // The sample follows TEST_RUNNING on the same stream, so the client reads it while it runs
+  // the test, whenever it gets to it: no wait needed to land it "in the middle".
   ASSERT_TRUE(SendState(control.get(), State::kTestRunning));
-  std::this_thread::sleep_for(200ms);
   ASSERT_TRUE(SendState(control.get(), State::kNicbenchSample));
   ASSERT_TRUE(SendJson(control.get(), nlohmann::json::parse(message)));
   // Until the client closes the control connection (it must, after the bad message).

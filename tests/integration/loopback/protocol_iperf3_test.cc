@@ -24,34 +24,12 @@
 #include "protocol/results.h"
 #include "protocol/wire.h"
 #include "support/run_binary.h"
+#include "support/wait.h"
 
 namespace nicbench::protocol {
 namespace {
 
 using namespace std::chrono_literals;
-
-// True once 127.0.0.1:port is in LISTEN state. We must not probe with a connection: a server
-// started with -1 would take the probe for its one test.
-bool IsListening(int port) {
-  std::ifstream tcp("/proc/net/tcp");
-  const std::string local = fmt::format("0100007F:{:04X}", port);
-  std::string line;
-  while (std::getline(tcp, line)) {
-    // "  sl  local_address rem_address   st ...": LISTEN is state 0A.
-    if (line.find(local) != std::string::npos && line.find(" 0A ") != std::string::npos) {
-      return true;
-    }
-  }
-  return false;
-}
-
-bool WaitListening(int port) {
-  for (int i = 0; i < 500; ++i) {
-    if (IsListening(port)) return true;
-    std::this_thread::sleep_for(20ms);
-  }
-  return false;
-}
 
 int ConnectLoopback(int port) {
   const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -74,15 +52,13 @@ void ExpectState(int fd, State expected) {
   ASSERT_EQ(StateName(*state), StateName(expected));
 }
 
-// Waits until the kernel has no unacknowledged bytes on `fd`, then gives the receiving process a
-// moment to read them: a stock server stops counting when TEST_END arrives on the other socket.
+// Waits until the receiving process has read every byte sent on `fd`: a stock server stops
+// counting when TEST_END arrives on the other socket, so the data must be in its count first.
 void DrainSendQueue(int fd) {
-  for (int i = 0; i < 500; ++i) {
+  EXPECT_TRUE(testing::WaitUntil([&] {
     int queued = 0;
-    if (ioctl(fd, SIOCOUTQ, &queued) != 0 || queued == 0) break;
-    std::this_thread::sleep_for(10ms);
-  }
-  std::this_thread::sleep_for(300ms);
+    return ioctl(fd, SIOCOUTQ, &queued) == 0 && queued == 0 && testing::PeerUnreadBytes(fd) == 0;
+  })) << "the stock server did not read what was sent";
 }
 
 class ProtocolAgainstIperf3 : public ::testing::Test {
@@ -96,7 +72,7 @@ TEST_F(ProtocolAgainstIperf3, OneTcpStreamByteCountsAgreeExactly) {
   const int port = testing::FreeTcpPort();
   testing::BackgroundProcess server(
       {"iperf3", "-s", "-1", "-p", std::to_string(port), "-B", "127.0.0.1"});
-  ASSERT_TRUE(WaitListening(port)) << server.StderrSoFar();
+  ASSERT_TRUE(testing::WaitListening(port)) << server.StderrSoFar();
 
   const int control = ConnectLoopback(port);
   ASSERT_GE(control, 0);
@@ -154,7 +130,7 @@ TEST_F(ProtocolAgainstIperf3, BusyServerAnswersAccessDenied) {
   const int port = testing::FreeTcpPort();
   testing::BackgroundProcess server(
       {"iperf3", "-s", "-1", "-p", std::to_string(port), "-B", "127.0.0.1"});
-  ASSERT_TRUE(WaitListening(port)) << server.StderrSoFar();
+  ASSERT_TRUE(testing::WaitListening(port)) << server.StderrSoFar();
   // A test must be running: before that the server is busy reading this client's parameters,
   // and during CREATE_STREAMS a new connection is taken for a data stream.
   const int control = ConnectLoopback(port);

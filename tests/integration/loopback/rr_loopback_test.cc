@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "support/run_binary.h"
+#include "support/wait.h"
 
 namespace nicbench {
 namespace {
@@ -206,12 +207,9 @@ TEST(RrLoopback, StockIperf3ServerStopsAtOnceWithExit3) {
   const int port = testing::FreeTcpPort();
   testing::BackgroundProcess server(
       {"iperf3", "-s", "-p", std::to_string(port), "-B", "127.0.0.1"});
-  testing::ProcessResult r;
-  for (int attempt = 0; attempt < 50; ++attempt) {
-    r = testing::RunNicbench({"run", "127.0.0.1", "-p", std::to_string(port), "--rr", "-t", "5"});
-    if (r.err.find("unable to connect") == std::string::npos) break;
-    usleep(100000);
-  }
+  ASSERT_TRUE(testing::WaitListening(port)) << server.StderrSoFar();
+  testing::ProcessResult r =
+      testing::RunNicbench({"run", "127.0.0.1", "-p", std::to_string(port), "--rr", "-t", "5"});
   EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
   EXPECT_NE((r.out + r.err)
                 .find("iperf3 has no request/response test: run `nicbench serve` on "

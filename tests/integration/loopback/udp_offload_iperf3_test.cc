@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "support/run_binary.h"
+#include "support/wait.h"
 
 namespace nicbench {
 namespace {
@@ -60,17 +61,13 @@ json AgainstIperfServer(bool offload, json* ours, const std::vector<std::string>
   const int port = testing::FreeTcpPort();
   testing::BackgroundProcess server(
       {"iperf3", "-s", "-1", "-J", "-p", std::to_string(port), "-B", "127.0.0.1"});
-  testing::ProcessResult r;
-  for (int attempt = 0; attempt < 50; ++attempt) {
-    std::vector<std::string> argv = {"run", "127.0.0.1", "-p", std::to_string(port),
-                                     "-J",  "--no-store"};
-    argv.insert(argv.end(), kArgs.begin(), kArgs.end());
-    if (offload) argv.push_back("--udp-offload");
-    argv.insert(argv.end(), more.begin(), more.end());
-    r = testing::RunNicbench(argv);
-    if (r.out.find("unable to connect") == std::string::npos) break;
-    usleep(100000);
-  }
+  EXPECT_TRUE(testing::WaitListening(port)) << server.StderrSoFar();
+  std::vector<std::string> argv = {"run", "127.0.0.1", "-p", std::to_string(port),
+                                   "-J",  "--no-store"};
+  argv.insert(argv.end(), kArgs.begin(), kArgs.end());
+  if (offload) argv.push_back("--udp-offload");
+  argv.insert(argv.end(), more.begin(), more.end());
+  testing::ProcessResult r = testing::RunNicbench(argv);
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   *ours = Parse(r.out);
   return Parse(server.Stop(SIGTERM).out);

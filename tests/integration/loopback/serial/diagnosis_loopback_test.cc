@@ -1,13 +1,6 @@
 // A clean loopback run must produce no warning: loopback has no NIC, and its CPU-bound state
 // is the nature of the path (docs/diagnosis.md, "Software path").
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
-
-#include <chrono>
 #include <string>
-#include <thread>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -17,26 +10,11 @@
 namespace nicbench {
 namespace {
 
-bool Listening(int port) {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(static_cast<uint16_t>(port));
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  bool ok = connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
-  close(fd);
-  return ok;
-}
-
 TEST(DiagnosisLoopback, CleanRunHasNoWarning) {
-  int port = testing::FreeTcpPort();
-  std::string port_text = std::to_string(port);
-  testing::BackgroundProcess server(
-      {testing::NicbenchPath(), "serve", "-B", "127.0.0.1", "-p", port_text});
-  // Startup wait for the listener (a safety limit, not a timing assertion).
-  for (int i = 0; i < 100 && !Listening(port); ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
+  // Serving once it says so, on the port the kernel picked.
+  testing::ServeChild server = testing::StartServe();
+  ASSERT_NE(server.port, 0);
+  const std::string port_text = std::to_string(server.port);
   auto result = testing::RunNicbench({"run", "127.0.0.1", "-p", port_text, "-t", "3", "--json"});
   if (result.err.find("not built yet") != std::string::npos) {
     GTEST_SKIP() << "nicbench run is not built yet";
