@@ -29,6 +29,7 @@
 #include "cli/parse_args.h"
 #include "cli/progress_line.h"
 #include "cli/rr_options.h"
+#include "cli/run_arguments.h"
 #include "cli/store_options.h"
 #include "diagnosis/diagnose.h"
 #include "engine/client.h"
@@ -328,12 +329,17 @@ Result<RunPlan> MakePlan(const RunArgs& a) {
   if (!store) return tl::unexpected(store.error());
   plan.store = std::move(*store);
   plan.output = a.output;
-  if (!a.output.html.empty()) {
-    auto file = OpenReportFile(a.output.html);
-    if (!file) return tl::unexpected(file.error());
-    plan.html_file = std::move(*file);
-  }
   return plan;
+}
+
+// The options of `a` that name a file to read or write, as the user would spell them.
+std::optional<std::string> PathOption(const RunArgs& a) {
+  if (!a.file.file.empty()) return "-F " + a.file.file;
+  if (!a.output.html.empty()) return "--html " + a.output.html;
+  if (!a.drop_in.logfile.empty()) return "--logfile " + a.drop_in.logfile;
+  if (!a.store.store.empty()) return "--store " + a.store.store;
+  if (a.store.no_store) return std::string("--no-store");
+  return std::nullopt;
 }
 
 // A test that runs across a `nicbench stand` link names the stand's profile in its record, so a
@@ -528,6 +534,14 @@ int RunRunCommand(int argc, char** argv) {
     PrintError(args.json, "nicbench run: " + plan.error().message);
     return ToInt(ExitCode::kUsage);
   }
+  if (!args.output.html.empty()) {
+    auto file = OpenReportFile(args.output.html);
+    if (!file) {
+      PrintError(args.json, "nicbench run: " + file.error().message);
+      return ToInt(ExitCode::kUsage);
+    }
+    plan->html_file = std::move(*file);
+  }
   if (!args.file.file.empty() && (plan->loopback || plan->both_directions)) {
     PrintError(args.json,
                "nicbench run: -F needs a HOST and one direction (loopback and "
@@ -558,6 +572,29 @@ int RunRunCommand(int argc, char** argv) {
                                      : RunAgainstHost(*plan);
   if (plan->client.stop_fd >= 0) close(plan->client.stop_fd);
   return code;
+}
+
+std::optional<std::string> StoredRunArgumentsProblem(const std::vector<std::string>& args) {
+  CLI::App app{"", "run"};
+  RunArgs a;
+  AddOptions(app, a);
+  RepeatsTakeTheLast(app);
+  std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 takes them reversed
+  try {
+    app.parse(reversed);
+  } catch (const CLI::CallForHelp&) {
+    return std::string("--help");
+  } catch (const CLI::ParseError& e) {
+    return std::string(e.what());
+  }
+  if (auto path = PathOption(a)) {
+    return *path + ": a stored definition cannot choose a file to read or write";
+  }
+  // Without --logfile (refused above) this only checks; MakePlan opens nothing.
+  if (auto s = PrepareIperf3Run(app, a.rate, a.drop_in); !s) return s.error().message;
+  auto plan = MakePlan(a);
+  if (!plan) return plan.error().message;
+  return std::nullopt;
 }
 
 }  // namespace nicbench::cli

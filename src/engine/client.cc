@@ -496,7 +496,7 @@ Status ExchangeResults(ClientRun& run) {
   auto totals = CombineTotals(run.totals, *theirs, run.spec.transport);
   if (!totals) return Fail(ErrorKind::kProtocol, totals.error());
   run.record.streams = std::move(*totals);
-  run.record.peer = MakePeerReport(*theirs);
+  run.record.peer = MakePeerReport(*theirs, run.spec.get_server_output);
   if (theirs->extension) {
     auto remote = record::EndpointFromJson(*theirs->extension);
     if (remote) {

@@ -253,11 +253,12 @@ void FillPeerSenderStats(std::vector<record::StreamTotals>& streams,
   }
 }
 
-record::PeerReport MakePeerReport(const protocol::PeerResults& theirs) {
+record::PeerReport MakePeerReport(const protocol::PeerResults& theirs, bool asked_for_output) {
   record::PeerReport peer;
   peer.cpu =
       record::CpuUtilization{theirs.cpu_util_total, theirs.cpu_util_user, theirs.cpu_util_system};
   peer.congestion_used = theirs.congestion_used;
+  if (!asked_for_output) return peer;
   peer.server_output_text = theirs.server_output_text;
   if (theirs.server_output_json) peer.server_output_json = theirs.server_output_json->dump();
   return peer;

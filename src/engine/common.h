@@ -104,8 +104,9 @@ void FillPeerSenderStats(std::vector<record::StreamTotals>& streams,
                          const std::vector<record::IntervalRecord>& peer_view);
 
 // The figures of the peer's results header that any iperf3 peer sends: its CPU use, its
-// congestion control and --get-server-output's text or JSON.
-record::PeerReport MakePeerReport(const protocol::PeerResults& theirs);
+// congestion control and, only when `asked_for_output` (--get-server-output), the server's text
+// or JSON output: a server that sends it unasked does not get it printed.
+record::PeerReport MakePeerReport(const protocol::PeerResults& theirs, bool asked_for_output);
 
 // SO_SNDBUF and SO_RCVBUF as iperf3's start.sndbuf_actual / rcvbuf_actual: of a data socket
 // (`fd` gives the address family) as the spec's options leave it before it connects; 0 where

@@ -540,7 +540,7 @@ Status ServerTest::ExchangeResults(State& st) {
   auto totals = CombineTotals(st.totals, *theirs, st.spec.transport);
   if (!totals) return tl::unexpected(totals.error());
   st.record.streams = std::move(*totals);
-  st.record.peer = MakePeerReport(*theirs);
+  st.record.peer = MakePeerReport(*theirs, /*asked_for_output=*/false);
   protocol::PeerResults ours =
       MakeLocalResults(st.totals, cpu, st.spec.transport, st.congestion_used);
   if (st.peer_is_nicbench) ours.extension = nlohmann::json(st.record.local);
