@@ -90,7 +90,7 @@ testing::ProcessResult RunAgainstHostile(const std::vector<std::string>& extra) 
   int listener = ListenLoopback(&port);
   std::thread server([listener] { HostileServer(listener); });
   std::vector<std::string> argv = {testing::NicbenchPath(), "run", "127.0.0.1", "-p",
-                                   std::to_string(port), "-t", "0.5"};
+                                   std::to_string(port),    "-t",  "0.5"};
   argv.insert(argv.end(), extra.begin(), extra.end());
   testing::ProcessResult r = testing::RunProcess(argv, "", std::chrono::seconds(60));
   server.join();

@@ -33,7 +33,7 @@ class TempDir {
 // A test against the server, killed after 30 s (on the old code it hung there).
 testing::ProcessResult Test(int port, const std::vector<std::string>& extra) {
   std::vector<std::string> argv = {testing::NicbenchPath(), "run", "127.0.0.1", "-p",
-                                   std::to_string(port), "-t", "1"};
+                                   std::to_string(port),    "-t",  "1"};
   argv.insert(argv.end(), extra.begin(), extra.end());
   return testing::RunProcess(argv, "", std::chrono::seconds(30));
 }
@@ -46,8 +46,7 @@ TEST(ServeFileBecomesFifo, TheTestIsRefusedAtOnceAndTheServerKeepsServingAndStop
   ASSERT_EQ(mkfifo(path.c_str(), 0600), 0);
 
   // The server writes what arrives (open for writing) and, with -R, reads what it sends.
-  for (const std::vector<std::string>& extra :
-       std::vector<std::vector<std::string>>{{}, {"-R"}}) {
+  for (const std::vector<std::string>& extra : std::vector<std::vector<std::string>>{{}, {"-R"}}) {
     testing::ProcessResult r = Test(server.port, extra);
     EXPECT_EQ(r.signal, 0) << "the test hung (killed after 30 s)";
     EXPECT_NE(r.exit_code, 0) << r.out << r.err;
