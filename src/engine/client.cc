@@ -37,7 +37,7 @@ namespace wire = protocol;
 
 // The ending (TEST_END to DISPLAY_RESULTS) gets this plus a tenth of the test's duration.
 constexpr milliseconds kEndingTimeout{10000};
-constexpr milliseconds kSetupPerStream{10};
+constexpr milliseconds kSetupPerStream{50};
 // A live sample is a few KiB; the server is at most an interval or two ahead of us. Beyond
 // these a sample is dropped (with one warning), so a server cannot make us grow.
 constexpr size_t kMaxLiveSampleBytes = 1 << 20;

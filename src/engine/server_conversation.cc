@@ -39,7 +39,7 @@ namespace wire = protocol;
 // link where it takes longer the count is short by what had not arrived.
 constexpr milliseconds kInFlightLimit{2000};
 // What each data stream adds to the set-up deadline (SetUpStreams); the client adds the same.
-constexpr milliseconds kSetupPerStream{10};
+constexpr milliseconds kSetupPerStream{50};
 
 // iperf3 3.12 i_errno values for parameter problems (src/iperf_api.h), which a stock client
 // prints as text: "test duration too long", "number of parallel streams too large", ...
@@ -189,8 +189,26 @@ void ServerTest::Terminate() {
   (void)!write(stop_fd_, &one, sizeof one);
 }
 
+void ServerTest::TellError(int i_errno, int sys_errno) {
+  told_error_ = true;
+  (void)wire::SendServerError(control_.get(), i_errno, sys_errno);
+}
+
+void ServerTest::TellSetUpFailure(State& st, int i_errno, const Status& status) {
+  if (status || told_error_ || stopping()) return;
+  // A stock client prints iperf3's sentence for the code ("unable to receive parameters from
+  // client: Connection timed out") instead of "connection closed by the peer".
+  int sys_errno = status.error().sys_errno;
+  if (sys_errno == 0 && st.clock->Now() >= setup_deadline_) sys_errno = ETIMEDOUT;
+  TellError(i_errno, sys_errno);
+  if (st.peer_is_nicbench) {
+    (void)wire::SendJson(control_.get(),
+                         nlohmann::json{{"error", "set-up failed: " + status.error().ToString()}});
+  }
+}
+
 Status ServerTest::Refuse(State& st, int i_errno, const std::string& why) {
-  (void)wire::SendServerError(control_.get(), i_errno, 0);
+  TellError(i_errno, 0);
   // A stock client prints iperf3's sentence for i_errno (with iperf3's own maxima in it); a
   // nicbench client reads our words, which name the option and the real limit.
   if (st.peer_is_nicbench) (void)wire::SendJson(control_.get(), nlohmann::json{{"error", why}});
@@ -253,7 +271,7 @@ Status ServerTest::ReserveBudgets(State& st) {
   const uint64_t fds = TestDescriptors(st.spec, workers);
   if (!shared_.fds.TryReserve(fds)) {
     // "unable to create a new test: Too many open files"
-    (void)wire::SendServerError(control_.get(), wire::iperf_errno::kNewTest, EMFILE);
+    TellError(wire::iperf_errno::kNewTest, EMFILE);
     return Fail(
         fmt::format("refused: it needs {} descriptors, {} of the budget of {} are in "
                     "use (the descriptor limit less a reserve)",
@@ -266,7 +284,7 @@ Status ServerTest::ReserveBudgets(State& st) {
     return Ok();
   }
   // A stock client prints "unable to create a new test: Cannot allocate memory".
-  (void)wire::SendServerError(control_.get(), wire::iperf_errno::kNewTest, ENOMEM);
+  TellError(wire::iperf_errno::kNewTest, ENOMEM);
   return Fail(fmt::format(
       "refused: its buffers need {}, more than the {} left of the {} "
       "memory budget (--max-memory)",
@@ -318,7 +336,7 @@ Status ServerTest::SetUpTcpStreams(State& st) {
 Status ServerTest::SetUpUdpStreams(State& st) {
   auto peer = net::SocketAddress::Peer(control_.get());
   if (!shared_.udp_hellos || !peer) {
-    (void)wire::SendServerError(control_.get(), wire::iperf_errno::kStreamListen, EADDRINUSE);
+    TellError(wire::iperf_errno::kStreamListen, EADDRINUSE);
     return Fail("the server's UDP port is not open (it could not be bound at start)");
   }
   {
@@ -436,14 +454,14 @@ class ServerTest::LoopRole final : public TestRole {
 
   Status OnStall(milliseconds limit) override {
     // What iperf3 sends when its --rcv-timeout fires: "idle timeout for receiving data".
-    (void)wire::SendServerError(test_.control_.get(), wire::iperf_errno::kNoMsg, 0);
+    test_.TellError(wire::iperf_errno::kNoMsg, 0);
     return Fail(fmt::format("no data moved for {} ms (--rcv-timeout)", limit.count()));
   }
 
   Status OnGiveUp() override {
     // iperf3 has no error for it; the nearest a stock client prints is "the server has
     // terminated" (IESERVERTERM), with ETIMEDOUT for a nicbench client's message.
-    (void)wire::SendServerError(test_.control_.get(), wire::iperf_errno::kServerTerm, ETIMEDOUT);
+    test_.TellError(wire::iperf_errno::kServerTerm, ETIMEDOUT);
     return Fail("safety timer: the client never ended the test");
   }
 
@@ -610,8 +628,12 @@ void ServerTest::Run() {
   Status status = Ok();
   try {
     status = Handshake(st);
+    TellSetUpFailure(st, wire::iperf_errno::kRecvParams, status);
     st.record.spec = st.spec;
-    if (status) status = SetUpStreams(st);
+    if (status) {
+      status = SetUpStreams(st);
+      TellSetUpFailure(st, wire::iperf_errno::kStreamAccept, status);
+    }
     if (status) status = Measure(st);
     if (status) status = ExchangeResults(st);
   } catch (const std::exception& e) {

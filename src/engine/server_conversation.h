@@ -75,6 +75,11 @@ class ServerTest {
   void CountInFlight(State& st, const protocol::PeerResults& theirs);
   void Finish(State& st, const Status& status);
   Status Refuse(State& st, int i_errno, const std::string& why);
+  // SERVER_ERROR with iperf3's error code, remembering that the client was told.
+  void TellError(int i_errno, int sys_errno);
+  // A set-up that failed without telling the client (a deadline passed, streams did not come):
+  // SERVER_ERROR with the code of the step, and our words for a nicbench client.
+  void TellSetUpFailure(State& st, int i_errno, const Status& status);
   bool stopping() {
     std::lock_guard<std::mutex> lock(mutex_);
     return terminating_;
@@ -87,6 +92,7 @@ class ServerTest {
   std::chrono::steady_clock::time_point setup_deadline_;
   std::function<void()> on_finished_;
   int stop_fd_ = -1;  // eventfd: Terminate writes it
+  bool told_error_ = false;  // SERVER_ERROR went out (the test thread's own)
 
   std::mutex mutex_;
   std::condition_variable streams_arrived_;
