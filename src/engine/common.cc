@@ -335,8 +335,15 @@ void WaitForSendQueues(const DataPath& path, const std::vector<StreamRole>& stre
   }
 }
 
+std::chrono::milliseconds StallWatch::limit() const {
+  const bool first = moved_ == 0 && first_limit_.count() > 0;
+  if (!first) return limit_;
+  return limit_.count() > 0 ? std::min(limit_, first_limit_) : first_limit_;
+}
+
 MonoTime StallWatch::deadline() const {
-  return limit_.count() > 0 ? last_move_ + limit_ : MonoTime::max();
+  const std::chrono::milliseconds applies = limit();
+  return applies.count() > 0 ? last_move_ + applies : MonoTime::max();
 }
 
 bool StallWatch::Stalled(MonoTime now, const std::vector<FlowCounters>& counters) {
@@ -347,7 +354,7 @@ bool StallWatch::Stalled(MonoTime now, const std::vector<FlowCounters>& counters
     last_move_ = now;
     return false;
   }
-  return limit_.count() > 0 && now >= deadline();
+  return limit().count() > 0 && now >= deadline();
 }
 
 }  // namespace nicbench::engine

@@ -40,6 +40,8 @@ namespace wire = protocol;
 constexpr milliseconds kInFlightLimit{2000};
 // What each data stream adds to the set-up deadline (SetUpStreams); the client adds the same.
 constexpr milliseconds kSetupPerStream{50};
+// How long a running test may go without moving its first byte (StallWatch).
+constexpr milliseconds kFirstDataLimit{10000};
 
 // iperf3 3.12 i_errno values for parameter problems (src/iperf_api.h), which a stock client
 // prints as text: "test duration too long", "number of parallel streams too large", ...
@@ -493,6 +495,10 @@ Status ServerTest::Measure(State& st) {
   TestLoopOptions options;
   options.ender = TestLoopOptions::Ender::kPeer;
   options.stall_limit = shared_.config.receive_timeout;
+  // A test that has not moved one byte since TEST_RUNNING is a client holding the slot, not a
+  // slow link (a client sends its first block at once, even at -b 1k): it ends well before
+  // --rcv-timeout.
+  options.first_data_limit = kFirstDataLimit;
   // The safety timer: a client that never sends TEST_END cannot hold the slot.
   options.give_up_after =
       (by_time ? st.spec.duration + st.spec.omit : shared_.config.limits.max_duration) +

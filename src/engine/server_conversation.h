@@ -91,7 +91,7 @@ class ServerTest {
   ServerShared& shared_;
   std::chrono::steady_clock::time_point setup_deadline_;
   std::function<void()> on_finished_;
-  int stop_fd_ = -1;  // eventfd: Terminate writes it
+  int stop_fd_ = -1;         // eventfd: Terminate writes it
   bool told_error_ = false;  // SERVER_ERROR went out (the test thread's own)
 
   std::mutex mutex_;

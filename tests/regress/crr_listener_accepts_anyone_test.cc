@@ -37,8 +37,8 @@ std::set<int> ListeningPorts(pid_t pid) {
     unsigned long inode = 0;
     char rest[256];
     // sl local_address rem_address st tx:rx tr:when retrnsmt uid timeout inode
-    if (std::sscanf(line.c_str(), " %*d: %8X:%4X %*8X:%*4X %2X %*s %*s %*s %*u %*u %lu %255s", &addr,
-                    &port, &state, &inode, rest) >= 4 &&
+    if (std::sscanf(line.c_str(), " %*d: %8X:%4X %*8X:%*4X %2X %*s %*s %*s %*u %*u %lu %255s",
+                    &addr, &port, &state, &inode, rest) >= 4 &&
         state == 0x0A && inodes.count(inode) != 0) {
       ports.insert(static_cast<int>(port));
     }
@@ -92,10 +92,10 @@ TEST(CrrListenerAcceptsAnyone, ForeignConnectionsNeitherHoldNorCountAndAreLogged
     }
     CloseAll(idle);
   });
-  testing::ProcessResult r = testing::RunProcess(
-      {testing::NicbenchPath(), "run", "127.0.0.1", "-p", std::to_string(server.port), "--crr",
-       "-t", "3", "-i", "0.5", "-J"},
-      "", std::chrono::seconds(60));
+  testing::ProcessResult r =
+      testing::RunProcess({testing::NicbenchPath(), "run", "127.0.0.1", "-p",
+                           std::to_string(server.port), "--crr", "-t", "3", "-i", "0.5", "-J"},
+                          "", std::chrono::seconds(60));
   done = true;
   attacker.join();
   ASSERT_NE(found_port.load(), 0) << "the CRR listener was never seen";
@@ -106,9 +106,10 @@ TEST(CrrListenerAcceptsAnyone, ForeignConnectionsNeitherHoldNorCountAndAreLogged
   const uint64_t late = TransactionsAfter(doc, 2.0);
   const uint64_t client = doc["end"]["rr"]["local"]["transactions"].get<uint64_t>();
   const auto& peer = doc["end"]["rr"]["peer_transactions"];
-  std::printf("client %llu transactions (%llu in the last second), server %s, foreign answered %llu\n",
-              static_cast<unsigned long long>(client), static_cast<unsigned long long>(late),
-              peer.dump().c_str(), static_cast<unsigned long long>(foreign_answered.load()));
+  std::printf(
+      "client %llu transactions (%llu in the last second), server %s, foreign answered %llu\n",
+      static_cast<unsigned long long>(client), static_cast<unsigned long long>(late),
+      peer.dump().c_str(), static_cast<unsigned long long>(foreign_answered.load()));
   EXPECT_GT(late, 0u) << "idle foreign connections held the listener";
   EXPECT_EQ(foreign_answered.load(), 0u) << "the listener answered a foreign address";
   ASSERT_TRUE(peer.is_number()) << doc["end"]["rr"].dump();

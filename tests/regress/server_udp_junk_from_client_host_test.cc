@@ -31,26 +31,27 @@ TEST(ServerUdpJunkFromClientHost, TinyDatagramsFromTheSameAddressTakeNoStream) {
   int completed = 0;
   for (int i = 0; i < 3; ++i) {
     testing::ProcessResult r = testing::RunProcess(
-        {testing::NicbenchPath(), "run", "127.0.0.1", "-p", std::to_string(server.port), "-u",
-         "-b", "10M", "-t", "1", "-P", "4", "-J"},
+        {testing::NicbenchPath(), "run", "127.0.0.1", "-p", std::to_string(server.port), "-u", "-b",
+         "10M", "-t", "1", "-P", "4", "-J"},
         "", std::chrono::seconds(60));
     completed += r.exit_code == 0 ? 1 : 0;
     EXPECT_EQ(r.exit_code, 0) << r.err << r.out.substr(0, 1000);
   }
   int stock_completed = -1;
   if (testing::HaveProgram("iperf3")) {
-    testing::ProcessResult r = testing::RunProcess(
-        {"iperf3", "-c", "127.0.0.1", "-p", std::to_string(server.port), "-u", "-P", "4", "-t",
-         "1", "-b", "10M"},
-        "", std::chrono::seconds(60));
+    testing::ProcessResult r =
+        testing::RunProcess({"iperf3", "-c", "127.0.0.1", "-p", std::to_string(server.port), "-u",
+                             "-P", "4", "-t", "1", "-b", "10M"},
+                            "", std::chrono::seconds(60));
     stock_completed = r.exit_code == 0 ? 1 : 0;
     EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   }
   flooding = false;
   flood.join();
-  std::printf("during %llu junk datagrams from the client's address: %d of 3 nicbench -u -P 4 "
-              "tests completed, stock iperf3 %d (-1: not installed)\n",
-              static_cast<unsigned long long>(junk_sent.load()), completed, stock_completed);
+  std::printf(
+      "during %llu junk datagrams from the client's address: %d of 3 nicbench -u -P 4 "
+      "tests completed, stock iperf3 %d (-1: not installed)\n",
+      static_cast<unsigned long long>(junk_sent.load()), completed, stock_completed);
 }
 
 }  // namespace
