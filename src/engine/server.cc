@@ -72,6 +72,38 @@ void Refuse(int fd) {
   (void)!send(fd, &denied, 1, MSG_NOSIGNAL | MSG_DONTWAIT);
 }
 
+// Connections that close before sending a byte (a connect/close flood, a port scanner): each is
+// dropped as soon as it is accepted; the first of an interval is logged at once with its
+// address, the rest as one count when the interval ends.
+class SilentCloseLog {
+ public:
+  using Clock = std::chrono::steady_clock;
+  void Note(const std::string& host, Clock::time_point now) {
+    Tick(now);
+    if (count_++ > 0) return;
+    std::fprintf(stderr,
+                 "nicbench: a connection from %s closed before sending its cookie (dropped; "
+                 "more are counted and said once per %lld s)\n",
+                 host.c_str(), static_cast<long long>(AcceptGate::kLogInterval.count()));
+  }
+  void Tick(Clock::time_point now) {
+    if (now - window_start_ < AcceptGate::kLogInterval) return;
+    if (count_ > 1) {
+      std::fprintf(stderr,
+                   "nicbench: %llu more connections closed before sending a cookie in the last "
+                   "%lld s (dropped)\n",
+                   static_cast<unsigned long long>(count_ - 1),
+                   static_cast<long long>(AcceptGate::kLogInterval.count()));
+    }
+    window_start_ = now;
+    count_ = 0;
+  }
+
+ private:
+  Clock::time_point window_start_{};
+  uint64_t count_ = 0;
+};
+
 class ServerImpl final : public Server {
  public:
   ServerImpl(const ServerConfig& config, TestSink sink) {
@@ -122,6 +154,7 @@ class ServerImpl final : public Server {
   ServerShared shared_;
   net::UniqueFd listen_;
   std::optional<AcceptGate> gate_;
+  SilentCloseLog silent_closes_;
   bool listening_ = true;  // listen_ is in the epoll set
   int epoll_fd_ = -1;
   int wake_fd_ = -1;
@@ -188,6 +221,7 @@ Status ServerImpl::Init() {
 
 void ServerImpl::UpdateListening() {
   gate_->Tick(Clock::now());
+  silent_closes_.Tick(Clock::now());
   shared_.fds.set_limit(gate_->Budget());
   const bool want = !gate_->paused(Clock::now());
   if (want == listening_) return;
@@ -242,6 +276,11 @@ void ServerImpl::AcceptAll() {
     pending_.emplace(raw, std::move(p));
     pending_order_.push_back(raw);
     ++pending_per_host_[host];
+    // Read at once: a client's cookie is usually in by now and its connection leaves the
+    // pending set at once, and a connection already closed is dropped at once, so a
+    // connect/close flood from the client's own address neither fills that address's pending
+    // quota (whose oldest entry, the real client's, would go) nor waits for an epoll round.
+    ReadCookie(raw);
   }
 }
 
@@ -304,6 +343,7 @@ void ServerImpl::ReadCookie(int fd) {
     if (p.have == protocol::kCookieBytes && p.cookie[protocol::kCookieChars] != '\0') drop = true;
   }
   if (!drop && p.have < protocol::kCookieBytes) return;
+  if (n == 0 && p.have == 0) silent_closes_.Note(p.host, Clock::now());
   Pending done = std::move(p);
   DropPending(fd);
   if (drop) {
