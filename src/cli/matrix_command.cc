@@ -189,8 +189,10 @@ std::optional<std::string> UnconfirmedCommands(const MatrixDefinition& d, const 
       "experiment {} runs shell commands around each run; they run only when you give them "
       "again, word for word, after reading them:\n",
       id);
-  for (const auto& [name, command] : {std::pair{"--setup", d.setup}, {"--teardown", d.teardown}}) {
-    if (!command.empty()) text += fmt::format("  {} {}\n", name, report::TerminalSafe(command));
+  const std::pair<const char*, const std::string*> commands[] = {{"--setup", &d.setup},
+                                                                 {"--teardown", &d.teardown}};
+  for (const auto& [name, command] : commands) {
+    if (!command->empty()) text += fmt::format("  {} {}\n", name, report::TerminalSafe(*command));
   }
   return text + fmt::format("e.g. nicbench matrix --resume {} --setup '...' --teardown '...'", id);
 }

@@ -143,8 +143,8 @@ FileCheck CheckFileTarget(const FileOptions& options, bool write) {
     const int err = errno;
     return {FileProblem::kEnvironment, "-F " + OpenError(path, false, err)};
   }
-  struct stat link {};
-  if (::lstat(path.c_str(), &link) == 0 && S_ISLNK(link.st_mode)) {
+  struct stat lst {};
+  if (::lstat(path.c_str(), &lst) == 0 && S_ISLNK(lst.st_mode)) {
     return {FileProblem::kUsage,
             fmt::format("-F {}: is a symbolic link (-F does not follow links; give the file's "
                         "own path)",

@@ -32,10 +32,10 @@ TEST(ServerConnectCloseFlood, TheSameAddressStillSetsUpItsTestsAndTheFloodIsLogg
   }
   int completed = 0;
   for (int i = 0; i < 3; ++i) {
-    testing::ProcessResult r = testing::RunProcess(
-        {testing::NicbenchPath(), "run", "127.0.0.1", "-p", std::to_string(server.port), "-J",
-         "-n", "1M", "-P", "4"},
-        "", std::chrono::seconds(60));
+    testing::ProcessResult r =
+        testing::RunProcess({testing::NicbenchPath(), "run", "127.0.0.1", "-p",
+                             std::to_string(server.port), "-J", "-n", "1M", "-P", "4"},
+                            "", std::chrono::seconds(60));
     completed += r.exit_code == 0 ? 1 : 0;
     EXPECT_EQ(r.exit_code, 0) << r.err << r.out.substr(0, 600);
   }
@@ -44,9 +44,10 @@ TEST(ServerConnectCloseFlood, TheSameAddressStillSetsUpItsTestsAndTheFloodIsLogg
   ExpectBackToBaseline(server.process->pid(), baseline);
   testing::ProcessResult stopped = server.process->Stop();
   const int lines = CountLines(stopped.err, "closed before sending");
-  std::printf("%llu connect/close from the client's address: %d of 3 tests completed; %d log "
-              "lines about them\n",
-              static_cast<unsigned long long>(flood_connections.load()), completed, lines);
+  std::printf(
+      "%llu connect/close from the client's address: %d of 3 tests completed; %d log "
+      "lines about them\n",
+      static_cast<unsigned long long>(flood_connections.load()), completed, lines);
   EXPECT_EQ(completed, 3);
   EXPECT_GE(lines, 1) << "the flood left nothing in the server's log";
   EXPECT_LE(lines, 6) << stopped.err.substr(0, 2000);
