@@ -158,11 +158,13 @@ int Finish(const MatrixContext& ctx, const MatrixArgs& a, const MatrixOutcome& o
   }
   if (outcome.end == MatrixEnd::kFinished) return PrintTable(ctx, a);
   if (outcome.end == MatrixEnd::kFailed) LogError("nicbench matrix: " + outcome.message);
+  const bool commands = !ctx.definition.setup.empty() || !ctx.definition.teardown.empty();
   std::fprintf(stderr,
                "nicbench matrix: experiment %lld %s; the finished runs are stored; `nicbench "
-               "matrix --resume %lld` completes the rest\n",
+               "matrix --resume %lld`%s completes the rest\n",
                static_cast<long long>(ctx.experiment), state,
-               static_cast<long long>(ctx.experiment));
+               static_cast<long long>(ctx.experiment),
+               commands ? " with the same --setup/--teardown" : "");
   return outcome.exit_code;
 }
 
