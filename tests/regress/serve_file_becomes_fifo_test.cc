@@ -31,7 +31,7 @@ class TempDir {
 };
 
 // A test against the server, killed after 30 s (on the old code it hung there).
-testing::ProcessResult Test(int port, const std::vector<std::string>& extra) {
+testing::ProcessResult RunAgainst(int port, const std::vector<std::string>& extra) {
   std::vector<std::string> argv = {testing::NicbenchPath(), "run", "127.0.0.1", "-p",
                                    std::to_string(port),    "-t",  "1"};
   argv.insert(argv.end(), extra.begin(), extra.end());
@@ -47,7 +47,7 @@ TEST(ServeFileBecomesFifo, TheTestIsRefusedAtOnceAndTheServerKeepsServingAndStop
 
   // The server writes what arrives (open for writing) and, with -R, reads what it sends.
   for (const std::vector<std::string>& extra : std::vector<std::vector<std::string>>{{}, {"-R"}}) {
-    testing::ProcessResult r = Test(server.port, extra);
+    testing::ProcessResult r = RunAgainst(server.port, extra);
     EXPECT_EQ(r.signal, 0) << "the test hung (killed after 30 s)";
     EXPECT_NE(r.exit_code, 0) << r.out << r.err;
   }
@@ -59,7 +59,7 @@ TEST(ServeFileBecomesFifo, TheTestIsRefusedAtOnceAndTheServerKeepsServingAndStop
   std::ofstream(elsewhere) << "precious";
   ASSERT_EQ(unlink(path.c_str()), 0);
   ASSERT_EQ(symlink(elsewhere.c_str(), path.c_str()), 0);
-  testing::ProcessResult linked = Test(server.port, {});
+  testing::ProcessResult linked = RunAgainst(server.port, {});
   EXPECT_NE(linked.exit_code, 0) << linked.out << linked.err;
   std::ifstream kept(elsewhere);
   std::string word;
