@@ -588,7 +588,9 @@ std::optional<std::string> StoredRunArgumentsProblem(const std::vector<std::stri
     return std::string(e.what());
   }
   if (auto path = PathOption(a)) {
-    return *path + ": a stored definition cannot choose a file to read or write";
+    return *path +
+           ": a matrix's run options cannot name a file (its definition is stored, and a "
+           "stored definition never chooses a path)";
   }
   // Without --logfile (refused above) this only checks; MakePlan opens nothing.
   if (auto s = PrepareIperf3Run(app, a.rate, a.drop_in); !s) return s.error().message;

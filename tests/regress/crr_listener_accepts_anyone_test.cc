@@ -99,7 +99,7 @@ TEST(CrrListenerAcceptsAnyone, ForeignConnectionsNeitherHoldNorCountAndAreLogged
   done = true;
   attacker.join();
   ASSERT_NE(found_port.load(), 0) << "the CRR listener was never seen";
-  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out.substr(0, 4000);
   auto doc = nlohmann::json::parse(r.out, nullptr, false);
   ASSERT_FALSE(doc.is_discarded()) << r.out;
 

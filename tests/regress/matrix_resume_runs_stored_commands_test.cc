@@ -89,7 +89,7 @@ TEST_F(MatrixResumeStoredCommands, StoredRunOptionsCannotWriteAFileOrPassWhatRun
   EXPECT_FALSE(std::filesystem::exists(html));
 
   // What `run` itself refuses is refused before any run, as on the command line.
-  testing::ProcessResult bad = Resume(Plant("", {"-P", "0"}));
+  testing::ProcessResult bad = Resume(Plant("", {"-t", "abc"}));
   EXPECT_EQ(bad.exit_code, 2) << bad.err;
   testing::ProcessResult unknown = Resume(Plant("", {"--no-such-option"}));
   EXPECT_EQ(unknown.exit_code, 2) << unknown.err;
