@@ -11,6 +11,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstring>
 #include <list>
 #include <map>
@@ -72,6 +73,43 @@ void Refuse(int fd) {
   (void)!send(fd, &denied, 1, MSG_NOSIGNAL | MSG_DONTWAIT);
 }
 
+// Connections refused by --allow/--deny, logged with the address: the first of a window at
+// once, the rest as one count when the next window opens, so a flood costs one line a window.
+class DeniedLog {
+ public:
+  static constexpr std::chrono::seconds kWindow{10};
+  void Note(const std::string& peer, bool log) {
+    const auto now = Clock::now();
+    if (now - window_start_ >= kWindow) Flush(now);
+    if (logged_in_window_) {
+      ++unlogged_;
+      last_ = peer;
+      return;
+    }
+    logged_in_window_ = true;
+    if (log)
+      std::fprintf(stderr, "nicbench: refused %s: not permitted by --allow/--deny\n", peer.c_str());
+    log_ = log;
+  }
+
+ private:
+  void Flush(Clock::time_point now) {
+    if (unlogged_ > 0 && log_) {
+      std::fprintf(stderr,
+                   "nicbench: refused %llu more connection(s) by --allow/--deny (last from %s)\n",
+                   static_cast<unsigned long long>(unlogged_), last_.c_str());
+    }
+    unlogged_ = 0;
+    logged_in_window_ = false;
+    window_start_ = now;
+  }
+  Clock::time_point window_start_{};
+  bool logged_in_window_ = false;
+  bool log_ = true;
+  uint64_t unlogged_ = 0;
+  std::string last_;
+};
+
 class ServerImpl final : public Server {
  public:
   ServerImpl(const ServerConfig& config, TestSink sink) {
@@ -131,6 +169,7 @@ class ServerImpl final : public Server {
   std::map<std::string, int> pending_per_host_;
   std::map<std::string, RunningTest> tests_;
   std::atomic<int> started_{0}, refused_{0};
+  DeniedLog denied_log_;
   bool served_once_ = false;
   Clock::time_point last_activity_ = Clock::now();
 };
@@ -224,6 +263,13 @@ void ServerImpl::AcceptAll() {
         LogWarning("accept: " + fd.error().ToString());
       }
       return;
+    }
+    if (!shared_.config.access.empty() && !shared_.config.access.Permits(peer.addr())) {
+      // Before a byte is read: the client hears ACCESS_DENIED, as from a busy iperf3.
+      Refuse(fd->get());
+      ++refused_;
+      denied_log_.Note(peer.ToString(), shared_.config.log_tests);
+      continue;
     }
     const std::string host = UdpHellos::PlainHost(peer);
     if (pending_per_host_[host] >= PendingPerAddress(shared_.config)) DropOldestPending(&host);
