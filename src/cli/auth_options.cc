@@ -64,8 +64,15 @@ void AddServeAuthOptions(CLI::App& app, ServeAuthArgs& a) {
                  "seconds a token's time may differ from the server's (default 10)");
   app.add_flag("--use-pkcs1-padding", a.pkcs1,
                "accept PKCS#1 v1.5 tokens too (iperf3 clients before 3.17), besides OAEP");
-  app.add_option("--allow", a.allow, "serve only clients in this CIDR (repeatable; IPv4 and IPv6)");
-  app.add_option("--deny", a.deny, "refuse clients in this CIDR (repeatable; wins over --allow)");
+  // One value per occurrence: `--allow A --allow B`, never `--allow A B`.
+  app.add_option("--allow", a.allow, "serve only clients in this CIDR (repeatable; IPv4 and IPv6)")
+      ->expected(1)
+      ->allow_extra_args(false)
+      ->take_all();
+  app.add_option("--deny", a.deny, "refuse clients in this CIDR (repeatable; wins over --allow)")
+      ->expected(1)
+      ->allow_extra_args(false)
+      ->take_all();
 }
 
 void AddRunAuthOptions(CLI::App& app, RunAuthArgs& a) {

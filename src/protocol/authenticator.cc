@@ -1,5 +1,7 @@
 #include "protocol/authenticator.h"
 
+#include <iterator>
+
 #include <fmt/format.h>
 #include <openssl/evp.h>
 

@@ -1,5 +1,9 @@
 #include "protocol/authorized_users.h"
 
+#include <cctype>
+#include <string>
+#include <vector>
+
 #include <gtest/gtest.h>
 
 namespace nicbench::protocol {

@@ -24,8 +24,7 @@ class AuthCli : public ::testing::Test {
     char pattern[] = "/tmp/nicbench-authcli-XXXXXX";
     ASSERT_NE(mkdtemp(pattern), nullptr);
     dir_ = pattern;
-    ASSERT_EQ(testing::RunProcess({"openssl", "genrsa", "-out", Path("key"), "2048"}).exit_code,
-              0);
+    ASSERT_EQ(testing::RunProcess({"openssl", "genrsa", "-out", Path("key"), "2048"}).exit_code, 0);
     ASSERT_EQ(
         testing::RunProcess({"openssl", "rsa", "-in", Path("key"), "-pubout", "-out", Path("pub")})
             .exit_code,
@@ -37,8 +36,8 @@ class AuthCli : public ::testing::Test {
     std::ifstream in(Path("key"));
     std::string key((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     Write("loosekey", key, 0644);
-    testing::RunProcess({"openssl", "ecparam", "-name", "prime256v1", "-genkey", "-noout",
-                         "-out", Path("eckey")});
+    testing::RunProcess(
+        {"openssl", "ecparam", "-name", "prime256v1", "-genkey", "-noout", "-out", Path("eckey")});
     chmod(Path("eckey").c_str(), 0600);
   }
   void TearDown() override {
@@ -63,8 +62,9 @@ class AuthCli : public ::testing::Test {
 
 TEST_F(AuthCli, ServeRefusesBadKeysUsersFilesAndCidrs) {
   auto serve = [&](const std::string& key, const std::string& users) {
-    return std::vector<std::string>{"serve",   "-p", "0", "--rsa-private-key-path",
-                                    Path(key), "--authorized-users-path", Path(users)};
+    return std::vector<std::string>{
+        "serve",    "-p", "0", "--rsa-private-key-path", Path(key), "--authorized-users-path",
+        Path(users)};
   };
   ExpectRefused(serve("none", "users"), "cannot open key file " + Path("none"));
   ExpectRefused(serve("junk", "users"), Path("junk") + " is not an unencrypted PEM private key");
@@ -93,15 +93,12 @@ TEST_F(AuthCli, ServeRefusesBadKeysUsersFilesAndCidrs) {
 TEST_F(AuthCli, RunRefusesBadKeysAndAMissingPassword) {
   ExpectRefused({"run", "127.0.0.1", "--username", "alice"},
                 "--username needs --rsa-public-key-path");
-  ExpectRefused({"run", "127.0.0.1", "--rsa-public-key-path", Path("pub")},
-                "need --username");
-  ExpectRefused({"run", "127.0.0.1", "--username", "alice", "--rsa-public-key-path",
-                 Path("none")},
+  ExpectRefused({"run", "127.0.0.1", "--rsa-public-key-path", Path("pub")}, "need --username");
+  ExpectRefused({"run", "127.0.0.1", "--username", "alice", "--rsa-public-key-path", Path("none")},
                 "cannot open key file " + Path("none"));
   ExpectRefused({"run", "127.0.0.1", "--username", "alice", "--rsa-public-key-path", Path("key")},
                 Path("key") + " is a private key");
-  ExpectRefused({"run", "127.0.0.1", "--username", "alice", "--rsa-public-key-path",
-                 Path("junk")},
+  ExpectRefused({"run", "127.0.0.1", "--username", "alice", "--rsa-public-key-path", Path("junk")},
                 Path("junk") + " is not a PEM public key");
   // The tests' stdin is a pipe, not a terminal: no prompt, a clear message instead.
   unsetenv("IPERF3_PASSWORD");

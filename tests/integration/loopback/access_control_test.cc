@@ -51,9 +51,9 @@ TEST(AccessControl, AllowServesOnlyItsPrefixAndNothingIsRead) {
 TEST(AccessControl, StockClientHearsIperf3sAccessDenied) {
   if (!testing::HaveProgram("iperf3")) GTEST_SKIP() << "iperf3 is not installed";
   testing::ServeChild server = testing::StartServe({"--allow", "127.0.0.1/32"});
-  ProcessResult r = testing::RunProcess({"iperf3", "-c", "127.0.0.1", "-p",
-                                         std::to_string(server.port), "-B", "127.0.0.2", "-n",
-                                         "1M"});
+  ProcessResult r =
+      testing::RunProcess({"iperf3", "-c", "127.0.0.1", "-p", std::to_string(server.port), "-B",
+                           "127.0.0.2", "-n", "1M"});
   EXPECT_NE(r.exit_code, 0);
   EXPECT_NE((r.out + r.err).find("the server is busy running a test"), std::string::npos)
       << r.out << r.err;

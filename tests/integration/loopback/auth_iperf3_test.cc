@@ -37,13 +37,12 @@ class AuthTest : public ::testing::Test {
     pub_ = dir_ + "/server.pub";
     users_ = dir_ + "/users.csv";
     ASSERT_EQ(testing::RunProcess({"openssl", "genrsa", "-out", priv_, "2048"}).exit_code, 0);
-    ASSERT_EQ(testing::RunProcess({"openssl", "rsa", "-in", priv_, "-pubout", "-out", pub_})
-                  .exit_code,
-              0);
+    ASSERT_EQ(
+        testing::RunProcess({"openssl", "rsa", "-in", priv_, "-pubout", "-out", pub_}).exit_code,
+        0);
     chmod(priv_.c_str(), 0600);
     std::ofstream(users_) << "# iperf3 authorized users\nalice,"
-                          << protocol::PasswordHashHex("alice", protocol::Secret("secret"))
-                          << "\n";
+                          << protocol::PasswordHashHex("alice", protocol::Secret("secret")) << "\n";
   }
   void TearDown() override {
     if (!dir_.empty()) (void)!std::system(("rm -rf " + dir_).c_str());
@@ -51,7 +50,7 @@ class AuthTest : public ::testing::Test {
 
   std::vector<std::string> ServeAuth(bool pkcs1 = true) const {
     std::vector<std::string> args = {"--rsa-private-key-path", priv_, "--authorized-users-path",
-                                      users_};
+                                     users_};
     if (pkcs1) args.push_back("--use-pkcs1-padding");
     return args;
   }
@@ -59,15 +58,21 @@ class AuthTest : public ::testing::Test {
   // A stock 3.12 client with `password` (none: no credentials) against `port`.
   ProcessResult StockClient(int port, const std::string& user, const std::string& password,
                             const std::string& source = "127.0.0.1") const {
-    std::vector<std::string> argv = {"env", "IPERF3_PASSWORD=" + password,
-                                     "iperf3", "-c",
-                                     "127.0.0.1", "-p",
-                                     std::to_string(port), "-B",
-                                     source, "-n",
-                                     "1M", "-J"};
+    std::vector<std::string> argv = {"env",
+                                     "IPERF3_PASSWORD=" + password,
+                                     "iperf3",
+                                     "-c",
+                                     "127.0.0.1",
+                                     "-p",
+                                     std::to_string(port),
+                                     "-B",
+                                     source,
+                                     "-n",
+                                     "1M",
+                                     "-J"};
     if (!user.empty()) {
-      for (const std::string& a : {std::string("--username"), user,
-                                   std::string("--rsa-public-key-path"), pub_}) {
+      for (const std::string& a :
+           {std::string("--username"), user, std::string("--rsa-public-key-path"), pub_}) {
         argv.push_back(a);
       }
     }
@@ -139,23 +144,23 @@ TEST_F(AuthTest, NicbenchServeRefusesStaleReplayedAndMalformedTokens) {
                                       protocol::RsaPadding::kOaep, ts);
   };
   const std::string fresh = token(now);
-  EXPECT_NE(AnswerTo(server.port, fresh, 1), 142);     // accepted
-  EXPECT_EQ(AnswerTo(server.port, fresh, 2), 142);     // replayed
+  EXPECT_NE(AnswerTo(server.port, fresh, 1), 142);            // accepted
+  EXPECT_EQ(AnswerTo(server.port, fresh, 2), 142);            // replayed
   EXPECT_EQ(AnswerTo(server.port, token(now - 60), 3), 142);  // stale
   EXPECT_EQ(AnswerTo(server.port, token(now + 60), 4), 142);  // from the future
   EXPECT_EQ(AnswerTo(server.port, "not*base64", 5), 142);
   EXPECT_EQ(AnswerTo(server.port, protocol::Base64Encode("short"), 6), 142);
   EXPECT_EQ(AnswerTo(server.port, protocol::Base64Encode(std::string(256, 'x')), 7), 142);
   // The server still serves: a nicbench client with credentials (OAEP, both ends ours).
-  ProcessResult good = testing::RunProcess(
-      {"env", "IPERF3_PASSWORD=secret", testing::NicbenchPath(), "run", "127.0.0.1", "-p",
-       std::to_string(server.port), "-n", "1M", "--username", "alice", "--rsa-public-key-path",
-       pub_});
+  ProcessResult good =
+      testing::RunProcess({"env", "IPERF3_PASSWORD=secret", testing::NicbenchPath(), "run",
+                           "127.0.0.1", "-p", std::to_string(server.port), "-n", "1M", "--username",
+                           "alice", "--rsa-public-key-path", pub_});
   EXPECT_EQ(good.exit_code, 0) << good.out << good.err;
-  ProcessResult bad = testing::RunProcess(
-      {"env", "IPERF3_PASSWORD=guess", testing::NicbenchPath(), "run", "127.0.0.1", "-p",
-       std::to_string(server.port), "-n", "1M", "--username", "alice", "--rsa-public-key-path",
-       pub_});
+  ProcessResult bad =
+      testing::RunProcess({"env", "IPERF3_PASSWORD=guess", testing::NicbenchPath(), "run",
+                           "127.0.0.1", "-p", std::to_string(server.port), "-n", "1M", "--username",
+                           "alice", "--rsa-public-key-path", pub_});
   EXPECT_EQ(bad.exit_code, 1) << bad.out << bad.err;
   EXPECT_NE(bad.err.find("authentication failed"), std::string::npos) << bad.err;
   EXPECT_EQ(bad.err.find("wrong password"), std::string::npos) << "the client learns no reason";
@@ -171,8 +176,8 @@ ProcessResult RunAgainstStockServer(const AuthTest& t, const std::vector<std::st
                                     const std::string& user, const std::string& password,
                                     bool pkcs1, std::string* server_err) {
   const int port = testing::FreeTcpPort();
-  std::vector<std::string> argv = {"iperf3", "-s", "-1", "-p", std::to_string(port), "-B",
-                                   "127.0.0.1"};
+  std::vector<std::string> argv = {"iperf3", "-s",       "-1", "-p", std::to_string(port),
+                                   "-B",     "127.0.0.1"};
   argv.insert(argv.end(), server_auth.begin(), server_auth.end());
   testing::BackgroundProcess server(argv);
   ProcessResult r;
@@ -201,8 +206,8 @@ ProcessResult RunAgainstStockServer(const AuthTest& t, const std::vector<std::st
 
 TEST_F(AuthTest, NicbenchRunAgainstStockServerRequiringCredentials) {
   if (!testing::HaveProgram("iperf3")) GTEST_SKIP() << "iperf3 is not installed";
-  const std::vector<std::string> auth = {"--rsa-private-key-path", priv_,
-                                         "--authorized-users-path", users_};
+  const std::vector<std::string> auth = {"--rsa-private-key-path", priv_, "--authorized-users-path",
+                                         users_};
   std::string server_out;
   ProcessResult good = RunAgainstStockServer(*this, auth, "alice", "secret", true, &server_out);
   EXPECT_EQ(good.exit_code, 0) << good.out << good.err << server_out;
