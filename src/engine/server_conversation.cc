@@ -213,7 +213,8 @@ Status ServerTest::Authenticate(State& st, const protocol::DecodedParams& params
   // The client hears only "test authorization failed" (iperf3's IEAUTHTEST), whatever the
   // reason: telling a wrong password from an unknown user would help guess user names. The
   // reason goes to the server's log (Finish) with the client's address.
-  constexpr std::string_view kToClient = "authentication failed";
+  constexpr std::string_view kToClient =
+      "test authorization failed (the user, password, key, padding or clock was not accepted)";
   if (params.authtoken.empty()) {
     return Refuse(st, wire::iperf_errno::kAuthTest,
                   "authentication refused: the client sent no token (it needs --username and "

@@ -162,7 +162,7 @@ TEST_F(AuthTest, NicbenchServeRefusesStaleReplayedAndMalformedTokens) {
                            "127.0.0.1", "-p", std::to_string(server.port), "-n", "1M", "--username",
                            "alice", "--rsa-public-key-path", pub_});
   EXPECT_EQ(bad.exit_code, 1) << bad.out << bad.err;
-  EXPECT_NE(bad.err.find("authentication failed"), std::string::npos) << bad.err;
+  EXPECT_NE(bad.err.find("test authorization failed"), std::string::npos) << bad.err;
   EXPECT_EQ(bad.err.find("wrong password"), std::string::npos) << "the client learns no reason";
   ProcessResult s = server.process->Stop(SIGTERM);
   for (const char* reason : {"replayed token of user 'alice'", "stale token of user 'alice'",
