@@ -32,7 +32,8 @@ namespace {
 
 struct ServeArgs {
   std::string port = "5201", bind, idle_timeout, max_tests, max_duration, max_rate, max_streams,
-              max_rr_flows, max_block, pidfile, threads, max_memory, rcv_timeout, max_per_address;
+              max_rr_flows, max_block, pidfile, threads, max_memory, rcv_timeout, max_per_address,
+              max_per_hour;
   bool once = false, daemon = false, json = false;
   Iperf3ServeArgs drop_in;  // iperf3's options, cli/iperf3_options.h
   FileArgs file;            // -F, --direct (cli/file_options.h)
@@ -63,6 +64,8 @@ void AddOptions(CLI::App& app, ServeArgs& a) {
       "end a test whose data stops this long, ms (default 120000, as iperf3; 0 = never)");
   app.add_option("--max-tests-per-client,--max-tests-per-address", a.max_per_address,
                  "tests from one client address at once (default: --max-tests minus 1)");
+  app.add_option("--max-tests-per-client-per-hour", a.max_per_hour,
+                 "tests one client address may start in any hour (default: no limit)");
   app.add_option("--max-memory", a.max_memory,
                  "buffers of all tests together (K/M/G bytes, default 256M); more is refused");
   app.add_flag("-J,--json", a.json, "one JSON document per test on stdout");
@@ -135,6 +138,13 @@ Result<engine::ServerConfig> MakeConfig(ServeArgs& a) {
     auto n = ParseUnsigned(a.max_per_address);
     if (!n || *n < 1 || *n > 1024) return Fail("--max-tests-per-client: expected 1..1024");
     config.max_tests_per_address = static_cast<int>(*n);
+  }
+  if (!a.max_per_hour.empty()) {
+    auto n = ParseUnsigned(a.max_per_hour);
+    if (!n || *n < 1 || *n > 1000000) {
+      return Fail("--max-tests-per-client-per-hour: expected 1..1000000");
+    }
+    config.max_tests_per_address_per_hour = static_cast<int>(*n);
   }
   if (!a.max_memory.empty()) {
     auto m = ParseByteSize(a.max_memory);

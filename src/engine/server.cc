@@ -13,6 +13,7 @@
 
 #include <cstdio>
 #include <cstring>
+#include <deque>
 #include <list>
 #include <map>
 #include <mutex>
@@ -155,6 +156,9 @@ class ServerImpl final : public Server {
   void DropOldestPending(const std::string* host);
   int TestsFrom(const std::string& host) const;
   int MaxTestsPerAddress() const;
+  // --max-tests-per-client-per-hour: true when `host` has started that many tests in the last
+  // hour (the starts older than that are forgotten here).
+  bool HourlyLimitReached(const std::string& host);
   int EpollTimeoutMs(Clock::time_point idle_deadline) const;
 
   ServerShared shared_;
@@ -168,6 +172,7 @@ class ServerImpl final : public Server {
   std::list<int> pending_order_;    // oldest first
   std::map<std::string, int> pending_per_host_;
   std::map<std::string, RunningTest> tests_;
+  std::map<std::string, std::deque<Clock::time_point>> starts_by_host_;  // the last hour's
   std::atomic<int> started_{0}, refused_{0};
   DeniedLog denied_log_;
   bool served_once_ = false;
@@ -333,6 +338,19 @@ int ServerImpl::MaxTestsPerAddress() const {
   return std::max(1, c.max_tests - 1);
 }
 
+bool ServerImpl::HourlyLimitReached(const std::string& host) {
+  const int limit = shared_.config.max_tests_per_address_per_hour;
+  if (limit <= 0) return false;
+  const auto hour_ago = Clock::now() - std::chrono::hours(1);
+  for (auto it = starts_by_host_.begin(); it != starts_by_host_.end();) {
+    auto& starts = it->second;
+    while (!starts.empty() && starts.front() <= hour_ago) starts.pop_front();
+    it = starts.empty() ? starts_by_host_.erase(it) : std::next(it);
+  }
+  auto it = starts_by_host_.find(host);
+  return it != starts_by_host_.end() && static_cast<int>(it->second.size()) >= limit;
+}
+
 void ServerImpl::ReadCookie(int fd) {
   auto it = pending_.find(fd);
   if (it == pending_.end()) return;
@@ -373,6 +391,7 @@ void ServerImpl::Route(Pending& pending) {
     return;
   }
   const bool busy = static_cast<int>(tests_.size()) >= shared_.config.max_tests ||
+                    HourlyLimitReached(pending.host) ||
                     TestsFrom(pending.host) >= MaxTestsPerAddress() ||
                     (shared_.config.once && served_once_) || stop_requested_;
   if (busy) {
@@ -393,6 +412,9 @@ void ServerImpl::StartTest(Pending& pending, const std::string& cookie) {
   const int no_delay = 1;
   (void)setsockopt(pending.fd.get(), IPPROTO_TCP, TCP_NODELAY, &no_delay, sizeof no_delay);
   served_once_ = true;
+  if (shared_.config.max_tests_per_address_per_hour > 0) {
+    starts_by_host_[pending.host].push_back(Clock::now());
+  }
   ++started_;
   // The cookie's deadline was the accept plus the set-up timeout: the rest of the set-up
   // shares it.

@@ -44,6 +44,9 @@ struct ServerConfig {
   // Tests from one client address at once; 0 = max_tests - 1 (at least 1), so one address
   // cannot take every slot.
   int max_tests_per_address = 0;
+  // Tests one client address may start in any hour (a sliding hour); more get ACCESS_DENIED.
+  // 0 = no limit.
+  int max_tests_per_address_per_hour = 0;
   // serve --allow/--deny: a connection from an address the list does not permit gets
   // ACCESS_DENIED right after accept, before a byte is read (control and data connections
   // alike; a UDP stream's hello is taken only from its test's control address, so the list

@@ -88,6 +88,8 @@ TEST_F(AuthCli, ServeRefusesBadKeysUsersFilesAndCidrs) {
   ExpectRefused({"serve", "-p", "0", "--deny", "::1/200"}, "--deny '::1/200'");
   ExpectRefused({"serve", "-p", "0", "--max-tests-per-client", "0"},
                 "--max-tests-per-client: expected 1..1024");
+  ExpectRefused({"serve", "-p", "0", "--max-tests-per-client-per-hour", "x"},
+                "--max-tests-per-client-per-hour: expected 1..1000000");
 }
 
 TEST_F(AuthCli, RunRefusesBadKeysAndAMissingPassword) {

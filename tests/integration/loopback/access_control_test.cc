@@ -60,5 +60,18 @@ TEST(AccessControl, StockClientHearsIperf3sAccessDenied) {
   server.process->Stop(SIGTERM);
 }
 
+TEST(AccessControl, HourlyLimitCountsTestsPerAddress) {
+  testing::ServeChild server = testing::StartServe({"--max-tests-per-client-per-hour", "1"});
+  ProcessResult first = RunFrom(server.port, "127.0.0.2");
+  EXPECT_EQ(first.exit_code, 0) << first.out << first.err;
+  ProcessResult second = RunFrom(server.port, "127.0.0.2");
+  EXPECT_EQ(second.exit_code, 1) << second.out << second.err;
+  EXPECT_NE(second.err.find("busy"), std::string::npos) << second.err;
+  // Another address has its own hour.
+  ProcessResult other = RunFrom(server.port, "127.0.0.1");
+  EXPECT_EQ(other.exit_code, 0) << other.out << other.err;
+  server.process->Stop(SIGTERM);
+}
+
 }  // namespace
 }  // namespace nicbench
