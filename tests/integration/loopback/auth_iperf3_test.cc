@@ -221,5 +221,36 @@ TEST_F(AuthTest, NicbenchRunAgainstStockServerRequiringCredentials) {
   }
 }
 
+// OAEP, both ways, with an iperf3 of 3.17 or later given by hand (its default padding):
+// NICBENCH_IPERF3=../shared/anchors/iperf3-3.21. Skipped without it.
+TEST_F(AuthTest, OaepBothWaysWithAModernIperf3) {
+  const char* modern = std::getenv("NICBENCH_IPERF3");
+  if (modern == nullptr || *modern == '\0') GTEST_SKIP() << "NICBENCH_IPERF3 is not set";
+  testing::ServeChild server = testing::StartServe(ServeAuth(/*pkcs1=*/false));
+  auto client = [&](const std::string& password) {
+    return testing::RunProcess({"env", "IPERF3_PASSWORD=" + password, modern, "-c", "127.0.0.1",
+                                "-p", std::to_string(server.port), "-n", "1M", "--username",
+                                "alice", "--rsa-public-key-path", pub_});
+  };
+  ProcessResult good = client("secret");
+  EXPECT_EQ(good.exit_code, 0) << good.out << good.err;
+  EXPECT_TRUE(IperfSaysAuthFailed(client("guess")));
+  server.process->Stop(SIGTERM);
+  const int port = testing::FreeTcpPort();
+  testing::BackgroundProcess stock({modern, "-s", "-1", "-p", std::to_string(port), "-B",
+                                    "127.0.0.1", "--rsa-private-key-path", priv_,
+                                    "--authorized-users-path", users_});
+  ProcessResult r;
+  for (int attempt = 0; attempt < 50; ++attempt) {
+    r = testing::RunProcess({"env", "IPERF3_PASSWORD=secret", testing::NicbenchPath(), "run",
+                             "127.0.0.1", "-p", std::to_string(port), "-n", "1M", "--username",
+                             "alice", "--rsa-public-key-path", pub_});
+    if ((r.out + r.err).find("unable to connect") == std::string::npos) break;
+    usleep(100000);
+  }
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  stock.Stop(SIGTERM);
+}
+
 }  // namespace
 }  // namespace nicbench
