@@ -27,6 +27,9 @@ namespace {
 using testing::ProcessResult;
 
 class AuthTest : public ::testing::Test {
+ public:
+  const std::string& pub() const { return pub_; }
+
  protected:
   void SetUp() override {
     if (!testing::HaveProgram("openssl")) GTEST_SKIP() << "openssl is not installed";
@@ -79,7 +82,6 @@ class AuthTest : public ::testing::Test {
     return testing::RunProcess(argv);
   }
 
-  const std::string& pub() const { return pub_; }
   std::string dir_, priv_, pub_, users_;
 };
 
