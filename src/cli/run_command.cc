@@ -21,6 +21,7 @@
 #include "base/exit_code.h"
 #include "base/log.h"
 #include "base/units.h"
+#include "cli/auth_options.h"
 #include "cli/commands.h"
 #include "cli/file_options.h"
 #include "cli/iperf3_options.h"
@@ -55,6 +56,7 @@ struct RunArgs {
   Iperf3RunArgs drop_in;  // iperf3's options, cli/iperf3_options.h
   FileArgs file;          // -F, --direct (cli/file_options.h)
   RrArgs rr;              // --rr, --crr, cli/rr_options.h
+  RunAuthArgs auth;       // --username, cli/auth_options.h
 };
 
 struct RunPlan {
@@ -126,6 +128,7 @@ void AddOptions(CLI::App& app, RunArgs& a) {
   AddIperf3RunOptions(app, a.drop_in);
   AddFileOptions(app, a.file);
   AddRrOptions(app, a.rr);
+  AddRunAuthOptions(app, a.auth);
 }
 
 Result<std::chrono::milliseconds> Millis(const std::string& text, const char* what) {
@@ -542,6 +545,16 @@ int RunRunCommand(int argc, char** argv) {
     }
     plan->html_file = std::move(*file);
   }
+  if (!args.auth.username.empty() && plan->loopback) {
+    PrintError(args.json, "nicbench run: --username needs a HOST (the loopback server asks none)");
+    return ToInt(ExitCode::kUsage);
+  }
+  auto auth = MakeClientAuth(args.auth);
+  if (!auth) {
+    PrintError(args.json, "nicbench run: " + auth.error().ToString());
+    return ToInt(ExitCode::kUsage);
+  }
+  plan->client.auth = *auth;
   if (!args.file.file.empty() && (plan->loopback || plan->both_directions)) {
     PrintError(args.json,
                "nicbench run: -F needs a HOST and one direction (loopback and "

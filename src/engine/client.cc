@@ -273,7 +273,14 @@ Status ExchangeParams(ClientRun& run) {
   ext.want_samples = run.config.sample_host;
   ext.live_samples = run.config.sample_host && run.config.live_samples;
   ext.announce = true;
-  auto params = wire::SendJson(run.control.get(), wire::EncodeParams(run.spec, ext));
+  std::string token;
+  if (const ClientAuth* auth = run.config.auth.get()) {
+    auto made = protocol::EncodeAuthToken(auth->username, auth->password, auth->server_key,
+                                          auth->padding, static_cast<int64_t>(std::time(nullptr)));
+    if (!made) return Fail(ErrorKind::kProtocol, made.error());
+    token = std::move(*made);
+  }
+  auto params = wire::SendJson(run.control.get(), wire::EncodeParams(run.spec, ext, token));
   if (!params) return Fail(ErrorKind::kProtocol, params.error());
   return run.spec.rr.enabled() ? ExpectRrReady(run) : Ok();
 }

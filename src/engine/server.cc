@@ -11,7 +11,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstring>
+#include <deque>
 #include <list>
 #include <map>
 #include <mutex>
@@ -104,6 +106,43 @@ class SilentCloseLog {
   uint64_t count_ = 0;
 };
 
+// Connections refused by --allow/--deny, logged with the address: the first of a window at
+// once, the rest as one count when the next window opens, so a flood costs one line a window.
+class DeniedLog {
+ public:
+  static constexpr std::chrono::seconds kWindow{10};
+  void Note(const std::string& peer, bool log) {
+    const auto now = Clock::now();
+    if (now - window_start_ >= kWindow) Flush(now);
+    if (logged_in_window_) {
+      ++unlogged_;
+      last_ = peer;
+      return;
+    }
+    logged_in_window_ = true;
+    if (log)
+      std::fprintf(stderr, "nicbench: refused %s: not permitted by --allow/--deny\n", peer.c_str());
+    log_ = log;
+  }
+
+ private:
+  void Flush(Clock::time_point now) {
+    if (unlogged_ > 0 && log_) {
+      std::fprintf(stderr,
+                   "nicbench: refused %llu more connection(s) by --allow/--deny (last from %s)\n",
+                   static_cast<unsigned long long>(unlogged_), last_.c_str());
+    }
+    unlogged_ = 0;
+    logged_in_window_ = false;
+    window_start_ = now;
+  }
+  Clock::time_point window_start_{};
+  bool logged_in_window_ = false;
+  bool log_ = true;
+  uint64_t unlogged_ = 0;
+  std::string last_;
+};
+
 class ServerImpl final : public Server {
  public:
   ServerImpl(const ServerConfig& config, TestSink sink) {
@@ -149,6 +188,9 @@ class ServerImpl final : public Server {
   void DropOldestPending(const std::string* host);
   int TestsFrom(const std::string& host) const;
   int MaxTestsPerAddress() const;
+  // --max-tests-per-client-per-hour: true when `host` has started that many tests in the last
+  // hour (the starts older than that are forgotten here).
+  bool HourlyLimitReached(const std::string& host);
   int EpollTimeoutMs(Clock::time_point idle_deadline) const;
 
   ServerShared shared_;
@@ -163,7 +205,9 @@ class ServerImpl final : public Server {
   std::list<int> pending_order_;    // oldest first
   std::map<std::string, int> pending_per_host_;
   std::map<std::string, RunningTest> tests_;
+  std::map<std::string, std::deque<Clock::time_point>> starts_by_host_;  // the last hour's
   std::atomic<int> started_{0}, refused_{0};
+  DeniedLog denied_log_;
   bool served_once_ = false;
   Clock::time_point last_activity_ = Clock::now();
 };
@@ -259,6 +303,13 @@ void ServerImpl::AcceptAll() {
       }
       return;
     }
+    if (!shared_.config.access.empty() && !shared_.config.access.Permits(peer.addr())) {
+      // Before a byte is read: the client hears ACCESS_DENIED, as from a busy iperf3.
+      Refuse(fd->get());
+      ++refused_;
+      denied_log_.Note(peer.ToString(), shared_.config.log_tests);
+      continue;
+    }
     const std::string host = UdpHellos::PlainHost(peer);
     if (pending_per_host_[host] >= PendingPerAddress(shared_.config)) DropOldestPending(&host);
     if (pending_.size() >= PendingInAll(shared_.config)) DropOldestPending(nullptr);
@@ -326,6 +377,19 @@ int ServerImpl::MaxTestsPerAddress() const {
   return std::max(1, c.max_tests - 1);
 }
 
+bool ServerImpl::HourlyLimitReached(const std::string& host) {
+  const int limit = shared_.config.max_tests_per_address_per_hour;
+  if (limit <= 0) return false;
+  const auto hour_ago = Clock::now() - std::chrono::hours(1);
+  for (auto it = starts_by_host_.begin(); it != starts_by_host_.end();) {
+    auto& starts = it->second;
+    while (!starts.empty() && starts.front() <= hour_ago) starts.pop_front();
+    it = starts.empty() ? starts_by_host_.erase(it) : std::next(it);
+  }
+  auto it = starts_by_host_.find(host);
+  return it != starts_by_host_.end() && static_cast<int>(it->second.size()) >= limit;
+}
+
 void ServerImpl::ReadCookie(int fd) {
   auto it = pending_.find(fd);
   if (it == pending_.end()) return;
@@ -367,6 +431,7 @@ void ServerImpl::Route(Pending& pending) {
     return;
   }
   const bool busy = static_cast<int>(tests_.size()) >= shared_.config.max_tests ||
+                    HourlyLimitReached(pending.host) ||
                     TestsFrom(pending.host) >= MaxTestsPerAddress() ||
                     (shared_.config.once && served_once_) || stop_requested_;
   if (busy) {
@@ -387,6 +452,9 @@ void ServerImpl::StartTest(Pending& pending, const std::string& cookie) {
   const int no_delay = 1;
   (void)setsockopt(pending.fd.get(), IPPROTO_TCP, TCP_NODELAY, &no_delay, sizeof no_delay);
   served_once_ = true;
+  if (shared_.config.max_tests_per_address_per_hour > 0) {
+    starts_by_host_[pending.host].push_back(Clock::now());
+  }
   ++started_;
   // The cookie's deadline was the accept plus the set-up timeout: the rest of the set-up
   // shares it.

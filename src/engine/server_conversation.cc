@@ -147,6 +147,7 @@ struct ServerTest::State : TestRun {
   bool live_samples = false;  // send each interval's host sample as it closes
   int samples_sent = 0;
   bool params_read = false;
+  std::string user;  // the authenticated user (loggable form), when the server asks for one
   uint64_t memory_reserved = 0;  // from shared_.memory, given back when the test ends
   uint64_t fds_reserved = 0;     // from shared_.fds, likewise
   // A forward TCP test ended by bytes or blocks keeps receiving after TEST_END until the
@@ -211,12 +212,44 @@ void ServerTest::TellSetUpFailure(State& st, int i_errno, const Status& status) 
   }
 }
 
-Status ServerTest::Refuse(State& st, int i_errno, const std::string& why) {
+Status ServerTest::Refuse(State& st, int i_errno, const std::string& why,
+                          std::string_view to_client) {
   TellError(i_errno, 0);
   // A stock client prints iperf3's sentence for i_errno (with iperf3's own maxima in it); a
   // nicbench client reads our words, which name the option and the real limit.
-  if (st.peer_is_nicbench) (void)wire::SendJson(control_.get(), nlohmann::json{{"error", why}});
+  if (st.peer_is_nicbench) {
+    const std::string text = to_client.empty() ? why : std::string(to_client);
+    (void)wire::SendJson(control_.get(), nlohmann::json{{"error", text}});
+  }
   return Fail(why);
+}
+
+Status ServerTest::Authenticate(State& st, const protocol::DecodedParams& params) {
+  protocol::Authenticator* auth = shared_.config.authenticator.get();
+  if (auth == nullptr) {
+    if (!params.has_authtoken) return Ok();
+    return Refuse(st, wire::iperf_errno::kAuthTest,
+                  "the client asked for authentication, "
+                  "which this server does not offer (no --rsa-private-key-path)");
+  }
+  // The client hears only "test authorization failed" (iperf3's IEAUTHTEST), whatever the
+  // reason: telling a wrong password from an unknown user would help guess user names. The
+  // reason goes to the server's log (Finish) with the client's address.
+  constexpr std::string_view kToClient =
+      "test authorization failed (the user, password, key, padding or clock was not accepted)";
+  if (params.authtoken.empty()) {
+    return Refuse(st, wire::iperf_errno::kAuthTest,
+                  "authentication refused: the client sent no token (it needs --username and "
+                  "--rsa-public-key-path)",
+                  kToClient);
+  }
+  auto user = auth->Verify(params.authtoken, static_cast<int64_t>(std::time(nullptr)));
+  if (!user) {
+    return Refuse(st, wire::iperf_errno::kAuthTest,
+                  "authentication refused: " + user.error().message, kToClient);
+  }
+  st.user = protocol::LoggableName(*user);
+  return Ok();
 }
 
 Status ServerTest::Handshake(State& st) {
@@ -237,11 +270,7 @@ Status ServerTest::Handshake(State& st) {
   st.want_samples = st.peer_is_nicbench && params->ext->want_samples;
   st.live_samples = st.want_samples && params->ext->live_samples;
   st.params_read = true;
-  if (params->has_authtoken) {
-    return Refuse(st, wire::iperf_errno::kAuthTest,
-                  "the client asked for authentication, "
-                  "which this server does not offer");
-  }
+  if (auto s = Authenticate(st, *params); !s) return s;
   if (auto problem = record::Validate(st.spec, shared_.config.limits)) {
     return Refuse(st, IperfErrnoFor(problem->violation), "refused: " + problem->message);
   }
@@ -583,7 +612,9 @@ Status ServerTest::ExchangeResults(State& st) {
 // `serve --log-tests`: what the test was and what it moved. A request/response test is named
 // as one ("TCP RR -P 1") and counted in transactions: its few bytes make no useful bit rate.
 namespace {
-std::string TestLogLine(const TestRun& st, bool params_read, const Status& status) {
+// `user`: the authenticated user's loggable name, or empty.
+std::string TestLogLine(const TestRun& st, bool params_read, const Status& status,
+                        const std::string& user) {
   if (!params_read) {
     return "(no parameters): " +
            (status ? std::string("ok") : "failed: " + status.error().ToString());
@@ -591,8 +622,9 @@ std::string TestLogLine(const TestRun& st, bool params_read, const Status& statu
   const bool rr = st.spec.rr.enabled();
   std::string kind = rr ? record::RrModeName(st.spec.rr.mode) : DirectionWord(st.spec.direction);
   if (rr) std::transform(kind.begin(), kind.end(), kind.begin(), ::toupper);
-  const std::string what =
+  std::string what =
       fmt::format("{} {} -P {}", record::TransportName(st.spec.transport), kind, st.spec.parallel);
+  if (!user.empty()) what += " user " + user;
   if (!status) return what + ": failed: " + status.error().ToString();
   const double seconds = st.record.test_seconds;
   if (rr) {
@@ -618,7 +650,7 @@ void ServerTest::Finish(State& st, const Status& status) {
   (status ? shared_.tests_ok : shared_.tests_failed)++;
   if (shared_.config.log_tests) {
     std::fprintf(stderr, "nicbench: test %.8s from %s: %s\n", cookie_.c_str(), peer_.c_str(),
-                 TestLogLine(st, st.params_read, status).c_str());
+                 TestLogLine(st, st.params_read, status, st.user).c_str());
   }
   if (shared_.sink && st.params_read) shared_.sink(st.record);
 }
