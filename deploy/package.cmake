@@ -8,8 +8,20 @@ set(gen ${PROJECT_BINARY_DIR}/generated)
 install(DIRECTORY ${gen}/man1/ DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
 install(FILES ${gen}/completion/nicbench
         DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions)
-# Debian 12 keeps units under /lib/systemd/system (lintian flags /usr/lib there).
-install(FILES deploy/systemd/nicbench-serve.service DESTINATION /lib/systemd/system)
+# The unit runs the installed binary: its ExecStart follows the prefix. Under /usr (the package)
+# it goes where Debian 12 keeps units, /lib/systemd/system (lintian flags /usr/lib there);
+# under another prefix, beneath that prefix.
+file(READ deploy/systemd/nicbench-serve.service unit)
+string(REPLACE "ExecStart=/usr/bin/nicbench" "ExecStart=${CMAKE_INSTALL_FULL_BINDIR}/nicbench"
+       unit "${unit}")
+file(WRITE ${gen}/nicbench-serve.service "${unit}")
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS deploy/systemd/nicbench-serve.service)
+if(CMAKE_INSTALL_PREFIX STREQUAL "/usr")
+  set(unit_dir /lib/systemd/system)
+else()
+  set(unit_dir lib/systemd/system)
+endif()
+install(FILES ${gen}/nicbench-serve.service DESTINATION ${unit_dir})
 install(FILES deploy/debian/copyright DESTINATION ${CMAKE_INSTALL_DATADIR}/doc/nicbench)
 add_custom_command(OUTPUT ${gen}/changelog.gz
   COMMAND sh -c "gzip -9n < ${PROJECT_SOURCE_DIR}/deploy/debian/changelog > ${gen}/changelog.gz"

@@ -5,6 +5,7 @@
 // Usage: docgen TABLE.jsonl OUTDIR
 // Writes OUTDIR/man/nicbench.1, OUTDIR/man/nicbench-COMMAND.1 for each command,
 // OUTDIR/man/ttcp.1 and OUTDIR/completion/nicbench. Exit 0, or 1 with a message on stderr.
+#include <cctype>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -113,7 +114,7 @@ void CommandPage(std::ostream& out, const json& table, const std::string& versio
     }
   }
   out << "\n.SH DESCRIPTION\n" << Roff(Summary(table)) << "\n";
-  if (!table["footer"].get<std::string>().empty()) Preformatted(out, table["footer"]);
+  if (!table["footer"].get<std::string>().empty()) Preformatted(out, table["footer"].get<std::string>());
   OptionsSection(out, table, "OPTIONS");
   out << kExitStatus << ".SH SEE ALSO\n\\fBnicbench\\fR(1)\n";
 }
@@ -123,7 +124,7 @@ void MainPage(std::ostream& out, const json& main, const std::vector<json>& comm
   out << Header("nicbench", version)
       << ".SH NAME\nnicbench \\- network throughput test and diagnosis\n"
       << ".SH SYNOPSIS\n.B nicbench\n\\fICOMMAND\\fR [\\fIOPTIONS\\fR]\n.SH DESCRIPTION\n";
-  Preformatted(out, main["usage"]);
+  Preformatted(out, main["usage"].get<std::string>());
   out << ".SH COMMANDS\n";
   for (const json& c : commands) {
     out << ".TP\n\\fBnicbench\\-" << Roff(CommandName(c)) << "\\fR(1)\n"
@@ -141,7 +142,7 @@ void TtcpPage(std::ostream& out, const json& ttcp, const std::string& version) {
       << "\\-r [\\fIOPTIONS\\fR]\n.SH DESCRIPTION\n"
       << "nicbench invoked under the name ttcp (also \\fBnicbench ttcp\\fR) takes classic "
          "ttcp's command line and prints its output.\n.SH OPTIONS\n";
-  Preformatted(out, ttcp["usage"]);
+  Preformatted(out, ttcp["usage"].get<std::string>());
   out << ".SH EXIT STATUS\n0 on success, 1 on a usage error or a failed transfer, as the "
          "original.\n.SH SEE ALSO\n\\fBnicbench\\fR(1)\n";
 }
