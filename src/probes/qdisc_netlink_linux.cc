@@ -85,7 +85,7 @@ Measured<record::Qdisc> ReadRootQdisc(const std::string& iface) {
   if (!found) return Measured<record::Qdisc>::Unknown(Missing::kAbsent, "no root qdisc");
   if (root.kind == "htb") {
     Shaping shaping = HtbRootClassRate(ifindex);
-    root.rate_bits_per_second = shaping.bytes_per_second * 8;
+    root.rate_bits_per_second = BitsPerSecond(shaping);
     root.overhead_bytes = shaping.overhead;
   }
   return root;

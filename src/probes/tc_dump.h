@@ -26,6 +26,9 @@ struct Shaping {
   uint32_t buffer_ticks = 0;  // tbf: the bucket as time, in psched ticks (64 ns)
 };
 
+// The rate in bits per second, saturating at UINT64_MAX (a 64-bit byte rate times 8 can wrap).
+uint64_t BitsPerSecond(const Shaping& shaping);
+
 // (message header, its attributes, their length in bytes).
 using TcMessageFn = std::function<void(const struct tcmsg&, const struct rtattr*, int)>;
 

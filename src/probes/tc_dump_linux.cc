@@ -3,12 +3,22 @@
 #include <linux/rtnetlink.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdint>
 #include <cstring>
 
 #include "probes/tc_dump.h"
 
 namespace nicbench::probes::internal {
+namespace {
+
+constexpr double kUint64Range = 18446744073709551616.0;  // 2^64
+
+}  // namespace
+
+uint64_t BitsPerSecond(const Shaping& shaping) {
+  return shaping.bytes_per_second > UINT64_MAX / 8 ? UINT64_MAX : shaping.bytes_per_second * 8;
+}
 
 Result<bool> WalkTcDump(const char* data, size_t size, int ifindex, const TcMessageFn& on_message) {
   int left = static_cast<int>(std::min<size_t>(size, INT32_MAX));
@@ -20,8 +30,10 @@ Result<bool> WalkTcDump(const char* data, size_t size, int ifindex, const TcMess
       if (msg->nlmsg_len < NLMSG_LENGTH(sizeof(struct nlmsgerr))) {
         return Fail("netlink dump: a truncated error message");
       }
-      const auto* error = static_cast<const struct nlmsgerr*>(NLMSG_DATA(msg));
-      return Fail("netlink dump", -error->error);
+      // The kernel sends -errno (-4095..-1); anything else (INT_MIN, whose negation overflows)
+      // is no errno.
+      const int code = static_cast<const struct nlmsgerr*>(NLMSG_DATA(msg))->error;
+      return Fail("netlink dump", code < 0 && code > -4096 ? -code : EPROTO);
     }
     const int attr_len =
         static_cast<int>(msg->nlmsg_len) - static_cast<int>(NLMSG_LENGTH(sizeof(struct tcmsg)));
@@ -86,11 +98,14 @@ bool RootQdiscFromMessage(const struct tcmsg& tc, const struct rtattr* attrs, in
         shaping = ParseRateOptions(data, size, TCA_TBF_PARMS, TCA_TBF_RATE64);
     });
   }
-  root.rate_bits_per_second = shaping.bytes_per_second * 8;
+  root.rate_bits_per_second = BitsPerSecond(shaping);
   root.overhead_bytes = shaping.overhead;
-  // The kernel dumps the bucket as time (PSCHED_NS2TICKS: ns >> 6); in bytes at the rate.
-  root.burst_bytes = static_cast<uint64_t>(static_cast<double>(shaping.buffer_ticks) * 64.0 *
-                                           static_cast<double>(shaping.bytes_per_second) / 1e9);
+  // The kernel dumps the bucket as time (PSCHED_NS2TICKS: ns >> 6); in bytes at the rate. A
+  // product past 2^64 (a 64-bit rate with a long bucket) saturates: converting it would be
+  // undefined behaviour.
+  const double burst = static_cast<double>(shaping.buffer_ticks) * 64.0 *
+                       static_cast<double>(shaping.bytes_per_second) / 1e9;
+  root.burst_bytes = burst >= kUint64Range ? UINT64_MAX : static_cast<uint64_t>(burst);
   return true;
 }
 

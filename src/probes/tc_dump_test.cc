@@ -102,6 +102,43 @@ TEST(TcDump, AnErrorMessageCarriesTheKernelsErrno) {
   EXPECT_EQ(done.error().sys_errno, EPERM);
 }
 
+// Regressions (inputs under tests/fuzz/crashes/netlink_qdisc/): an error message too short for
+// its code was read past its end; INT_MIN as the code was negated (signed overflow); a 64-bit
+// rate with a long bucket made a burst past 2^64, converted to uint64_t (undefined behaviour).
+TEST(TcDump, AnErrorMessageTooShortOrWithNoErrnoIsStillAnError) {
+  Reply truncated;
+  truncated.Message(NLMSG_ERROR, {});
+  auto done =
+      WalkTcDump(truncated.data(), truncated.size(), 1, [](const tcmsg&, const rtattr*, int) {});
+  EXPECT_FALSE(done);
+  nlmsgerr e{};
+  e.error = INT_MIN;
+  Reply int_min;
+  int_min.Message(NLMSG_ERROR, std::vector<char>(reinterpret_cast<char*>(&e),
+                                                 reinterpret_cast<char*>(&e) + sizeof e));
+  done = WalkTcDump(int_min.data(), int_min.size(), 1, [](const tcmsg&, const rtattr*, int) {});
+  ASSERT_FALSE(done);
+  EXPECT_EQ(done.error().sys_errno, EPROTO);
+}
+
+TEST(TcDump, AHugeRateAndBucketSaturate) {
+  const std::vector<char> parms = TbfOptions(125000000, UINT32_MAX);
+  const uint64_t rate64 = uint64_t{1} << 63;
+  std::vector<char> options = parms;
+  const std::vector<char> rate = Attr(TCA_TBF_RATE64, &rate64, sizeof rate64);
+  options.insert(options.end(), rate.begin(), rate.end());
+  Reply reply;
+  reply.Message(RTM_NEWQDISC,
+                Tc(1, TC_H_ROOT,
+                   {Attr(TCA_KIND, "tbf", 4), Attr(TCA_OPTIONS, options.data(), options.size())}));
+  record::Qdisc root;
+  ASSERT_TRUE(WalkTcDump(
+      reply.data(), reply.size(), 1,
+      [&](const tcmsg& tc, const rtattr* a, int len) { RootQdiscFromMessage(tc, a, len, root); }));
+  EXPECT_EQ(root.rate_bits_per_second, UINT64_MAX);
+  EXPECT_EQ(root.burst_bytes, UINT64_MAX);
+}
+
 TEST(TcDump, MoreToComeWithoutDone) {
   Reply reply;
   reply.Message(RTM_NEWTCLASS, Tc(1, 0x10000, {Attr(TCA_KIND, "htb", 4)}));
