@@ -23,6 +23,8 @@ else()
 endif()
 install(FILES ${gen}/nicbench-serve.service DESTINATION ${unit_dir})
 install(FILES deploy/debian/copyright DESTINATION ${CMAKE_INSTALL_DATADIR}/doc/nicbench)
+install(FILES deploy/debian/lintian-overrides DESTINATION ${CMAKE_INSTALL_DATADIR}/lintian/overrides
+        RENAME nicbench)
 add_custom_command(OUTPUT ${gen}/changelog.gz
   COMMAND sh -c "gzip -9n < ${PROJECT_SOURCE_DIR}/deploy/debian/changelog > ${gen}/changelog.gz"
   DEPENDS deploy/debian/changelog VERBATIM)
@@ -33,20 +35,20 @@ set(CPACK_PACKAGE_NAME nicbench)
 set(CPACK_PACKAGE_VENDOR "nicbench")
 set(CPACK_PACKAGE_CONTACT "nicbench maintainers <maintainers@users.noreply.a-seed-c38ace34.example>")
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "network throughput test that says why a path is not faster")
-set(CPACK_DEBIAN_PACKAGE_DESCRIPTION
-    "network throughput test that says why a path is not faster\n"
+# The extended description only: CPack puts the summary above it as the synopsis.
+string(CONCAT CPACK_DEBIAN_PACKAGE_DESCRIPTION
     "nicbench runs TCP, UDP and request/response tests between two hosts and,\n"
     "while the bytes flow, records on both ends where the CPU time went, which\n"
     "interrupts fired, what the NIC is set to and what TCP saw; then it names\n"
     "what limits the transfer. It speaks the iperf3 protocol and has a classic\n"
     "ttcp mode.")
-string(REPLACE ";" "" CPACK_DEBIAN_PACKAGE_DESCRIPTION "${CPACK_DEBIAN_PACKAGE_DESCRIPTION}")
 set(CPACK_DEBIAN_PACKAGE_SECTION net)
 set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
 set(CPACK_DEBIAN_PACKAGE_HOMEPAGE "https://nicbench.example/")
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
-set(CPACK_STRIP_FILES ON)
-# The symbols stripped from the binary, in nicbench-dbgsym_VERSION_ARCH.ddeb.
+# CPack's DEB generator strips the binary itself and keeps what it strips in
+# nicbench-dbgsym_VERSION_ARCH.ddeb (CPACK_STRIP_FILES would strip it first and leave no symbols).
+set(CPACK_STRIP_FILES OFF)
 set(CPACK_DEBIAN_DEBUGINFO_PACKAGE ON)
 if(NICBENCH_STATIC)
   set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS OFF)

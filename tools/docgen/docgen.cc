@@ -114,7 +114,8 @@ void CommandPage(std::ostream& out, const json& table, const std::string& versio
     }
   }
   out << "\n.SH DESCRIPTION\n" << Roff(Summary(table)) << "\n";
-  if (!table["footer"].get<std::string>().empty()) Preformatted(out, table["footer"].get<std::string>());
+  if (!table["footer"].get<std::string>().empty())
+    Preformatted(out, table["footer"].get<std::string>());
   OptionsSection(out, table, "OPTIONS");
   out << kExitStatus << ".SH SEE ALSO\n\\fBnicbench\\fR(1)\n";
 }
