@@ -58,7 +58,7 @@ TEST(OneHostDropBlamedTwice, TheHostsSoftnetDropsAreNamedOnce) {
 
 TEST(OneHostDropBlamedTwice, TwoHostsKeepTheirOwnCounters) {
   record::RunRecord run = OneHostRun();
-  Remote(run).host.hostname = "beta";
+  Remote(run).host.hostname = record::Measured<std::string>(std::string("beta"));
   EXPECT_EQ(WithId(diagnosis::Diagnose(run), "socket-buffer-drops").size(), 2u);
 }
 

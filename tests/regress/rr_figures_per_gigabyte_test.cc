@@ -30,7 +30,7 @@ TEST(RrFiguresPerGigabyte, TheSummaryGivesCpuPerTransaction) {
                                                            {"TcpExt.ListenDrops", 0}};
     }
   }
-  const std::string text = report::text::RenderSummary(run);
+  const std::string text = report::RenderSummary(run);
   EXPECT_FALSE(Has(text, "CPU-s/GB")) << text;
   EXPECT_TRUE(Has(text, "CPU-us per transaction")) << text;
   EXPECT_TRUE(Has(text, "14.25 CPU-us per transaction")) << text;  // the client's own time
