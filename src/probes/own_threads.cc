@@ -118,10 +118,16 @@ void OwnThreads::Leave() {
 // The lock is held while the live threads are read, so none of them can leave (and exit, and
 // its tid go) between the listing and its read.
 Result<std::map<int, ThreadTimes>> OwnThreads::Read(FileSource& files, std::string& buffer) const {
-  std::lock_guard lock(mu_);
-  if (threads_.empty()) return Fail("no thread of this end has started");
+  // The files are read without the lock: a worker that starts or ends meanwhile (Enter, Leave)
+  // must not wait for this end's /proc reading, or its data would start late on a busy host.
+  std::map<int, std::optional<ThreadTimes>> threads;
+  {
+    std::lock_guard lock(mu_);
+    threads = threads_;
+  }
+  if (threads.empty()) return Fail("no thread of this end has started");
   std::map<int, ThreadTimes> out;
-  for (const auto& [tid, left] : threads_) {
+  for (const auto& [tid, left] : threads) {
     if (left) {
       out.emplace(tid, *left);
     } else if (auto live = ReadLive(files, buffer, tid)) {
