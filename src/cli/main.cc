@@ -27,6 +27,8 @@ constexpr const char kUsage[] =
     "  serve         accept tests from nicbench and iperf3 clients (port 5201)\n"
     "  ttcp          classic ttcp (also available as a `ttcp` symlink)\n"
     "  inspect       show host and NIC facts\n"
+    "  collect       capture a host's NIC facts and samples (--script: for a far end\n"
+    "                that runs no nicbench, Linux or FreeBSD)\n"
     "  stand         build a test stand of network namespaces\n"
     "  history       list the stored runs, newest first\n"
     "  show ID       print a stored run again (text, --json or --csv)\n"
@@ -45,10 +47,11 @@ struct Command {
 };
 constexpr Command kCommands[] = {
     {"run", nicbench::cli::RunRunCommand},         {"serve", nicbench::cli::RunServeCommand},
-    {"inspect", nicbench::cli::RunInspectCommand}, {"stand", nicbench::cli::RunStandCommand},
-    {"history", nicbench::cli::RunHistoryCommand}, {"show", nicbench::cli::RunShowCommand},
-    {"compare", nicbench::cli::RunCompareCommand}, {"matrix", nicbench::cli::RunMatrixCommand},
-    {"report", nicbench::cli::RunReportCommand},   {"disk", nicbench::cli::RunDiskCommand},
+    {"inspect", nicbench::cli::RunInspectCommand}, {"collect", nicbench::cli::RunCollectCommand},
+    {"stand", nicbench::cli::RunStandCommand},     {"history", nicbench::cli::RunHistoryCommand},
+    {"show", nicbench::cli::RunShowCommand},       {"compare", nicbench::cli::RunCompareCommand},
+    {"matrix", nicbench::cli::RunMatrixCommand},   {"report", nicbench::cli::RunReportCommand},
+    {"disk", nicbench::cli::RunDiskCommand},
 };
 
 // `nicbench --help-table`: one JSON line for nicbench itself (its usage text), one per command

@@ -34,6 +34,7 @@
 #include "cli/store_options.h"
 #include "diagnosis/diagnose.h"
 #include "engine/client.h"
+#include "probes/far_capture.h"
 #include "record/test_spec.h"
 #include "report/json_report.h"
 #include "report/text_report.h"
@@ -46,7 +47,7 @@ namespace {
 struct RunArgs {
   std::string host, port = "5201", time, bytes, blocks, interval, omit, rate, length, window, mss,
                     congestion, zerocopy, bind, cport, title, connect_timeout, threads, parallel,
-                    tos, rcv_timeout;
+                    tos, rcv_timeout, remote_facts;
   bool reverse = false, bidir = false, udp = false, nodelay = false, sendfile = false,
        skip_rx_copy = false, ipv4 = false, ipv6 = false, server_output = false, counters64 = false,
        repeating = false, json = false, loopback = false, no_samples = false,
@@ -69,7 +70,9 @@ struct RunPlan {
   OutputArgs output;
   ReportFile html_file;  // open when --html was given
   int client_cpu = -1;   // -A N
-  TextOutput out;        // -T, -V, -d
+  // --remote-facts DIR: the far end's capture, for a peer that sends no facts (stock iperf3).
+  std::optional<probes::FarCapture> remote_facts;
+  TextOutput out;  // -T, -V, -d
 };
 
 void AddOptions(CLI::App& app, RunArgs& a) {
@@ -123,6 +126,10 @@ void AddOptions(CLI::App& app, RunArgs& a) {
   app.add_flag("--no-samples", a.no_samples,
                "do not sample CPU, interrupts and counters on either end (to measure what\n"
                "sampling costs); facts and throughput are still recorded");
+  app.add_option("--remote-facts", a.remote_facts,
+                 "a `nicbench collect` capture of the server's host (collect --script on a\n"
+                 "far end that runs a stock iperf3): its facts and sample join the diagnosis")
+      ->check(CLI::ExistingDirectory);
   AddStoreWriteOptions(app, a.store);
   AddOutputOptions(app, a.output);
   AddIperf3RunOptions(app, a.drop_in);
@@ -431,9 +438,26 @@ engine::IntervalSink LiveSink(const RunPlan& plan) {
   };
 }
 
+// A stock iperf3 peer sends no EndpointRecord: the capture's stands in for it. Its one sample
+// was taken on the far end's clock while the test ran; it is placed after the warm-up so it
+// counts (analysis::CountedSamples). A nicbench peer's own record is kept.
+void AttachRemoteFacts(const RunPlan& plan, record::RunRecord& run) {
+  if (!plan.remote_facts || run.remote.known()) return;
+  record::EndpointRecord end = plan.remote_facts->end;
+  end.role = "server";
+  end.software = "iperf3 (facts from a nicbench collect capture)";
+  const double omit = std::chrono::duration<double>(run.spec.omit).count();
+  for (record::HostInterval& sample : end.samples) {
+    sample.start += omit;
+    sample.end += omit;
+  }
+  run.remote = std::move(end);
+}
+
 int RunAgainstHost(const RunPlan& plan) {
   engine::ClientOutcome outcome = engine::RunClient(plan.client, LiveSink(plan));
   NameStandProfile(outcome.record);
+  AttachRemoteFacts(plan, outcome.record);
   if (outcome.ok()) {
     outcome.record.findings = diagnosis::Diagnose(outcome.record);
   }
@@ -470,6 +494,7 @@ int RunBothDirections(RunPlan plan) {
     code = ExitFor(outcomes.back());
     record::RunRecord& run = outcomes.back().record;
     NameStandProfile(run);
+    AttachRemoteFacts(plan, run);
     if (code == ExitCode::kOk) {
       run.findings = diagnosis::Diagnose(run);
       if (i == 1) {
@@ -555,6 +580,18 @@ int RunRunCommand(int argc, char** argv) {
     return ToInt(ExitCode::kUsage);
   }
   plan->client.auth = *auth;
+  if (!args.remote_facts.empty()) {
+    if (plan->loopback) {
+      PrintError(args.json, "nicbench run: --remote-facts describes a far end; it needs a HOST");
+      return ToInt(ExitCode::kUsage);
+    }
+    auto capture = probes::ReadFarCapture(args.remote_facts);
+    if (!capture) {
+      PrintError(args.json, "nicbench run: --remote-facts " + capture.error().ToString());
+      return ToInt(ExitCode::kEnvironment);
+    }
+    plan->remote_facts = std::move(*capture);
+  }
   if (!args.file.file.empty() && (plan->loopback || plan->both_directions)) {
     PrintError(args.json,
                "nicbench run: -F needs a HOST and one direction (loopback and "
