@@ -17,5 +17,6 @@ int RunCompareCommand(int argc, char** argv);  // compare_command.cc
 int RunMatrixCommand(int argc, char** argv);   // matrix_command.cc
 int RunReportCommand(int argc, char** argv);   // report_command.cc
 int RunDiskCommand(int argc, char** argv);     // disk_command.cc
+int RunCollectCommand(int argc, char** argv);  // collect_command.cc
 
 }  // namespace nicbench::cli

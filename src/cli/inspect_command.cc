@@ -17,8 +17,10 @@
 #include "net/socket_address.h"
 #include "probes/capture.h"
 #include "probes/collect_facts.h"
+#include "probes/far_capture.h"
 #include "probes/file_source.h"
 #include "report/facts_report.h"
+#include "report/text_report.h"
 
 namespace nicbench::cli {
 namespace {
@@ -62,7 +64,36 @@ int Capture(const InspectArgs& args, const std::string& iface) {
   return Inspect(InspectArgs{iface, "", args.capture, "", args.json});
 }
 
+// --root DIR of a `nicbench collect` capture: the far end's facts as the capture records them
+// (ethtool's texts, or a FreeBSD host's commands) and, in text, its one sample.
+int InspectFarCapture(const InspectArgs& args) {
+  auto capture = probes::ReadFarCapture(args.root);
+  if (!capture) {
+    PrintJsonError(args.json, "inspect: " + capture.error().ToString());
+    return ToInt(ExitCode::kEnvironment);
+  }
+  const record::EndpointRecord& end = capture->end;
+  if (args.json) {
+    std::fputs(report::RenderFactsJson(end.host, nullptr, &end.nic).c_str(), stdout);
+    return ToInt(ExitCode::kOk);
+  }
+  std::string text = report::RenderHostFactsText(end.host) + report::RenderNicFactsText(end.nic);
+  for (const record::HostInterval& sample : end.samples) {
+    text += report::RenderHostLine("captured", sample) + "\n";
+  }
+  std::fputs(text.c_str(), stdout);
+  return ToInt(ExitCode::kOk);
+}
+
 int Inspect(const InspectArgs& args) {
+  if (!args.root.empty() && args.peer.empty() && args.capture.empty() &&
+      probes::IsFarCapture(args.root)) {
+    // A Linux capture is also a plain tree: another interface of it is read as one.
+    auto capture = probes::ReadFarCapture(args.root);
+    if (args.iface.empty() || !capture || capture->interface == args.iface) {
+      return InspectFarCapture(args);
+    }
+  }
   probes::DirFileSource files(args.root.empty() ? "/" : args.root);
   std::string iface = args.iface;
   if (!args.peer.empty()) {

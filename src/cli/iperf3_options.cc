@@ -230,8 +230,11 @@ void AddIperf3ServeOptions(CLI::App& app, Iperf3ServeArgs& a) {
   app.add_flag("--sctp", a.sctp, "refused: nicbench tests TCP and UDP");
 }
 
-// The options nicbench defines to be given several times, each adding a value (--label K=V).
-static bool IsRepeatable(const CLI::Option& option) { return option.check_lname("label"); }
+// The options nicbench defines to be given several times, each adding a value (--label K=V,
+// serve --allow/--deny CIDR).
+static bool IsRepeatable(const CLI::Option& option) {
+  return option.check_lname("label") || option.check_lname("allow") || option.check_lname("deny");
+}
 
 void RepeatsTakeTheLast(CLI::App& app) {
   for (CLI::Option* option : app.get_options()) {

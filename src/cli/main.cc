@@ -4,11 +4,15 @@
 #include <cstring>
 #include <string_view>
 
+#include <nlohmann/json.hpp>
+
 #include "base/exit_code.h"
 #include "base/version.h"
 #include "cli/commands.h"
+#include "cli/option_table.h"
 #include "net/descriptor_limit.h"
 #include "store/store.h"
+#include "ttcp/options.h"
 
 namespace {
 
@@ -23,6 +27,8 @@ constexpr const char kUsage[] =
     "  serve         accept tests from nicbench and iperf3 clients (port 5201)\n"
     "  ttcp          classic ttcp (also available as a `ttcp` symlink)\n"
     "  inspect       show host and NIC facts\n"
+    "  collect       capture a host's NIC facts and samples (--script: for a far end\n"
+    "                that runs no nicbench, Linux or FreeBSD)\n"
     "  stand         build a test stand of network namespaces\n"
     "  history       list the stored runs, newest first\n"
     "  show ID       print a stored run again (text, --json or --csv)\n"
@@ -33,6 +39,42 @@ constexpr const char kUsage[] =
     "\n"
     "Run `nicbench COMMAND --help` for a command's options.\n"
     "Options: -h, --help   this text;  -V, --version   print the version\n";
+
+// The subcommands built on CLI11, in the order of kUsage; `ttcp` parses with getopt.
+struct Command {
+  const char* name;
+  int (*run)(int argc, char** argv);
+};
+constexpr Command kCommands[] = {
+    {"run", nicbench::cli::RunRunCommand},         {"serve", nicbench::cli::RunServeCommand},
+    {"inspect", nicbench::cli::RunInspectCommand}, {"collect", nicbench::cli::RunCollectCommand},
+    {"stand", nicbench::cli::RunStandCommand},     {"history", nicbench::cli::RunHistoryCommand},
+    {"show", nicbench::cli::RunShowCommand},       {"compare", nicbench::cli::RunCompareCommand},
+    {"matrix", nicbench::cli::RunMatrixCommand},   {"report", nicbench::cli::RunReportCommand},
+    {"disk", nicbench::cli::RunDiskCommand},
+};
+
+// `nicbench --help-table`: one JSON line for nicbench itself (its usage text), one per command
+// (cli/option_table.h) and one for ttcp (its usage text), which tools/docgen turns into the man
+// pages and the bash completion.
+int PrintHelpTable() {
+  std::printf(
+      "%s\n",
+      nlohmann::json{{"name", "nicbench"}, {"version", nicbench::kVersion}, {"usage", kUsage}}
+          .dump()
+          .c_str());
+  std::fflush(stdout);
+  for (const Command& c : kCommands) {
+    char* argv[] = {const_cast<char*>(c.name), const_cast<char*>(nicbench::cli::kHelpTableArg),
+                    nullptr};
+    if (int code = c.run(2, argv); code != 0) return code;
+    std::fflush(stdout);
+  }
+  std::printf(
+      "%s\n",
+      nlohmann::json{{"name", "ttcp"}, {"usage", nicbench::ttcp::UsageText()}}.dump().c_str());
+  return 0;
+}
 
 std::string_view BaseName(const char* path) {
   std::string_view p(path);
@@ -57,6 +99,7 @@ int main(int argc, char** argv) {
     std::fputs(kUsage, stdout);
     return ToInt(ExitCode::kOk);
   }
+  if (command == nicbench::cli::kHelpTableArg) return PrintHelpTable();
   if (command == "-V" || command == "--version") {
     std::printf("nicbench %s\nstore: %s\n", nicbench::kVersion,
                 nicbench::store::HavePostgres() ? "sqlite, postgresql"
@@ -71,16 +114,9 @@ int main(int argc, char** argv) {
   if (command == "serve" || command == "run" || command == "matrix") {
     (void)nicbench::net::RaiseDescriptorLimit();
   }
-  if (command == "serve") return cli::RunServeCommand(sub_argc, sub_argv);
-  if (command == "run") return cli::RunRunCommand(sub_argc, sub_argv);
-  if (command == "inspect") return cli::RunInspectCommand(sub_argc, sub_argv);
-  if (command == "stand") return cli::RunStandCommand(sub_argc, sub_argv);
-  if (command == "history") return cli::RunHistoryCommand(sub_argc, sub_argv);
-  if (command == "show") return cli::RunShowCommand(sub_argc, sub_argv);
-  if (command == "compare") return cli::RunCompareCommand(sub_argc, sub_argv);
-  if (command == "matrix") return cli::RunMatrixCommand(sub_argc, sub_argv);
-  if (command == "report") return cli::RunReportCommand(sub_argc, sub_argv);
-  if (command == "disk") return cli::RunDiskCommand(sub_argc, sub_argv);
+  for (const Command& c : kCommands) {
+    if (command == c.name) return c.run(sub_argc, sub_argv);
+  }
   std::fprintf(stderr, "nicbench: unknown command '%s'\n\n%s", argv[1], kUsage);
   return ToInt(ExitCode::kUsage);
 }

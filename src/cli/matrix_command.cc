@@ -16,7 +16,9 @@
 #include "cli/commands.h"
 #include "cli/matrix_runner.h"
 #include "cli/parse_args.h"
+#include "cli/run_arguments.h"
 #include "cli/store_options.h"
+#include "report/terminal_text.h"
 #include "stand/change.h"
 
 namespace nicbench::cli {
@@ -41,13 +43,16 @@ void AddOptions(CLI::App& app, MatrixArgs& a) {
   app.add_option("--setup", a.setup, "shell command run before each run, {NAME} replaced");
   app.add_option("--teardown", a.teardown, "shell command run after each run, {NAME} replaced");
   app.add_option("--seed", a.seed, "seed of the shuffled order (default: random; recorded)");
-  app.add_option("--resume", a.resume, "complete the runs experiment ID still lacks");
+  app.add_option("--resume", a.resume,
+                 "complete the runs experiment ID still lacks; its stored --setup/--teardown "
+                 "run only when given again here, word for word");
   AddStoreOption(app, a.store);
   auto* json = app.add_flag("--json", a.json, "the result table as one JSON document");
   app.add_flag("--csv", a.csv, "the result table as CSV")->excludes(json);
   app.footer(
       "After `--`: the options every run gets (see nicbench run --help), e.g. -- -t 10 -P 2.\n"
-      "Or: nicbench matrix --resume ID [--store ...] to complete an interrupted experiment.\n"
+      "Or: nicbench matrix --resume ID [--setup CMD] [--teardown CMD] [--store ...] to\n"
+      "complete an interrupted experiment (its stored commands, repeated to confirm them).\n"
       "Each run is stored with the labels experiment=ID, round, variant and one per --vary\n"
       "name. docs/compare.md");
 }
@@ -114,6 +119,16 @@ Result<MatrixContext> Prepare(MatrixDefinition d, const std::optional<stand::Sta
   }
   ctx.roles = std::move(*roles);
   ctx.variants = CrossProduct(d.varies);
+  // Every run's arguments pass run's own checks before anything runs, whether they came from
+  // this argv or from a stored definition (which anyone who can write the store may have set).
+  for (const Variant& v : ctx.variants) {
+    if (auto problem =
+            StoredRunArgumentsProblem(RunArguments(d.host, d.run_options, v, ctx.roles))) {
+      return Fail(fmt::format("the run options of variant '{}': {}",
+                              report::TerminalSafe(VariantName(v)),
+                              report::TerminalSafe(*problem)));
+    }
+  }
   if (d.schedule.empty()) {
     d.schedule = Schedule(static_cast<int>(ctx.variants.size()), d.repeat, d.seed);
   }
@@ -143,11 +158,13 @@ int Finish(const MatrixContext& ctx, const MatrixArgs& a, const MatrixOutcome& o
   }
   if (outcome.end == MatrixEnd::kFinished) return PrintTable(ctx, a);
   if (outcome.end == MatrixEnd::kFailed) LogError("nicbench matrix: " + outcome.message);
+  const bool commands = !ctx.definition.setup.empty() || !ctx.definition.teardown.empty();
   std::fprintf(stderr,
                "nicbench matrix: experiment %lld %s; the finished runs are stored; `nicbench "
-               "matrix --resume %lld` completes the rest\n",
+               "matrix --resume %lld`%s completes the rest\n",
                static_cast<long long>(ctx.experiment), state,
-               static_cast<long long>(ctx.experiment));
+               static_cast<long long>(ctx.experiment),
+               commands ? " with the same --setup/--teardown" : "");
   return outcome.exit_code;
 }
 
@@ -162,12 +179,32 @@ Started Refuse(ExitCode code, const std::string& message) {
   return {std::nullopt, ToInt(code)};
 }
 
+// A resume runs the stored shell commands only when the person resuming typed them again: the
+// store may be shared, and whoever can write it must not choose what runs here.
+std::optional<std::string> UnconfirmedCommands(const MatrixDefinition& d, const MatrixArgs& a,
+                                               int64_t id) {
+  if (d.setup == a.setup && d.teardown == a.teardown) return std::nullopt;
+  if (d.setup.empty() && d.teardown.empty()) {
+    return fmt::format("experiment {} has no --setup or --teardown; resume it without them", id);
+  }
+  std::string text = fmt::format(
+      "experiment {} runs shell commands around each run; they run only when you give them "
+      "again, word for word, after reading them:\n",
+      id);
+  const std::pair<const char*, const std::string*> commands[] = {{"--setup", &d.setup},
+                                                                 {"--teardown", &d.teardown}};
+  for (const auto& [name, command] : commands) {
+    if (!command->empty()) text += fmt::format("  {} {}\n", name, report::TerminalSafe(*command));
+  }
+  return text + fmt::format("e.g. nicbench matrix --resume {} --setup '...' --teardown '...'", id);
+}
+
 Started Resume(store::Store& store, const MatrixArgs& a, bool run_options) {
-  if (!a.host.empty() || !a.vary.empty() || a.repeat || run_options || !a.seed.empty() ||
-      !a.setup.empty() || !a.teardown.empty()) {
+  if (!a.host.empty() || !a.vary.empty() || a.repeat || run_options || !a.seed.empty()) {
     return Refuse(ExitCode::kUsage,
                   "--resume takes the experiment's own definition: no HOST, "
-                  "--vary, --repeat, --seed, --setup, --teardown or run options");
+                  "--vary, --repeat, --seed or run options (only its --setup/--teardown, to "
+                  "confirm them)");
   }
   int64_t id = 0;
   try {
@@ -185,6 +222,9 @@ Started Resume(store::Store& store, const MatrixArgs& a, bool run_options) {
   }
   auto definition = DefinitionFromJson((*found)->definition);
   if (!definition) return Refuse(ExitCode::kStore, definition.error().message);
+  if (auto unconfirmed = UnconfirmedCommands(*definition, a, id)) {
+    return Refuse(ExitCode::kUsage, *unconfirmed);
+  }
   auto stand = StandFor(*definition);
   if (!stand) return Refuse(ExitCode::kEnvironment, stand.error().message);
   auto ctx = Prepare(std::move(*definition), *stand);

@@ -182,8 +182,20 @@ bool IsStandToggle(std::string_view name) {
   return name == "tso" || name == "gso" || name == "gro" || name == "mtu" || name == "profile";
 }
 
+size_t VariantCount(const std::vector<Vary>& varies) {
+  size_t count = 1;
+  for (const Vary& v : varies) {
+    if (v.values.empty()) return 0;
+    count = std::min(count * std::min(v.values.size(), kMaxVariants + 1), kMaxVariants + 1);
+  }
+  return count;
+}
+
 Result<std::vector<VaryRole>> Classify(const std::vector<Vary>& varies, bool stand_link,
                                        const std::string& setup, const std::string& teardown) {
+  if (VariantCount(varies) > kMaxVariants) {
+    return Fail(fmt::format("--vary: the values make more than {} variants", kMaxVariants));
+  }
   std::vector<VaryRole> roles;
   std::set<std::string> keys;
   for (const Vary& v : varies) {
@@ -292,6 +304,37 @@ store::Labels RunLabels(int64_t experiment, int round, int variant_index, const 
   return labels;
 }
 
+namespace {
+
+// What NewDefinition (matrix_command.cc) checked of the arguments, checked again on a definition
+// read back, plus its schedule against its variants.
+Status CheckDefinition(const MatrixDefinition& d) {
+  const auto bad = [](const std::string& why) {
+    return Fail("the experiment's definition does not read: " + why);
+  };
+  if (d.varies.empty()) return bad("no vary");
+  for (const Vary& v : d.varies) {
+    std::string text = v.name + "=";
+    for (size_t i = 0; i < v.values.size(); ++i) text += (i ? "," : "") + v.values[i];
+    auto again = ParseVary(text);
+    if (!again) return bad(again.error().message);
+    if (again->values != v.values) return bad("vary " + v.name + ": a value holds a comma");
+  }
+  if (d.repeat < 1 || d.repeat > 1000) return bad(fmt::format("{} rounds", d.repeat));
+  const size_t variants = VariantCount(d.varies);
+  if (variants > kMaxVariants) return bad(fmt::format("over {} variants", kMaxVariants));
+  for (const std::vector<int>& round : d.schedule) {
+    for (const int v : round) {
+      if (v < 0 || static_cast<size_t>(v) >= variants) {
+        return bad(fmt::format("the schedule names variant {} of {}", v, variants));
+      }
+    }
+  }
+  return Ok();
+}
+
+}  // namespace
+
 nlohmann::json DefinitionToJson(const MatrixDefinition& d) {
   nlohmann::json varies = nlohmann::json::array();
   for (const Vary& v : d.varies) varies.push_back({{"name", v.name}, {"values", v.values}});
@@ -319,6 +362,7 @@ Result<MatrixDefinition> DefinitionFromJson(const nlohmann::json& j) {
     d.teardown = j.at("teardown").get<std::string>();
     d.run_options = j.at("run_options").get<std::vector<std::string>>();
     d.schedule = j.at("schedule").get<std::vector<std::vector<int>>>();
+    if (auto s = CheckDefinition(d); !s) return tl::unexpected(s.error());
     return d;
   } catch (const std::exception& e) {
     return Fail(std::string("the experiment's definition does not read: ") + e.what());

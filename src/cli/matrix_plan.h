@@ -38,8 +38,15 @@ struct VaryRole {
   std::string option;  // kRunOption/kRunFlag: the long spelling, "--window"
 };
 
-// The role of each --vary, checking its values. `stand_link`: the HOST is a stand host, so the
-// stand toggles apply. A name nothing knows and no command uses is an error naming it.
+// Most variants an experiment may have (the product of the --vary value counts): 10,000 runs of
+// 10 s are more than a day per round. Classify refuses more, so CrossProduct never builds them.
+inline constexpr size_t kMaxVariants = 10000;
+// The number of variants of `varies`, saturating at kMaxVariants + 1.
+size_t VariantCount(const std::vector<Vary>& varies);
+
+// The role of each --vary, checking its values and that they make at most kMaxVariants.
+// `stand_link`: the HOST is a stand host, so the stand toggles apply. A name nothing knows and no
+// command uses is an error naming it.
 Result<std::vector<VaryRole>> Classify(const std::vector<Vary>& varies, bool stand_link,
                                        const std::string& setup, const std::string& teardown);
 
@@ -83,6 +90,9 @@ struct MatrixDefinition {
   std::vector<std::vector<int>> schedule;
 };
 nlohmann::json DefinitionToJson(const MatrixDefinition& d);
+// Reads a stored definition back and checks it as `nicbench matrix` checked its arguments: each
+// vary as ParseVary reads it, 1..1000 rounds, at most kMaxVariants variants, and every scheduled
+// variant index within them (the store is shared: its rows are outside bytes).
 Result<MatrixDefinition> DefinitionFromJson(const nlohmann::json& j);
 
 }  // namespace nicbench::cli

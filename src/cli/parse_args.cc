@@ -1,11 +1,13 @@
 #include "cli/parse_args.h"
 
 #include "base/exit_code.h"
+#include "cli/option_table.h"
 
 namespace nicbench::cli {
 
 std::optional<int> ParseArgs(CLI::App& app, int argc, char** argv,
                              const std::function<void(const std::string&)>& report) {
+  if (auto code = PrintOptionTableIfAsked(app, argc, argv)) return code;
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -21,6 +21,7 @@
 #include "base/exit_code.h"
 #include "base/log.h"
 #include "base/units.h"
+#include "cli/auth_options.h"
 #include "cli/commands.h"
 #include "cli/file_options.h"
 #include "cli/iperf3_options.h"
@@ -29,9 +30,11 @@
 #include "cli/parse_args.h"
 #include "cli/progress_line.h"
 #include "cli/rr_options.h"
+#include "cli/run_arguments.h"
 #include "cli/store_options.h"
 #include "diagnosis/diagnose.h"
 #include "engine/client.h"
+#include "probes/far_capture.h"
 #include "record/test_spec.h"
 #include "report/json_report.h"
 #include "report/text_report.h"
@@ -44,7 +47,7 @@ namespace {
 struct RunArgs {
   std::string host, port = "5201", time, bytes, blocks, interval, omit, rate, length, window, mss,
                     congestion, zerocopy, bind, cport, title, connect_timeout, threads, parallel,
-                    tos, rcv_timeout;
+                    tos, rcv_timeout, remote_facts;
   bool reverse = false, bidir = false, udp = false, nodelay = false, sendfile = false,
        skip_rx_copy = false, ipv4 = false, ipv6 = false, server_output = false, counters64 = false,
        repeating = false, json = false, loopback = false, no_samples = false,
@@ -54,6 +57,7 @@ struct RunArgs {
   Iperf3RunArgs drop_in;  // iperf3's options, cli/iperf3_options.h
   FileArgs file;          // -F, --direct (cli/file_options.h)
   RrArgs rr;              // --rr, --crr, cli/rr_options.h
+  RunAuthArgs auth;       // --username, cli/auth_options.h
 };
 
 struct RunPlan {
@@ -66,7 +70,9 @@ struct RunPlan {
   OutputArgs output;
   ReportFile html_file;  // open when --html was given
   int client_cpu = -1;   // -A N
-  TextOutput out;        // -T, -V, -d
+  // --remote-facts DIR: the far end's capture, for a peer that sends no facts (stock iperf3).
+  std::optional<probes::FarCapture> remote_facts;
+  TextOutput out;  // -T, -V, -d
 };
 
 void AddOptions(CLI::App& app, RunArgs& a) {
@@ -120,11 +126,16 @@ void AddOptions(CLI::App& app, RunArgs& a) {
   app.add_flag("--no-samples", a.no_samples,
                "do not sample CPU, interrupts and counters on either end (to measure what\n"
                "sampling costs); facts and throughput are still recorded");
+  app.add_option("--remote-facts", a.remote_facts,
+                 "a `nicbench collect` capture of the server's host (collect --script on a\n"
+                 "far end that runs a stock iperf3): its facts and sample join the diagnosis")
+      ->check(CLI::ExistingDirectory);
   AddStoreWriteOptions(app, a.store);
   AddOutputOptions(app, a.output);
   AddIperf3RunOptions(app, a.drop_in);
   AddFileOptions(app, a.file);
   AddRrOptions(app, a.rr);
+  AddRunAuthOptions(app, a.auth);
 }
 
 Result<std::chrono::milliseconds> Millis(const std::string& text, const char* what) {
@@ -328,12 +339,17 @@ Result<RunPlan> MakePlan(const RunArgs& a) {
   if (!store) return tl::unexpected(store.error());
   plan.store = std::move(*store);
   plan.output = a.output;
-  if (!a.output.html.empty()) {
-    auto file = OpenReportFile(a.output.html);
-    if (!file) return tl::unexpected(file.error());
-    plan.html_file = std::move(*file);
-  }
   return plan;
+}
+
+// The options of `a` that name a file to read or write, as the user would spell them.
+std::optional<std::string> PathOption(const RunArgs& a) {
+  if (!a.file.file.empty()) return "-F " + a.file.file;
+  if (!a.output.html.empty()) return "--html " + a.output.html;
+  if (!a.drop_in.logfile.empty()) return "--logfile " + a.drop_in.logfile;
+  if (!a.store.store.empty()) return "--store " + a.store.store;
+  if (a.store.no_store) return std::string("--no-store");
+  return std::nullopt;
 }
 
 // A test that runs across a `nicbench stand` link names the stand's profile in its record, so a
@@ -422,9 +438,26 @@ engine::IntervalSink LiveSink(const RunPlan& plan) {
   };
 }
 
+// A stock iperf3 peer sends no EndpointRecord: the capture's stands in for it. Its one sample
+// was taken on the far end's clock while the test ran; it is placed after the warm-up so it
+// counts (analysis::CountedSamples). A nicbench peer's own record is kept.
+void AttachRemoteFacts(const RunPlan& plan, record::RunRecord& run) {
+  if (!plan.remote_facts || run.remote.known()) return;
+  record::EndpointRecord end = plan.remote_facts->end;
+  end.role = "server";
+  end.software = "iperf3 (facts from a nicbench collect capture)";
+  const double omit = std::chrono::duration<double>(run.spec.omit).count();
+  for (record::HostInterval& sample : end.samples) {
+    sample.start += omit;
+    sample.end += omit;
+  }
+  run.remote = std::move(end);
+}
+
 int RunAgainstHost(const RunPlan& plan) {
   engine::ClientOutcome outcome = engine::RunClient(plan.client, LiveSink(plan));
   NameStandProfile(outcome.record);
+  AttachRemoteFacts(plan, outcome.record);
   if (outcome.ok()) {
     outcome.record.findings = diagnosis::Diagnose(outcome.record);
   }
@@ -461,6 +494,7 @@ int RunBothDirections(RunPlan plan) {
     code = ExitFor(outcomes.back());
     record::RunRecord& run = outcomes.back().record;
     NameStandProfile(run);
+    AttachRemoteFacts(plan, run);
     if (code == ExitCode::kOk) {
       run.findings = diagnosis::Diagnose(run);
       if (i == 1) {
@@ -528,6 +562,36 @@ int RunRunCommand(int argc, char** argv) {
     PrintError(args.json, "nicbench run: " + plan.error().message);
     return ToInt(ExitCode::kUsage);
   }
+  if (!args.output.html.empty()) {
+    auto file = OpenReportFile(args.output.html);
+    if (!file) {
+      PrintError(args.json, "nicbench run: " + file.error().message);
+      return ToInt(ExitCode::kUsage);
+    }
+    plan->html_file = std::move(*file);
+  }
+  if (!args.auth.username.empty() && plan->loopback) {
+    PrintError(args.json, "nicbench run: --username needs a HOST (the loopback server asks none)");
+    return ToInt(ExitCode::kUsage);
+  }
+  auto auth = MakeClientAuth(args.auth);
+  if (!auth) {
+    PrintError(args.json, "nicbench run: " + auth.error().ToString());
+    return ToInt(ExitCode::kUsage);
+  }
+  plan->client.auth = *auth;
+  if (!args.remote_facts.empty()) {
+    if (plan->loopback) {
+      PrintError(args.json, "nicbench run: --remote-facts describes a far end; it needs a HOST");
+      return ToInt(ExitCode::kUsage);
+    }
+    auto capture = probes::ReadFarCapture(args.remote_facts);
+    if (!capture) {
+      PrintError(args.json, "nicbench run: --remote-facts " + capture.error().ToString());
+      return ToInt(ExitCode::kEnvironment);
+    }
+    plan->remote_facts = std::move(*capture);
+  }
   if (!args.file.file.empty() && (plan->loopback || plan->both_directions)) {
     PrintError(args.json,
                "nicbench run: -F needs a HOST and one direction (loopback and "
@@ -552,6 +616,31 @@ int RunRunCommand(int argc, char** argv) {
                                      : RunAgainstHost(*plan);
   if (plan->client.stop_fd >= 0) close(plan->client.stop_fd);
   return code;
+}
+
+std::optional<std::string> StoredRunArgumentsProblem(const std::vector<std::string>& args) {
+  CLI::App app{"", "run"};
+  RunArgs a;
+  AddOptions(app, a);
+  RepeatsTakeTheLast(app);
+  std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 takes them reversed
+  try {
+    app.parse(reversed);
+  } catch (const CLI::CallForHelp&) {
+    return std::string("--help");
+  } catch (const CLI::ParseError& e) {
+    return std::string(e.what());
+  }
+  if (auto path = PathOption(a)) {
+    return *path +
+           ": a matrix's run options cannot name a file (its definition is stored, and a "
+           "stored definition never chooses a path)";
+  }
+  // Without --logfile (refused above) this only checks; MakePlan opens nothing.
+  if (auto s = PrepareIperf3Run(app, a.rate, a.drop_in); !s) return s.error().message;
+  auto plan = MakePlan(a);
+  if (!plan) return plan.error().message;
+  return std::nullopt;
 }
 
 }  // namespace nicbench::cli

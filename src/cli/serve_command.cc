@@ -18,6 +18,7 @@
 #include "base/exit_code.h"
 #include "base/log.h"
 #include "base/units.h"
+#include "cli/auth_options.h"
 #include "cli/commands.h"
 #include "cli/file_options.h"
 #include "cli/iperf3_options.h"
@@ -31,10 +32,12 @@ namespace {
 
 struct ServeArgs {
   std::string port = "5201", bind, idle_timeout, max_tests, max_duration, max_rate, max_streams,
-              max_rr_flows, max_block, pidfile, threads, max_memory, rcv_timeout, max_per_address;
+              max_rr_flows, max_block, pidfile, threads, max_memory, rcv_timeout, max_per_address,
+              max_per_hour;
   bool once = false, daemon = false, json = false;
   Iperf3ServeArgs drop_in;  // iperf3's options, cli/iperf3_options.h
   FileArgs file;            // -F, --direct (cli/file_options.h)
+  ServeAuthArgs auth;       // authentication, --allow/--deny (cli/auth_options.h)
   int cpu = -1;             // -A
 };
 
@@ -59,13 +62,16 @@ void AddOptions(CLI::App& app, ServeArgs& a) {
   app.add_option(
       "--rcv-timeout", a.rcv_timeout,
       "end a test whose data stops this long, ms (default 120000, as iperf3; 0 = never)");
-  app.add_option("--max-tests-per-address", a.max_per_address,
+  app.add_option("--max-tests-per-client,--max-tests-per-address", a.max_per_address,
                  "tests from one client address at once (default: --max-tests minus 1)");
+  app.add_option("--max-tests-per-client-per-hour", a.max_per_hour,
+                 "tests one client address may start in any hour (default: no limit)");
   app.add_option("--max-memory", a.max_memory,
                  "buffers of all tests together (K/M/G bytes, default 256M); more is refused");
   app.add_flag("-J,--json", a.json, "one JSON document per test on stdout");
   AddIperf3ServeOptions(app, a.drop_in);
   AddFileOptions(app, a.file);
+  AddServeAuthOptions(app, a.auth);
 }
 
 Status FillLimits(const ServeArgs& a, engine::ServerConfig& config) {
@@ -130,8 +136,15 @@ Result<engine::ServerConfig> MakeConfig(ServeArgs& a) {
   }
   if (!a.max_per_address.empty()) {
     auto n = ParseUnsigned(a.max_per_address);
-    if (!n || *n < 1 || *n > 1024) return Fail("--max-tests-per-address: expected 1..1024");
+    if (!n || *n < 1 || *n > 1024) return Fail("--max-tests-per-client: expected 1..1024");
     config.max_tests_per_address = static_cast<int>(*n);
+  }
+  if (!a.max_per_hour.empty()) {
+    auto n = ParseUnsigned(a.max_per_hour);
+    if (!n || *n < 1 || *n > 1000000) {
+      return Fail("--max-tests-per-client-per-hour: expected 1..1000000");
+    }
+    config.max_tests_per_address_per_hour = static_cast<int>(*n);
   }
   if (!a.max_memory.empty()) {
     auto m = ParseByteSize(a.max_memory);
@@ -146,6 +159,7 @@ Result<engine::ServerConfig> MakeConfig(ServeArgs& a) {
   config.render_output_json = a.json;
   if (a.daemon && a.json) return Fail("--daemon and -J cannot be used together (stdout is closed)");
   if (auto problem = ApplyServeFileArgs(a.file, &config.file)) return Fail(problem->message);
+  if (auto s = ApplyServeAuthArgs(a.auth, config); !s) return tl::unexpected(s.error());
   return config;
 }
 
@@ -251,8 +265,8 @@ int Serve(const ServeArgs& args, const engine::ServerConfig& config) {
   if (!args.pidfile.empty()) {
     if (auto s = WritePidFile(args.pidfile); !s) LogWarning(s.error().ToString());
   }
-  std::fprintf(stderr, "nicbench: serving on port %u (max %d tests at once)\n", (*server)->port(),
-               config.max_tests);
+  std::fprintf(stderr, "nicbench: serving on port %u (max %d tests at once%s)\n", (*server)->port(),
+               config.max_tests, config.authenticator ? ", authentication required" : "");
   detacher.Ready();
   auto interrupted = (*server)->Run(stop_fd);
   close(stop_fd);

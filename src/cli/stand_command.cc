@@ -9,6 +9,7 @@
 #include "base/exit_code.h"
 #include "base/units.h"
 #include "cli/commands.h"
+#include "cli/option_table.h"
 #include "stand/stand.h"
 
 namespace nicbench::cli {
@@ -179,6 +180,7 @@ int RunStandCommand(int argc, char** argv) {
   exec->add_option("--name", exec_name, "stand name (default nb)");
   exec->add_option("host", exec_host, "host: h1, h2, ... or NAME-h1")->required();
   exec->add_option("command", exec_command, "the command and its arguments (after --)")->required();
+  if (auto code = PrintOptionTableIfAsked(app, argc, argv)) return *code;
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {

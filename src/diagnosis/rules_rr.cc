@@ -117,6 +117,20 @@ Findings RrLossAndCounts(const RunView& view, const Thresholds&) {
   Findings out;
   if (!view.run().rr) return out;
   const record::RrSummary& s = *view.run().rr;
+  if (s.local.transactions == 0 && s.local.lost == 0) {
+    // Nothing else flags it: both ends agree on zero, and there is no rate to be low against.
+    record::Finding f =
+        MakeFinding("rr-no-transactions", Severity::kWarning, "Not one transaction completed");
+    f.evidence.push_back(fmt::format(
+        "client 0, server {}",
+        s.peer_transactions ? std::to_string(*s.peer_transactions) : std::string("not reported")));
+    f.meaning =
+        "The test ran but no request was answered: the server's end was held (for --crr, "
+        "connections to its listener that never send a request), or the path drops everything.";
+    f.next_step =
+        "Look at the server's log for refused connections to its CRR listener; run again.";
+    out.push_back(std::move(f));
+  }
   if (s.local.lost > 0) {
     const uint64_t sent = s.local.lost + s.local.transactions;
     record::Finding f =

@@ -76,5 +76,13 @@ TEST(RrRules, LossAndDisagreeingCounts) {
   EXPECT_TRUE(Has(Diagnose(run), "rr-counts-disagree"));
 }
 
+TEST(RrRules, NoTransactionAtAllIsAWarning) {
+  record::RunRecord run = RrRun();
+  EXPECT_FALSE(Has(Diagnose(run), "rr-no-transactions"));
+  run.rr->local.transactions = 0;
+  run.rr->peer_transactions = 0;
+  EXPECT_TRUE(Has(Diagnose(run), "rr-no-transactions"));
+}
+
 }  // namespace
 }  // namespace nicbench::diagnosis

@@ -37,7 +37,7 @@ namespace wire = protocol;
 
 // The ending (TEST_END to DISPLAY_RESULTS) gets this plus a tenth of the test's duration.
 constexpr milliseconds kEndingTimeout{10000};
-constexpr milliseconds kSetupPerStream{10};
+constexpr milliseconds kSetupPerStream{50};
 // A live sample is a few KiB; the server is at most an interval or two ahead of us. Beyond
 // these a sample is dropped (with one warning), so a server cannot make us grow.
 constexpr size_t kMaxLiveSampleBytes = 1 << 20;
@@ -273,7 +273,14 @@ Status ExchangeParams(ClientRun& run) {
   ext.want_samples = run.config.sample_host;
   ext.live_samples = run.config.sample_host && run.config.live_samples;
   ext.announce = true;
-  auto params = wire::SendJson(run.control.get(), wire::EncodeParams(run.spec, ext));
+  std::string token;
+  if (const ClientAuth* auth = run.config.auth.get()) {
+    auto made = protocol::EncodeAuthToken(auth->username, auth->password, auth->server_key,
+                                          auth->padding, static_cast<int64_t>(std::time(nullptr)));
+    if (!made) return Fail(ErrorKind::kProtocol, made.error());
+    token = std::move(*made);
+  }
+  auto params = wire::SendJson(run.control.get(), wire::EncodeParams(run.spec, ext, token));
   if (!params) return Fail(ErrorKind::kProtocol, params.error());
   return run.spec.rr.enabled() ? ExpectRrReady(run) : Ok();
 }
@@ -496,7 +503,7 @@ Status ExchangeResults(ClientRun& run) {
   auto totals = CombineTotals(run.totals, *theirs, run.spec.transport);
   if (!totals) return Fail(ErrorKind::kProtocol, totals.error());
   run.record.streams = std::move(*totals);
-  run.record.peer = MakePeerReport(*theirs);
+  run.record.peer = MakePeerReport(*theirs, run.spec.get_server_output);
   if (theirs->extension) {
     auto remote = record::EndpointFromJson(*theirs->extension);
     if (remote) {

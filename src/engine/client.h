@@ -8,14 +8,25 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 
 #include "base/result.h"
 #include "engine/file_io.h"
+#include "protocol/auth_token.h"
 #include "record/run_record.h"
 #include "record/test_spec.h"
 
 namespace nicbench::engine {
+
+// iperf3 authentication (run --username, --rsa-public-key-path): a fresh token is made for
+// each test from these (docs/security.md).
+struct ClientAuth {
+  std::string username;
+  protocol::Secret password;
+  protocol::RsaKey server_key;  // the server's public key
+  protocol::RsaPadding padding = protocol::RsaPadding::kOaep;
+};
 
 struct ClientConfig {
   std::string host;  // name or literal address of the server
@@ -44,6 +55,8 @@ struct ClientConfig {
   // -F: send this file (each stream reads it whole; the test ends at its end), or with -R
   // write what arrives into it. Local only: iperf3 does not tell the peer.
   FileOptions file;
+  // Credentials for a server that requires them; null = none sent.
+  std::shared_ptr<const ClientAuth> auth;
 };
 
 // Called once per finished interval with this end's view, for live terminal lines. Never

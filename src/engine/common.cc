@@ -253,11 +253,12 @@ void FillPeerSenderStats(std::vector<record::StreamTotals>& streams,
   }
 }
 
-record::PeerReport MakePeerReport(const protocol::PeerResults& theirs) {
+record::PeerReport MakePeerReport(const protocol::PeerResults& theirs, bool asked_for_output) {
   record::PeerReport peer;
   peer.cpu =
       record::CpuUtilization{theirs.cpu_util_total, theirs.cpu_util_user, theirs.cpu_util_system};
   peer.congestion_used = theirs.congestion_used;
+  if (!asked_for_output) return peer;
   peer.server_output_text = theirs.server_output_text;
   if (theirs.server_output_json) peer.server_output_json = theirs.server_output_json->dump();
   return peer;
@@ -334,8 +335,15 @@ void WaitForSendQueues(const DataPath& path, const std::vector<StreamRole>& stre
   }
 }
 
+std::chrono::milliseconds StallWatch::limit() const {
+  const bool first = moved_ == 0 && first_limit_.count() > 0;
+  if (!first) return limit_;
+  return limit_.count() > 0 ? std::min(limit_, first_limit_) : first_limit_;
+}
+
 MonoTime StallWatch::deadline() const {
-  return limit_.count() > 0 ? last_move_ + limit_ : MonoTime::max();
+  const std::chrono::milliseconds applies = limit();
+  return applies.count() > 0 ? last_move_ + applies : MonoTime::max();
 }
 
 bool StallWatch::Stalled(MonoTime now, const std::vector<FlowCounters>& counters) {
@@ -346,7 +354,7 @@ bool StallWatch::Stalled(MonoTime now, const std::vector<FlowCounters>& counters
     last_move_ = now;
     return false;
   }
-  return limit_.count() > 0 && now >= deadline();
+  return limit().count() > 0 && now >= deadline();
 }
 
 }  // namespace nicbench::engine

@@ -104,8 +104,9 @@ void FillPeerSenderStats(std::vector<record::StreamTotals>& streams,
                          const std::vector<record::IntervalRecord>& peer_view);
 
 // The figures of the peer's results header that any iperf3 peer sends: its CPU use, its
-// congestion control and --get-server-output's text or JSON.
-record::PeerReport MakePeerReport(const protocol::PeerResults& theirs);
+// congestion control and, only when `asked_for_output` (--get-server-output), the server's text
+// or JSON output: a server that sends it unasked does not get it printed.
+record::PeerReport MakePeerReport(const protocol::PeerResults& theirs, bool asked_for_output);
 
 // SO_SNDBUF and SO_RCVBUF as iperf3's start.sndbuf_actual / rcvbuf_actual: of a data socket
 // (`fd` gives the address family) as the spec's options leave it before it connects; 0 where
@@ -136,17 +137,23 @@ void WaitForSendQueues(const DataPath& path, const std::vector<StreamRole>& stre
                        record::Transport transport, std::chrono::milliseconds limit);
 
 // Watches a running test's data for a stall (iperf3's --rcv-timeout, here on both directions):
-// Stalled once no flow's byte count has moved for `limit` (0 = never).
+// Stalled once no flow's byte count has moved for `limit` (0 = never), or, before the first
+// byte has moved at all, for `first_limit` when that is shorter (0 = `limit` alone): a test
+// that has never moved anything is no slow link but a peer holding a slot.
 class StallWatch {
  public:
-  StallWatch(MonoTime start, std::chrono::milliseconds limit) : limit_(limit), last_move_(start) {}
+  StallWatch(MonoTime start, std::chrono::milliseconds limit,
+             std::chrono::milliseconds first_limit = std::chrono::milliseconds(0))
+      : limit_(limit), first_limit_(first_limit), last_move_(start) {}
   // When the test counts as stalled if nothing moves before then (MonoTime::max() = never).
   MonoTime deadline() const;
   bool Stalled(MonoTime now, const std::vector<FlowCounters>& counters);
-  std::chrono::milliseconds limit() const { return limit_; }
+  // The limit that applies now (the first-data one until a byte has moved).
+  std::chrono::milliseconds limit() const;
 
  private:
   std::chrono::milliseconds limit_;
+  std::chrono::milliseconds first_limit_;
   MonoTime last_move_;
   uint64_t moved_ = 0;
 };

@@ -57,6 +57,54 @@ std::string OpenError(const std::string& path, bool write, int err) {
                      std::strerror(err));
 }
 
+constexpr char kNotAFile[] = "not a regular file or a device (a FIFO or socket would block)";
+
+// A file, or a character or block device (-F /dev/zero, /dev/null): what -F can time.
+bool UsableType(mode_t mode) { return S_ISREG(mode) || S_ISCHR(mode) || S_ISBLK(mode); }
+
+// Why open(2) failed: O_NOFOLLOW reports a link as ELOOP, and a FIFO without a reader refuses a
+// non-blocking writer with ENXIO. Those two are the path's kind (no errno kept: a usage
+// problem); anything else keeps its errno (an environment problem).
+tl::unexpected<Error> OpenFailure(const std::string& path, bool write, int err) {
+  struct stat st {};
+  if (err == ELOOP && ::lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode)) {
+    return Fail(path + ": is a symbolic link (-F does not follow links; give the file's own path)");
+  }
+  if (::lstat(path.c_str(), &st) == 0 && !S_ISDIR(st.st_mode) && !UsableType(st.st_mode)) {
+    return Fail(path + ": " + kNotAFile);
+  }
+  return Fail(fmt::format("{}: cannot open for {}", path, write ? "writing" : "reading"), err);
+}
+
+// open(2) that can neither block nor be redirected: O_NONBLOCK so a FIFO (or a path swapped for
+// one after the checks) returns at once instead of waiting for a peer, O_NOFOLLOW so a link
+// swapped in is not followed. The type is checked on the open descriptor, so what is checked is
+// what is used; O_NONBLOCK is cleared again for the file or device that passes.
+Result<int> OpenTarget(const std::string& path, bool write, int flags) {
+  const int fd = ::open(path.c_str(), flags | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0) {
+    const int err = errno;
+    return OpenFailure(path, write, err);
+  }
+  struct stat st {};
+  if (fstat(fd, &st) != 0) {
+    const int err = errno;
+    ::close(fd);
+    return Fail(path + ": fstat", err);
+  }
+  if (S_ISDIR(st.st_mode) || !UsableType(st.st_mode)) {
+    ::close(fd);
+    return Fail(path + ": " + (S_ISDIR(st.st_mode) ? "is a directory" : kNotAFile));
+  }
+  const int fl = fcntl(fd, F_GETFL);
+  if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) != 0) {
+    const int err = errno;
+    ::close(fd);
+    return Fail(path + ": fcntl(clear O_NONBLOCK)", err);
+  }
+  return fd;
+}
+
 }  // namespace
 
 std::string FilesystemName(int fd) {
@@ -95,37 +143,40 @@ FileCheck CheckFileTarget(const FileOptions& options, bool write) {
     const int err = errno;
     return {FileProblem::kEnvironment, "-F " + OpenError(path, false, err)};
   }
-  const int fd =
-      ::open(path.c_str(), write ? (O_WRONLY | O_CREAT | O_CLOEXEC) : (O_RDONLY | O_CLOEXEC), 0600);
-  if (fd < 0) {
-    const int err = errno;
-    if (err == EISDIR) return {FileProblem::kUsage, fmt::format("-F {}: is a directory", path)};
-    return {FileProblem::kEnvironment, "-F " + OpenError(path, write, err)};
+  struct stat lst {};
+  if (::lstat(path.c_str(), &lst) == 0 && S_ISLNK(lst.st_mode)) {
+    return {FileProblem::kUsage,
+            fmt::format("-F {}: is a symbolic link (-F does not follow links; give the file's "
+                        "own path)",
+                        path)};
   }
-  ::close(fd);
+  auto fd = OpenTarget(path, write, write ? (O_WRONLY | O_CREAT) : O_RDONLY);
+  if (!fd) {
+    const int err = fd.error().sys_errno;
+    if (err == EISDIR) return {FileProblem::kUsage, fmt::format("-F {}: is a directory", path)};
+    return {err == 0 ? FileProblem::kUsage : FileProblem::kEnvironment,
+            "-F " + fd.error().ToString()};
+  }
+  ::close(*fd);
   return {};
 }
 
 Result<TimedFile> TimedFile::Open(const std::string& path, bool write, bool direct) {
   TimedFile f;
   f.write_ = write;
-  const int flags = (write ? (O_WRONLY | O_CREAT | O_TRUNC) : O_RDONLY) | O_CLOEXEC;
-  int fd = -1;
+  const int flags = write ? (O_WRONLY | O_CREAT | O_TRUNC) : O_RDONLY;
+  Result<int> opened = Fail("");
   if (direct) {
-    fd = ::open(path.c_str(), flags | O_DIRECT, 0600);
-    const int err = errno;
-    f.direct_ = fd >= 0;
-    if (fd < 0 && err != EINVAL) return Fail(OpenError(path, write, err));
+    opened = OpenTarget(path, write, flags | O_DIRECT);
+    f.direct_ = opened.has_value();
+    if (!opened && opened.error().sys_errno != EINVAL) return tl::unexpected(opened.error());
   }
-  if (fd < 0) fd = ::open(path.c_str(), flags, 0600);
-  if (fd < 0) {
-    const int err = errno;
-    return Fail(OpenError(path, write, err));
-  }
+  if (!opened) opened = OpenTarget(path, write, flags);
+  if (!opened) return tl::unexpected(opened.error());
+  const int fd = *opened;
   f.fd_.Reset(fd);
   struct stat st {};
   if (fstat(fd, &st) != 0) return FailErrno(path + ": fstat");
-  if (S_ISDIR(st.st_mode)) return Fail(path + ": is a directory");
   record::FileRecord& info = f.info_;
   info.path = path;
   info.write = write;

@@ -27,6 +27,9 @@
 #include <cstring>
 #include <unordered_map>
 
+#include <fmt/format.h>
+
+#include "base/log.h"
 #include "engine/rr_flow.h"
 #include "net/socket.h"
 
@@ -329,6 +332,21 @@ class CrrClient final : public RrFlow {
   net::UniqueFd finished_;  // the lone loop's last connection, answered, not yet closed
 };
 
+// True when `a` and `b` hold the same IP address (ports aside). The listener is bound to the
+// data connection's local address, so what it accepts has the data connection's family.
+bool SameHost(const sockaddr_storage& a, const sockaddr_storage& b) {
+  if (a.ss_family != b.ss_family) return false;
+  if (a.ss_family == AF_INET) {
+    return reinterpret_cast<const sockaddr_in&>(a).sin_addr.s_addr ==
+           reinterpret_cast<const sockaddr_in&>(b).sin_addr.s_addr;
+  }
+  if (a.ss_family == AF_INET6) {
+    return std::memcmp(&reinterpret_cast<const sockaddr_in6&>(a).sin6_addr,
+                       &reinterpret_cast<const sockaddr_in6&>(b).sin6_addr, sizeof(in6_addr)) == 0;
+  }
+  return false;
+}
+
 class CrrServer final : public RrFlow {
  public:
   CrrServer(const FlowConfig& config, net::UniqueFd epoll, net::UniqueFd data,
@@ -337,7 +355,12 @@ class CrrServer final : public RrFlow {
         data_(std::move(data)),
         listener_(std::move(listener)),
         zeros_(std::min<uint32_t>(config.rr.response_bytes, 1 << 20), 0),
-        in_(std::clamp<uint32_t>(config.rr.request_bytes, 4096, 1 << 20)) {}
+        in_(std::clamp<uint32_t>(config.rr.request_bytes, 4096, 1 << 20)) {
+    socklen_t len = sizeof client_;
+    if (getpeername(data_.get(), reinterpret_cast<sockaddr*>(&client_), &len) != 0) {
+      client_.ss_family = AF_UNSPEC;  // matches nothing: every connection is refused
+    }
+  }
 
   void Begin(MonoTime) override { interest_ = EPOLLIN; }
 
@@ -362,9 +385,30 @@ class CrrServer final : public RrFlow {
     return FlowState::kActive;
   }
 
+  std::string ClientText() const {
+    if (client_.ss_family != AF_INET && client_.ss_family != AF_INET6) return "(unknown)";
+    return net::SocketAddress(reinterpret_cast<const sockaddr*>(&client_), sizeof client_)
+        .HostString();
+  }
+
+  // accept4(2) that closes at once, uncounted, a connection from anyone but the test's
+  // client: the listener's port is no secret, and a foreign connection must neither hold the
+  // lone loop nor count as a transaction.
+  int AcceptFromClient(int flags) {
+    for (;;) {
+      sockaddr_storage from{};
+      socklen_t len = sizeof from;
+      const int fd = ::accept4(listener_.get(), reinterpret_cast<sockaddr*>(&from), &len, flags);
+      if (fd < 0 || SameHost(from, client_)) return fd;
+      ::close(fd);
+      if (refused_++ == 0)
+        first_refused_ = net::SocketAddress(reinterpret_cast<sockaddr*>(&from), len);
+    }
+  }
+
   Status AcceptAll() {
     for (;;) {
-      const int fd = ::accept4(listener_.get(), nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
+      const int fd = AcceptFromClient(SOCK_NONBLOCK | SOCK_CLOEXEC);
       if (fd < 0) {
         if (errno == EAGAIN || errno == ECONNABORTED || errno == EINTR) return Ok();
         return FailErrno("accept (CRR)");
@@ -385,7 +429,7 @@ class CrrServer final : public RrFlow {
     if (auto s = BlockWithTimeout(listener_.get()); !s) return tl::unexpected(s.error());
     const std::atomic<bool>& stopping = *env_.stopping;
     while (!stopping.load(std::memory_order_acquire)) {
-      net::UniqueFd conn(::accept4(listener_.get(), nullptr, nullptr, SOCK_CLOEXEC));
+      net::UniqueFd conn(AcceptFromClient(SOCK_CLOEXEC));
       if (!conn) {
         if (errno != EAGAIN && errno != ECONNABORTED && errno != EINTR) {
           return FailErrno("accept (CRR)");
@@ -436,9 +480,18 @@ class CrrServer final : public RrFlow {
  public:
   ~CrrServer() override {
     for (const auto& [fd, got] : got_) ::close(fd);
+    if (refused_ > 0) {
+      LogWarning(fmt::format(
+          "CRR stream {}: refused {} connection(s) to its listener from addresses other than "
+          "the test's client {} (the first from {}); they were not counted",
+          config_.id, refused_, ClientText(), first_refused_.ToString()));
+    }
   }
 
  private:
+  sockaddr_storage client_{};  // the data connection's peer: the only host the listener serves
+  uint64_t refused_ = 0;
+  net::SocketAddress first_refused_;
   net::UniqueFd data_, listener_;
   std::vector<uint8_t> zeros_, in_;
   std::unordered_map<int, uint64_t> got_;  // open connections: request bytes read

@@ -11,7 +11,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstring>
+#include <deque>
 #include <list>
 #include <map>
 #include <mutex>
@@ -72,6 +74,75 @@ void Refuse(int fd) {
   (void)!send(fd, &denied, 1, MSG_NOSIGNAL | MSG_DONTWAIT);
 }
 
+// Connections that close before sending a byte (a connect/close flood, a port scanner): each is
+// dropped as soon as it is accepted; the first of an interval is logged at once with its
+// address, the rest as one count when the interval ends.
+class SilentCloseLog {
+ public:
+  using Clock = std::chrono::steady_clock;
+  void Note(const std::string& host, Clock::time_point now) {
+    Tick(now);
+    if (count_++ > 0) return;
+    std::fprintf(stderr,
+                 "nicbench: a connection from %s closed before sending its cookie (dropped; "
+                 "more are counted and said once per %lld s)\n",
+                 host.c_str(), static_cast<long long>(AcceptGate::kLogInterval.count()));
+  }
+  void Tick(Clock::time_point now) {
+    if (now - window_start_ < AcceptGate::kLogInterval) return;
+    if (count_ > 1) {
+      std::fprintf(stderr,
+                   "nicbench: %llu more connections closed before sending a cookie in the last "
+                   "%lld s (dropped)\n",
+                   static_cast<unsigned long long>(count_ - 1),
+                   static_cast<long long>(AcceptGate::kLogInterval.count()));
+    }
+    window_start_ = now;
+    count_ = 0;
+  }
+
+ private:
+  Clock::time_point window_start_{};
+  uint64_t count_ = 0;
+};
+
+// Connections refused by --allow/--deny, logged with the address: the first of a window at
+// once, the rest as one count when the next window opens, so a flood costs one line a window.
+class DeniedLog {
+ public:
+  static constexpr std::chrono::seconds kWindow{10};
+  void Note(const std::string& peer, bool log) {
+    const auto now = Clock::now();
+    if (now - window_start_ >= kWindow) Flush(now);
+    if (logged_in_window_) {
+      ++unlogged_;
+      last_ = peer;
+      return;
+    }
+    logged_in_window_ = true;
+    if (log)
+      std::fprintf(stderr, "nicbench: refused %s: not permitted by --allow/--deny\n", peer.c_str());
+    log_ = log;
+  }
+
+ private:
+  void Flush(Clock::time_point now) {
+    if (unlogged_ > 0 && log_) {
+      std::fprintf(stderr,
+                   "nicbench: refused %llu more connection(s) by --allow/--deny (last from %s)\n",
+                   static_cast<unsigned long long>(unlogged_), last_.c_str());
+    }
+    unlogged_ = 0;
+    logged_in_window_ = false;
+    window_start_ = now;
+  }
+  Clock::time_point window_start_{};
+  bool logged_in_window_ = false;
+  bool log_ = true;
+  uint64_t unlogged_ = 0;
+  std::string last_;
+};
+
 class ServerImpl final : public Server {
  public:
   ServerImpl(const ServerConfig& config, TestSink sink) {
@@ -117,11 +188,15 @@ class ServerImpl final : public Server {
   void DropOldestPending(const std::string* host);
   int TestsFrom(const std::string& host) const;
   int MaxTestsPerAddress() const;
+  // --max-tests-per-client-per-hour: true when `host` has started that many tests in the last
+  // hour (the starts older than that are forgotten here).
+  bool HourlyLimitReached(const std::string& host);
   int EpollTimeoutMs(Clock::time_point idle_deadline) const;
 
   ServerShared shared_;
   net::UniqueFd listen_;
   std::optional<AcceptGate> gate_;
+  SilentCloseLog silent_closes_;
   bool listening_ = true;  // listen_ is in the epoll set
   int epoll_fd_ = -1;
   int wake_fd_ = -1;
@@ -130,7 +205,9 @@ class ServerImpl final : public Server {
   std::list<int> pending_order_;    // oldest first
   std::map<std::string, int> pending_per_host_;
   std::map<std::string, RunningTest> tests_;
+  std::map<std::string, std::deque<Clock::time_point>> starts_by_host_;  // the last hour's
   std::atomic<int> started_{0}, refused_{0};
+  DeniedLog denied_log_;
   bool served_once_ = false;
   Clock::time_point last_activity_ = Clock::now();
 };
@@ -188,6 +265,7 @@ Status ServerImpl::Init() {
 
 void ServerImpl::UpdateListening() {
   gate_->Tick(Clock::now());
+  silent_closes_.Tick(Clock::now());
   shared_.fds.set_limit(gate_->Budget());
   const bool want = !gate_->paused(Clock::now());
   if (want == listening_) return;
@@ -225,6 +303,13 @@ void ServerImpl::AcceptAll() {
       }
       return;
     }
+    if (!shared_.config.access.empty() && !shared_.config.access.Permits(peer.addr())) {
+      // Before a byte is read: the client hears ACCESS_DENIED, as from a busy iperf3.
+      Refuse(fd->get());
+      ++refused_;
+      denied_log_.Note(peer.ToString(), shared_.config.log_tests);
+      continue;
+    }
     const std::string host = UdpHellos::PlainHost(peer);
     if (pending_per_host_[host] >= PendingPerAddress(shared_.config)) DropOldestPending(&host);
     if (pending_.size() >= PendingInAll(shared_.config)) DropOldestPending(nullptr);
@@ -242,6 +327,11 @@ void ServerImpl::AcceptAll() {
     pending_.emplace(raw, std::move(p));
     pending_order_.push_back(raw);
     ++pending_per_host_[host];
+    // Read at once: a client's cookie is usually in by now and its connection leaves the
+    // pending set at once, and a connection already closed is dropped at once, so a
+    // connect/close flood from the client's own address neither fills that address's pending
+    // quota (whose oldest entry, the real client's, would go) nor waits for an epoll round.
+    ReadCookie(raw);
   }
 }
 
@@ -287,6 +377,19 @@ int ServerImpl::MaxTestsPerAddress() const {
   return std::max(1, c.max_tests - 1);
 }
 
+bool ServerImpl::HourlyLimitReached(const std::string& host) {
+  const int limit = shared_.config.max_tests_per_address_per_hour;
+  if (limit <= 0) return false;
+  const auto hour_ago = Clock::now() - std::chrono::hours(1);
+  for (auto it = starts_by_host_.begin(); it != starts_by_host_.end();) {
+    auto& starts = it->second;
+    while (!starts.empty() && starts.front() <= hour_ago) starts.pop_front();
+    it = starts.empty() ? starts_by_host_.erase(it) : std::next(it);
+  }
+  auto it = starts_by_host_.find(host);
+  return it != starts_by_host_.end() && static_cast<int>(it->second.size()) >= limit;
+}
+
 void ServerImpl::ReadCookie(int fd) {
   auto it = pending_.find(fd);
   if (it == pending_.end()) return;
@@ -304,6 +407,7 @@ void ServerImpl::ReadCookie(int fd) {
     if (p.have == protocol::kCookieBytes && p.cookie[protocol::kCookieChars] != '\0') drop = true;
   }
   if (!drop && p.have < protocol::kCookieBytes) return;
+  if (n == 0 && p.have == 0) silent_closes_.Note(p.host, Clock::now());
   Pending done = std::move(p);
   DropPending(fd);
   if (drop) {
@@ -327,6 +431,7 @@ void ServerImpl::Route(Pending& pending) {
     return;
   }
   const bool busy = static_cast<int>(tests_.size()) >= shared_.config.max_tests ||
+                    HourlyLimitReached(pending.host) ||
                     TestsFrom(pending.host) >= MaxTestsPerAddress() ||
                     (shared_.config.once && served_once_) || stop_requested_;
   if (busy) {
@@ -347,6 +452,9 @@ void ServerImpl::StartTest(Pending& pending, const std::string& cookie) {
   const int no_delay = 1;
   (void)setsockopt(pending.fd.get(), IPPROTO_TCP, TCP_NODELAY, &no_delay, sizeof no_delay);
   served_once_ = true;
+  if (shared_.config.max_tests_per_address_per_hour > 0) {
+    starts_by_host_[pending.host].push_back(Clock::now());
+  }
   ++started_;
   // The cookie's deadline was the accept plus the set-up timeout: the rest of the set-up
   // shares it.

@@ -15,6 +15,8 @@
 
 #include "base/result.h"
 #include "engine/file_io.h"
+#include "net/access_list.h"
+#include "protocol/authenticator.h"
 #include "record/run_record.h"
 #include "record/test_spec.h"
 
@@ -42,6 +44,17 @@ struct ServerConfig {
   // Tests from one client address at once; 0 = max_tests - 1 (at least 1), so one address
   // cannot take every slot.
   int max_tests_per_address = 0;
+  // Tests one client address may start in any hour (a sliding hour); more get ACCESS_DENIED.
+  // 0 = no limit.
+  int max_tests_per_address_per_hour = 0;
+  // serve --allow/--deny: a connection from an address the list does not permit gets
+  // ACCESS_DENIED right after accept, before a byte is read (control and data connections
+  // alike; a UDP stream's hello is taken only from its test's control address, so the list
+  // covers it too). Empty = everyone.
+  net::AccessList access;
+  // serve --rsa-private-key-path and --authorized-users-path: every test must carry a good
+  // iperf3 authentication token (docs/security.md); null = no authentication.
+  std::shared_ptr<protocol::Authenticator> authenticator;
   // A test is ended by the server once duration + omit + grace has passed (iperf3: 40 s).
   std::chrono::milliseconds grace{10000};
   int threads = 0;  // DataPath workers per test; 0 = WorkerThreadsFor's default
@@ -75,7 +88,7 @@ struct ServerStats {
   int tests_started = 0;
   int tests_ok = 0;
   int tests_failed = 0;
-  int refused = 0;  // ACCESS_DENIED sent (busy or bad cookie)
+  int refused = 0;  // ACCESS_DENIED sent (busy, bad cookie, or --allow/--deny)
 };
 
 class Server {

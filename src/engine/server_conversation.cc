@@ -39,7 +39,9 @@ namespace wire = protocol;
 // link where it takes longer the count is short by what had not arrived.
 constexpr milliseconds kInFlightLimit{2000};
 // What each data stream adds to the set-up deadline (SetUpStreams); the client adds the same.
-constexpr milliseconds kSetupPerStream{10};
+constexpr milliseconds kSetupPerStream{50};
+// How long a running test may go without moving its first byte (StallWatch).
+constexpr milliseconds kFirstDataLimit{10000};
 
 // iperf3 3.12 i_errno values for parameter problems (src/iperf_api.h), which a stock client
 // prints as text: "test duration too long", "number of parallel streams too large", ...
@@ -145,6 +147,7 @@ struct ServerTest::State : TestRun {
   bool live_samples = false;  // send each interval's host sample as it closes
   int samples_sent = 0;
   bool params_read = false;
+  std::string user;  // the authenticated user (loggable form), when the server asks for one
   uint64_t memory_reserved = 0;  // from shared_.memory, given back when the test ends
   uint64_t fds_reserved = 0;     // from shared_.fds, likewise
   // A forward TCP test ended by bytes or blocks keeps receiving after TEST_END until the
@@ -189,12 +192,64 @@ void ServerTest::Terminate() {
   (void)!write(stop_fd_, &one, sizeof one);
 }
 
-Status ServerTest::Refuse(State& st, int i_errno, const std::string& why) {
-  (void)wire::SendServerError(control_.get(), i_errno, 0);
+void ServerTest::TellError(int i_errno, int sys_errno) {
+  told_error_ = true;
+  (void)wire::SendServerError(control_.get(), i_errno, sys_errno);
+}
+
+void ServerTest::TellSetUpFailure(State& st, int i_errno, const Status& status) {
+  if (status || told_error_ || stopping()) return;
+  // A stock client prints iperf3's sentence for the code ("unable to receive parameters from
+  // client: Connection timed out") instead of "connection closed by the peer".
+  // A wait bounded by the deadline ends up to a millisecond before it (its timeout is whole
+  // milliseconds): a failure that close is the deadline's.
+  int sys_errno = status.error().sys_errno;
+  if (sys_errno == 0 && st.clock->Now() + milliseconds(5) >= setup_deadline_) sys_errno = ETIMEDOUT;
+  TellError(i_errno, sys_errno);
+  if (st.peer_is_nicbench) {
+    (void)wire::SendJson(control_.get(),
+                         nlohmann::json{{"error", "set-up failed: " + status.error().ToString()}});
+  }
+}
+
+Status ServerTest::Refuse(State& st, int i_errno, const std::string& why,
+                          std::string_view to_client) {
+  TellError(i_errno, 0);
   // A stock client prints iperf3's sentence for i_errno (with iperf3's own maxima in it); a
   // nicbench client reads our words, which name the option and the real limit.
-  if (st.peer_is_nicbench) (void)wire::SendJson(control_.get(), nlohmann::json{{"error", why}});
+  if (st.peer_is_nicbench) {
+    const std::string text = to_client.empty() ? why : std::string(to_client);
+    (void)wire::SendJson(control_.get(), nlohmann::json{{"error", text}});
+  }
   return Fail(why);
+}
+
+Status ServerTest::Authenticate(State& st, const protocol::DecodedParams& params) {
+  protocol::Authenticator* auth = shared_.config.authenticator.get();
+  if (auth == nullptr) {
+    if (!params.has_authtoken) return Ok();
+    return Refuse(st, wire::iperf_errno::kAuthTest,
+                  "the client asked for authentication, "
+                  "which this server does not offer (no --rsa-private-key-path)");
+  }
+  // The client hears only "test authorization failed" (iperf3's IEAUTHTEST), whatever the
+  // reason: telling a wrong password from an unknown user would help guess user names. The
+  // reason goes to the server's log (Finish) with the client's address.
+  constexpr std::string_view kToClient =
+      "test authorization failed (the user, password, key, padding or clock was not accepted)";
+  if (params.authtoken.empty()) {
+    return Refuse(st, wire::iperf_errno::kAuthTest,
+                  "authentication refused: the client sent no token (it needs --username and "
+                  "--rsa-public-key-path)",
+                  kToClient);
+  }
+  auto user = auth->Verify(params.authtoken, static_cast<int64_t>(std::time(nullptr)));
+  if (!user) {
+    return Refuse(st, wire::iperf_errno::kAuthTest,
+                  "authentication refused: " + user.error().message, kToClient);
+  }
+  st.user = protocol::LoggableName(*user);
+  return Ok();
 }
 
 Status ServerTest::Handshake(State& st) {
@@ -215,11 +270,7 @@ Status ServerTest::Handshake(State& st) {
   st.want_samples = st.peer_is_nicbench && params->ext->want_samples;
   st.live_samples = st.want_samples && params->ext->live_samples;
   st.params_read = true;
-  if (params->has_authtoken) {
-    return Refuse(st, wire::iperf_errno::kAuthTest,
-                  "the client asked for authentication, "
-                  "which this server does not offer");
-  }
+  if (auto s = Authenticate(st, *params); !s) return s;
   if (auto problem = record::Validate(st.spec, shared_.config.limits)) {
     return Refuse(st, IperfErrnoFor(problem->violation), "refused: " + problem->message);
   }
@@ -253,7 +304,7 @@ Status ServerTest::ReserveBudgets(State& st) {
   const uint64_t fds = TestDescriptors(st.spec, workers);
   if (!shared_.fds.TryReserve(fds)) {
     // "unable to create a new test: Too many open files"
-    (void)wire::SendServerError(control_.get(), wire::iperf_errno::kNewTest, EMFILE);
+    TellError(wire::iperf_errno::kNewTest, EMFILE);
     return Fail(
         fmt::format("refused: it needs {} descriptors, {} of the budget of {} are in "
                     "use (the descriptor limit less a reserve)",
@@ -266,7 +317,7 @@ Status ServerTest::ReserveBudgets(State& st) {
     return Ok();
   }
   // A stock client prints "unable to create a new test: Cannot allocate memory".
-  (void)wire::SendServerError(control_.get(), wire::iperf_errno::kNewTest, ENOMEM);
+  TellError(wire::iperf_errno::kNewTest, ENOMEM);
   return Fail(fmt::format(
       "refused: its buffers need {}, more than the {} left of the {} "
       "memory budget (--max-memory)",
@@ -318,7 +369,7 @@ Status ServerTest::SetUpTcpStreams(State& st) {
 Status ServerTest::SetUpUdpStreams(State& st) {
   auto peer = net::SocketAddress::Peer(control_.get());
   if (!shared_.udp_hellos || !peer) {
-    (void)wire::SendServerError(control_.get(), wire::iperf_errno::kStreamListen, EADDRINUSE);
+    TellError(wire::iperf_errno::kStreamListen, EADDRINUSE);
     return Fail("the server's UDP port is not open (it could not be bound at start)");
   }
   {
@@ -436,14 +487,14 @@ class ServerTest::LoopRole final : public TestRole {
 
   Status OnStall(milliseconds limit) override {
     // What iperf3 sends when its --rcv-timeout fires: "idle timeout for receiving data".
-    (void)wire::SendServerError(test_.control_.get(), wire::iperf_errno::kNoMsg, 0);
+    test_.TellError(wire::iperf_errno::kNoMsg, 0);
     return Fail(fmt::format("no data moved for {} ms (--rcv-timeout)", limit.count()));
   }
 
   Status OnGiveUp() override {
     // iperf3 has no error for it; the nearest a stock client prints is "the server has
     // terminated" (IESERVERTERM), with ETIMEDOUT for a nicbench client's message.
-    (void)wire::SendServerError(test_.control_.get(), wire::iperf_errno::kServerTerm, ETIMEDOUT);
+    test_.TellError(wire::iperf_errno::kServerTerm, ETIMEDOUT);
     return Fail("safety timer: the client never ended the test");
   }
 
@@ -475,6 +526,10 @@ Status ServerTest::Measure(State& st) {
   TestLoopOptions options;
   options.ender = TestLoopOptions::Ender::kPeer;
   options.stall_limit = shared_.config.receive_timeout;
+  // A test that has not moved one byte since TEST_RUNNING is a client holding the slot, not a
+  // slow link (a client sends its first block at once, even at -b 1k): it ends well before
+  // --rcv-timeout.
+  options.first_data_limit = kFirstDataLimit;
   // The safety timer: a client that never sends TEST_END cannot hold the slot.
   options.give_up_after =
       (by_time ? st.spec.duration + st.spec.omit : shared_.config.limits.max_duration) +
@@ -540,7 +595,7 @@ Status ServerTest::ExchangeResults(State& st) {
   auto totals = CombineTotals(st.totals, *theirs, st.spec.transport);
   if (!totals) return tl::unexpected(totals.error());
   st.record.streams = std::move(*totals);
-  st.record.peer = MakePeerReport(*theirs);
+  st.record.peer = MakePeerReport(*theirs, /*asked_for_output=*/false);
   protocol::PeerResults ours =
       MakeLocalResults(st.totals, cpu, st.spec.transport, st.congestion_used);
   if (st.peer_is_nicbench) ours.extension = nlohmann::json(st.record.local);
@@ -557,7 +612,9 @@ Status ServerTest::ExchangeResults(State& st) {
 // `serve --log-tests`: what the test was and what it moved. A request/response test is named
 // as one ("TCP RR -P 1") and counted in transactions: its few bytes make no useful bit rate.
 namespace {
-std::string TestLogLine(const TestRun& st, bool params_read, const Status& status) {
+// `user`: the authenticated user's loggable name, or empty.
+std::string TestLogLine(const TestRun& st, bool params_read, const Status& status,
+                        const std::string& user) {
   if (!params_read) {
     return "(no parameters): " +
            (status ? std::string("ok") : "failed: " + status.error().ToString());
@@ -565,8 +622,9 @@ std::string TestLogLine(const TestRun& st, bool params_read, const Status& statu
   const bool rr = st.spec.rr.enabled();
   std::string kind = rr ? record::RrModeName(st.spec.rr.mode) : DirectionWord(st.spec.direction);
   if (rr) std::transform(kind.begin(), kind.end(), kind.begin(), ::toupper);
-  const std::string what =
+  std::string what =
       fmt::format("{} {} -P {}", record::TransportName(st.spec.transport), kind, st.spec.parallel);
+  if (!user.empty()) what += " user " + user;
   if (!status) return what + ": failed: " + status.error().ToString();
   const double seconds = st.record.test_seconds;
   if (rr) {
@@ -592,7 +650,7 @@ void ServerTest::Finish(State& st, const Status& status) {
   (status ? shared_.tests_ok : shared_.tests_failed)++;
   if (shared_.config.log_tests) {
     std::fprintf(stderr, "nicbench: test %.8s from %s: %s\n", cookie_.c_str(), peer_.c_str(),
-                 TestLogLine(st, st.params_read, status).c_str());
+                 TestLogLine(st, st.params_read, status, st.user).c_str());
   }
   if (shared_.sink && st.params_read) shared_.sink(st.record);
 }
@@ -610,8 +668,12 @@ void ServerTest::Run() {
   Status status = Ok();
   try {
     status = Handshake(st);
+    TellSetUpFailure(st, wire::iperf_errno::kRecvParams, status);
     st.record.spec = st.spec;
-    if (status) status = SetUpStreams(st);
+    if (status) {
+      status = SetUpStreams(st);
+      TellSetUpFailure(st, wire::iperf_errno::kStreamAccept, status);
+    }
     if (status) status = Measure(st);
     if (status) status = ExchangeResults(st);
   } catch (const std::exception& e) {

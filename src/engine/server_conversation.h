@@ -19,6 +19,7 @@
 #include "engine/udp_hellos.h"
 #include "net/socket_address.h"
 #include "net/unique_fd.h"
+#include "protocol/params.h"
 #include "protocol/results.h"
 #include "record/run_record.h"
 
@@ -61,6 +62,8 @@ class ServerTest {
   struct State;    // the test's working values (server_conversation.cc)
   class LoopRole;  // the server's part in the test loop (server_conversation.cc)
   Status Handshake(State& st);
+  // iperf3 authentication when the server requires it (ServerConfig::authenticator).
+  Status Authenticate(State& st, const protocol::DecodedParams& params);
   Status ReserveBudgets(State& st);
   Status SetUpStreams(State& st);
   Status SetUpTcpStreams(State& st);
@@ -74,7 +77,14 @@ class ServerTest {
   // Counts what a client's streams sent before TEST_END and had not arrived yet.
   void CountInFlight(State& st, const protocol::PeerResults& theirs);
   void Finish(State& st, const Status& status);
-  Status Refuse(State& st, int i_errno, const std::string& why);
+  // SERVER_ERROR i_errno to the client, and to a nicbench client `to_client` (default: `why`)
+  // as words; returns `why` as the test's failure.
+  Status Refuse(State& st, int i_errno, const std::string& why, std::string_view to_client = {});
+  // SERVER_ERROR with iperf3's error code, remembering that the client was told.
+  void TellError(int i_errno, int sys_errno);
+  // A set-up that failed without telling the client (a deadline passed, streams did not come):
+  // SERVER_ERROR with the code of the step, and our words for a nicbench client.
+  void TellSetUpFailure(State& st, int i_errno, const Status& status);
   bool stopping() {
     std::lock_guard<std::mutex> lock(mutex_);
     return terminating_;
@@ -86,7 +96,8 @@ class ServerTest {
   ServerShared& shared_;
   std::chrono::steady_clock::time_point setup_deadline_;
   std::function<void()> on_finished_;
-  int stop_fd_ = -1;  // eventfd: Terminate writes it
+  int stop_fd_ = -1;         // eventfd: Terminate writes it
+  bool told_error_ = false;  // SERVER_ERROR went out (the test thread's own)
 
   std::mutex mutex_;
   std::condition_variable streams_arrived_;

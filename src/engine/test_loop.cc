@@ -98,7 +98,7 @@ Status TestLoop::Run() {
   give_up_at_ =
       options_.give_up_after.count() > 0 ? start_ + options_.give_up_after : MonoTime::max();
   boundary_ = BoundaryAfter(start_);
-  StallWatch stall(start_, options_.stall_limit);
+  StallWatch stall(start_, options_.stall_limit, options_.first_data_limit);
   for (;;) {
     MonoTime wake = std::min({boundary_, give_up_at_, stall.deadline()});
     if (poll_receive_) wake = std::min(wake, clock_.Now() + kReceiveBudgetPoll);

@@ -131,6 +131,9 @@ struct TestLoopOptions {
   };
   Ender ender = Ender::kSelf;
   std::chrono::milliseconds stall_limit{0};  // 0 = never (--rcv-timeout)
+  // Before any byte has moved, a stall ends the test after this when it is shorter (0 = only
+  // stall_limit): StallWatch.
+  std::chrono::milliseconds first_data_limit{0};
   // kPeer: fail (OnGiveUp) this long after the start without the peer's end; 0 = never.
   std::chrono::milliseconds give_up_after{0};
   // A failure mid-test closes the interval in progress and keeps the totals so far.

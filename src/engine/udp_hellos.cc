@@ -89,7 +89,10 @@ void UdpHellos::OnReadable() {
                          reinterpret_cast<sockaddr*>(&from), &from_len);
     if (n < 0) return;  // EAGAIN: drained (any other error: nothing to do but wait)
     net::SocketAddress sender(reinterpret_cast<sockaddr*>(&from), from_len);
-    if (!protocol::IsAcceptedUdpHello(static_cast<size_t>(n))) {
+    // The length and the bytes of a hello, or nothing: junk from the control connection's own
+    // host would otherwise take a stream's place and leave the real hello without a test.
+    if (static_cast<size_t>(n) > sizeof buf ||
+        !protocol::IsAcceptedUdpHello(buf, static_cast<size_t>(n))) {
       std::lock_guard<std::mutex> lock(mutex_);
       ++dropped_;
       continue;

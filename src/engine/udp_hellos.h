@@ -3,8 +3,10 @@
 // hands it to the test that waits for it, as a new socket bound to the port and connected to
 // the hello's sender, after sending the reply. A hello is taken only from the address of a
 // test's control connection (the iperf3 protocol allows no more), so a third party can neither
-// take a stream nor make the server send to an address that did not open the test; anything
-// else (junk, hellos from elsewhere, stray data) is dropped and counted. Tests from different
+// take a stream nor make the server send to an address that did not open the test; and only
+// with a hello's shape (4 bytes a client writes, protocol::IsAcceptedUdpHello), so junk from
+// that host cannot take one either. Anything else (junk, hellos from elsewhere, hellos once a
+// test has all its streams, stray data) is dropped and counted. Tests from different
 // addresses set up at once; tests from one address take their hellos one test at a time, in
 // the order they asked (the hellos carry nothing to tell two tests of one host apart).
 //

@@ -19,6 +19,7 @@ constexpr const char* kProcFiles[] = {
     "proc/net/netstat",
     "proc/net/softnet_stat",
     "proc/sys/kernel/osrelease",
+    "proc/uptime",  // the seconds between the two samples of `nicbench collect`
     "proc/sys/kernel/hostname",
     "sys/devices/system/cpu/online",
 };

@@ -26,6 +26,7 @@ constexpr int64_t kInt32Max = std::numeric_limits<int32_t>::max();
 constexpr int64_t kInt64Max = std::numeric_limits<int64_t>::max();
 constexpr size_t kMaxTextBytes = size_t{16} * 1024;  // title, extra_data
 constexpr size_t kMaxNameBytes = 256;                // congestion names, versions
+constexpr size_t kMaxTokenBytes = 4096;              // authtoken: a 16384-bit key's token has 2,732
 
 // Propagates the error of a Status or Result inside the decoders.
 #define NB_PROTO_TRY(expr)                                                \
@@ -125,6 +126,7 @@ Status DecodeFlagsAndText(const json& doc, DecodedParams* out) {
   spec->server_affinity = out->server_affinity.value_or(-1);
   spec->flowlabel = static_cast<uint32_t>(out->flowlabel);
   out->has_authtoken = internal::Present(doc, "authtoken");
+  NB_PROTO_TRY(SetString(doc, "authtoken", kMaxTokenBytes, &out->authtoken));
   return Ok();
 }
 
@@ -239,7 +241,8 @@ void EncodeOptionalKeys(const TestSpec& spec, nlohmann::ordered_json& j) {
 
 }  // namespace
 
-nlohmann::ordered_json EncodeParams(const TestSpec& spec, const std::optional<Extension>& ext) {
+nlohmann::ordered_json EncodeParams(const TestSpec& spec, const std::optional<Extension>& ext,
+                                    std::string_view authtoken) {
   nlohmann::ordered_json j = nlohmann::ordered_json::object();
   j[spec.transport == Transport::kUdp ? "udp" : "tcp"] = true;
   j["omit"] = CeilSeconds(spec.omit);
@@ -255,6 +258,7 @@ nlohmann::ordered_json EncodeParams(const TestSpec& spec, const std::optional<Ex
   if (spec.window_bytes != 0) j["window"] = spec.window_bytes;
   j["len"] = record::EffectiveBlockBytes(spec);
   EncodeOptionalKeys(spec, j);
+  if (!authtoken.empty()) j["authtoken"] = authtoken;
   j["client_version"] = kIperfClientVersion;
   if (ext) j[kExtensionKey] = EncodeExtension(spec, *ext);
   return j;

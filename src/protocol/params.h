@@ -52,8 +52,10 @@ struct Extension {
 // UDP from the path MTU first). With `ext`, the "nicbench" object follows client_version; without
 // it the text is byte-identical to a 3.12 client's.
 // An ordered_json, because a 3.12 peer's key order is part of "byte-identical"; SendJson takes it.
+// A non-empty `authtoken` (auth_token.h) goes just before client_version, where 3.12 puts it.
 nlohmann::ordered_json EncodeParams(const record::TestSpec& spec,
-                                    const std::optional<Extension>& ext = std::nullopt);
+                                    const std::optional<Extension>& ext = std::nullopt,
+                                    std::string_view authtoken = {});
 
 struct DecodedParams {
   record::TestSpec spec;
@@ -64,7 +66,8 @@ struct DecodedParams {
   std::optional<int> server_affinity;  // -1 (or 2^64-1) = none
   int flowlabel = 0;
   bool dont_fragment = false;
-  bool has_authtoken = false;  // we do not implement iperf3 authentication
+  bool has_authtoken = false;  // the key is present (whatever its value)
+  std::string authtoken;       // its text: base64 of an RSA-encrypted token (auth_token.h)
   std::string congestion_used;
 };
 

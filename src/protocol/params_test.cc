@@ -242,7 +242,24 @@ TEST(DecodeParamsTest, ExtrasOutsideTestSpec) {
   EXPECT_EQ(p->flowlabel, 77);
   EXPECT_TRUE(p->dont_fragment);
   EXPECT_TRUE(p->has_authtoken);
+  EXPECT_EQ(p->authtoken, "abc");
   EXPECT_EQ(p->congestion_used, "bbr");
+}
+
+// Where 3.12 puts the token (captured from `iperf3 -c --username`): right before client_version.
+TEST(EncodeParamsTest, AuthTokenGoesBeforeClientVersion) {
+  TestSpec spec;
+  spec.duration = std::chrono::seconds(1);
+  const std::string text = EncodeParams(spec, std::nullopt, "VE9LRU4=").dump();
+  EXPECT_NE(text.find(R"("pacing_timer":1000,"authtoken":"VE9LRU4=","client_version":"3.12"})"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(EncodeParams(spec).dump().find("authtoken"), std::string::npos);
+}
+
+TEST(DecodeParamsTest, AuthTokenMustBeAShortString) {
+  EXPECT_FALSE(DecodeParams(R"({"tcp":true,"authtoken":5})"));
+  EXPECT_FALSE(DecodeParams(R"({"tcp":true,"authtoken":")" + std::string(5000, 'A') + R"("})"));
 }
 
 // CVE-2024-53580 class: every typed field, given every wrong type, is a clean error naming it.

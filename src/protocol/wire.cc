@@ -98,6 +98,14 @@ bool IsAcceptedUdpReply(const uint8_t* data, size_t size) {
          SameBytes(data, kLegacyLittle) || SameBytes(data, kLegacyBig);
 }
 
+bool IsAcceptedUdpHello(const uint8_t* data, size_t size) {
+  if (data == nullptr || size != kUdpHandshakeBytes) return false;
+  static constexpr uint8_t kLegacyLittle[] = {0x15, 0xCD, 0x5B, 0x07};  // 123456789
+  static constexpr uint8_t kLegacyBig[] = {0x07, 0x5B, 0xCD, 0x15};
+  return SameBytes(data, kUdpHello) || SameBytes(data, kUdpReply) ||
+         SameBytes(data, kLegacyLittle) || SameBytes(data, kLegacyBig);
+}
+
 void EncodeUdpHeader(const UdpHeader& header, bool counters64, uint8_t* out) {
   StoreBe32(header.sec, out);
   StoreBe32(header.usec, out + 4);

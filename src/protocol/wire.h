@@ -75,8 +75,11 @@ inline constexpr uint8_t kUdpReply[kUdpHandshakeBytes] = {0x36, 0x37, 0x38, 0x39
 // servers). Anything else, or a length other than 4, is refused.
 bool IsAcceptedUdpReply(const uint8_t* data, size_t size);
 
-// A server accepts any first datagram of at most 4 bytes (3.12 does not look at the content).
-inline bool IsAcceptedUdpHello(size_t size) { return size <= kUdpHandshakeBytes; }
+// A server accepts a hello of exactly 4 bytes that a client writes: 0x36373839 in host order
+// (3.12 and later: "9876" from a little-endian host, "6789" from a big-endian one) or 123456789
+// (up to 3.11), either byte order. 3.12's server takes any datagram of at most 4 bytes, which
+// let a stray or hostile small datagram from the client's host take a stream's place.
+bool IsAcceptedUdpHello(const uint8_t* data, size_t size);
 
 // The header at the start of every UDP data datagram: the sender's monotonic clock and a
 // sequence number starting at 1. Big-endian on the wire.

@@ -75,9 +75,17 @@ TEST(WireTest, UdpRepliesAccepted) {
   EXPECT_FALSE(IsAcceptedUdpReply(nullptr, 4));
   EXPECT_EQ(kUdpHello[0], 0x39);
   EXPECT_EQ(kUdpReply[0], 0x36);
-  EXPECT_TRUE(IsAcceptedUdpHello(4));
-  EXPECT_TRUE(IsAcceptedUdpHello(0));
-  EXPECT_FALSE(IsAcceptedUdpHello(5));
+  EXPECT_TRUE(IsAcceptedUdpHello(kUdpHello, 4));
+  EXPECT_TRUE(IsAcceptedUdpHello(new_reply, 4));  // a big-endian 3.12 client's hello
+  EXPECT_TRUE(IsAcceptedUdpHello(hello_311, 4));
+  const uint8_t hello_311_be[] = {0x07, 0x5B, 0xCD, 0x15};
+  EXPECT_TRUE(IsAcceptedUdpHello(hello_311_be, 4));
+  const uint8_t junk[] = {'x', 'x', 'x', 'x', 'x'};
+  EXPECT_FALSE(IsAcceptedUdpHello(junk, 4));
+  EXPECT_FALSE(IsAcceptedUdpHello(junk, 1));
+  EXPECT_FALSE(IsAcceptedUdpHello(kUdpHello, 3));
+  EXPECT_FALSE(IsAcceptedUdpHello(kUdpHello, 0));
+  EXPECT_FALSE(IsAcceptedUdpHello(nullptr, 4));
 }
 
 TEST(WireTest, UdpHeader32BitIsBigEndian) {

@@ -8,6 +8,7 @@
 
 #include "report/csv.h"
 #include "report/format.h"
+#include "report/terminal_text.h"
 #include "report/text_report.h"
 
 namespace nicbench::report {
@@ -23,8 +24,9 @@ std::string Time(const RunSummary& s) {
 }
 
 std::string Hosts(const RunSummary& s) {
-  const std::string client = s.client_host.empty() ? "?" : s.client_host;
-  const std::string server = s.server_host.empty() ? s.peer : s.server_host;
+  // Host names are the ends' own words, read back from a store anyone may have written.
+  const std::string client = s.client_host.empty() ? "?" : TerminalSafe(s.client_host);
+  const std::string server = TerminalSafe(s.server_host.empty() ? s.peer : s.server_host);
   return client + " -> " + server;
 }
 
@@ -199,7 +201,12 @@ std::string RenderHistoryText(const std::vector<RunSummary>& runs) {
   std::vector<std::vector<std::string>> rows = {{"ID", "TIME (UTC)", "HOSTS", "DIR", "PROTO", "P",
                                                  "GOODPUT", "CPU/GB C", "CPU/GB S", "RETR",
                                                  "FINDING", "LABELS"}};
-  for (const RunSummary& s : runs) rows.push_back(TextRow(s));
+  for (const RunSummary& s : runs) {
+    // Every cell was read back from a store that anyone with write access may have filled.
+    std::vector<std::string> row = TextRow(s);
+    for (std::string& cell : row) cell = TerminalSafe(cell);
+    rows.push_back(std::move(row));
+  }
   std::vector<size_t> width(rows[0].size(), 0);
   for (const auto& row : rows) {
     for (size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], row[c].size());

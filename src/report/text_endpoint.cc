@@ -5,6 +5,7 @@
 #include "analysis/figures.h"
 #include "analysis/host_figures.h"
 #include "report/format.h"
+#include "report/terminal_text.h"
 #include "report/text_lines.h"
 #include "report/text_report.h"
 
@@ -210,10 +211,11 @@ std::string NicSection(const record::NicFacts& nic) {
 
 std::string EndpointSection(const record::RunRecord& run, const record::EndpointRecord& end,
                             const char* title) {
-  std::string head = fmt::format("{}: {}", title, end.role);
-  if (end.host.hostname.known()) head += " " + end.host.hostname.value();
-  if (!end.software.empty()) head += ", " + end.software;
-  if (end.host.kernel.known()) head += ", Linux " + end.host.kernel.value();
+  // The remote end's words are the peer's: a host name may hold escape sequences.
+  std::string head = fmt::format("{}: {}", title, TerminalSafe(end.role));
+  if (end.host.hostname.known()) head += " " + TerminalSafe(end.host.hostname.value());
+  if (!end.software.empty()) head += ", " + TerminalSafe(end.software);
+  if (end.host.kernel.known()) head += ", Linux " + TerminalSafe(end.host.kernel.value());
   std::string out = head + "\n";
   out += CpuRows(run, end);
   out += Row("Busiest", Busiest(end));

@@ -5,6 +5,7 @@
 #include "analysis/host_figures.h"
 #include "report/format.h"
 #include "report/sums.h"
+#include "report/terminal_text.h"
 #include "report/text_lines.h"
 #include "report/text_report.h"
 
@@ -157,8 +158,8 @@ std::string RenderHostLine(const char* who, const record::HostInterval& sample) 
 }
 
 std::string RenderConnectedLines(const record::RunRecord& run, bool verbose) {
-  std::string out =
-      fmt::format("Connecting to host {}, port {}\n", run.server_host, run.server_port);
+  std::string out = fmt::format("Connecting to host {}, port {}\n", TerminalSafe(run.server_host),
+                                run.server_port);
   for (size_t i = 1; i < run.connections.size(); ++i) {
     const record::ConnectionInfo& c = run.connections[i];
     const int id = i == 1 ? 1 : static_cast<int>(i) + 1;  // iperf3's 1, 3, 4, ...

@@ -5,6 +5,7 @@
 
 #include "report/format.h"
 #include "report/sums.h"
+#include "report/terminal_text.h"
 #include "report/text_lines.h"
 #include "report/text_report.h"
 
@@ -160,7 +161,9 @@ std::string RenderSummary(const record::RunRecord& run) {
   }
   // --get-server-output, as iperf3 prints it after its own summary.
   if (run.peer.server_output_text) out += "\nServer output:\n" + *run.peer.server_output_text;
-  return out;
+  // Besides the fields escaped where they are placed, every other string of the peer's (NIC and
+  // driver names, notes, the server's output) is made safe here, newlines kept.
+  return TerminalSafeLines(out);
 }
 
 }  // namespace nicbench::report

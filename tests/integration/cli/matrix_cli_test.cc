@@ -141,7 +141,9 @@ TEST_F(MatrixCli, InterruptLeavesRunsStoredAndResumeCompletes) {
   EXPECT_EQ(r.exit_code, 130) << r.err;
   EXPECT_NE(r.err.find("interrupted"), std::string::npos) << r.err;
   EXPECT_EQ(Stored(1).size(), 1u);
-  auto resumed = testing::RunNicbench({"matrix", "--resume", "1", "--store", Db(), "--json"});
+  // The stored --setup runs only when given again (docs/compare.md, "What a resume trusts").
+  auto resumed = testing::RunNicbench(
+      {"matrix", "--resume", "1", "--setup", setup, "--store", Db(), "--json"});
   ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
   EXPECT_EQ(Stored(1).size(), 4u);
   const json j = json::parse(resumed.out);

@@ -1,0 +1,146 @@
+#include "cli/auth_options.h"
+
+#include <termios.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+
+#include <fmt/format.h>
+
+#include "base/units.h"
+#include "protocol/authenticator.h"
+
+namespace nicbench::cli {
+namespace {
+
+constexpr const char* kPasswordVariable = "IPERF3_PASSWORD";
+
+// Reads one line from the terminal with echo off; the terminal's mode is restored before
+// returning. Nothing when stdin is not a terminal.
+Result<protocol::Secret> PromptPassword() {
+  if (!isatty(STDIN_FILENO)) {
+    return Fail(
+        fmt::format("--username needs a password: set {} (stdin is not a terminal to ask on)",
+                    kPasswordVariable));
+  }
+  termios old_mode{};
+  if (tcgetattr(STDIN_FILENO, &old_mode) != 0) return FailErrno("reading the terminal's mode");
+  termios quiet = old_mode;
+  quiet.c_lflag &= ~static_cast<tcflag_t>(ECHO);
+  if (tcsetattr(STDIN_FILENO, TCSAFLUSH, &quiet) != 0) return FailErrno("turning echo off");
+  std::fputs("Password: ", stderr);
+  std::fflush(stderr);
+  protocol::Secret line;
+  std::string text;
+  for (int c = std::fgetc(stdin); c != EOF && c != '\n'; c = std::fgetc(stdin)) {
+    text += static_cast<char>(c);
+  }
+  line = protocol::Secret(std::move(text));
+  (void)tcsetattr(STDIN_FILENO, TCSAFLUSH, &old_mode);
+  std::fputc('\n', stderr);
+  if (!line.empty() && line.text().back() == '\r') {
+    std::string trimmed = line.text();
+    trimmed.pop_back();
+    line = protocol::Secret(std::move(trimmed));
+  }
+  return line;
+}
+
+Result<protocol::Secret> ReadPassword() {
+  if (const char* value = std::getenv(kPasswordVariable)) return protocol::Secret(value);
+  return PromptPassword();
+}
+
+}  // namespace
+
+void AddServeAuthOptions(CLI::App& app, ServeAuthArgs& a) {
+  app.add_option("--rsa-private-key-path", a.private_key,
+                 "require iperf3 authentication: the server's RSA private key (PEM, mode 600)");
+  app.add_option("--authorized-users-path", a.users,
+                 "file of username,sha256hex lines (the hash of \"{user}password\")");
+  app.add_option("--time-skew-threshold", a.skew,
+                 "seconds a token's time may differ from the server's (default 10)");
+  app.add_flag("--use-pkcs1-padding", a.pkcs1,
+               "accept PKCS#1 v1.5 tokens too (iperf3 clients before 3.17), besides OAEP");
+  // One value per occurrence: `--allow A --allow B`, never `--allow A B`.
+  app.add_option("--allow", a.allow, "serve only clients in this CIDR (repeatable; IPv4 and IPv6)")
+      ->expected(1)
+      ->allow_extra_args(false)
+      ->take_all();
+  app.add_option("--deny", a.deny, "refuse clients in this CIDR (repeatable; wins over --allow)")
+      ->expected(1)
+      ->allow_extra_args(false)
+      ->take_all();
+}
+
+void AddRunAuthOptions(CLI::App& app, RunAuthArgs& a) {
+  app.add_option("--username", a.username,
+                 "authenticate as this user (password from IPERF3_PASSWORD or a prompt)");
+  app.add_option("--rsa-public-key-path", a.public_key,
+                 "the server's RSA public key (PEM) to encrypt the credentials with");
+  app.add_flag("--use-pkcs1-padding", a.pkcs1,
+               "pad with PKCS#1 v1.5 instead of OAEP (iperf3 servers before 3.17)");
+}
+
+Status ApplyServeAuthArgs(const ServeAuthArgs& a, engine::ServerConfig& config) {
+  for (const std::string& cidr : a.allow) {
+    if (auto s = config.access.Allow(cidr); !s) return Fail("--allow " + s.error().message);
+  }
+  for (const std::string& cidr : a.deny) {
+    if (auto s = config.access.Deny(cidr); !s) return Fail("--deny " + s.error().message);
+  }
+  if (a.private_key.empty() != a.users.empty()) {
+    return Fail("--rsa-private-key-path and --authorized-users-path go together");
+  }
+  if (a.private_key.empty()) {
+    if (!a.skew.empty() || a.pkcs1) {
+      return Fail("--time-skew-threshold and --use-pkcs1-padding need --rsa-private-key-path");
+    }
+    return Ok();
+  }
+  protocol::AuthConfig auth;
+  if (!a.skew.empty()) {
+    auto seconds = ParseUnsigned(a.skew);
+    if (!seconds || *seconds == 0 || *seconds > 86400) {
+      return Fail("--time-skew-threshold: expected seconds 1..86400");
+    }
+    auth.skew_threshold = std::chrono::seconds(*seconds);
+  }
+  auto key = protocol::RsaKey::LoadPrivate(a.private_key);
+  if (!key) return Fail("--rsa-private-key-path: " + key.error().ToString());
+  auth.private_key = std::move(*key);
+  auto users = protocol::AuthorizedUsers::Load(a.users);
+  if (!users) return Fail("--authorized-users-path: " + users.error().ToString());
+  auth.users = std::move(*users);
+  auth.accept_pkcs1 = a.pkcs1;
+  config.authenticator = std::make_shared<protocol::Authenticator>(std::move(auth));
+  return Ok();
+}
+
+Result<std::shared_ptr<const engine::ClientAuth>> MakeClientAuth(const RunAuthArgs& a) {
+  if (a.username.empty()) {
+    if (!a.public_key.empty() || a.pkcs1) {
+      return Fail("--rsa-public-key-path and --use-pkcs1-padding need --username");
+    }
+    return std::shared_ptr<const engine::ClientAuth>();
+  }
+  if (a.public_key.empty()) return Fail("--username needs --rsa-public-key-path");
+  auto key = protocol::RsaKey::LoadPublic(a.public_key);
+  if (!key) return Fail("--rsa-public-key-path: " + key.error().ToString());
+  auto password = ReadPassword();
+  if (!password) return tl::unexpected(password.error());
+  auto auth = std::make_shared<engine::ClientAuth>();
+  auth->username = a.username;
+  auth->password = std::move(*password);
+  auth->server_key = std::move(*key);
+  auth->padding = a.pkcs1 ? protocol::RsaPadding::kPkcs1 : protocol::RsaPadding::kOaep;
+  // One token now, so a password the server could never read fails before connecting.
+  auto trial = protocol::EncodeAuthToken(auth->username, auth->password, auth->server_key,
+                                         auth->padding, static_cast<int64_t>(std::time(nullptr)));
+  if (!trial) return Fail("--username: " + trial.error().message);
+  return std::shared_ptr<const engine::ClientAuth>(std::move(auth));
+}
+
+}  // namespace nicbench::cli

@@ -1,0 +1,151 @@
+// `nicbench collect --script` prints the capture script for a far end that runs no nicbench
+// (src/cli/collect.sh, compiled in); `nicbench collect -o DIR [-i IF] [-s SECONDS]` makes the
+// same capture on this Linux host: `inspect --capture`'s tree at the first sample, the NIC's
+// ethtool facts (read with the ioctls, written in ethtool's text layout), and the files that
+// change again under DIR/later after SECONDS. `run HOST --remote-facts DIR` and
+// `inspect --root DIR` read either capture (probes/far_capture.h).
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <thread>
+
+#include <CLI/CLI.hpp>
+
+#include "base/exit_code.h"
+#include "base/log.h"
+#include "cli/collect_script.h"
+#include "cli/commands.h"
+#include "cli/parse_args.h"
+#include "probes/capture.h"
+#include "probes/collect_facts.h"
+#include "probes/ethtool_text.h"
+#include "probes/far_capture.h"
+#include "probes/file_source.h"
+#include "probes/text_scan.h"
+
+namespace nicbench::cli {
+namespace {
+
+struct CollectArgs {
+  bool script = false;
+  std::string out, iface;
+  int seconds = 3;
+};
+
+// The interface of the default IPv4 route (/proc/net/route: Destination 00000000), as the
+// script finds it; "" when there is none.
+std::string DefaultRouteInterface(probes::FileSource& files) {
+  std::string text;
+  if (!files.ReadInto("/proc/net/route", text)) return {};
+  std::string_view rest = text;
+  probes::scan::NextLine(rest);  // header
+  while (!rest.empty()) {
+    std::string_view line = probes::scan::NextLine(rest);
+    std::string_view iface = probes::scan::NextToken(line);
+    if (probes::scan::NextToken(line) == "00000000") return std::string(iface);
+  }
+  return {};
+}
+
+bool WriteText(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  return static_cast<bool>(out);
+}
+
+// ethtool/IF/*.txt under `dir` from what the ioctls read; a fact the driver does not report
+// is left out, as the script leaves ethtool's empty output.
+void WriteEthtoolTexts(const std::string& dir, const record::NicFacts& nic) {
+  const std::string base = dir + "/ethtool/" + nic.interface;
+  std::error_code ec;
+  std::filesystem::create_directories(base, ec);
+  WriteText(base + "/i.txt", probes::RenderEthtoolDriverInfo(nic));
+  if (auto* v = nic.offloads.get()) WriteText(base + "/k.txt", probes::RenderEthtoolFeatures(*v));
+  if (auto* v = nic.rings.get()) WriteText(base + "/g.txt", probes::RenderEthtoolRings(*v));
+  if (auto* v = nic.coalescing.get()) {
+    WriteText(base + "/c.txt", probes::RenderEthtoolCoalescing(*v));
+  }
+  if (auto* v = nic.channels.get()) WriteText(base + "/l.txt", probes::RenderEthtoolChannels(*v));
+  if (auto* v = nic.driver_stats.get()) {
+    WriteText(base + "/S.txt", probes::RenderEthtoolStatistics(*v));
+  }
+}
+
+int Collect(const CollectArgs& args) {
+  probes::DirFileSource live("/");
+  const std::string iface = args.iface.empty() ? DefaultRouteInterface(live) : args.iface;
+  if (iface.empty()) {
+    LogError("collect: no default route to name the interface; give one with -i IF");
+    return ToInt(ExitCode::kUsage);
+  }
+  auto nic = probes::CollectNicFacts(iface, live);
+  if (!nic) {
+    LogError("collect: " + nic.error().ToString());
+    return ToInt(ExitCode::kEnvironment);
+  }
+  if (auto status = probes::CaptureTree(args.out, {}); !status) {
+    LogError("collect: " + status.error().ToString());
+    return ToInt(ExitCode::kEnvironment);
+  }
+  if (!nic->loopback) WriteEthtoolTexts(args.out, *nic);
+  const auto start = std::chrono::steady_clock::now();
+  std::this_thread::sleep_for(std::chrono::seconds(args.seconds));
+  const std::string later = args.out + "/later";
+  if (auto status = probes::CaptureTree(later, {iface}); !status) {
+    LogError("collect: " + status.error().ToString());
+    return ToInt(ExitCode::kEnvironment);
+  }
+  if (auto stats = probes::ReadDriverStats(iface, live); stats.known()) {
+    std::error_code ec;
+    std::filesystem::create_directories(later + "/ethtool/" + iface, ec);
+    WriteText(later + "/ethtool/" + iface + "/S.txt",
+              probes::RenderEthtoolStatistics(stats.value()));
+  }
+  const auto seconds =
+      std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now() - start)
+          .count();
+  WriteText(args.out + "/" + probes::kCaptureMarker, "nicbench-capture 1\nos Linux\ninterface " +
+                                                         iface + "\nseconds " +
+                                                         std::to_string(seconds) + "\n");
+  std::fprintf(stderr,
+               "nicbench: wrote %s (interface %s); read it with: nicbench inspect --root %s\n",
+               args.out.c_str(), iface.c_str(), args.out.c_str());
+  return ToInt(ExitCode::kOk);
+}
+
+}  // namespace
+
+int RunCollectCommand(int argc, char** argv) {
+  CLI::App app{
+      "nicbench collect: a capture of a host's NIC facts and two samples, for a far end that "
+      "runs no nicbench (docs/diagnosis.md, \"The far end without nicbench\")",
+      "collect"};
+  CollectArgs args;
+  auto* script = app.add_flag("--script", args.script,
+                              "print the POSIX sh capture script (Linux or FreeBSD far end)");
+  auto* out = app.add_option("-o,--output", args.out, "write this host's capture into DIR");
+  script->excludes(out);
+  app.add_option("-i,--iface", args.iface,
+                 "interface that carries the test (default: the "
+                 "default route's)");
+  app.add_option("-s,--seconds", args.seconds, "seconds between the two samples (default 3)")
+      ->check(CLI::Range(1, 3600));
+  if (auto code = ParseArgs(
+          app, argc, argv, [](const std::string& m) { std::fprintf(stderr, "%s\n", m.c_str()); })) {
+    return *code;
+  }
+  if (args.script) {
+    const std::string_view text = CollectScript();
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    return ToInt(ExitCode::kOk);
+  }
+  if (args.out.empty()) {
+    LogError("collect: give --script (print the capture script) or -o DIR (capture this host)");
+    return ToInt(ExitCode::kUsage);
+  }
+  return Collect(args);
+}
+
+}  // namespace nicbench::cli
