@@ -29,6 +29,10 @@ TEST(ServerSilentEndings, SafetyTimerTellsTheClient) {
   std::vector<int> streams;
   int control = RunningSilentTest(server.port, MakeCookie(1), streams);
   ASSERT_GE(control, 0);
+  // One byte of data: a test that never moved a byte is ended sooner, as a slot holder
+  // (IENOMSG); this one moved data and only stopped talking.
+  const char one = 'x';
+  ASSERT_TRUE(SendAll(streams.at(0), &one, 1));
   NormalTest(server.port);
   // Never TEST_END: after 1 s + the 10 s grace the server ends the test, and says so.
   EXPECT_EQ(ReadStateByte(control, 60000), -2);  // SERVER_ERROR

@@ -3,7 +3,9 @@
 // clock had started, the client's had not: in a 2 s loopback test without omit the two ends'
 // byte counts differed by 1.5-2%. With TCP_NODELAY on the server's control socket they agree
 // within 0.2% (what is left is the data in the socket buffers at the two ends of the window).
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -23,15 +25,26 @@ double Disagreement(const nlohmann::json& doc) {
   return std::fabs(received - sent) / sent;
 }
 
+// The Nagle delay offset the two ends' windows every time; a busy host's scheduling offsets them
+// now and then (up to 16% in one -R run at load 10). So each direction gets a few tries: the bug
+// fails all of them, a busy host's noise not.
+constexpr int kTries = 5;
+
 TEST(TimedTestEndsAgree, ForwardAndReverseByteCountsMatchWithoutOmit) {
   ServeChild serve = StartServe();
   for (const std::vector<std::string>& args :
        {std::vector<std::string>{"-t", "2"}, std::vector<std::string>{"-t", "2", "-R"}}) {
-    nlohmann::json doc = NormalTest(serve.port, args);
-    ASSERT_TRUE(doc.contains("end")) << doc.dump();
-    EXPECT_LT(Disagreement(doc), kAgreement)
-        << args.back() << ": sent " << SumBytes(doc, "sum_sent") << " received "
-        << SumBytes(doc, "sum_received");
+    double best = 1.0;
+    for (int i = 0; i < kTries && best >= kAgreement; ++i) {
+      nlohmann::json doc = NormalTest(serve.port, args);
+      ASSERT_TRUE(doc.contains("end")) << doc.dump();
+      const double d = Disagreement(doc);
+      std::printf("%s try %d: sent %lld received %lld (%.2f%%)\n", args.back().c_str(), i + 1,
+                  static_cast<long long>(SumBytes(doc, "sum_sent")),
+                  static_cast<long long>(SumBytes(doc, "sum_received")), 100 * d);
+      best = std::min(best, d);
+    }
+    EXPECT_LT(best, kAgreement) << args.back() << ": the ends disagreed in every try";
   }
 }
 

@@ -54,7 +54,9 @@ std::set<std::string> HelpOptions(const std::string& help) {
     if (line.rfind("  -", 0) != 0) continue;
     std::string list = line.substr(2, line.find(' ', 2) - 2);
     std::istringstream parts(list);
-    for (std::string name; std::getline(parts, name, ',');) names.insert(name);
+    // CLI11 shows a flag's value when given without one as a suffix: `--timestamps{%c }`.
+    for (std::string name; std::getline(parts, name, ',');)
+      names.insert(name.substr(0, name.find('{')));
   }
   return names;
 }

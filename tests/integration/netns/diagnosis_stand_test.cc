@@ -1,6 +1,7 @@
 // Diagnosis scenarios on the test stand: plant one cause, run the real binary between two
 // namespaces, and check the finding it must produce (docs/diagnosis.md). Root only.
 #include <algorithm>
+#include <cstdio>
 #include <map>
 #include <memory>
 #include <string>
@@ -159,8 +160,17 @@ TEST(DiagnosisStand, ReceiverStarvedByCompetitorOnItsCore) {
     hogs.push_back(std::make_unique<testing::BackgroundProcess>(
         InHost(st->host(2), {"taskset", "-c", "0", "sh", "-c", "while :; do :; done"})));
   }
-  Outcome o = RunPair(*st, {"taskset", "-c", "0"}, {"-t", "5", "-O", "1"}, {"taskset", "-c", "1"});
-  SKIP_IF_RUN_MISSING(o);
+  // The client's cpu1 is not ours alone: when other work on this machine takes most of it, the
+  // sender is the end held back more, and the diagnosis rightly says so. Such a run is tried
+  // again (a few times); a diagnosis that misses the starved receiver misses it every time.
+  Outcome o;
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    o = RunPair(*st, {"taskset", "-c", "0"}, {"-t", "5", "-O", "1"}, {"taskset", "-c", "1"});
+    SKIP_IF_RUN_MISSING(o);
+    if (Has(o, "receiver-cpu-bound") || !Has(o, "sender-cpu-bound")) break;
+    std::printf("try %d: the sender's core was taken by other work: %s\n", attempt + 1,
+                o.titles.c_str());
+  }
   EXPECT_TRUE(Has(o, "receiver-cpu-bound")) << o.titles;
   EXPECT_NE(o.titles.find("other processes take"), std::string::npos) << o.titles;
 }
