@@ -29,8 +29,7 @@ TEST(DiagnosisLoopback, CleanRunHasNoWarning) {
   // with them: those warnings are true of a loaded host, not false alarms about loopback.
   bool busy_host = false;
   for (const auto& f : doc["findings"]) {
-    busy_host = busy_host ||
-                f.value("title", "").find("other processes take") != std::string::npos;
+    busy_host = busy_host || f.value("title", "").find("other processes take") != std::string::npos;
   }
   for (const auto& f : doc["findings"]) {
     const std::string severity = f.value("severity", ""), id = f.value("id", "");
