@@ -1,79 +1,29 @@
 // The drop ladder: where along the receive path each end lost packets during the test, from the
 // bottom up: the NIC (its ring, buffer and error counters), the softnet backlog, the qdisc, the
 // socket, and TCP's retransmissions that followed. One finding names the lowest layer that
-// dropped, since a drop low on the ladder causes the symptoms above it.
+// dropped, since a drop low on the ladder causes the symptoms above it. The ladder itself is
+// analysis/drop_ladder.h's, the same one the summaries print.
 #include <fmt/format.h>
 
+#include "analysis/drop_ladder.h"
 #include "diagnosis/nic_view.h"
 #include "diagnosis/rules.h"
 
 namespace nicbench::diagnosis {
 namespace {
 
-using analysis::CounterKind;
+using analysis::Layer;
+using analysis::Rung;
 using record::Severity;
 
-struct Rung {
-  const char* layer;
-  std::optional<uint64_t> dropped;  // nullopt: not measured at this end
-  std::string detail;
-};
-
-std::optional<uint64_t> NicRung(const RunView& view, const End& end, std::string& detail) {
-  if (!HardwareNic(end) && end.record->nic.loopback) return std::nullopt;
-  std::optional<uint64_t> out;
-  for (const char* key : {"rx_dropped", "rx_missed_errors", "rx_fifo_errors", "tx_dropped"}) {
-    auto v = NicCounterSum(view, end, key);
-    if (!v) continue;
-    out = out.value_or(0) + static_cast<uint64_t>(std::max<int64_t>(*v, 0));
-  }
-  if (out) detail = "/sys/class/net statistics";
-  if (const auto m = analysis::DriverCounterDeltas(end.record->nic)) {
-    const uint64_t driver =
-        std::max(m->Total(CounterKind::kRxMissed), m->Total(CounterKind::kRxNoBuffer)) +
-        m->Total(CounterKind::kRxFifo) + m->Total(CounterKind::kTxDrop);
-    if (!out || driver > *out) {
-      out = driver;
-      detail = "the driver's ring and buffer counters (ethtool -S)";
-    }
-  }
-  return out;
-}
-
-std::optional<uint64_t> SoftnetRung(const RunView& view, const End& end) {
-  std::optional<uint64_t> out;
-  for (const auto* s : view.Samples(end)) {
-    if (const auto* softnet = s->softnet.get()) {
-      for (const auto& d : *softnet) out = out.value_or(0) + d.dropped;
-    }
-  }
-  return out;
-}
-
-std::optional<uint64_t> SocketRung(const RunView& view, const End& end) {
-  std::optional<uint64_t> out;
-  for (const char* key : {"Udp.RcvbufErrors", "TcpExt.TCPRcvQDrop", "TcpExt.TCPBacklogDrop"}) {
-    auto v = NetCounterSum(view, end, key);
-    if (v) out = out.value_or(0) + static_cast<uint64_t>(std::max<int64_t>(*v, 0));
-  }
-  return out;
-}
-
-std::vector<Rung> LadderOf(const RunView& view, const End& end) {
-  std::string nic_detail;
-  auto nic = NicRung(view, end, nic_detail);
-  return {
-      {"NIC", nic, nic_detail},
-      {"softnet backlog", SoftnetRung(view, end), "/proc/net/softnet_stat dropped"},
-      {"qdisc", std::nullopt, "not sampled during the test"},
-      {"socket", SocketRung(view, end), "Udp.RcvbufErrors, TcpExt.TCPRcvQDrop, TCPBacklogDrop"},
-  };
-}
+// The rungs that drop packets: the retransmissions rung is what followed, not a drop.
+bool DropLayer(const Rung& rung) { return rung.layer != Layer::kRetransmissions; }
 
 std::string LadderText(const End& end, const std::vector<Rung>& ladder) {
   std::string text = end.name + ":";
   for (const Rung& r : ladder) {
-    text += fmt::format(" {} {};", r.layer,
+    if (!DropLayer(r)) continue;
+    text += fmt::format(" {} {};", r.name,
                         r.dropped ? std::to_string(*r.dropped) : std::string("not measured"));
   }
   text.pop_back();
@@ -91,11 +41,13 @@ Findings DropLadder(const RunView& view, const Thresholds&) {
   const auto ends = view.ends();
   ladders.reserve(ends.size());
   for (const End* end : ends) {
-    ladders.push_back(LadderOf(view, *end));
+    ladders.push_back(analysis::DropLadderOf(view.run(), *end->record));
     const auto& ladder = ladders.back();
     f.evidence.push_back(LadderText(*end, ladder));
     for (size_t rank = 0; rank < ladder.size(); ++rank) {
-      if (!ladder[rank].dropped || *ladder[rank].dropped == 0) continue;
+      if (!DropLayer(ladder[rank]) || !ladder[rank].dropped || *ladder[rank].dropped == 0) {
+        continue;
+      }
       if (lowest == nullptr || rank < lowest_rank) {
         lowest = &ladder[rank];
         lowest_rank = rank;
@@ -111,7 +63,7 @@ Findings DropLadder(const RunView& view, const Thresholds&) {
                     flow.retransmits ? std::to_string(*flow.retransmits) : std::string("unknown")));
   }
   f.title = fmt::format("The lowest layer that dropped packets: the {} at the {} ({} dropped, {})",
-                        lowest->layer, lowest_end->name, *lowest->dropped, lowest->detail);
+                        lowest->name, lowest_end->name, *lowest->dropped, lowest->source);
   f.meaning =
       "A packet dropped low on the receive path never reaches the layers above it: TCP sees a "
       "loss and retransmits, and counters higher up may stay clean. Fix the lowest layer that "

@@ -7,6 +7,8 @@
 #include <functional>
 #include <map>
 
+#include "analysis/drop_ladder.h"
+#include "analysis/stream_limits.h"
 #include "record/json.h"
 #include "report/format.h"
 #include "report/html_chart.h"
@@ -220,6 +222,33 @@ Json FactRows(const record::RunRecord& run) {
   return rows;
 }
 
+Json DropLadderRows(const record::RunRecord& run) {
+  auto ends = html::Ends(run);
+  std::vector<std::vector<analysis::Rung>> ladders;
+  for (const auto& e : ends) ladders.push_back(analysis::DropLadderOf(run, *e.second));
+  Json rows = Json::array();
+  for (size_t r = 0; r < ladders[0].size(); ++r) {
+    Json row = Json::array({ladders[0][r].name});
+    for (const auto& ladder : ladders) row.push_back(analysis::RungText(ladder[r]));
+    if (ends.size() < 2) row.push_back("unknown (the remote end did not report)");
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+Json StreamLimitRows(const record::RunRecord& run) {
+  Json rows = Json::array();
+  for (const analysis::StreamLimit& s : analysis::StreamLimits(run)) {
+    rows.push_back({std::to_string(s.id), s.local_sends ? "local" : "remote",
+                    fmt::format("{} ({:.0f}%)", analysis::LimitName(s.limit), s.limit_share * 100),
+                    fmt::format("busy {:.2f} s of {:.2f} s: receive window {:.2f} s, send buffer "
+                                "{:.2f} s, network {:.2f} s",
+                                s.busy_seconds, s.seconds, s.rwnd_limited_seconds,
+                                s.sndbuf_limited_seconds, s.network_seconds)});
+  }
+  return rows;
+}
+
 nlohmann::ordered_json BuildHtmlModel(const record::RunRecord& run) {
   auto ends = html::Ends(run);
   Json m;
@@ -247,6 +276,8 @@ nlohmann::ordered_json BuildHtmlModel(const record::RunRecord& run) {
   for (const auto& e : ends) names.push_back(e.first);
   if (ends.size() < 2) names.push_back(ends[0].first == "client" ? "server" : "client");
   m["facts"] = {{"ends", names}, {"rows", FactRows(run)}};
+  if (!run.spec.rr.enabled()) m["drop_ladder"] = {{"ends", names}, {"rows", DropLadderRows(run)}};
+  m["stream_limits"] = StreamLimitRows(run);
   return m;
 }
 

@@ -18,7 +18,9 @@ inline constexpr size_t kHtmlMaxCores = 16;
 inline constexpr size_t kHtmlMaxIrqLines = 8;
 
 // {"title", "summary": [[name, value]...], "findings": [...], "sections": [{id, title, note,
-// charts: [...]}], "facts": {"ends": [name, name], "rows": [[fact, a, b, differs]...]}}.
+// charts: [...]}], "facts": {"ends": [name, name], "rows": [[fact, a, b, differs]...]},
+// "drop_ladder": {"ends": [name, name], "rows": [[layer, a, b]...]} (bulk tests),
+// "stream_limits": [[id, sender, limit, detail]...]}.
 nlohmann::ordered_json BuildHtmlModel(const record::RunRecord& run);
 
 // One throughput chart per direction (client -> server, server -> client): each end's sum in
@@ -27,5 +29,10 @@ nlohmann::ordered_json ThroughputCharts(const record::RunRecord& run);
 
 // Both ends' host and NIC facts flattened to one row per fact: [name, local, remote, differs].
 nlohmann::ordered_json FactRows(const record::RunRecord& run);
+
+// The drop ladder (analysis/drop_ladder.h): one row per layer, [layer, local, remote].
+nlohmann::ordered_json DropLadderRows(const record::RunRecord& run);
+// What limited each TCP stream (analysis/stream_limits.h): [id, sender, limit, detail].
+nlohmann::ordered_json StreamLimitRows(const record::RunRecord& run);
 
 }  // namespace nicbench::report

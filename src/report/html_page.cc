@@ -86,6 +86,43 @@ std::string FactsHtml(const Json& facts, const std::string& prefix) {
   return out + "</tbody></table></div></section>";
 }
 
+// A plain table of text rows: the drop ladder and the stream limits.
+std::string RowsHtml(const std::string& id, const std::string& title, const std::string& note,
+                     const std::vector<std::string>& heads, const Json& rows) {
+  std::string out = fmt::format(
+      "<section id=\"{0}\" aria-labelledby=\"{0}-h\"><h2 id=\"{0}-h\">{1}</h2><p "
+      "class=\"note\">{2}</p><div class=\"table-wrap\" tabindex=\"0\"><table class=\"facts\">"
+      "<caption>{1}</caption><thead><tr>",
+      id, HtmlEscape(title), HtmlEscape(note));
+  for (const std::string& h : heads) out += "<th scope=\"col\">" + HtmlEscape(h) + "</th>";
+  out += "</tr></thead><tbody>";
+  for (const auto& row : rows) {
+    out += "<tr>";
+    for (const auto& cell : row) out += "<td>" + HtmlEscape(cell.get<std::string>()) + "</td>";
+    out += "</tr>";
+  }
+  return out + "</tbody></table></div></section>";
+}
+
+std::string LadderAndLimitsHtml(const Json& model, const std::string& prefix) {
+  std::string out;
+  if (model.contains("drop_ladder")) {
+    const Json& ladder = model["drop_ladder"];
+    out += RowsHtml(
+        prefix + "drop-ladder", "Drop ladder",
+        "Packets each layer of the receive path dropped during the test, bottom up, "
+        "and the TCP retransmissions that followed; unknown says why.",
+        {"layer", ladder["ends"][0].get<std::string>(), ladder["ends"][1].get<std::string>()},
+        ladder["rows"]);
+  }
+  if (model.contains("stream_limits") && !model["stream_limits"].empty()) {
+    out += RowsHtml(prefix + "stream-limits", "What limited each TCP stream",
+                    "From the sender's TCP_INFO busy, rwnd-limited and sndbuf-limited times.",
+                    {"stream", "sender", "limited by", "times"}, model["stream_limits"]);
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string HtmlEscape(const std::string& text) {
@@ -143,7 +180,7 @@ std::string RunBody(const Json& model, const std::string& anchor, bool own_headi
   }
   out += FindingsHtml(model["findings"], prefix) + "\n<div id=\"" + anchor +
          "\"><p class=\"empty\">The charts need the page's script.</p></div>\n" +
-         FactsHtml(model["facts"], prefix);
+         LadderAndLimitsHtml(model, prefix) + FactsHtml(model["facts"], prefix);
   return out;
 }
 

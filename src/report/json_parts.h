@@ -48,6 +48,11 @@ Json StartJson(const record::RunRecord& run);
 Json IntervalsJson(const record::RunRecord& run);
 Json EndJson(const record::RunRecord& run);
 
+// json_limits.cc: nicbench.stream_limits (what limited each TCP stream, [] when unknown) and
+// nicbench.drop_ladder ({"local": [rung...], "remote": [rung...] or null}).
+Json StreamLimitsJson(const record::RunRecord& run);
+Json DropLaddersJson(const record::RunRecord& run);
+
 // json_file.cc: iperf3's end.streams[].diskfile for a -F test (nothing without -F).
 void PutDiskfile(Json& stream, const record::RunRecord& run, const record::StreamTotals& s);
 

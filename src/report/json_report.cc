@@ -217,6 +217,8 @@ void ForEachMember(const record::RunRecord& run, Put put) {
   json_parts::PutNumber(nb, "test_seconds", run.test_seconds, "not present: not a finite number");
   nb["spec"] = Json(nlohmann::json(run.spec));
   nb["slowest_stream"] = SlowestStreams(run);
+  nb["stream_limits"] = json_parts::StreamLimitsJson(run);
+  if (!run.rr) nb["drop_ladder"] = json_parts::DropLaddersJson(run);
   put("nicbench", std::move(nb));
   // Each end's record as the record layer makes it (its members sorted): as a value, converting
   // it to the ordered kind would hold it twice.

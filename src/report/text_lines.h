@@ -26,6 +26,13 @@ std::string EndpointSection(const record::RunRecord& run, const record::Endpoint
                             const char* title);
 std::string NicSection(const record::NicFacts& nic);
 
+// text_ladder.cc: the drop ladder, one row per layer (NIC, softnet backlog, qdisc, socket,
+// retransmissions) and one column per end; an unknown cell says why.
+std::string DropLadderTable(const record::RunRecord& run);
+// text_limits.cc: what limited each TCP stream (analysis/stream_limits.h), one line per sending
+// stream; "" for UDP, request/response tests and when no stream has TCP_INFO's chrono times.
+std::string StreamLimitLines(const record::RunRecord& run);
+
 // text_file.cc: "File (local client): read 1.00 GBytes /data/x (ext4), ...: the disk reads at
 // 93.1 MB/s (...)" per end that used -F, with its notes; "" when neither did.
 std::string FileLines(const record::RunRecord& run);

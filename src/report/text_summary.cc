@@ -154,6 +154,11 @@ std::string RenderSummary(const record::RunRecord& run) {
     out += "Remote end: " + UnknownText(run.remote) + "\n";
   }
   out += text::FileLines(run);
+  if (!run.rr) {
+    out += "\n" + text::DropLadderTable(run);
+    const std::string limits = text::StreamLimitLines(run);
+    if (!limits.empty()) out += "\n" + limits;
+  }
   if (run.error) {
     out += "\nNot diagnosed: the test did not complete.\n";
   } else {

@@ -1,0 +1,186 @@
+#include "analysis/drop_ladder.h"
+
+#include <algorithm>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "analysis/driver_counters.h"
+#include "analysis/figures.h"
+
+namespace nicbench::analysis {
+namespace {
+
+using Samples = std::vector<const record::HostInterval*>;
+using CounterMap = std::map<std::string, int64_t>;
+
+Rung MakeRung(Layer layer, const char* name) {
+  Rung rung;
+  rung.layer = layer;
+  rung.name = name;
+  return rung;
+}
+
+// A counter's deltas summed over the samples that carry `get`'s map; nullopt when none has it.
+template <typename Get>
+std::optional<uint64_t> Sum(const Samples& samples, const std::string& key, Get get) {
+  std::optional<uint64_t> sum;
+  for (const auto* s : samples) {
+    const CounterMap* counters = get(*s);
+    if (counters == nullptr) continue;
+    auto it = counters->find(key);
+    if (it != counters->end()) sum = sum.value_or(0) + std::max<int64_t>(it->second, 0);
+  }
+  return sum;
+}
+
+std::optional<uint64_t> NicSum(const Samples& samples, const std::string& key) {
+  return Sum(samples, key, [](const record::HostInterval& s) { return s.nic_counters.get(); });
+}
+
+std::optional<uint64_t> NetSum(const Samples& samples, const std::string& key) {
+  return Sum(samples, key, [](const record::HostInterval& s) { return s.net_counters.get(); });
+}
+
+// Why a per-sample measurement is unknown: the first sample's reason, or that there are none.
+template <typename T>
+std::string WhyUnknown(const Samples& samples, const record::Measured<T> record::HostInterval::*m) {
+  if (samples.empty()) return "no host samples from this end";
+  const record::Measured<T>& first = (*samples.front()).*m;
+  std::string why = record::MissingName(first.why());
+  if (!first.detail().empty()) why += ": " + first.detail();
+  return why;
+}
+
+// /sys/class/net/IF/statistics: misses (the NIC's and its FIFO's), no-buffer (rx_dropped: the
+// kernel had no buffer), tx drops; the error counters beside them, since drivers add their misses
+// to rx_errors too.
+void SysNicRung(const Samples& samples, Rung& rung) {
+  std::optional<uint64_t> total;
+  uint64_t misses = 0, no_buffer = 0, tx = 0;
+  for (const char* key : {"rx_missed_errors", "rx_fifo_errors", "rx_dropped", "tx_dropped"}) {
+    const auto v = NicSum(samples, key);
+    if (!v) continue;
+    total = total.value_or(0) + *v;
+    std::string_view k = key;
+    (k == "rx_dropped" ? no_buffer : k == "tx_dropped" ? tx : misses) += *v;
+  }
+  if (!total) return;
+  const uint64_t errors =
+      NicSum(samples, "rx_errors").value_or(0) + NicSum(samples, "tx_errors").value_or(0);
+  rung.dropped = total;
+  rung.parts = {{"misses", misses}, {"no-buffer", no_buffer}, {"tx drops", tx}, {"errors", errors}};
+  rung.source = "/sys/class/net statistics";
+}
+
+// The driver's own counters (ethtool -S at the start and the end of the data): drivers such as
+// e1000e count a frame lost for want of a descriptor as both missed and no-buffer, so the larger
+// of the two counts, not their sum.
+void DriverNicRung(const record::NicFacts& nic, Rung& rung) {
+  const auto m = DriverCounterDeltas(nic);
+  if (!m) return;
+  const uint64_t missed = m->Total(CounterKind::kRxMissed) + m->Total(CounterKind::kRxFifo);
+  const uint64_t no_buffer = m->Total(CounterKind::kRxNoBuffer);
+  const uint64_t tx = m->Total(CounterKind::kTxDrop);
+  const uint64_t driver =
+      std::max(m->Total(CounterKind::kRxMissed), no_buffer) + m->Total(CounterKind::kRxFifo) + tx;
+  if (rung.dropped && driver <= *rung.dropped) return;
+  rung.dropped = driver;
+  rung.parts = {{"misses", missed}, {"no-buffer", no_buffer}, {"tx drops", tx}};
+  rung.source = "the driver's ring and buffer counters (ethtool -S)";
+}
+
+Rung NicRung(const Samples& samples, const record::EndpointRecord& end) {
+  Rung rung = MakeRung(Layer::kNic, "NIC");
+  if (end.nic.loopback) {
+    rung.why = "loopback: no NIC on the path";
+    return rung;
+  }
+  SysNicRung(samples, rung);
+  DriverNicRung(end.nic, rung);
+  if (!rung.dropped) rung.why = WhyUnknown(samples, &record::HostInterval::nic_counters);
+  return rung;
+}
+
+Rung SoftnetRung(const Samples& samples) {
+  Rung rung = MakeRung(Layer::kSoftnet, "softnet backlog");
+  uint64_t dropped = 0, squeezed = 0;
+  for (const auto* s : samples) {
+    const auto* softnet = s->softnet.get();
+    if (softnet == nullptr) continue;
+    rung.dropped = 0;
+    for (const record::SoftnetDelta& d : *softnet) {
+      dropped += d.dropped;
+      squeezed += d.time_squeeze;
+    }
+  }
+  if (!rung.dropped) {
+    rung.why = WhyUnknown(samples, &record::HostInterval::softnet);
+    return rung;
+  }
+  rung.dropped = dropped;
+  // A time squeeze is a poll that ran out of budget with work left: not a drop, but the reason
+  // the backlog fills.
+  rung.parts = {{"dropped", dropped}, {"time squeeze", squeezed}};
+  rung.source = "/proc/net/softnet_stat";
+  return rung;
+}
+
+Rung SocketRung(const Samples& samples) {
+  Rung rung = MakeRung(Layer::kSocket, "socket");
+  for (const char* key : {"Udp.RcvbufErrors", "TcpExt.TCPRcvQDrop", "TcpExt.TCPBacklogDrop"}) {
+    const auto v = NetSum(samples, key);
+    if (!v) continue;
+    rung.dropped = rung.dropped.value_or(0) + *v;
+    rung.parts.emplace_back(std::string(key).substr(std::string(key).find('.') + 1), *v);
+  }
+  if (rung.dropped) {
+    rung.source = "/proc/net/snmp and netstat";
+  } else {
+    rung.why = WhyUnknown(samples, &record::HostInterval::net_counters);
+  }
+  return rung;
+}
+
+Rung RetransmissionRung(const record::RunRecord& run, const record::EndpointRecord& end) {
+  Rung rung = MakeRung(Layer::kRetransmissions, "retransmissions");
+  if (run.spec.transport != record::Transport::kTcp) {
+    rung.why = "not TCP: nothing is retransmitted";
+    return rung;
+  }
+  if (!DutyOf(RoleOf(end), run.spec.direction).sends) {
+    rung.why = "this end sends no data";
+    return rung;
+  }
+  const DirectionTotals totals = TotalsOf(run, &end == &run.local);
+  rung.dropped = totals.retransmits;
+  if (rung.dropped) {
+    rung.source = "TCP_INFO total_retrans of the streams this end sends";
+  } else {
+    rung.why = "a stream's retransmissions were not reported";
+  }
+  return rung;
+}
+
+}  // namespace
+
+std::vector<Rung> DropLadderOf(const record::RunRecord& run, const record::EndpointRecord& end) {
+  const Samples samples = CountedSamples(run, end);
+  Rung qdisc = MakeRung(Layer::kQdisc, "qdisc");
+  qdisc.why = "not sampled; `tc -s qdisc show dev " + end.nic.interface + "` shows its drops";
+  return {NicRung(samples, end), SoftnetRung(samples), std::move(qdisc), SocketRung(samples),
+          RetransmissionRung(run, end)};
+}
+
+std::string RungText(const Rung& rung) {
+  if (!rung.dropped) return "unknown (" + rung.why + ")";
+  std::string text = std::to_string(*rung.dropped);
+  if (rung.parts.empty()) return text;
+  text += " (";
+  for (size_t i = 0; i < rung.parts.size(); ++i) {
+    text += fmt::format("{}{} {}", i ? ", " : "", rung.parts[i].first, rung.parts[i].second);
+  }
+  return text + ")";
+}
+
+}  // namespace nicbench::analysis

@@ -1,0 +1,69 @@
+#include "analysis/drop_ladder.h"
+
+#include <gtest/gtest.h>
+
+#include "analysis/test_runs.h"
+
+namespace nicbench::analysis {
+namespace {
+
+using testing::MakeRun;
+
+record::EndpointRecord& Server(record::RunRecord& run) { return run.remote.value(); }
+
+TEST(DropLadder, OneRungPerLayerBottomUp) {
+  record::RunRecord run = MakeRun();
+  for (auto& s : Server(run).samples) {
+    s.nic_counters = std::map<std::string, int64_t>{
+        {"rx_missed_errors", 10}, {"rx_dropped", 2}, {"rx_errors", 10}, {"tx_dropped", 0}};
+    s.softnet = std::vector<record::SoftnetDelta>{{0, 1000, 3, 7}, {1, 500, 1, 0}};
+    s.net_counters =
+        std::map<std::string, int64_t>{{"Udp.RcvbufErrors", 0}, {"TcpExt.TCPRcvQDrop", 5}};
+  }
+  const std::vector<Rung> ladder = DropLadderOf(run, Server(run));
+  ASSERT_EQ(ladder.size(), 5u);
+  EXPECT_EQ(ladder[0].layer, Layer::kNic);
+  EXPECT_EQ(ladder[0].dropped, 4u * 12);  // 4 samples: misses and no-buffer, not the errors
+  EXPECT_EQ(RungText(ladder[0]), "48 (misses 40, no-buffer 8, tx drops 0, errors 40)");
+  EXPECT_EQ(RungText(ladder[1]), "16 (dropped 16, time squeeze 28)");
+  EXPECT_FALSE(ladder[2].dropped);  // the qdisc is not sampled
+  EXPECT_EQ(RungText(ladder[2]),
+            "unknown (not sampled; `tc -s qdisc show dev eth0` shows its drops)");
+  EXPECT_EQ(RungText(ladder[3]), "20 (RcvbufErrors 0, TCPRcvQDrop 20)");
+  // The server receives: it sends nothing to retransmit.
+  EXPECT_EQ(RungText(ladder[4]), "unknown (this end sends no data)");
+  EXPECT_EQ(RungText(DropLadderOf(run, run.local)[4]), "0");  // the client's streams: 0
+}
+
+TEST(DropLadder, UnknownLayersSayWhy) {
+  record::RunRecord run = MakeRun();
+  run.local.nic.loopback = true;
+  for (auto& s : run.local.samples) {
+    s.softnet = record::Measured<std::vector<record::SoftnetDelta>>::Unknown(
+        record::Missing::kPermissionDenied, "/proc/net/softnet_stat");
+  }
+  run.spec.transport = record::Transport::kUdp;
+  const std::vector<Rung> ladder = DropLadderOf(run, run.local);
+  EXPECT_EQ(RungText(ladder[0]), "unknown (loopback: no NIC on the path)");
+  EXPECT_EQ(RungText(ladder[1]), "unknown (permission denied: /proc/net/softnet_stat)");
+  EXPECT_EQ(RungText(ladder[4]), "unknown (not TCP: nothing is retransmitted)");
+  run.local.samples.clear();
+  EXPECT_EQ(RungText(DropLadderOf(run, run.local)[3]), "unknown (no host samples from this end)");
+}
+
+TEST(DropLadder, TheDriverCountersWinWhenTheyCountMore) {
+  record::RunRecord run = MakeRun();
+  record::NicFacts& nic = Server(run).nic;
+  nic.driver = std::string("e1000e");
+  nic.driver_stats =
+      std::map<std::string, uint64_t>{{"rx_missed_errors", 0}, {"rx_no_buffer_count", 0}};
+  nic.driver_stats_after =
+      std::map<std::string, uint64_t>{{"rx_missed_errors", 5000}, {"rx_no_buffer_count", 6200}};
+  const Rung nic_rung = DropLadderOf(run, Server(run))[0];
+  // e1000e counts one lost frame as missed and as no-buffer: the larger, not the sum.
+  EXPECT_EQ(nic_rung.dropped, 6200u);
+  EXPECT_EQ(nic_rung.source, "the driver's ring and buffer counters (ethtool -S)");
+}
+
+}  // namespace
+}  // namespace nicbench::analysis

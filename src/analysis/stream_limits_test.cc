@@ -1,0 +1,87 @@
+#include "analysis/stream_limits.h"
+
+#include <gtest/gtest.h>
+
+#include "analysis/test_runs.h"
+
+namespace nicbench::analysis {
+namespace {
+
+using testing::MakeRun;
+
+// Sets the sender's cumulative chrono times at the end of interval i to i+1 times the steps.
+void Chrono(record::EndpointRecord& sender, uint64_t busy_us_per_s, uint64_t rwnd_us_per_s,
+            uint64_t sndbuf_us_per_s) {
+  for (size_t i = 0; i < sender.intervals.size(); ++i) {
+    auto& info = sender.intervals[i].streams[0].tcp_info;
+    record::TcpInfoSample t = info.value();
+    t.busy_time_us = busy_us_per_s * (i + 1);
+    t.rwnd_limited_us = rwnd_us_per_s * (i + 1);
+    t.sndbuf_limited_us = sndbuf_us_per_s * (i + 1);
+    info = t;
+  }
+}
+
+TEST(StreamLimits, ReceiveWindowLimited) {
+  record::RunRecord run = MakeRun();
+  Chrono(run.local, 990000, 800000, 0);
+  const auto limits = StreamLimits(run);
+  ASSERT_EQ(limits.size(), 1u);
+  EXPECT_EQ(limits[0].id, 1);
+  EXPECT_TRUE(limits[0].local_sends);
+  EXPECT_EQ(limits[0].limit, Limit::kReceiveWindow);
+  EXPECT_DOUBLE_EQ(limits[0].seconds, 4);
+  EXPECT_NEAR(limits[0].rwnd_limited_seconds, 3.2, 1e-9);
+  EXPECT_NEAR(limits[0].network_seconds, 0.76, 1e-9);
+  EXPECT_NEAR(limits[0].application_seconds, 0.04, 1e-9);
+  EXPECT_NEAR(limits[0].limit_share, 0.8, 1e-9);
+}
+
+TEST(StreamLimits, EachCause) {
+  struct Case {
+    uint64_t busy, rwnd, sndbuf;
+    Limit limit;
+  };
+  for (const Case& c :
+       {Case{1000000, 0, 0, Limit::kNetwork}, Case{1000000, 0, 700000, Limit::kSendBuffer},
+        Case{200000, 0, 0, Limit::kApplication}}) {
+    record::RunRecord run = MakeRun();
+    Chrono(run.local, c.busy, c.rwnd, c.sndbuf);
+    const auto limits = StreamLimits(run);
+    ASSERT_EQ(limits.size(), 1u);
+    EXPECT_EQ(LimitName(limits[0].limit), std::string(LimitName(c.limit)));
+  }
+}
+
+TEST(StreamLimits, TheOmittedWarmUpIsTakenOff) {
+  record::RunRecord run = MakeRun();
+  Chrono(run.local, 1000000, 0, 0);
+  // The first second was all receive window, then none: omitted, it does not count.
+  for (auto& iv : run.local.intervals) {
+    auto t = iv.streams[0].tcp_info.value();
+    t.rwnd_limited_us = 900000;
+    iv.streams[0].tcp_info = t;
+  }
+  run.local.intervals[0].omitted = true;
+  const auto limits = StreamLimits(run);
+  ASSERT_EQ(limits.size(), 1u);
+  EXPECT_DOUBLE_EQ(limits[0].seconds, 3);
+  EXPECT_DOUBLE_EQ(limits[0].rwnd_limited_seconds, 0);
+  EXPECT_EQ(limits[0].limit, Limit::kNetwork);
+}
+
+TEST(StreamLimits, TheRemoteSenderAndWhatCannotBeJudged) {
+  testing::RunShape shape;
+  shape.direction = record::Direction::kReverse;
+  record::RunRecord run = MakeRun(shape);
+  EXPECT_TRUE(StreamLimits(run).empty());  // busy time 0: a kernel before 4.10
+  Chrono(run.remote.value(), 1000000, 0, 0);
+  const auto limits = StreamLimits(run);
+  ASSERT_EQ(limits.size(), 1u);
+  EXPECT_FALSE(limits[0].local_sends);
+  run.spec.transport = record::Transport::kUdp;
+  EXPECT_TRUE(StreamLimits(run).empty());
+}
+
+}  // namespace
+}  // namespace nicbench::analysis
