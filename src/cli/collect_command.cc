@@ -17,13 +17,13 @@
 #include "base/log.h"
 #include "cli/collect_script.h"
 #include "cli/commands.h"
+#include "cli/default_route.h"
 #include "cli/parse_args.h"
 #include "probes/capture.h"
 #include "probes/collect_facts.h"
 #include "probes/ethtool_text.h"
 #include "probes/far_capture.h"
 #include "probes/file_source.h"
-#include "probes/text_scan.h"
 
 namespace nicbench::cli {
 namespace {
@@ -33,21 +33,6 @@ struct CollectArgs {
   std::string out, iface;
   int seconds = 3;
 };
-
-// The interface of the default IPv4 route (/proc/net/route: Destination 00000000), as the
-// script finds it; "" when there is none.
-std::string DefaultRouteInterface(probes::FileSource& files) {
-  std::string text;
-  if (!files.ReadInto("/proc/net/route", text)) return {};
-  std::string_view rest = text;
-  probes::scan::NextLine(rest);  // header
-  while (!rest.empty()) {
-    std::string_view line = probes::scan::NextLine(rest);
-    std::string_view iface = probes::scan::NextToken(line);
-    if (probes::scan::NextToken(line) == "00000000") return std::string(iface);
-  }
-  return {};
-}
 
 bool WriteText(const std::string& path, const std::string& text) {
   std::ofstream out(path, std::ios::binary);

@@ -13,6 +13,7 @@
 #include "base/exit_code.h"
 #include "base/log.h"
 #include "cli/commands.h"
+#include "cli/default_route.h"
 #include "cli/parse_args.h"
 #include "net/socket_address.h"
 #include "probes/capture.h"
@@ -85,6 +86,29 @@ int InspectFarCapture(const InspectArgs& args) {
   return ToInt(ExitCode::kOk);
 }
 
+// The interface that routes to --peer, or the exit code after saying why not.
+tl::expected<std::string, int> PeerInterface(const InspectArgs& args) {
+  if (!args.root.empty()) {
+    PrintJsonError(
+        args.json,
+        "inspect: --peer looks up a route on this machine; it cannot be used with --root");
+    return tl::unexpected(ToInt(ExitCode::kUsage));
+  }
+  // A name is resolved here as `run` resolves its host (the probe takes numeric addresses).
+  auto addresses = net::Resolve(args.peer, 0);
+  if (!addresses) {
+    PrintJsonError(args.json,
+                   "inspect: cannot resolve '" + args.peer + "': " + addresses.error().ToString());
+    return tl::unexpected(ToInt(ExitCode::kEnvironment));
+  }
+  auto found = probes::InterfaceForPeer(addresses->front().HostString());
+  if (!found) {
+    PrintJsonError(args.json, "inspect: " + found.error().ToString());
+    return tl::unexpected(ToInt(ExitCode::kEnvironment));
+  }
+  return *found;
+}
+
 int Inspect(const InspectArgs& args) {
   if (!args.root.empty() && args.peer.empty() && args.capture.empty() &&
       probes::IsFarCapture(args.root)) {
@@ -97,30 +121,18 @@ int Inspect(const InspectArgs& args) {
   probes::DirFileSource files(args.root.empty() ? "/" : args.root);
   std::string iface = args.iface;
   if (!args.peer.empty()) {
-    if (!args.root.empty()) {
-      PrintJsonError(
-          args.json,
-          "inspect: --peer looks up a route on this machine; it cannot be used with --root");
-      return ToInt(ExitCode::kUsage);
-    }
-    // A name is resolved here as `run` resolves its host (the probe takes numeric addresses).
-    auto addresses = net::Resolve(args.peer, 0);
-    if (!addresses) {
-      PrintJsonError(args.json, "inspect: cannot resolve '" + args.peer +
-                                    "': " + addresses.error().ToString());
-      return ToInt(ExitCode::kEnvironment);
-    }
-    auto found = probes::InterfaceForPeer(addresses->front().HostString());
-    if (!found) {
-      PrintJsonError(args.json, "inspect: " + found.error().ToString());
-      return ToInt(ExitCode::kEnvironment);
-    }
+    auto found = PeerInterface(args);
+    if (!found) return found.error();
     iface = *found;
   }
   if (!args.capture.empty()) return Capture(args, iface);
+  // Named by neither: the NIC most tests leave by, the default route's, with the others' names.
+  const bool named = !iface.empty();
+  if (!named) iface = DefaultRouteInterface(files);
   record::HostFacts host = probes::CollectHostFacts(files);
+  std::vector<std::string> names;
+  if (!named) names = InterfaceNames(files);
   if (iface.empty()) {
-    auto names = InterfaceNames(files);
     std::fputs(
         (args.json ? report::RenderFactsJson(host, &names, nullptr)
                    : report::RenderHostFactsText(host) + report::RenderInterfaceListText(names))
@@ -133,10 +145,11 @@ int Inspect(const InspectArgs& args) {
     PrintJsonError(args.json, "inspect: " + nic.error().ToString());
     return ToInt(ExitCode::kEnvironment);
   }
-  std::fputs((args.json ? report::RenderFactsJson(host, nullptr, &*nic)
-                        : report::RenderHostFactsText(host) + report::RenderNicFactsText(*nic))
-                 .c_str(),
-             stdout);
+  std::string text = args.json
+                         ? report::RenderFactsJson(host, named ? nullptr : &names, &*nic)
+                         : report::RenderHostFactsText(host) + report::RenderNicFactsText(*nic);
+  if (!args.json && !named) text += report::RenderInterfaceListText(names);
+  std::fputs(text.c_str(), stdout);
   return ToInt(ExitCode::kOk);
 }
 

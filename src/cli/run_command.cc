@@ -417,7 +417,8 @@ engine::IntervalSink LiveSink(const RunPlan& plan) {
   auto first = std::make_shared<bool>(true);
   const TextOutput out = plan.out;
   const record::TestSpec& spec = plan.client.spec;
-  const bool timed = spec.bytes == 0 && spec.blocks == 0;
+  // -t 0 runs until interrupted: no end to count down to.
+  const bool timed = spec.bytes == 0 && spec.blocks == 0 && spec.duration.count() > 0;
   // Erased when the last copy of the sink goes, i.e. when the test's client returns.
   auto progress = std::make_shared<ProgressLine>(
       timed ? (spec.duration + spec.omit).count() / 1000.0 : 0.0, StdoutIsTerminal());
@@ -454,6 +455,19 @@ void AttachRemoteFacts(const RunPlan& plan, record::RunRecord& run) {
   run.remote = std::move(end);
 }
 
+// The failure in the user's terms; the protocol's account of it with -d, else a pointer to it.
+void LogFailure(const RunPlan& plan, const engine::ClientOutcome& outcome) {
+  const std::string error = outcome.record.error.value_or("test failed");
+  if (outcome.detail.empty()) {
+    LogError(error);
+  } else if (plan.out.debug()) {
+    LogError(error);
+    LogError("(protocol) " + outcome.detail);
+  } else {
+    LogError(error + " (-d shows the protocol detail)");
+  }
+}
+
 int RunAgainstHost(const RunPlan& plan) {
   engine::ClientOutcome outcome = engine::RunClient(plan.client, LiveSink(plan));
   NameStandProfile(outcome.record);
@@ -469,9 +483,7 @@ int RunAgainstHost(const RunPlan& plan) {
     plan.out.Print(report::RenderSummary(outcome.record));
     if (plan.out.verbose()) plan.out.Print(VerboseSummary(outcome.record));
   }
-  if (plan.text && !outcome.ok()) {
-    LogError(outcome.record.error.value_or("test failed"));
-  }
+  if (plan.text && !outcome.ok()) LogFailure(plan, outcome);
   std::vector<const record::RunRecord*> finished;
   if (outcome.ok()) finished.push_back(&outcome.record);
   int code = WriteHtmlReport(plan.output, plan.html_file, finished, ToInt(ExitFor(outcome)));
@@ -506,9 +518,7 @@ int RunBothDirections(RunPlan plan) {
       plan.out.Print(report::RenderSummary(run));
       if (plan.out.verbose()) plan.out.Print(VerboseSummary(run));
     }
-    if (plan.text && code != ExitCode::kOk) {
-      LogError(outcomes.back().record.error.value_or("test failed"));
-    }
+    if (plan.text && code != ExitCode::kOk) LogFailure(plan, outcomes.back());
   }
   if (plan.json) {
     std::vector<record::RunRecord> records;
@@ -605,6 +615,11 @@ int RunRunCommand(int argc, char** argv) {
   if (args.time.empty() && args.bytes.empty() && args.blocks.empty()) {
     // As iperf3: a client sending a file without -t/-n/-k sends the file's length.
     plan->client.spec.bytes = SendFileBytes(plan->client.file, plan->client.spec);
+  }
+  if (auto s = CheckStoreBeforeTheRun(plan->store); !s) {
+    PrintError(args.json, "nicbench run: the test was not run: the result store cannot take it: " +
+                              s.error().ToString());
+    return ToInt(ExitCode::kStore);
   }
   if (auto s = StartIperf3Run(plan->client_cpu, plan->out, plan->client.spec); !s) {
     PrintError(args.json, "nicbench run: " + s.error().message);

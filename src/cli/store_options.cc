@@ -125,6 +125,13 @@ Result<int64_t> ParseSince(std::string_view text, int64_t now) {
   return static_cast<int64_t>(secs);
 }
 
+Status CheckStoreBeforeTheRun(const StorePlan& plan) {
+  if (!plan.location) return Ok();
+  auto store = store::OpenStore(*plan.location, store::OpenMode::kCreate, StoreBusyTimeout());
+  if (!store) return tl::unexpected(store.error());
+  return Ok();
+}
+
 int StoreRuns(const StorePlan& plan, const std::vector<const record::RunRecord*>& runs, int code) {
   if (!plan.location || runs.empty()) return code;
   auto store = store::OpenStore(*plan.location, store::OpenMode::kCreate, StoreBusyTimeout());

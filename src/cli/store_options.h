@@ -52,6 +52,13 @@ Result<std::unique_ptr<store::Store>> OpenForReading(const StoreArgs& args);
 // "90m", "12h", "7d", "30s".
 Result<int64_t> ParseSince(std::string_view text, int64_t now);
 
+// Opens the plan's store before a test runs, as --html's file is opened, so a store that
+// cannot take the run (a directory, a file that is not a store, a truncated one, a server that
+// does not answer) is found before the test instead of after it. Ok with --no-store. What it
+// cannot see (a writer holding the lock at the end, a disk that fills) is still found by
+// StoreRuns.
+Status CheckStoreBeforeTheRun(const StorePlan& plan);
+
 // Stores the runs (in order, each in its own transaction) when the plan says so, printing
 // "nicbench: stored run ID in LOCATION" on stderr for each. Returns `code` unchanged when every
 // run was stored (or storing is off), else prints the error on stderr and returns kStore

@@ -5,10 +5,39 @@
 #include <string_view>
 
 #include "cli/commands.h"
+#include "cli/default_route.h"
+#include "probes/collect_facts.h"
+#include "probes/file_source.h"
+#include "report/ttcp_note.h"
 #include "ttcp/options.h"
 #include "ttcp/ttcp.h"
 
 namespace nicbench::cli {
+namespace {
+
+// --nic-note: the interface that routes to the transmitter's peer (a receiver's: the default
+// route's), its facts, and what the rate says about them; one stderr line after ttcp's own.
+void PrintNicNote(const ttcp::TtcpOptions& o, const ttcp::Moved& moved) {
+  probes::DirFileSource live("/");
+  std::string iface;
+  if (!moved.peer.empty()) {
+    auto found = probes::InterfaceForPeer(moved.peer);
+    if (found) iface = *found;
+  }
+  if (iface.empty()) iface = DefaultRouteInterface(live);
+  const char* prefix = o.transmit ? "ttcp-t" : "ttcp-r";
+  auto nic = iface.empty() ? Result<record::NicFacts>(Fail("no route found"))
+                           : probes::CollectNicFacts(iface, live);
+  if (!nic) {
+    std::fprintf(stderr, "%s: note: the interface is unknown (%s)\n", prefix,
+                 nic.error().ToString().c_str());
+    return;
+  }
+  const double seconds = moved.real_seconds > 0 ? moved.real_seconds : 0.001;
+  std::fputs(report::RenderTtcpNote(prefix, *nic, moved.bytes * 8 / seconds).c_str(), stderr);
+}
+
+}  // namespace
 
 int RunTtcpCommand(int argc, char** argv) {
   auto options = ttcp::ParseTtcpArgs(argc, argv);
@@ -21,7 +50,11 @@ int RunTtcpCommand(int argc, char** argv) {
   ttcp::Streams streams;
   streams.stats = options->stats_to_stdout ? stdout : stderr;
   streams.diagnostics = stderr;
-  return ttcp::RunTtcp(*options, streams);
+  ttcp::Moved moved;
+  const int status = ttcp::RunTtcp(*options, streams, &moved);
+  // After ttcp's lines, which stay byte for byte the original's.
+  if (status == ttcp::kExitOk && options->nic_note) PrintNicNote(*options, moved);
+  return status;
 }
 
 int RunTtcpSubcommand(int argc, char** argv) {

@@ -18,6 +18,7 @@
 
 #include "base/log.h"
 #include "base/version.h"
+#include "engine/client_errors.h"
 #include "engine/common.h"
 #include "engine/host_observer.h"
 #include "engine/rr_sampler.h"
@@ -266,6 +267,9 @@ Status ExchangeParams(ClientRun& run) {
   run.record.cookie = run.cookie;
   auto sent = wire::SendCookie(run.control.get(), run.cookie);
   if (!sent) return Fail(ErrorKind::kProtocol, sent.error());
+  // Where iperf3 reads its tcp_mss_default: the control connection, once the cookie is out.
+  auto mss = net::GetIntOption(run.control.get(), IPPROTO_TCP, TCP_MAXSEG, "TCP_MAXSEG");
+  if (mss && *mss > 0) run.record.control_mss_bytes = static_cast<uint32_t>(*mss);
   if (auto s = Expect(run, wire::State::kParamExchange, Left(run, run.setup_deadline)); !s)
     return s;
   FillUdpBlockSize(run);
@@ -578,13 +582,23 @@ ClientOutcome RunClient(const ClientConfig& config, const IntervalSink& sink) {
   // "Connecting to host" and "connected to" lines at once, before the first interval.
   if (status && sink) sink(run.record, nullptr, nullptr, nullptr);
   if (status) status = StartData(run);
-  if (status) status = RunTest(run);
-  if (status) status = ExchangeResults(run);
+  ClientPhase phase = ClientPhase::kSetup;
+  if (status) {
+    phase = ClientPhase::kTest;
+    status = RunTest(run);
+  }
+  if (status) {
+    phase = ClientPhase::kResults;
+    status = ExchangeResults(run);
+  }
   FinishData(run);
   ClientOutcome outcome;
   if (!status) {
     // Every failure above has a kind; one that came through without is the conversation's.
     if (status.error().kind == ErrorKind::kOther) status.error().kind = ErrorKind::kProtocol;
+    UserError told = InUserTerms(status.error(), phase);
+    status = tl::unexpected(told.error);
+    outcome.detail = std::move(told.detail);
     run.record.error = status.error().ToString();
     KeepIncomplete(run);
   }

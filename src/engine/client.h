@@ -77,6 +77,9 @@ struct ClientOutcome {
   // Ok, or why the run failed; its kind is never kOther (kConnect, kBusy, kPeerError,
   // kProtocol, kData, kInterrupted), enough for the cli to pick an exit code.
   Status status = Ok();
+  // A broken conversation is told in the user's terms (client_errors.h); this is the
+  // protocol's own account of it, for -d/--debug. Empty otherwise.
+  std::string detail;
   bool ok() const { return status.has_value(); }
 };
 

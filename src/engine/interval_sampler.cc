@@ -11,6 +11,22 @@ namespace {
 // Boundaries closer than this to a scheduled one count as that one (timer wake-up slack).
 constexpr double kBoundarySlackSeconds = 0.002;
 
+uint64_t Between(uint64_t from, uint64_t to, double share) {
+  if (to <= from) return to;
+  return from + static_cast<uint64_t>(static_cast<double>(to - from) * share + 0.5);
+}
+
+// A flow's counters a `share` (0..1) of the way from `from` to `to`.
+FlowCounters Interpolate(const FlowCounters& from, const FlowCounters& to, double share) {
+  FlowCounters c = to;
+  c.bytes = Between(from.bytes, to.bytes, share);
+  c.blocks = Between(from.blocks, to.blocks, share);
+  c.packets = Between(from.packets, to.packets, share);
+  c.lost = Between(from.lost, to.lost, share);
+  c.out_of_order = Between(from.out_of_order, to.out_of_order, share);
+  return c;
+}
+
 }  // namespace
 
 std::optional<std::chrono::milliseconds> IntervalSchedule::NextAfter(
@@ -81,10 +97,28 @@ void IntervalSampler::EndOmit(const std::vector<FlowCounters>& counters) {
   omit_end_ = last_boundary_;
 }
 
-const record::IntervalRecord* IntervalSampler::Close(MonoTime now,
-                                                     const std::vector<FlowCounters>& counters,
-                                                     const TcpInfoByFlow& tcp_info, bool keep) {
-  const double t = Seconds(now);
+std::vector<FlowCounters> IntervalSampler::CountersAt(double at, double now,
+                                                      const std::vector<FlowCounters>& counters) {
+  const double span = now - last_snapshot_;
+  const double share = span <= 0 ? 1.0 : std::clamp((at - last_snapshot_) / span, 0.0, 1.0);
+  last_snapshot_ = now;
+  std::vector<FlowCounters> out;
+  out.reserve(counters.size());
+  for (const FlowCounters& c : counters) {
+    FlowCounters& snapshot = snapshots_[c.id];
+    out.push_back(share >= 1.0 ? c : Interpolate(snapshot, c, share));
+    snapshot = c;
+  }
+  return out;
+}
+
+const record::IntervalRecord* IntervalSampler::CloseAt(MonoTime at, MonoTime now,
+                                                       const std::vector<FlowCounters>& read,
+                                                       const TcpInfoByFlow& tcp_info, bool keep) {
+  const bool has_rr =
+      std::any_of(read.begin(), read.end(), [](const FlowCounters& c) { return c.rr; });
+  const double t = Seconds(has_rr ? now : std::min(at, now));
+  const std::vector<FlowCounters> counters = CountersAt(t, Seconds(now), read);
   const bool omitted = !omit_done_;
   record::IntervalRecord interval;
   interval.omitted = omitted;

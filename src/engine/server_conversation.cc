@@ -51,6 +51,16 @@ constexpr int kIeBlockSize = 7;
 constexpr int kIeBufSize = 8;
 constexpr int kIeTotalRate = 27;
 
+// What a refused client prints: the limit that refused it and, for a limit the server's
+// operator sets, the option that sets it (`-P 500` once said only "out of range 1..128").
+std::string RefusalText(const record::SpecError& problem, const record::TestSpec& spec) {
+  std::string text = "refused: " + problem.message;
+  if (problem.violation == record::SpecViolation::kParallel && spec.parallel > 0) {
+    text += spec.rr.enabled() ? " (the server's --max-rr-flows)" : " (the server's --max-streams)";
+  }
+  return text;
+}
+
 int IperfErrnoFor(record::SpecViolation violation) {
   switch (violation) {
     case record::SpecViolation::kDuration: return kIeDuration;
@@ -272,7 +282,7 @@ Status ServerTest::Handshake(State& st) {
   st.params_read = true;
   if (auto s = Authenticate(st, *params); !s) return s;
   if (auto problem = record::Validate(st.spec, shared_.config.limits)) {
-    return Refuse(st, IperfErrnoFor(problem->violation), "refused: " + problem->message);
+    return Refuse(st, IperfErrnoFor(problem->violation), RefusalText(*problem, st.spec));
   }
   const uint64_t limit = shared_.config.total_rate_limit_bits_per_second;
   if (limit != 0 && RequestedTotalRate(st.spec) > limit) {
@@ -530,9 +540,11 @@ Status ServerTest::Measure(State& st) {
   // slow link (a client sends its first block at once, even at -b 1k): it ends well before
   // --rcv-timeout.
   options.first_data_limit = kFirstDataLimit;
-  // The safety timer: a client that never sends TEST_END cannot hold the slot.
+  // The safety timer: a client that never sends TEST_END cannot hold the slot. A test until
+  // interrupted (-t 0) is held to --max-duration, as a test by bytes is.
+  const bool timed = by_time && st.spec.duration.count() > 0;
   options.give_up_after =
-      (by_time ? st.spec.duration + st.spec.omit : shared_.config.limits.max_duration) +
+      (timed ? st.spec.duration + st.spec.omit : shared_.config.limits.max_duration) +
       shared_.config.grace;
   DataPathFlows flows(*st.path, st.streams, st.spec.transport);
   LoopRole role(*this, st);

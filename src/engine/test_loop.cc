@@ -68,12 +68,15 @@ Status TestLoop::Close(MonoTime t, std::vector<FlowCounters>& counters, bool fin
   const bool last = finished || t >= counted_end_;
   if (last && by_time_) flows_.AddQueued(counters);
   IntervalSampler& sampler = *run_.sampler;
+  // A boundary reached late (the controller woke late on a busy host) still ends its interval
+  // on the grid, and a timed test's window at its duration: the sampler interpolates.
+  const MonoTime at = t >= boundary_ ? boundary_ : t;
   const record::IntervalRecord* closed =
-      sampler.Close(t, counters, flows_.TcpInfos(), !last || KeepFinal(t));
+      sampler.CloseAt(at, t, counters, flows_.TcpInfos(), !last || KeepFinal(at));
   run_.host->OnBoundary(closed);
   BoundRecordOnce(sampler, *run_.host, closed);
   role_.OnClosed(closed, run_.host->last(), last);
-  last_close_ = t;
+  last_close_ = at;
   counting_ = !last;
   boundary_ = counting_ ? BoundaryAfter(t) : MonoTime::max();
   return Ok();
@@ -94,7 +97,10 @@ Status TestLoop::Failure(Status failure) {
 Status TestLoop::Run() {
   start_ = last_close_ = clock_.Now();
   run_.sampler.emplace(start_, run_.spec.omit, run_.spec.transport);
-  counted_end_ = by_time_ ? start_ + run_.spec.omit + run_.spec.duration : MonoTime::max();
+  // -t 0 (as iperf3's): no end of its own; the client's stop (SIGINT) or the peer ends it.
+  counted_end_ = by_time_ && run_.spec.duration.count() > 0
+                     ? start_ + run_.spec.omit + run_.spec.duration
+                     : MonoTime::max();
   give_up_at_ =
       options_.give_up_after.count() > 0 ? start_ + options_.give_up_after : MonoTime::max();
   boundary_ = BoundaryAfter(start_);

@@ -351,7 +351,8 @@ constexpr auto FieldsOf(Type<RunRecord>) {
       Field("findings", &T::findings), Field("error", &T::error),
       LaterField("sndbuf_actual", &T::sndbuf_actual),
       LaterField("rcvbuf_actual", &T::rcvbuf_actual), LaterField("incomplete", &T::incomplete),
-      LaterField("peer", &T::peer), Field("rr", &T::rr));  // --rr/--crr (spec.rr)
+      LaterField("peer", &T::peer), Field("rr", &T::rr),  // --rr/--crr (spec.rr)
+      LaterField("control_mss_bytes", &T::control_mss_bytes));
 }
 
 }  // namespace nicbench::record::json_detail

@@ -164,6 +164,11 @@ struct RunRecord {
   // SO_SNDBUF / SO_RCVBUF of the first data socket right after it connected (iperf3's
   // start.sndbuf_actual / rcvbuf_actual; the kernel reports twice what -w asked for).
   uint32_t sndbuf_actual = 0, rcvbuf_actual = 0;
+  // TCP_MAXSEG of the client's control connection just after the cookie went out, what iperf3
+  // reports as start.tcp_mss_default (iperf_connect in iperf_api.c reads it there; on loopback
+  // 3.12 says 32768, where a data stream's TCP_INFO says 65483 once the window has grown).
+  // 0: not read (a server's record, an older record).
+  uint32_t control_mss_bytes = 0;
   std::string label;  // free text: stand profile, experiment variant
   std::optional<std::string> stand_profile;
 

@@ -72,10 +72,6 @@ std::optional<SpecError> ValidateTiming(const TestSpec& spec, const SpecLimits& 
   if (spec.duration.count() < 0 || spec.omit.count() < 0) {
     return Violation(SpecViolation::kDuration, "duration and omit must not be negative");
   }
-  if (spec.bytes == 0 && spec.blocks == 0 && spec.duration.count() == 0) {
-    return Violation(SpecViolation::kDuration,
-                     "a test needs a duration, a byte count or a block count");
-  }
   if (spec.duration + spec.omit > limits.max_duration) {
     return Violation(SpecViolation::kDuration,
                      fmt::format("duration {} s exceeds the limit of {} s",

@@ -100,10 +100,15 @@ Json ConnectedJson(const record::RunRecord& run) {
   return connected;
 }
 
-// The MSS iperf3 reports: -M when given, else what the kernel chose for the first stream.
+// The MSS iperf3 reports: -M when given, else the control connection's default as iperf3
+// reads it (a client's record), else what the kernel chose for the first stream.
 void PutMss(Json& start, const record::RunRecord& run) {
   if (run.spec.mss_bytes != 0) {
     start["tcp_mss"] = run.spec.mss_bytes;
+    return;
+  }
+  if (run.control_mss_bytes != 0) {
+    start["tcp_mss_default"] = run.control_mss_bytes;
     return;
   }
   for (const record::IntervalRecord& interval : run.intervals) {

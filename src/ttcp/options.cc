@@ -17,10 +17,12 @@ namespace {
 // ':' makes getopt report a missing argument as ':' instead of printing its own message.
 constexpr char kShortOptions[] = ":drstuvBDTb:f:l:n:p:A:O:46o";
 constexpr int kIdleTimeoutOption = 256;
+constexpr int kNicNoteOption = 257;
 
 constexpr option kLongOptions[] = {
     {"stats-stdout", no_argument, nullptr, 'o'},
     {"idle-timeout", required_argument, nullptr, kIdleTimeoutOption},
+    {"nic-note", no_argument, nullptr, kNicNoteOption},
     {nullptr, 0, nullptr, 0},
 };
 
@@ -49,7 +51,9 @@ constexpr char kUsage[] =
     "\t-T\t\"touch\": access each byte as it's read\n"
     "Options added by nicbench:\n"
     "\t-o, --stats-stdout\tprint statistics on stdout (as SGI did) instead of stderr\n"
-    "\t--idle-timeout ##\t-r -u: end after ## seconds without a datagram (default: wait)\n";
+    "\t--idle-timeout ##\t-r -u: end after ## seconds without a datagram (default: wait)\n"
+    "\t--nic-note\tafter the statistics, one stderr line: the link and NIC, and what the rate\n"
+    "\t\t\tsays about them\n";
 
 // An integer option value in [min, max]. The original used atoi, which turned "-5", "12x" or
 // "abc" into silent garbage; we refuse them with one line naming the option.
@@ -150,6 +154,7 @@ tl::expected<TtcpOptions, ArgError> ParseTtcpArgs(int argc, char** argv) {
       case '4': o.family = Family::kInet; break;
       case '6': o.family = Family::kInet6; break;
       case 'o': o.stats_to_stdout = true; break;
+      case kNicNoteOption: o.nic_note = true; break;
       case kIdleTimeoutOption: {
         auto seconds = ParseIdleTimeout(optarg);
         if (!seconds) return tl::unexpected(seconds.error());

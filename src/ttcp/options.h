@@ -40,6 +40,9 @@ struct TtcpOptions {
   // --idle-timeout SECS: a UDP receiver ends after this long without a datagram (once one has
   // arrived). Unset = wait forever, as the original.
   std::optional<double> idle_timeout_seconds;
+  // --nic-note: after the classic lines (unchanged), one stderr line with the link and NIC
+  // facts of the interface the transfer used and what the rate says about them (cli layer).
+  bool nic_note = false;
 };
 
 // Why parsing stopped. `message` (may be empty) is one line without "\n"; when show_usage is set

@@ -164,7 +164,7 @@ std::string StatsText(const TtcpOptions& o, const Transfer& t, const TimerSnapsh
 
 }  // namespace
 
-int RunTtcp(const TtcpOptions& o, const Streams& streams) {
+int RunTtcp(const TtcpOptions& o, const Streams& streams, Moved* result) {
   Printer out(o, streams);
   // A vanished TCP peer must surface as EPIPE from write ("IO"), not kill us silently.
   signal(SIGPIPE, SIG_IGN);
@@ -191,6 +191,11 @@ int RunTtcp(const TtcpOptions& o, const Streams& streams) {
   }
   if (o.udp && o.transmit) transfer.SendTrailingSentinels();
   out.Stats(StatsText(o, transfer, end, buffer->data));
+  if (result != nullptr) {
+    result->bytes = transfer.nbytes();
+    result->real_seconds = RealSeconds(end.wall, transfer.start().wall);
+    if (o.transmit) result->peer = NumericHost(peer);
+  }
   return kExitOk;
 }
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdio>
+#include <string>
 
 #include "ttcp/options.h"
 
@@ -21,8 +22,16 @@ struct Streams {
   FILE* diagnostics = stderr;
 };
 
+// What a finished transfer moved, for a caller that says more about it (--nic-note).
+struct Moved {
+  double bytes = 0;
+  double real_seconds = 0;
+  std::string peer;  // the transmitter's peer, numeric; "" for a receiver
+};
+
 // Runs one transfer; returns the exit status (kExitOk, or kExitFailure after printing the
 // original's "ttcp-t: connect: Connection refused" / "errno=111" pair).
-int RunTtcp(const TtcpOptions& options, const Streams& streams);
+// `moved`, when given, is filled after a transfer that succeeded.
+int RunTtcp(const TtcpOptions& options, const Streams& streams, Moved* moved = nullptr);
 
 }  // namespace nicbench::ttcp
