@@ -18,6 +18,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <poll.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -493,11 +494,15 @@ class CrrServer final : public RrFlow {
     size_t have = 0;
     const uint64_t give_up = MonotonicNs() + kTokenWaitNs;
     while (have < token.size()) {
-      const net::SysResult r = env_.sys->Recv(fd, got + have, token.size() - have, 0);
+      // Without waiting: the token usually came with the connection; else a bounded poll(2),
+      // so a quiet connection is given up on whatever timeouts the socket carries.
+      const net::SysResult r = env_.sys->Recv(fd, got + have, token.size() - have, MSG_DONTWAIT);
       if (r.failed() && r.err != EAGAIN && r.err != EINTR) return Step::kClosed;
       if (r.failed()) {
         if (stopping.load(std::memory_order_acquire)) return Step::kStopped;
         if (MonotonicNs() >= give_up) return RefuseTokenless();
+        pollfd p{fd, POLLIN, 0};
+        (void)::poll(&p, 1, kAloneWaitMs);
         continue;
       }
       if (r.value == 0) return Step::kClosed;
