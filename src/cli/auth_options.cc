@@ -53,6 +53,39 @@ Result<protocol::Secret> ReadPassword() {
   return PromptPassword();
 }
 
+// --max-tests-per-subnet and the prefix lengths that say what a subnet is.
+Status ApplySubnetArgs(const ServeAuthArgs& a, engine::ServerConfig& config) {
+  if (a.max_per_subnet.empty()) {
+    if (!a.subnet_v4.empty() || !a.subnet_v6.empty()) {
+      return Fail("--subnet-prefix-v4 and --subnet-prefix-v6 need --max-tests-per-subnet");
+    }
+    return Ok();
+  }
+  auto n = ParseUnsigned(a.max_per_subnet);
+  if (!n || *n < 1 || *n > 1024) {
+    return Fail(
+        fmt::format("--max-tests-per-subnet: expected 1..1024, got '{}'", a.max_per_subnet));
+  }
+  config.max_tests_per_subnet = static_cast<int>(*n);
+  const struct {
+    const char* name;
+    const std::string& text;
+    uint64_t max;
+    int* out;
+  } prefixes[] = {{"--subnet-prefix-v4", a.subnet_v4, 32, &config.subnet_prefix_v4},
+                  {"--subnet-prefix-v6", a.subnet_v6, 128, &config.subnet_prefix_v6}};
+  for (const auto& p : prefixes) {
+    if (p.text.empty()) continue;
+    auto bits = ParseUnsigned(p.text);
+    if (!bits || *bits < 1 || *bits > p.max) {
+      return Fail(
+          fmt::format("{}: expected a prefix length 1..{}, got '{}'", p.name, p.max, p.text));
+    }
+    *p.out = static_cast<int>(*bits);
+  }
+  return Ok();
+}
+
 }  // namespace
 
 void AddServeAuthOptions(CLI::App& app, ServeAuthArgs& a) {
@@ -73,6 +106,12 @@ void AddServeAuthOptions(CLI::App& app, ServeAuthArgs& a) {
       ->expected(1)
       ->allow_extra_args(false)
       ->take_all();
+  app.add_option("--max-tests-per-subnet", a.max_per_subnet,
+                 "tests from one subnet at once (default: no limit; see --subnet-prefix-v4/v6)");
+  app.add_option("--subnet-prefix-v4", a.subnet_v4,
+                 "prefix length of an IPv4 subnet for --max-tests-per-subnet (default 24)");
+  app.add_option("--subnet-prefix-v6", a.subnet_v6,
+                 "prefix length of an IPv6 subnet for --max-tests-per-subnet (default 64)");
 }
 
 void AddRunAuthOptions(CLI::App& app, RunAuthArgs& a) {
@@ -82,6 +121,18 @@ void AddRunAuthOptions(CLI::App& app, RunAuthArgs& a) {
                  "the server's RSA public key (PEM) to encrypt the credentials with");
   app.add_flag("--use-pkcs1-padding", a.pkcs1,
                "pad with PKCS#1 v1.5 instead of OAEP (iperf3 servers before 3.17)");
+  app.add_option("--server-key", a.server_key,
+                 "the server's RSA public key (PEM): a nicbench server must prove it holds its "
+                 "private half, else the run is refused");
+}
+
+Status ApplyServerKey(const RunAuthArgs& a, engine::ClientConfig& config) {
+  if (a.server_key.empty()) return Ok();
+  auto key = protocol::RsaKey::LoadPublic(a.server_key);
+  if (!key) return Fail("--server-key: " + key.error().ToString());
+  config.server_key = std::make_shared<const protocol::RsaKey>(std::move(*key));
+  config.server_key_path = a.server_key;
+  return Ok();
 }
 
 Status ApplyServeAuthArgs(const ServeAuthArgs& a, engine::ServerConfig& config) {
@@ -91,6 +142,7 @@ Status ApplyServeAuthArgs(const ServeAuthArgs& a, engine::ServerConfig& config) 
   for (const std::string& cidr : a.deny) {
     if (auto s = config.access.Deny(cidr); !s) return Fail("--deny " + s.error().message);
   }
+  if (auto s = ApplySubnetArgs(a, config); !s) return s;
   if (a.private_key.empty() != a.users.empty()) {
     return Fail("--rsa-private-key-path and --authorized-users-path go together");
   }
@@ -110,6 +162,7 @@ Status ApplyServeAuthArgs(const ServeAuthArgs& a, engine::ServerConfig& config) 
   }
   auto key = protocol::RsaKey::LoadPrivate(a.private_key);
   if (!key) return Fail("--rsa-private-key-path: " + key.error().ToString());
+  config.identity_key = std::make_shared<const protocol::RsaKey>(*key);
   auth.private_key = std::move(*key);
   auto users = protocol::AuthorizedUsers::Load(a.users);
   if (!users) return Fail("--authorized-users-path: " + users.error().ToString());

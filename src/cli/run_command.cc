@@ -580,8 +580,14 @@ int RunRunCommand(int argc, char** argv) {
     }
     plan->html_file = std::move(*file);
   }
-  if (!args.auth.username.empty() && plan->loopback) {
-    PrintError(args.json, "nicbench run: --username needs a HOST (the loopback server asks none)");
+  if ((!args.auth.username.empty() || !args.auth.server_key.empty()) && plan->loopback) {
+    PrintError(args.json,
+               "nicbench run: --username and --server-key need a HOST (the loopback server is "
+               "this process)");
+    return ToInt(ExitCode::kUsage);
+  }
+  if (auto s = ApplyServerKey(args.auth, plan->client); !s) {
+    PrintError(args.json, "nicbench run: " + s.error().ToString());
     return ToInt(ExitCode::kUsage);
   }
   auto auth = MakeClientAuth(args.auth);

@@ -28,6 +28,7 @@
 #include "net/socket.h"
 #include "protocol/control_channel.h"
 #include "protocol/params.h"
+#include "protocol/server_proof.h"
 #include "record/json.h"
 
 namespace nicbench::engine {
@@ -60,9 +61,13 @@ struct ClientRun : TestRun {
   int live_taken = 0;             // live samples read so far
   bool live_warned = false;       // the one warning about dropped samples was given
   bool peer_is_nicbench = false;  // the server said NICBENCH_READY (a bulk test)
-  MonoTime data_start{};          // when TEST_RUNNING came
-  MonoTime setup_deadline{};      // every step before the data (ClientConfig::control_timeout)
-  MonoTime ending_deadline{};     // TEST_END to DISPLAY_RESULTS
+  // A CRR test's token (params.h Extension::crr_token), and whether the server takes it
+  // (NICBENCH_CRR_TOKEN_READY): only then do the CRR connections begin with it.
+  std::string crr_token;
+  bool crr_token_taken = false;
+  MonoTime data_start{};       // when TEST_RUNNING came
+  MonoTime setup_deadline{};   // every step before the data (ClientConfig::control_timeout)
+  MonoTime ending_deadline{};  // TEST_END to DISPLAY_RESULTS
 };
 
 milliseconds Left(const ClientRun& run, MonoTime deadline) {
@@ -252,7 +257,11 @@ void FillUdpBlockSize(ClientRun& run) {
 Status ExpectRrReady(ClientRun& run) {
   auto state = ReadServerState(run, Left(run, run.setup_deadline), "the server's answer to --rr");
   if (!state) return tl::unexpected(state.error());
-  if (*state == wire::State::kNicbenchRrReady) return Ok();
+  if (*state == wire::State::kNicbenchRrReady) return Ok();  // an older nicbench: no token
+  if (*state == wire::State::kNicbenchCrrTokenReady && !run.crr_token.empty()) {
+    run.crr_token_taken = true;
+    return Ok();
+  }
   if (*state == wire::State::kCreateStreams) {
     return Fail(ErrorKind::kPeerCannot,
                 fmt::format("iperf3 has no request/response test: run `nicbench serve` on {}",
@@ -260,6 +269,42 @@ Status ExpectRrReady(ClientRun& run) {
   }
   return Fail(ErrorKind::kProtocol,
               "expected NICBENCH_RR_READY from the server, got " + wire::StateName(*state));
+}
+
+// run --server-key: the server's first answer to the parameters must be its proof of the
+// pinned key (protocol/server_proof.h). A refusal (SERVER_ERROR, ACCESS_DENIED) is reported as
+// such; anything else means the server did not prove it, and the run stops before any data.
+Status CheckServerProof(ClientRun& run, const std::string& nonce) {
+  const std::string pinned = "--server-key " + run.config.server_key_path;
+  auto state = ReadServerState(run, Left(run, run.setup_deadline), "the server's proof of its key");
+  if (!state) return tl::unexpected(state.error());
+  if (*state != wire::State::kNicbenchServerProof) {
+    return Fail(ErrorKind::kPeerCannot,
+                fmt::format("the server did not prove it holds the key of {} (it answered {}: "
+                            "a stock iperf3 server or an older nicbench cannot)",
+                            pinned, wire::StateName(*state)));
+  }
+  auto doc = wire::ReadJson(run.control.get(), Left(run, run.setup_deadline), 16 * 1024,
+                            "the server's proof of its key");
+  if (!doc) return Fail(ErrorKind::kProtocol, doc.error());
+  const auto signature = doc->find("signature");
+  if (signature == doc->end() || !signature->is_string()) {
+    const auto error = doc->find("error");
+    const std::string why = error != doc->end() && error->is_string()
+                                ? "the server: " + error->get<std::string>()
+                                : std::string("the server sent no signature");
+    return Fail(ErrorKind::kPeerCannot,
+                fmt::format("the server did not prove it holds the key of {}: {}", pinned, why));
+  }
+  auto verified = protocol::VerifyServerProof(*run.config.server_key, run.cookie, nonce,
+                                              signature->get<std::string>());
+  if (!verified) {
+    return Fail(ErrorKind::kPeerError,
+                fmt::format("refusing the server: it is not the one of {} ({}); another host, "
+                            "or the server's key changed",
+                            pinned, verified.error().message));
+  }
+  return Ok();
 }
 
 Status ExchangeParams(ClientRun& run) {
@@ -277,6 +322,11 @@ Status ExchangeParams(ClientRun& run) {
   ext.want_samples = run.config.sample_host;
   ext.live_samples = run.config.sample_host && run.config.live_samples;
   ext.announce = true;
+  if (run.config.server_key) ext.prove_key = protocol::MakeProofNonce();
+  if (run.spec.rr.mode == record::RrMode::kCrr) {
+    run.crr_token = protocol::MakeCrrToken();
+    ext.crr_token = run.crr_token;
+  }
   std::string token;
   if (const ClientAuth* auth = run.config.auth.get()) {
     auto made = protocol::EncodeAuthToken(auth->username, auth->password, auth->server_key,
@@ -286,6 +336,9 @@ Status ExchangeParams(ClientRun& run) {
   }
   auto params = wire::SendJson(run.control.get(), wire::EncodeParams(run.spec, ext, token));
   if (!params) return Fail(ErrorKind::kProtocol, params.error());
+  if (run.config.server_key) {
+    if (auto s = CheckServerProof(run, ext.prove_key); !s) return s;
+  }
   return run.spec.rr.enabled() ? ExpectRrReady(run) : Ok();
 }
 
@@ -374,6 +427,7 @@ Status StartData(ClientRun& run) {
     FlowConfig flow = MakeFlowConfig(run.stream_fds[i].Release(), run.streams[i], run.spec, alone);
     flow.file = run.file;
     flow.peer_drains = run.peer_is_nicbench;
+    if (run.crr_token_taken) flow.crr_token = run.crr_token;
     if (auto s = run.path->AddFlow(flow); !s) return Fail(ErrorKind::kData, s.error());
   }
   run.path->SetBudget(MakeBudget(run.spec));

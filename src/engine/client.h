@@ -57,6 +57,12 @@ struct ClientConfig {
   FileOptions file;
   // Credentials for a server that requires them; null = none sent.
   std::shared_ptr<const ClientAuth> auth;
+  // run --server-key: the server must prove it holds the private half of this public key
+  // (protocol/server_proof.h) before anything else of the test, or the run fails (a stock
+  // iperf3 server cannot, nor a nicbench server without --rsa-private-key-path). Null = not
+  // asked. `server_key_path` names it in errors.
+  std::shared_ptr<const protocol::RsaKey> server_key;
+  std::string server_key_path;
 };
 
 // Called once per finished interval with this end's view, for live terminal lines. Never

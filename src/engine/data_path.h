@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "base/latency_histogram.h"
@@ -69,6 +70,11 @@ struct FlowConfig {
   // the client, with -B, a bind to the data connection's local address.
   net::SocketOptions crr_options;
   bool crr_bind_local = false;
+  // CRR between nicbench ends: the test's token (protocol Extension::crr_token). The client
+  // begins each connection with it, before the request; the server's listener answers and counts
+  // only connections that begin with it. Empty = none (the peer is an older nicbench): the
+  // listener still takes connections from the test's client address only.
+  std::string crr_token;
 };
 
 // Shared end conditions across all sender flows of a test (bytes/blocks, counted after omit is

@@ -18,6 +18,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <poll.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -41,6 +42,12 @@ constexpr uint64_t kDataTag = ~uint64_t{0};
 constexpr uint64_t kListenTag = ~uint64_t{0} - 1;
 constexpr int kEventsPerWake = 64;
 constexpr int kBacklog = 4096;
+// The longest CRR token (protocol kCrrTokenChars; the server checks its size at decoding).
+constexpr size_t kCrrTokenMaxBytes = 64;
+// How long the lone server waits for a connection's token: the client sends it with its
+// request right after the connect, so only a connection that is not the test's stays quiet
+// this long (and costs the lone loop no more than this).
+constexpr uint64_t kTokenWaitNs = 1'000'000'000;
 
 Status Watch(int epoll_fd, int op, int fd, uint32_t events, uint64_t tag) {
   epoll_event ev{};
@@ -76,6 +83,38 @@ Status SendAll(int fd, const std::vector<uint8_t>& zeros, uint64_t bytes, int mo
   return Ok();
 }
 
+// The bytes a client's request is sent from: the test's token (FlowConfig::crr_token, maybe
+// empty), then zeros.
+std::vector<uint8_t> RequestBuffer(const FlowConfig& config) {
+  std::vector<uint8_t> buf(config.crr_token.begin(), config.crr_token.end());
+  buf.resize(buf.size() + std::min<uint32_t>(config.rr.request_bytes, 1 << 20), 0);
+  return buf;
+}
+
+// Sends the token once, first, then `request` bytes of zeros, all from `buf` (RequestBuffer),
+// whatever the partial writes (past the buffer's end its zeros go again). With `stopping` (the
+// lone path's blocking socket with timeouts) EAGAIN is a timeout that looks at the flag; without
+// it (a non-blocking socket) EAGAIN is an error: a short write of a small message on a fresh
+// socket does not happen in practice.
+Result<Step> SendRequest(net::SysCalls* sys, int fd, const std::vector<uint8_t>& buf, size_t token,
+                         uint64_t request, const std::atomic<bool>* stopping) {
+  uint64_t sent = 0;
+  for (uint64_t left = token + request; left > 0;) {
+    const size_t from = sent < buf.size() ? static_cast<size_t>(sent) : token;
+    const size_t want = static_cast<size_t>(std::min<uint64_t>(left, buf.size() - from));
+    const net::SysResult r = sys->Send(fd, buf.data() + from, want, MSG_NOSIGNAL);
+    if (r.failed()) {
+      if (r.err == EINTR) continue;
+      if (r.err != EAGAIN || stopping == nullptr) return Fail("send (CRR)", r.err);
+      if (stopping->load(std::memory_order_acquire)) return Step::kStopped;
+      continue;
+    }
+    sent += static_cast<uint64_t>(r.value);
+    left -= static_cast<uint64_t>(r.value);
+  }
+  return Step::kDone;
+}
+
 // True once the peer closed the flow's data connection (which carries nothing after the port):
 // the test is over at its end. One recv(2) that does not wait.
 bool Closed(int data_fd) {
@@ -98,7 +137,7 @@ class CrrClient final : public RrFlow {
   CrrClient(const FlowConfig& config, net::UniqueFd epoll, net::UniqueFd data, FlowEnv env)
       : RrFlow(config, std::move(epoll), env, /*connects=*/true),
         data_(std::move(data)),
-        zeros_(std::min<uint32_t>(config.rr.request_bytes, 1 << 20), 0),
+        request_(RequestBuffer(config)),
         in_(std::clamp<uint32_t>(config.rr.response_bytes, 4096, 1 << 20)),
         slots_(config.rr.burst) {}
 
@@ -224,7 +263,9 @@ class CrrClient final : public RrFlow {
     getsockopt(slot.fd.get(), SOL_SOCKET, SO_ERROR, &err, &len);
     if (err != 0) return Failure("connect (CRR)", err);
     rr_.Connected(MonotonicNs() - slot.start_ns);
-    if (auto s = SendAll(slot.fd.get(), zeros_, config_.rr.request_bytes); !s) {
+    if (auto s = SendRequest(env_.sys, slot.fd.get(), request_, config_.crr_token.size(),
+                             config_.rr.request_bytes, nullptr);
+        !s) {
       return Failure("send (CRR)", s.error().sys_errno);
     }
     local_bytes_ += config_.rr.request_bytes;
@@ -267,7 +308,8 @@ class CrrClient final : public RrFlow {
     if (!connected) return Broken("connect (CRR)", connected.error().sys_errno);
     if (*connected != Step::kDone) return FlowState::kActive;
     rr_.Connected(MonotonicNs() - start);
-    auto sent = engine::SendAll(env_.sys, fd.get(), zeros_, config_.rr.request_bytes, stopping);
+    auto sent = SendRequest(env_.sys, fd.get(), request_, config_.crr_token.size(),
+                            config_.rr.request_bytes, &stopping);
     if (!sent) return Broken("send (CRR)", sent.error().sys_errno);
     if (*sent != Step::kDone) return FlowState::kActive;
     local_bytes_ += config_.rr.request_bytes;
@@ -321,7 +363,7 @@ class CrrClient final : public RrFlow {
   }
 
   net::UniqueFd data_;
-  std::vector<uint8_t> zeros_, in_;
+  std::vector<uint8_t> request_, in_;  // request_: RequestBuffer
   std::vector<Slot> slots_;
   sockaddr_storage peer_{};  // the server's listener; AF_UNSPEC until its port came
   socklen_t peer_len_ = 0;
@@ -443,9 +485,47 @@ class CrrServer final : public RrFlow {
     return FlowState::kActive;  // the worker's loop sees the stop
   }
 
+  // Reads the test's token at the start of a lone connection: kDone when it came whole,
+  // kClosed when it did not (other bytes, a close, or nothing for kTokenWaitNs: a connection
+  // from the client's address that stays quiet must not hold the lone loop), kStopped on a stop.
+  Step ReadTokenAlone(int fd, const std::atomic<bool>& stopping) {
+    const std::string& token = config_.crr_token;
+    char got[kCrrTokenMaxBytes];
+    size_t have = 0;
+    const uint64_t give_up = MonotonicNs() + kTokenWaitNs;
+    while (have < token.size()) {
+      // Without waiting: the token usually came with the connection; else a bounded poll(2),
+      // so a quiet connection is given up on whatever timeouts the socket carries.
+      const net::SysResult r = env_.sys->Recv(fd, got + have, token.size() - have, MSG_DONTWAIT);
+      if (r.failed() && r.err != EAGAIN && r.err != EINTR) return Step::kClosed;
+      if (r.failed()) {
+        if (stopping.load(std::memory_order_acquire)) return Step::kStopped;
+        if (MonotonicNs() >= give_up) return RefuseTokenless();
+        pollfd p{fd, POLLIN, 0};
+        (void)::poll(&p, 1, kAloneWaitMs);
+        continue;
+      }
+      if (r.value == 0) return Step::kClosed;
+      if (std::memcmp(got + have, token.data() + have, static_cast<size_t>(r.value)) != 0) {
+        return RefuseTokenless();
+      }
+      have += static_cast<size_t>(r.value);
+    }
+    return Step::kDone;
+  }
+
+  Step RefuseTokenless() {
+    ++tokenless_;
+    return Step::kClosed;
+  }
+
   // Reads one request and answers it. A connection that fails or closes before its request
   // is not a transaction (as on the epoll path); the loop goes on.
   Step AnswerAlone(int fd, const std::atomic<bool>& stopping) {
+    if (!config_.crr_token.empty()) {
+      const Step token = ReadTokenAlone(fd, stopping);
+      if (token != Step::kDone) return token;
+    }
     auto got = RecvAll(env_.sys, fd, in_, config_.rr.request_bytes, stopping, SpinNs(config_));
     if (!got || *got != Step::kDone) return got ? *got : Step::kClosed;
     local_bytes_ += config_.rr.request_bytes;
@@ -458,15 +538,29 @@ class CrrServer final : public RrFlow {
     return Step::kDone;
   }
 
+  // False when the `n` bytes just read into in_, the connection's bytes from `before` on, do
+  // not match the test's token where they overlap it.
+  bool TokenMatches(uint64_t before, size_t n) const {
+    const std::string& token = config_.crr_token;
+    if (before >= token.size()) return true;
+    const size_t k = std::min(n, token.size() - static_cast<size_t>(before));
+    return std::memcmp(in_.data(), token.data() + before, k) == 0;
+  }
+
   void OnConnection(int fd) {
     auto it = got_.find(fd);
     if (it == got_.end()) return;
     const ssize_t n = ::recv(fd, in_.data(), in_.size(), MSG_DONTWAIT);
     if (n < 0 && errno == EAGAIN) return;
-    if (n > 0) {
-      local_bytes_ += static_cast<uint64_t>(n);
+    const uint64_t token = config_.crr_token.size();
+    if (n > 0 && !TokenMatches(it->second, static_cast<size_t>(n))) {
+      ++tokenless_;
+    } else if (n > 0) {
+      // The token's bytes are not the request's.
+      const uint64_t before = it->second;
       it->second += static_cast<uint64_t>(n);
-      if (it->second < config_.rr.request_bytes) return;
+      local_bytes_ += it->second - std::max(before, std::min(token, it->second));
+      if (it->second < token + config_.rr.request_bytes) return;
       // A response that does not go out is a transaction the client sees fail.
       if (SendAll(fd, zeros_, config_.rr.response_bytes, MSG_MORE)) {
         rr_.Answered();
@@ -486,11 +580,18 @@ class CrrServer final : public RrFlow {
           "the test's client {} (the first from {}); they were not counted",
           config_.id, refused_, ClientText(), first_refused_.ToString()));
     }
+    if (tokenless_ > 0) {
+      LogWarning(fmt::format(
+          "CRR stream {}: closed {} connection(s) from the test's client address {} that did "
+          "not begin with the test's token; they were not counted",
+          config_.id, tokenless_, ClientText()));
+    }
   }
 
  private:
   sockaddr_storage client_{};  // the data connection's peer: the only host the listener serves
   uint64_t refused_ = 0;
+  uint64_t tokenless_ = 0;  // connections from the client's address without the token
   net::SocketAddress first_refused_;
   net::UniqueFd data_, listener_;
   std::vector<uint8_t> zeros_, in_;

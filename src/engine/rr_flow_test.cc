@@ -38,7 +38,8 @@ FlowConfig RrConfig(int fd, bool client, record::Transport transport, record::Rr
 std::pair<FlowCounters, FlowCounters> Exchange(testing::SocketPair pair, record::Transport t,
                                                record::RrMode mode, uint64_t transactions,
                                                uint32_t burst, bool alone = false,
-                                               uint32_t spin_us = 0) {
+                                               uint32_t spin_us = 0,
+                                               const std::string& crr_token = {}) {
   auto client = DataPath::Create(1);
   auto server = DataPath::Create(1);
   FlowConfig c = RrConfig(pair.a.Release(), true, t, mode);
@@ -48,6 +49,7 @@ std::pair<FlowCounters, FlowCounters> Exchange(testing::SocketPair pair, record:
   c.rr.spin_us = s.rr.spin_us = spin_us;
   c.rr.request_bytes = s.rr.request_bytes = 3;
   c.rr.response_bytes = s.rr.response_bytes = 700;
+  c.crr_token = s.crr_token = crr_token;
   EXPECT_TRUE(server->AddFlow(s));
   EXPECT_TRUE(client->AddFlow(c));
   client->SetBudget(SendBudget{0, transactions});
@@ -181,10 +183,12 @@ net::UniqueFd ConnectTo(uint16_t port) {
 }
 
 // One lone CRR end on a DataPath of its own, started (the flow takes `fd`, its data connection).
-std::unique_ptr<DataPath> StartLoneCrr(int fd, bool client, uint32_t request, uint32_t response) {
+std::unique_ptr<DataPath> StartLoneCrr(int fd, bool client, uint32_t request, uint32_t response,
+                                       const std::string& token = {}, bool alone = true) {
   auto path = DataPath::Create(1);
   FlowConfig c = RrConfig(fd, client, record::Transport::kTcp, record::RrMode::kCrr);
-  c.rr_alone = true;
+  c.rr_alone = alone;
+  c.crr_token = token;
   c.rr.request_bytes = request;
   c.rr.response_bytes = response;
   EXPECT_TRUE(path->AddFlow(c));
@@ -215,6 +219,52 @@ TEST(RrFlow, LoneCrrServerAnswersAndStopsWhileBlocked) {
   const FlowCounters c = server->Snapshot()[0];
   EXPECT_EQ(c.transactions, 3u);
   EXPECT_EQ(c.bytes, 9u);
+}
+
+constexpr const char* kToken = "0123456789abcdef0123456789abcdef";
+
+// Between nicbench ends each CRR connection begins with the test's token: both paths count
+// exactly with it, and its bytes are not counted as the request's.
+TEST(RrFlow, CrrWithTheTestsTokenCountsExactly) {
+  ExpectExact(Exchange(testing::TcpPair(), record::Transport::kTcp, record::RrMode::kCrr, 40, 2,
+                       /*alone=*/false, 0, kToken),
+              40);
+  ExpectExact(Exchange(testing::TcpPair(), record::Transport::kTcp, record::RrMode::kCrr, 40, 1,
+                       /*alone=*/true, 0, kToken),
+              40);
+}
+
+// A connection from the client's own address that does not begin with the token (another
+// process on the client's host) is closed unanswered and not counted, on both paths; a quiet
+// one does not hold the lone loop for longer than the token's wait.
+TEST(RrFlow, CrrServerCountsOnlyConnectionsWithTheToken) {
+  for (bool alone : {true, false}) {
+    testing::SocketPair pair = testing::TcpPair();
+    auto server = StartLoneCrr(pair.b.Release(), /*client=*/false, 3, 5, kToken, alone);
+    const uint16_t port = CrrPort(pair.a.get());
+    net::UniqueFd quiet = ConnectTo(port);
+    for (const std::string& request :
+         {std::string("abc"), std::string(kToken).substr(0, 31) + "Xabc", std::string(40, 'z')}) {
+      net::UniqueFd foreign = ConnectTo(port);
+      ASSERT_EQ(send(foreign.get(), request.data(), request.size(), 0),
+                static_cast<ssize_t>(request.size()));
+      char got[8];
+      EXPECT_LE(recv(foreign.get(), got, sizeof got, MSG_WAITALL), 0) << "closed unanswered";
+    }
+    const std::string good = std::string(kToken) + "abc";
+    for (int i = 0; i < 2; ++i) {
+      net::UniqueFd conn = ConnectTo(port);
+      ASSERT_EQ(send(conn.get(), good.data(), good.size(), 0), static_cast<ssize_t>(good.size()));
+      char got[8];
+      EXPECT_EQ(recv(conn.get(), got, sizeof got, MSG_WAITALL), 5) << "alone " << alone;
+    }
+    EXPECT_TRUE(testing::WaitFor([&] { return server->Snapshot()[0].transactions == 2; }));
+    server->Stop();
+    EXPECT_TRUE(server->Join());
+    const FlowCounters c = server->Snapshot()[0];
+    EXPECT_EQ(c.transactions, 2u) << "alone " << alone;
+    EXPECT_EQ(c.bytes, 6u) << "only the good connections' requests, without the token";
+  }
 }
 
 TEST(RrFlow, LoneCrrClientCountsExactlyAndStopsWhileBlocked) {

@@ -57,7 +57,8 @@ constexpr int kBacklog = 4096;
 struct Pending {
   net::UniqueFd fd;
   std::string peer;
-  std::string host;  // the peer's address without the port (UdpHellos::PlainHost)
+  std::string host;    // the peer's address without the port (UdpHellos::PlainHost)
+  std::string subnet;  // its subnet (ServerConfig::max_tests_per_subnet), as a CIDR
   char cookie[protocol::kCookieBytes];
   size_t have = 0;
   Clock::time_point deadline;
@@ -66,7 +67,8 @@ struct Pending {
 struct RunningTest {
   std::shared_ptr<ServerTest> test;
   std::thread thread;
-  std::string host;  // the client's address
+  std::string host;    // the client's address
+  std::string subnet;  // and its subnet
 };
 
 void Refuse(int fd) {
@@ -187,6 +189,8 @@ class ServerImpl final : public Server {
   // Drops the oldest pending connection of the address with the most (or of `host` if given).
   void DropOldestPending(const std::string* host);
   int TestsFrom(const std::string& host) const;
+  // True when --max-tests-per-subnet tests from `subnet` are running.
+  bool SubnetFull(const std::string& subnet) const;
   int MaxTestsPerAddress() const;
   // --max-tests-per-client-per-hour: true when `host` has started that many tests in the last
   // hour (the starts older than that are forgotten here).
@@ -195,6 +199,14 @@ class ServerImpl final : public Server {
 
   ServerShared shared_;
   net::UniqueFd listen_;
+  // The subnet of a client address (--max-tests-per-subnet), "" when no limit is set.
+  std::string SubnetKey(const net::SocketAddress& peer) const {
+    std::array<uint8_t, 16> bytes{};
+    if (shared_.config.max_tests_per_subnet <= 0 || !net::ToV6Bytes(peer.addr(), &bytes)) return {};
+    return net::SubnetOf(bytes, shared_.config.subnet_prefix_v4, shared_.config.subnet_prefix_v6)
+        .ToString();
+  }
+
   std::optional<AcceptGate> gate_;
   SilentCloseLog silent_closes_;
   bool listening_ = true;  // listen_ is in the epoll set
@@ -319,6 +331,7 @@ void ServerImpl::AcceptAll() {
     p.fd = std::move(*fd);
     p.peer = peer.ToString();
     p.host = host;
+    p.subnet = SubnetKey(peer);
     p.deadline = Clock::now() + shared_.config.setup_timeout;
     epoll_event ev{};
     ev.events = EPOLLIN | EPOLLRDHUP;
@@ -369,6 +382,14 @@ int ServerImpl::TestsFrom(const std::string& host) const {
   int n = 0;
   for (const auto& [cookie, running] : tests_) n += running.host == host ? 1 : 0;
   return n;
+}
+
+bool ServerImpl::SubnetFull(const std::string& subnet) const {
+  const int limit = shared_.config.max_tests_per_subnet;
+  if (limit <= 0) return false;
+  int n = 0;
+  for (const auto& [cookie, running] : tests_) n += running.subnet == subnet ? 1 : 0;
+  return n >= limit;
 }
 
 int ServerImpl::MaxTestsPerAddress() const {
@@ -432,7 +453,7 @@ void ServerImpl::Route(Pending& pending) {
   }
   const bool busy = static_cast<int>(tests_.size()) >= shared_.config.max_tests ||
                     HourlyLimitReached(pending.host) ||
-                    TestsFrom(pending.host) >= MaxTestsPerAddress() ||
+                    TestsFrom(pending.host) >= MaxTestsPerAddress() || SubnetFull(pending.subnet) ||
                     (shared_.config.once && served_once_) || stop_requested_;
   if (busy) {
     Refuse(pending.fd.get());
@@ -466,6 +487,7 @@ void ServerImpl::StartTest(Pending& pending, const std::string& cookie) {
   RunningTest running;
   running.test = test;
   running.host = pending.host;
+  running.subnet = pending.subnet;
   running.thread = std::thread([test] { test->Run(); });
   tests_.emplace(cookie, std::move(running));
 }

@@ -47,6 +47,13 @@ struct ServerConfig {
   // Tests one client address may start in any hour (a sliding hour); more get ACCESS_DENIED.
   // 0 = no limit.
   int max_tests_per_address_per_hour = 0;
+  // Tests from one subnet at once (serve --max-tests-per-subnet); more get ACCESS_DENIED, as
+  // beyond the per-address limit. A subnet is a client address's first subnet_prefix_v4 bits
+  // (IPv4) or subnet_prefix_v6 bits (IPv6): one host with many addresses, or a neighbourhood of
+  // hosts, cannot take every slot. 0 = no limit.
+  int max_tests_per_subnet = 0;
+  int subnet_prefix_v4 = 24;
+  int subnet_prefix_v6 = 64;
   // serve --allow/--deny: a connection from an address the list does not permit gets
   // ACCESS_DENIED right after accept, before a byte is read (control and data connections
   // alike; a UDP stream's hello is taken only from its test's control address, so the list
@@ -55,6 +62,10 @@ struct ServerConfig {
   // serve --rsa-private-key-path and --authorized-users-path: every test must carry a good
   // iperf3 authentication token (docs/security.md); null = no authentication.
   std::shared_ptr<protocol::Authenticator> authenticator;
+  // The same private key: a nicbench client that pins it (run --server-key) gets this server's
+  // proof of holding it (protocol/server_proof.h); null = the server has no key to prove, and
+  // such a client is refused.
+  std::shared_ptr<const protocol::RsaKey> identity_key;
   // A test is ended by the server once duration + omit + grace has passed (iperf3: 40 s).
   std::chrono::milliseconds grace{10000};
   int threads = 0;  // DataPath workers per test; 0 = WorkerThreadsFor's default

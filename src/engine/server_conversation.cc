@@ -27,6 +27,7 @@
 #include "net/socket.h"
 #include "protocol/control_channel.h"
 #include "protocol/params.h"
+#include "protocol/server_proof.h"
 #include "record/json.h"
 
 namespace nicbench::engine {
@@ -158,6 +159,9 @@ struct ServerTest::State : TestRun {
   int samples_sent = 0;
   bool params_read = false;
   std::string user;  // the authenticated user (loggable form), when the server asks for one
+  // A CRR test's token from the client (params.h Extension::crr_token): each CRR connection
+  // must begin with it. Empty = the client sent none (an older nicbench).
+  std::string crr_token;
   uint64_t memory_reserved = 0;  // from shared_.memory, given back when the test ends
   uint64_t fds_reserved = 0;     // from shared_.fds, likewise
   // A forward TCP test ended by bytes or blocks keeps receiving after TEST_END until the
@@ -292,12 +296,8 @@ Status ServerTest::Handshake(State& st) {
                               FormatBitRate(static_cast<double>(RequestedTotalRate(st.spec))),
                               FormatBitRate(static_cast<double>(limit))));
   }
-  if (st.spec.rr.enabled()) {
-    // A stock client never asks for one (the mode rides in our extension only).
-    if (auto s = wire::SendState(control_.get(), wire::State::kNicbenchRrReady); !s) return s;
-  } else if (st.peer_is_nicbench && params->ext->announce) {
-    if (auto s = wire::SendState(control_.get(), wire::State::kNicbenchReady); !s) return s;
-  }
+  if (auto s = ProveKey(st, *params); !s) return s;
+  if (auto s = Announce(st, *params); !s) return s;
   if (st.spec.server_affinity >= 0) {
     // -A N,M: this test's controller thread on CPU M; its DataPath workers, created later by
     // this thread, inherit the mask. Other tests keep theirs.
@@ -306,6 +306,42 @@ Status ServerTest::Handshake(State& st) {
     }
   }
   return ReserveBudgets(st);
+}
+
+Status ServerTest::ProveKey(State& st, const protocol::DecodedParams& params) {
+  if (!params.ext || params.ext->prove_key.empty()) return Ok();
+  const protocol::RsaKey* key = shared_.config.identity_key.get();
+  nlohmann::json proof;
+  if (key != nullptr) {
+    auto signature = protocol::SignServerProof(*key, cookie_, params.ext->prove_key);
+    if (!signature) return Refuse(st, wire::iperf_errno::kRecvParams, signature.error().message);
+    proof = {{"signature", *signature}};
+  } else {
+    proof = {{"error", "this server has no key to prove (it runs without --rsa-private-key-path)"}};
+  }
+  if (auto s = wire::SendState(control_.get(), wire::State::kNicbenchServerProof); !s) return s;
+  if (auto s = wire::SendJson(control_.get(), proof); !s) return s;
+  if (key != nullptr) return Ok();
+  told_error_ = true;  // the client was told, in the proof's place
+  return Fail(
+      "refused: the client pins a server key (--server-key) and this server has none "
+      "(--rsa-private-key-path)");
+}
+
+Status ServerTest::Announce(State& st, const protocol::DecodedParams& params) {
+  if (st.spec.rr.enabled()) {
+    // A stock client never asks for one (the mode rides in our extension only).
+    wire::State ready = wire::State::kNicbenchRrReady;
+    if (st.spec.rr.mode == record::RrMode::kCrr && !params.ext->crr_token.empty()) {
+      st.crr_token = params.ext->crr_token;
+      ready = wire::State::kNicbenchCrrTokenReady;
+    }
+    return wire::SendState(control_.get(), ready);
+  }
+  if (st.peer_is_nicbench && params.ext->announce) {
+    return wire::SendState(control_.get(), wire::State::kNicbenchReady);
+  }
+  return Ok();
 }
 
 Status ServerTest::ReserveBudgets(State& st) {
@@ -431,6 +467,7 @@ Status ServerTest::SetUpStreams(State& st) {
     FlowConfig flow = MakeFlowConfig(st.stream_fds[i].Release(), st.streams[i], st.spec, alone);
     flow.file = st.file;
     flow.peer_drains = st.peer_is_nicbench;
+    flow.crr_token = st.crr_token;
     if (auto a = st.path->AddFlow(flow); !a) {
       if (st.file) return Refuse(st, wire::iperf_errno::kFile, a.error().ToString());
       return a;

@@ -64,6 +64,11 @@ class ServerTest {
   Status Handshake(State& st);
   // iperf3 authentication when the server requires it (ServerConfig::authenticator).
   Status Authenticate(State& st, const protocol::DecodedParams& params);
+  // run --server-key: the signature of the client's nonce and our cookie, or (no key) the
+  // refusal, before any other state byte of the test.
+  Status ProveKey(State& st, const protocol::DecodedParams& params);
+  // NICBENCH_RR_READY (or, with a CRR token, NICBENCH_CRR_TOKEN_READY), or NICBENCH_READY.
+  Status Announce(State& st, const protocol::DecodedParams& params);
   Status ReserveBudgets(State& st);
   Status SetUpStreams(State& st);
   Status SetUpTcpStreams(State& st);

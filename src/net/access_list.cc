@@ -3,6 +3,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cstring>
 
@@ -88,6 +89,16 @@ bool ToV6Bytes(const sockaddr* addr, std::array<uint8_t, 16>* out) {
     return true;
   }
   return false;
+}
+
+AddressPrefix SubnetOf(const std::array<uint8_t, 16>& address, int v4_bits, int v6_bits) {
+  const bool v4 = std::memcmp(address.data(), kMappedPrefix.data(), kMappedPrefix.size()) == 0;
+  AddressPrefix out;
+  out.bits = v4 ? 96 + std::clamp(v4_bits, 0, 32) : std::clamp(v6_bits, 0, 128);
+  for (int bit = 0; bit < out.bits; ++bit) {
+    if (BitSet(address, bit)) out.bytes[bit / 8] |= static_cast<uint8_t>(0x80 >> (bit % 8));
+  }
+  return out;
 }
 
 Status AccessList::Allow(std::string_view cidr) {

@@ -34,6 +34,11 @@ struct AddressPrefix {
 // The IPv6 form of an AF_INET or AF_INET6 socket address; false for any other family.
 bool ToV6Bytes(const sockaddr* addr, std::array<uint8_t, 16>* out);
 
+// The subnet that holds `address` (IPv6 form): its first `v4_bits` (0..32) when it is IPv4
+// (::ffff:a.b.c.d), else its first `v6_bits` (0..128), the bits past them cleared. What
+// serve --max-tests-per-subnet counts by (192.0.2.77 with 24 -> 192.0.2.0/24).
+AddressPrefix SubnetOf(const std::array<uint8_t, 16>& address, int v4_bits, int v6_bits);
+
 class AccessList {
  public:
   Status Allow(std::string_view cidr);

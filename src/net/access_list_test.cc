@@ -99,5 +99,34 @@ TEST(AccessList, DenyAloneRefusesOnlyItsPrefix) {
   EXPECT_FALSE(list.Deny("300.1.1.1"));
 }
 
+std::string SubnetText(const sockaddr_storage& ss, int v4_bits, int v6_bits) {
+  std::array<uint8_t, 16> addr{};
+  EXPECT_TRUE(ToV6Bytes(reinterpret_cast<const sockaddr*>(&ss), &addr));
+  return SubnetOf(addr, v4_bits, v6_bits).ToString();
+}
+
+TEST(SubnetOf, ClearsTheBitsPastEachFamilysPrefix) {
+  EXPECT_EQ(SubnetText(V4("192.0.2.77"), 24, 64), "192.0.2.0/24");
+  EXPECT_EQ(SubnetText(V4("127.0.1.1"), 24, 64), "127.0.1.0/24");
+  EXPECT_EQ(SubnetText(V4("127.0.2.1"), 24, 64), "127.0.2.0/24");
+  EXPECT_EQ(SubnetText(V4("10.1.2.3"), 20, 64), "10.1.0.0/20");
+  EXPECT_EQ(SubnetText(V4("10.1.2.3"), 32, 64), "10.1.2.3/32");
+  EXPECT_EQ(SubnetText(V4("10.1.2.3"), 0, 64), "0.0.0.0/0");
+  // The dual-stack listener's IPv4-mapped form is the same IPv4 subnet.
+  EXPECT_EQ(SubnetText(V6("::ffff:127.0.1.9"), 24, 64), "127.0.1.0/24");
+  EXPECT_EQ(SubnetText(V6("2001:db8:1:2:3:4:5:6"), 24, 64), "2001:db8:1:2::/64");
+  EXPECT_EQ(SubnetText(V6("2001:db8:1:2:3:4:5:6"), 24, 48), "2001:db8:1::/48");
+  EXPECT_EQ(SubnetText(V6("::1"), 24, 128), "::1/128");
+  // The subnet contains the address it came from, and not its neighbour's.
+  std::array<uint8_t, 16> addr{};
+  auto a = V4("198.18.5.6");
+  ToV6Bytes(reinterpret_cast<const sockaddr*>(&a), &addr);
+  const AddressPrefix subnet = SubnetOf(addr, 24, 64);
+  EXPECT_TRUE(subnet.Contains(addr));
+  auto b = V4("198.18.6.6");
+  ToV6Bytes(reinterpret_cast<const sockaddr*>(&b), &addr);
+  EXPECT_FALSE(subnet.Contains(addr));
+}
+
 }  // namespace
 }  // namespace nicbench::net

@@ -1,13 +1,20 @@
 #include "protocol/params.h"
 
+#include <sys/random.h>
+
+#include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdint>
 #include <limits>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include "base/check.h"
 #include "protocol/control_channel.h"
 #include "protocol/json_fields.h"
+#include "protocol/server_proof.h"
 
 namespace nicbench::protocol {
 namespace {
@@ -156,6 +163,34 @@ Status DecodeRr(const json& ext, TestSpec* spec) {
   return Ok();
 }
 
+// "prove_key" and "crr_token": strings of an exact shape, or absent (a longer one is refused
+// before it is copied).
+constexpr size_t kMaxProofNonceText = 64;
+Status DecodeExtensionTokens(const json& ext, Extension* decoded) {
+  auto nonce = internal::ReadString(ext, "prove_key", kMaxProofNonceText, kExtWhere);
+  if (!nonce) return tl::unexpected(nonce.error());
+  if (*nonce) {
+    if ((*nonce)->size() != kProofNonceChars || !Base64Decode(**nonce)) {
+      return Fail(fmt::format("parameter nicbench \"prove_key\": expected {} base64 characters",
+                              kProofNonceChars));
+    }
+    decoded->prove_key = std::move(**nonce);
+  }
+  auto token = internal::ReadString(ext, "crr_token", kMaxProofNonceText, kExtWhere);
+  if (!token) return tl::unexpected(token.error());
+  if (*token) {
+    const bool hex = std::all_of((*token)->begin(), (*token)->end(), [](char c) {
+      return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+    });
+    if ((*token)->size() != kCrrTokenChars || !hex) {
+      return Fail(fmt::format("parameter nicbench \"crr_token\": expected {} lowercase hex digits",
+                              kCrrTokenChars));
+    }
+    decoded->crr_token = std::move(**token);
+  }
+  return Ok();
+}
+
 Status DecodeExtension(const json& doc, DecodedParams* out) {
   auto it = doc.find(kExtensionKey);
   if (it == doc.end()) return Ok();
@@ -192,7 +227,8 @@ Status DecodeExtension(const json& doc, DecodedParams* out) {
   if (!udp_offload) return tl::unexpected(udp_offload.error());
   spec->udp_offload = udp_offload->value_or(false);
   NB_PROTO_TRY(DecodeRr(ext, spec));
-  out->ext = decoded;
+  NB_PROTO_TRY(DecodeExtensionTokens(ext, &decoded));
+  out->ext = std::move(decoded);
   return Ok();
 }
 
@@ -202,6 +238,8 @@ nlohmann::ordered_json EncodeExtension(const TestSpec& spec, const Extension& ex
   j["want_samples"] = ext.want_samples;
   if (ext.live_samples) j["live_samples"] = true;
   if (ext.announce) j["announce"] = true;
+  if (!ext.prove_key.empty()) j["prove_key"] = ext.prove_key;
+  if (!ext.crr_token.empty()) j["crr_token"] = ext.crr_token;
   j["interval_ms"] = spec.interval.count();
   j["time_ms"] = spec.duration.count();
   j["omit_ms"] = spec.omit.count();
@@ -240,6 +278,17 @@ void EncodeOptionalKeys(const TestSpec& spec, nlohmann::ordered_json& j) {
 }
 
 }  // namespace
+
+std::string MakeCrrToken() {
+  unsigned char random[kCrrTokenChars / 2];
+  size_t filled = 0;
+  while (filled < sizeof random) {
+    const ssize_t n = getrandom(random + filled, sizeof random - filled, 0);
+    if (n > 0) filled += static_cast<size_t>(n);
+    NB_CHECK(n > 0 || errno == EINTR);
+  }
+  return fmt::format("{:02x}", fmt::join(random, ""));
+}
 
 nlohmann::ordered_json EncodeParams(const TestSpec& spec, const std::optional<Extension>& ext,
                                     std::string_view authtoken) {

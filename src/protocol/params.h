@@ -41,7 +41,20 @@ struct Extension {
   // The client reads State::kNicbenchReady before CREATE_STREAMS of a bulk test: the server
   // says it is nicbench before the data goes (an older client does not ask, and never sees it).
   bool announce = false;
+  // run --server-key: a fresh nonce the server signs with its key before anything else of the
+  // test (server_proof.h, State::kNicbenchServerProof); empty = not asked. On the wire
+  // "prove_key": base64 of 32 random bytes.
+  std::string prove_key;
+  // A CRR test's token: kCrrTokenChars lowercase hex digits from the client, with which each of
+  // the test's CRR connections begins, so the per-flow listener counts this test's connections
+  // only (State::kNicbenchCrrTokenReady). Empty = none (an older client). "crr_token" on the wire.
+  std::string crr_token;
 };
+
+// Hex digits of a CRR token (16 random bytes).
+inline constexpr size_t kCrrTokenChars = 32;
+// A fresh CRR token from getrandom(2).
+std::string MakeCrrToken();
 
 // Encodes `spec` as a 3.12 client would: one of "tcp"/"udp", then omit, time, num,
 // blockcount, MSS, nodelay, parallel, reverse, bidirectional, window, len, bandwidth, fqrate,

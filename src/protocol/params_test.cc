@@ -166,6 +166,33 @@ TEST(DecodeParamsTest, AnnounceTravelsInTheExtensionAndIsTypeChecked) {
   EXPECT_FALSE(DecodeParams(R"({"tcp":true,"time":1,"nicbench":{"version":1,"announce":1}})"));
 }
 
+TEST(DecodeParamsTest, ProofNonceAndCrrTokenTravelInTheExtensionAndAreShapeChecked) {
+  Extension ext;
+  ext.prove_key = std::string(43, 'A') + "=";
+  ext.crr_token = MakeCrrToken();
+  EXPECT_EQ(ext.crr_token.size(), kCrrTokenChars);
+  EXPECT_NE(ext.crr_token, MakeCrrToken());
+  auto back = DecodeParams(EncodeParams(TestSpec{}, ext).dump());
+  ASSERT_TRUE(back) << back.error().message;
+  EXPECT_EQ(back->ext->prove_key, ext.prove_key);
+  EXPECT_EQ(back->ext->crr_token, ext.crr_token);
+  auto older = DecodeParams(R"({"tcp":true,"time":1,"nicbench":{"version":1}})");
+  ASSERT_TRUE(older);
+  EXPECT_TRUE(older->ext->prove_key.empty());
+  EXPECT_TRUE(older->ext->crr_token.empty());
+  for (const char* bad :
+       {R"("prove_key":1)", R"("prove_key":"short")", R"("prove_key":"")", R"("crr_token":true)",
+        R"("crr_token":"0123")", R"("crr_token":"0123456789ABCDEF0123456789abcdef")",
+        R"("crr_token":"0123456789abcdef0123456789abcdeg")"}) {
+    auto refused =
+        DecodeParams(std::string(R"({"tcp":true,"time":1,"nicbench":{"version":1,)") + bad + "}}");
+    EXPECT_FALSE(refused) << bad;
+  }
+  auto long_nonce = DecodeParams(R"({"tcp":true,"nicbench":{"version":1,"prove_key":")" +
+                                 std::string(100000, 'A') + "\"}}");
+  ASSERT_FALSE(long_nonce);
+}
+
 TEST(DecodeParamsTest, UdpOffloadTravelsInTheExtensionOnly) {
   TestSpec spec;
   spec.transport = record::Transport::kUdp;

@@ -55,6 +55,8 @@ std::string StateName(State state) {
     case State::kNicbenchSample: return "NICBENCH_SAMPLE";
     case State::kNicbenchRrReady: return "NICBENCH_RR_READY";
     case State::kNicbenchReady: return "NICBENCH_READY";
+    case State::kNicbenchServerProof: return "NICBENCH_SERVER_PROOF";
+    case State::kNicbenchCrrTokenReady: return "NICBENCH_CRR_TOKEN_READY";
   }
   return fmt::format("UNKNOWN({})", static_cast<int>(state));
 }
@@ -63,7 +65,9 @@ bool IsKnownState(int8_t byte) {
   return (byte >= 1 && byte <= 16) || byte == -1 || byte == -2 ||
          byte == static_cast<int8_t>(State::kNicbenchSample) ||
          byte == static_cast<int8_t>(State::kNicbenchRrReady) ||
-         byte == static_cast<int8_t>(State::kNicbenchReady);
+         byte == static_cast<int8_t>(State::kNicbenchReady) ||
+         byte == static_cast<int8_t>(State::kNicbenchServerProof) ||
+         byte == static_cast<int8_t>(State::kNicbenchCrrTokenReady);
 }
 
 std::string MakeCookie() {

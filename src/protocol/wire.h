@@ -46,12 +46,21 @@ enum class State : int8_t {
   // knows, before any byte goes, that the receiver reads every byte before it closes, which a
   // stock iperf3 server does not do at TEST_END (engine FlowConfig::peer_drains).
   kNicbenchReady = 102,
+  // A nicbench server's proof of its key (server_proof.h), to a client that asked with
+  // Extension::prove_key: right after the parameters, before any other state byte of the test,
+  // followed by one JSON message, {"signature": BASE64} or, from a server without a key,
+  // {"error": TEXT} (the server then ends the test).
+  kNicbenchServerProof = 103,
+  // NICBENCH_RR_READY for a CRR test whose client sent Extension::crr_token: each CRR
+  // connection then begins with the token, and the listener counts no connection without it.
+  // A server that does not know the token sends NICBENCH_RR_READY, and the client sends none.
+  kNicbenchCrrTokenReady = 104,
 };
 
 // "TEST_START", "ACCESS_DENIED", ...; "UNKNOWN(<n>)" for a byte that is no state.
 std::string StateName(State state);
 
-// True for the byte values listed in State (1..16, -1, -2, and our 100..102).
+// True for the byte values listed in State (1..16, -1, -2, and our 100..104).
 bool IsKnownState(int8_t byte);
 
 // The cookie: 36 characters of the base32 alphabet and a NUL, 37 bytes on the wire.

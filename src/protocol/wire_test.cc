@@ -29,7 +29,9 @@ TEST(WireTest, StateNames) {
   EXPECT_TRUE(IsKnownState(100));  // kNicbenchSample
   EXPECT_TRUE(IsKnownState(102));  // kNicbenchReady
   EXPECT_EQ(StateName(State::kNicbenchReady), "NICBENCH_READY");
-  EXPECT_FALSE(IsKnownState(103));
+  EXPECT_TRUE(IsKnownState(103));  // kNicbenchServerProof
+  EXPECT_TRUE(IsKnownState(104));  // kNicbenchCrrTokenReady
+  EXPECT_FALSE(IsKnownState(105));
   EXPECT_FALSE(IsKnownState(-3));
 }
 

@@ -90,6 +90,16 @@ TEST_F(AuthCli, ServeRefusesBadKeysUsersFilesAndCidrs) {
                 "--max-tests-per-client: expected 1..1024");
   ExpectRefused({"serve", "-p", "0", "--max-tests-per-client-per-hour", "x"},
                 "--max-tests-per-client-per-hour: expected 1..1000000");
+  ExpectRefused({"serve", "-p", "0", "--max-tests-per-subnet", "0"},
+                "--max-tests-per-subnet: expected 1..1024, got '0'");
+  ExpectRefused({"serve", "-p", "0", "--max-tests-per-subnet", "two"},
+                "--max-tests-per-subnet: expected 1..1024, got 'two'");
+  ExpectRefused({"serve", "-p", "0", "--max-tests-per-subnet", "2", "--subnet-prefix-v4", "33"},
+                "--subnet-prefix-v4: expected a prefix length 1..32, got '33'");
+  ExpectRefused({"serve", "-p", "0", "--max-tests-per-subnet", "2", "--subnet-prefix-v6", "0"},
+                "--subnet-prefix-v6: expected a prefix length 1..128, got '0'");
+  ExpectRefused({"serve", "-p", "0", "--subnet-prefix-v4", "16"},
+                "--subnet-prefix-v4 and --subnet-prefix-v6 need --max-tests-per-subnet");
 }
 
 TEST_F(AuthCli, RunRefusesBadKeysAndAMissingPassword) {
