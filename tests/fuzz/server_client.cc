@@ -379,6 +379,8 @@ ServerClient::Next ServerClient::ReadServerResults() {
   if (!doc) return Next::kStop;
   auto theirs = protocol::DecodeResultsJson(std::move(*doc));
   // Our own server's results must read back: anything else is a bug on one side.
+  if (!theirs)
+    std::fprintf(stderr, "the server's results: %s\n", theirs.error().ToString().c_str());
   NICBENCH_FUZZ_CHECK(theirs.has_value());
   return Next::kGoOn;
 }
