@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <thread>
 
@@ -145,6 +146,16 @@ record::CpuUtilization CpuMeter::Read() const {
   return cpu;
 }
 
+// A UDP receiver's counts come from the sender's 64-bit sequence numbers: a sender that jumps
+// past 2^63 makes them larger than the wire's signed integers, and a plain cast sent a negative
+// "errors" that every reader refuses (ours: "out of range"), so the peer lost the whole result.
+namespace {
+int64_t SaturatedCount(uint64_t count) {
+  return static_cast<int64_t>(
+      std::min<uint64_t>(count, static_cast<uint64_t>(std::numeric_limits<int64_t>::max())));
+}
+}  // namespace
+
 protocol::PeerResults MakeLocalResults(const std::vector<FlowTotals>& totals,
                                        const record::CpuUtilization& cpu,
                                        record::Transport transport,
@@ -167,8 +178,8 @@ protocol::PeerResults MakeLocalResults(const std::vector<FlowTotals>& totals,
     s.bytes = t.bytes;
     s.retransmits = t.sender && t.retransmits ? static_cast<int64_t>(*t.retransmits) : -1;
     s.jitter = t.jitter_seconds;
-    s.errors = static_cast<int64_t>(t.lost);
-    s.packets = static_cast<int64_t>(t.packets);
+    s.errors = SaturatedCount(t.lost);
+    s.packets = SaturatedCount(t.packets);
     s.start_time = 0;
     s.end_time = t.seconds;
     results.streams.push_back(s);
