@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "probes/file_source.h"
+#include "support/run_binary.h"
 
 namespace nicbench::engine {
 namespace {
@@ -115,7 +116,7 @@ struct LoopCase {
       : t0(clock.Now()), waiter(clock, t0), flows(clock, t0, sender), role(clock) {
     run.streams = {StreamRole{1, sender}};
     run.host.emplace(
-        std::make_unique<probes::DirFileSource>(std::string(NICBENCH_TESTDATA) + "/roots/vm-6.18"),
+        std::make_unique<probes::DirFileSource>(nicbench::testing::TestdataDir() + "/roots/vm-6.18"),
         Result<std::string>("eth0"), /*sample=*/true);
     run.host->Begin();
   }

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "probes/nic_internal.h"
+#include "support/run_binary.h"
 
 namespace nicbench::probes {
 namespace {
@@ -71,7 +72,7 @@ TEST(LookupPciNamesTest, VendorAndDeviceLines) {
 }
 
 TEST(CollectFactsTest, CapturedTree) {
-  DirFileSource files(std::string(NICBENCH_TESTDATA) + "/roots/vm-6.18");
+  DirFileSource files(nicbench::testing::TestdataDir() + "/roots/vm-6.18");
   record::HostFacts host = CollectHostFacts(files);
   ASSERT_TRUE(host.cpu_model.known());
   EXPECT_EQ(host.cpu_model.value(), "AMD EPYC");

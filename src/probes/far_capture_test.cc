@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "probes/test_fixture.h"
+#include "support/run_binary.h"
 
 namespace nicbench::probes {
 namespace {
@@ -108,7 +109,7 @@ TEST(FarCaptureTest, FreebsdSeedTwoServer) {
 // and the virtio_net ethtool texts of the team's collection; rx_queue_0_packets moved by 5000.
 TEST(FarCaptureTest, LinuxTreeWithEthtoolTexts) {
   CaptureDir dir;
-  fs::copy(std::string(NICBENCH_TESTDATA) + "/roots/vm-6.18", dir.path(),
+  fs::copy(nicbench::testing::TestdataDir() + "/roots/vm-6.18", dir.path(),
            fs::copy_options::recursive | fs::copy_options::copy_symlinks |
                fs::copy_options::overwrite_existing);
   dir.Write("nicbench-capture", "nicbench-capture 1\nos Linux\ninterface eth0\nseconds 1\n");

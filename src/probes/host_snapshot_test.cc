@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "probes/test_fixture.h"
+#include "support/run_binary.h"
 
 namespace nicbench::probes {
 namespace {
@@ -133,7 +134,7 @@ TEST(DiffSnapshotsTest, BackwardsCountersGiveZeroNotWrap) {
 }
 
 TEST(ReadHostSnapshotTest, CapturedTreeReadsEveryFile) {
-  DirFileSource files(std::string(NICBENCH_TESTDATA) + "/roots/vm-6.18");
+  DirFileSource files(nicbench::testing::TestdataDir() + "/roots/vm-6.18");
   std::string buffer;
   HostSnapshot snap = ReadHostSnapshot(files, buffer);
   EXPECT_TRUE(snap.stat);

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "probes/test_fixture.h"
+#include "support/run_binary.h"
 
 namespace nicbench::probes {
 namespace {
@@ -110,7 +111,7 @@ TEST(MatchNicIrqTest, SingleVectorNicNamedAfterInterface) {
 }
 
 TEST(LocateNicDeviceTest, CapturedVirtioTree) {
-  DirFileSource files(std::string(NICBENCH_TESTDATA) + "/roots/vm-6.18");
+  DirFileSource files(nicbench::testing::TestdataDir() + "/roots/vm-6.18");
   NicDevice nic = LocateNicDevice(files, "eth0");
   EXPECT_EQ(nic.device_name, "virtio2");
   EXPECT_EQ(nic.pci_address, "0000:00:03.0");

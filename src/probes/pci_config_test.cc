@@ -1,4 +1,5 @@
 #include "probes/pci_config.h"
+#include "support/run_binary.h"
 
 #include <gtest/gtest.h>
 
@@ -37,7 +38,7 @@ TEST(PciConfig, LinkSpeeds) {
 // A captured tree of a real machine (tests/testdata/roots/vm-6.18-pci): a virtio-net function
 // with MSI-X and neither MSI nor a PCI Express capability.
 TEST(PciConfig, ReadsTheCapturedVirtioFunction) {
-  DirFileSource files(std::string(NICBENCH_TESTDATA) + "/roots/vm-6.18-pci");
+  DirFileSource files(nicbench::testing::TestdataDir() + "/roots/vm-6.18-pci");
   record::PciIdentity pci;
   FillPciDetails(files, "0000:00:03.0", pci);
   EXPECT_EQ(pci.subsystem_vendor_id, "1af4");
@@ -58,7 +59,7 @@ TEST(PciConfig, ReadsTheCapturedVirtioFunction) {
 }
 
 TEST(PciConfig, NoConfigurationSpaceIsUnknownWithTheReason) {
-  DirFileSource files(std::string(NICBENCH_TESTDATA) + "/roots/vm-6.18");  // no config file
+  DirFileSource files(nicbench::testing::TestdataDir() + "/roots/vm-6.18");  // no config file
   record::PciIdentity pci;
   FillPciDetails(files, "0000:00:03.0", pci);
   ASSERT_FALSE(pci.msix.known());

@@ -5,10 +5,12 @@
 #include <sstream>
 #include <string>
 
+#include "support/run_binary.h"
+
 namespace nicbench::probes::testing {
 
 inline std::string ReadFixture(const std::string& relative) {
-  std::ifstream in(std::string(NICBENCH_TESTDATA) + "/" + relative);
+  std::ifstream in(nicbench::testing::TestdataDir() + "/" + relative);
   std::ostringstream text;
   text << in.rdbuf();
   return text.str();

@@ -12,6 +12,7 @@
 
 #include "record/json.h"
 #include "record/json_test_records.h"
+#include "support/run_binary.h"
 
 namespace nicbench::report {
 namespace {
@@ -28,7 +29,7 @@ using record::testing::MakeUdpRun;
 json Parse(const std::string& text) { return json::parse(text); }
 
 json ReadFixture(const std::string& name) {
-  std::ifstream in(std::string(NICBENCH_TESTDATA) + "/iperf3-json/" + name);
+  std::ifstream in(nicbench::testing::TestdataDir() + "/iperf3-json/" + name);
   std::stringstream buffer;
   buffer << in.rdbuf();
   return json::parse(buffer.str());

@@ -161,7 +161,7 @@ class TestPostgres {
   // first program to need it makes it under a lock, so two running at once do not race.
   bool MakeDataDirectory() {
     const std::filesystem::path scratch =
-        std::filesystem::path(NICBENCH_BINARY).parent_path() / "test-scratch";
+        std::filesystem::path(nicbench::testing::NicbenchPath()).parent_path() / "test-scratch";
     std::error_code ec;
     std::filesystem::create_directories(scratch, ec);
     const std::string cluster = (scratch / "pg-cluster").string();

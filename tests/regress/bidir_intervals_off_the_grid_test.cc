@@ -11,6 +11,7 @@
 
 #include "engine/test_loop.h"
 #include "probes/file_source.h"
+#include "support/run_binary.h"
 
 namespace nicbench::regress {
 namespace {
@@ -74,7 +75,7 @@ TEST(BidirIntervalsOffTheGrid, LateWakeUpsStillEndEachIntervalOnTheGrid) {
   run.streams = {engine::StreamRole{1, true}};
   run.spec.duration = milliseconds(3000);
   run.host.emplace(
-      std::make_unique<probes::DirFileSource>(std::string(NICBENCH_TESTDATA) + "/roots/vm-6.18"),
+      std::make_unique<probes::DirFileSource>(nicbench::testing::TestdataDir() + "/roots/vm-6.18"),
       Result<std::string>("eth0"), /*sample=*/true);
   run.host->Begin();
   engine::TestLoopOptions options;

@@ -15,12 +15,12 @@ namespace {
 
 TEST(DemoEndsWithNextSteps, TheLastLinesSayWhatToTryNext) {
   // A demo without the NICBENCH_BIN knob would install and build: fail instead of running it.
-  std::ifstream script(std::string(NICBENCH_SOURCE_DIR) + "/scripts/demo");
+  std::ifstream script(nicbench::testing::SourceDir() + "/scripts/demo");
   const std::string text((std::istreambuf_iterator<char>(script)), {});
   ASSERT_NE(text.find("NICBENCH_BIN"), std::string::npos)
       << "scripts/demo cannot run a built binary";
   const std::string command = std::string("NICBENCH_BIN=") + testing::NicbenchPath() + " " +
-                              NICBENCH_SOURCE_DIR + "/scripts/demo -t 1 --no-store 2>/dev/null";
+                              nicbench::testing::SourceDir() + "/scripts/demo -t 1 --no-store 2>/dev/null";
   FILE* pipe = popen(command.c_str(), "r");
   ASSERT_NE(pipe, nullptr);
   std::string out;

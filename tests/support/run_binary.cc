@@ -101,6 +101,8 @@ void Decode(int status, ProcessResult* result) {
 }  // namespace
 
 std::string NicbenchPath() { return NICBENCH_BINARY; }
+std::string TestdataDir() { return NICBENCH_TESTDATA; }
+std::string SourceDir() { return NICBENCH_SOURCE_DIR; }
 
 std::string TestStorePath() { return TestStoreDir() + "/results.db"; }
 

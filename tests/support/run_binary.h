@@ -20,6 +20,10 @@ struct ProcessResult {
 
 // The nicbench binary under test (built alongside the tests).
 std::string NicbenchPath();
+// The tree's test data (tests/testdata) and the source tree itself. The paths are compiled into
+// one support file only, so the other test objects do not depend on where the tree lies.
+std::string TestdataDir();
+std::string SourceDir();
 
 // The result store every child started below writes to: NICBENCH_STORE is set to it in each
 // child (overriding the caller's), a file in a temporary directory of this test program that is

@@ -72,7 +72,7 @@ void WriteScript(Fixture& f) {
 TEST(CollectCli, ScriptIsTheEmbeddedFile) {
   const testing::ProcessResult r = testing::RunNicbench({"collect", "--script"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(r.out, Slurp(std::string(NICBENCH_SOURCE_DIR) + "/src/cli/collect.sh"));
+  EXPECT_EQ(r.out, Slurp(nicbench::testing::SourceDir() + "/src/cli/collect.sh"));
   EXPECT_EQ(r.out.rfind("#!/bin/sh\n", 0), 0u);
 }
 

@@ -14,7 +14,7 @@ namespace {
 
 using testing::RunNicbench;
 
-const std::string kRoot = std::string(NICBENCH_TESTDATA) + "/roots/vm-6.18";
+const std::string kRoot = nicbench::testing::TestdataDir() + "/roots/vm-6.18";
 
 TEST(InspectCliTest, LoopbackText) {
   auto result = RunNicbench({"inspect", "--iface", "lo"});

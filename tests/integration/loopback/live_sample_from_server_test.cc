@@ -63,9 +63,11 @@ void ExpectRefused(const std::string& message) {
   const int port = net::SocketAddress::Local(listener->get())->port();
   std::thread server(FakeServer, listener->get(), message);
   testing::ProcessResult r =
-      testing::RunNicbench({"run", "127.0.0.1", "-p", std::to_string(port), "-t", "3"});
+      testing::RunNicbench({"run", "127.0.0.1", "-p", std::to_string(port), "-t", "3", "-d"});
   server.join();
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  // In the user's terms first; the protocol's account (-d) names the bad sample.
+  EXPECT_NE(r.err.find("out of turn during the test"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("live sample"), std::string::npos) << r.err;
 }
 

@@ -50,9 +50,10 @@ void ExpectProtocolError(State next) {
   const int port = net::SocketAddress::Local(listener->get())->port();
   std::thread server(FakeServer, listener->get(), next);
   testing::ProcessResult r = testing::RunNicbench(
-      {"run", "127.0.0.1", "-p", std::to_string(port), "-t", "1", "--no-store"});
+      {"run", "127.0.0.1", "-p", std::to_string(port), "-t", "1", "--no-store", "-d"});
   server.join();
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.err.find("out of turn while setting up the test"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("expected CREATE_STREAMS from the server, got " + StateName(next)),
             std::string::npos)
       << r.err;
