@@ -435,17 +435,19 @@ class CrrServer final : public RrFlow {
 
   // accept4(2) that closes at once, uncounted, a connection from anyone but the test's
   // client: the listener's port is no secret, and a foreign connection must neither hold the
-  // lone loop nor count as a transaction.
+  // lone loop nor count as a transaction. A refusal reads as EAGAIN, so the caller looks at the
+  // stop between two foreign connections: a stream of them must not keep the test from ending
+  // (the listener is level-triggered in epoll, so the next one is not lost).
   int AcceptFromClient(int flags) {
-    for (;;) {
-      sockaddr_storage from{};
-      socklen_t len = sizeof from;
-      const int fd = ::accept4(listener_.get(), reinterpret_cast<sockaddr*>(&from), &len, flags);
-      if (fd < 0 || SameHost(from, client_)) return fd;
-      ::close(fd);
-      if (refused_++ == 0)
-        first_refused_ = net::SocketAddress(reinterpret_cast<sockaddr*>(&from), len);
-    }
+    sockaddr_storage from{};
+    socklen_t len = sizeof from;
+    const int fd = ::accept4(listener_.get(), reinterpret_cast<sockaddr*>(&from), &len, flags);
+    if (fd < 0 || SameHost(from, client_)) return fd;
+    ::close(fd);
+    if (refused_++ == 0)
+      first_refused_ = net::SocketAddress(reinterpret_cast<sockaddr*>(&from), len);
+    errno = EAGAIN;
+    return -1;
   }
 
   Status AcceptAll() {

@@ -304,16 +304,17 @@ TEST(StoreCli, HistoryRefusesBadInput) {
   EXPECT_NE(missing.err.find("no result store at"), std::string::npos);
 }
 
-// A store that cannot take the run: the result is still printed, the error says why, and the
-// exit code is the store's; the file is left as it was.
+// A store that cannot take the run is found before the test (no test time is lost): the error
+// says why and that the test was not run, the exit code is the store's, and the file is left as
+// it was.
 TEST(StoreCli, AFileThatIsNotADatabaseFailsTheStoreNotTheTest) {
   TempDir dir;
   const std::string notes = dir.path() + "/notes.txt";
   std::ofstream(notes) << "these are my notes and not a database at all, keep them\n";
   ProcessResult r = QuickLoopback({"--store", notes});
   EXPECT_EQ(r.exit_code, kStore) << r.err;
-  EXPECT_NE(r.out.find("receiver"), std::string::npos) << "the result must still print";
-  EXPECT_NE(r.err.find("the run was not stored"), std::string::npos) << r.err;
+  EXPECT_EQ(r.out.find("receiver"), std::string::npos) << "the test ran:\n" << r.out;
+  EXPECT_NE(r.err.find("the test was not run"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("not a SQLite database"), std::string::npos) << r.err;
   std::ifstream in(notes);
   std::string content((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -361,7 +362,8 @@ TEST(StoreCli, AStoreTheUserMayNotWriteFailsTheStore) {
   chmod(dir.path().c_str(), 0755);
   EXPECT_EQ(r.exit_code, kStore) << r.err;
   EXPECT_NE(r.err.find("the store is read-only"), std::string::npos) << r.err;
-  EXPECT_NE(r.out.find("receiver"), std::string::npos);
+  EXPECT_NE(r.err.find("the test was not run"), std::string::npos) << r.err;
+  EXPECT_EQ(r.out.find("receiver"), std::string::npos) << r.out;
   ASSERT_EQ(read.exit_code, 0) << read.err;
   EXPECT_EQ(json::parse(read.out)["runs"].size(), 2u);
   EXPECT_EQ(History(store).size(), 2u);
@@ -370,7 +372,8 @@ TEST(StoreCli, AStoreTheUserMayNotWriteFailsTheStore) {
 TEST(StoreCli, AFullDiskFailsTheStore) {
   if (!testing::IsRoot()) GTEST_SKIP() << "needs root to mount a small tmpfs";
   TempDir dir;
-  // A private mount namespace with a 64 KiB tmpfs: room for the schema, not for a run record.
+  // A private mount namespace with a 64 KiB tmpfs: too small for the store's schema, which is
+  // written when the store is opened, before the test.
   const std::string script = "mount -t tmpfs -o size=64k tmpfs " + dir.path() + " && exec " +
                              testing::NicbenchPath() + " run -t 0.2 -i 0.1 --store " + dir.path() +
                              "/r.db";
@@ -381,7 +384,8 @@ TEST(StoreCli, AFullDiskFailsTheStore) {
   }
   EXPECT_EQ(r.exit_code, kStore) << r.err;
   EXPECT_NE(r.err.find("the disk is full"), std::string::npos) << r.err;
-  EXPECT_NE(r.out.find("receiver"), std::string::npos);
+  EXPECT_NE(r.err.find("the test was not run"), std::string::npos) << r.err;
+  EXPECT_EQ(r.out.find("receiver"), std::string::npos) << r.out;
 }
 
 const auto* const kPostgresEnvironment =
@@ -414,7 +418,8 @@ TEST(StoreCliPostgres, AnUnreachableServerFailsTheStoreAndHidesThePassword) {
   EXPECT_NE(r.err.find("postgresql://ann:***@127.0.0.1"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("cannot connect"), std::string::npos) << r.err;
   EXPECT_EQ(r.err.find("s3cret"), std::string::npos) << r.err;
-  EXPECT_NE(r.out.find("receiver"), std::string::npos);
+  EXPECT_NE(r.err.find("the test was not run"), std::string::npos) << r.err;
+  EXPECT_EQ(r.out.find("receiver"), std::string::npos) << r.out;
 }
 
 }  // namespace

@@ -55,9 +55,10 @@ class ServerKeyTest : public ::testing::Test {
         {"--rsa-private-key-path", Path("server.key"), "--authorized-users-path", users_});
   }
 
-  // `nicbench run` as alice, pinning `pinned` (empty: no --server-key), with `extra` options.
+  // `nicbench run` as alice, pinning `pinned` (empty: no --server-key), with `extra` options
+  // (a 1 MB transfer unless they say otherwise).
   ProcessResult Run(int port, const std::string& pinned,
-                    const std::vector<std::string>& extra = {}) const {
+                    const std::vector<std::string>& extra = {"-n", "1M"}) const {
     std::vector<std::string> argv = {"env",
                                      "IPERF3_PASSWORD=secret",
                                      testing::NicbenchPath(),
@@ -65,8 +66,6 @@ class ServerKeyTest : public ::testing::Test {
                                      "127.0.0.1",
                                      "-p",
                                      std::to_string(port),
-                                     "-n",
-                                     "1M",
                                      "--username",
                                      "alice",
                                      "--rsa-public-key-path",
@@ -95,7 +94,7 @@ TEST_F(ServerKeyTest, TheServersOwnKeyPasses) {
 
 TEST_F(ServerKeyTest, AnotherKeyIsRefusedBeforeAnyData) {
   testing::ServeChild server = ServeWithKey();
-  ProcessResult r = Run(server.port, Path("other.pub"), {"-J"});
+  ProcessResult r = Run(server.port, Path("other.pub"), {"-n", "1M", "-J"});
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
   EXPECT_NE(
       r.out.find("refusing the server: it is not the one of --server-key " + Path("other.pub")),
