@@ -115,9 +115,9 @@ struct LoopCase {
   explicit LoopCase(bool sender = true)
       : t0(clock.Now()), waiter(clock, t0), flows(clock, t0, sender), role(clock) {
     run.streams = {StreamRole{1, sender}};
-    run.host.emplace(
-        std::make_unique<probes::DirFileSource>(nicbench::testing::TestdataDir() + "/roots/vm-6.18"),
-        Result<std::string>("eth0"), /*sample=*/true);
+    run.host.emplace(std::make_unique<probes::DirFileSource>(nicbench::testing::TestdataDir() +
+                                                             "/roots/vm-6.18"),
+                     Result<std::string>("eth0"), /*sample=*/true);
     run.host->Begin();
   }
   Status Run() { return TestLoop(run, options, clock, waiter, flows, role).Run(); }

@@ -20,7 +20,8 @@ TEST(DemoEndsWithNextSteps, TheLastLinesSayWhatToTryNext) {
   ASSERT_NE(text.find("NICBENCH_BIN"), std::string::npos)
       << "scripts/demo cannot run a built binary";
   const std::string command = std::string("NICBENCH_BIN=") + testing::NicbenchPath() + " " +
-                              nicbench::testing::SourceDir() + "/scripts/demo -t 1 --no-store 2>/dev/null";
+                              nicbench::testing::SourceDir() +
+                              "/scripts/demo -t 1 --no-store 2>/dev/null";
   FILE* pipe = popen(command.c_str(), "r");
   ASSERT_NE(pipe, nullptr);
   std::string out;
