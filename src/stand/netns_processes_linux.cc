@@ -73,6 +73,7 @@ void WaitForExits(std::vector<int>& fds, std::vector<NetnsProcess>& processes,
   const auto deadline = std::chrono::steady_clock::now() + grace;
   while (!fds.empty()) {
     std::vector<pollfd> polled;
+    polled.reserve(fds.size());
     for (int fd : fds) polled.push_back({fd, POLLIN, 0});
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
         deadline - std::chrono::steady_clock::now());
