@@ -54,7 +54,8 @@ void AddOptions(CLI::App& app, MatrixArgs& a) {
       "Or: nicbench matrix --resume ID [--setup CMD] [--teardown CMD] [--store ...] to\n"
       "complete an interrupted experiment (its stored commands, repeated to confirm them).\n"
       "Each run is stored with the labels experiment=ID, round, variant and one per --vary\n"
-      "name. docs/compare.md");
+      "name. A stand's toggles are put back as they were at the end, also on Ctrl-C.\n"
+      "docs/compare.md");
 }
 
 // Splits argv at "--": what comes after are the run options every run gets.
@@ -276,7 +277,14 @@ int RunMatrixCommand(int argc, char** argv) {
   ctx.store = opened->get();
   ctx.location = *location;
   BlockInterrupts();
-  return Finish(ctx, args, RunRemaining(ctx));
+  const MatrixOutcome outcome = RunRemaining(ctx);
+  const int code = Finish(ctx, args, outcome);
+  // A finished experiment whose stand could not be put back did not leave the machine as
+  // asked: a script must not take it for a clean success.
+  if (outcome.stand_left_changed && code == ToInt(ExitCode::kOk)) {
+    return ToInt(ExitCode::kEnvironment);
+  }
+  return code;
 }
 
 }  // namespace nicbench::cli

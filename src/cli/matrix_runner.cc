@@ -10,6 +10,7 @@
 #include "cli/child_process.h"
 #include "cli/selector.h"
 #include "stand/change.h"
+#include "stand/snapshot.h"
 
 namespace nicbench::cli {
 namespace {
@@ -89,13 +90,20 @@ std::vector<std::string> ChildArgv(const MatrixContext& ctx, int round, int v) {
   return argv;
 }
 
+// The stand as the matrix has set it so far.
+struct StandTrack {
+  stand::StandInfo current;  // its spec as last applied
+  bool touched = false;      // some change was applied (or tried)
+};
+
 // One run of variant v in `round`: stand toggles, setup, the test, teardown.
-std::optional<MatrixOutcome> RunOne(const MatrixContext& ctx, stand::StandInfo* current, int round,
-                                    int v) {
+std::optional<MatrixOutcome> RunOne(const MatrixContext& ctx, StandTrack* track, int round, int v) {
   const Variant& variant = ctx.variants[v];
-  if (current != nullptr) {
+  if (track != nullptr) {
+    stand::StandInfo* current = &track->current;
     const stand::StandSpec wanted = WantedSpec(ctx, variant);
     stand::ProcessRunner runner;
+    track->touched = true;
     if (auto s = stand::ApplyChange(runner, stand::BuildChangePlan(*current, wanted)); !s) {
       MatrixOutcome failed = Failed(
           fmt::format("{}: the stand's toggles: {}", Where(ctx, round, v), s.error().message));
@@ -133,30 +141,82 @@ std::optional<MatrixOutcome> RunOne(const MatrixContext& ctx, stand::StandInfo* 
 
 }  // namespace
 
-MatrixOutcome RunRemaining(const MatrixContext& ctx) {
-  auto done = DoneRuns(ctx);
-  if (!done) return {MatrixEnd::kFailed, done.error().message, ToInt(ExitCode::kStore)};
-  std::optional<stand::StandInfo> current = ctx.stand;
-  // The state file may predate what an earlier, interrupted matrix set: when MTU or profile
-  // vary, the first run applies them whatever the state says.
+namespace {
+
+bool VariesShape(const MatrixContext& ctx) {
   for (const Vary& v : ctx.definition.varies) {
-    if (current && (v.name == "mtu" || v.name == "profile")) current->spec.mtu = 0;
+    if (v.name == "mtu" || v.name == "profile") return true;
   }
+  return false;
+}
+
+MatrixOutcome RunSchedule(const MatrixContext& ctx, const std::set<RoundVariant>& done,
+                          StandTrack* track) {
   const int total = static_cast<int>(ctx.definition.schedule.size() * ctx.variants.size());
-  int count = static_cast<int>(done->size());
+  int count = static_cast<int>(done.size());
   for (size_t r = 0; r < ctx.definition.schedule.size(); ++r) {
     const int round = static_cast<int>(r) + 1;
     for (const int v : ctx.definition.schedule[r]) {
-      if (done->count({round, v + 1})) continue;
+      if (done.count({round, v + 1})) continue;
       if (TakeInterrupt()) return {MatrixEnd::kInterrupted, "", 130};
       std::fprintf(stderr, "nicbench matrix %lld: run %d/%d: %s\n",
                    static_cast<long long>(ctx.experiment), count + 1, total,
                    Where(ctx, round, v).c_str());
-      if (auto outcome = RunOne(ctx, current ? &*current : nullptr, round, v)) return *outcome;
+      if (auto outcome = RunOne(ctx, track, round, v)) return *outcome;
       ++count;
     }
   }
   return {};
+}
+
+// Puts the stand back as `before` after the runs, however they ended (SIGINT and SIGTERM are
+// blocked here, and the ip/ethtool children inherit that, so a second Ctrl-C does not cut this
+// short), and says so; false, with what the stand was left with, when it could not.
+bool PutStandBack(const MatrixContext& ctx, const StandTrack& track,
+                  const stand::StandSnapshot& before) {
+  const std::string& name = before.info.spec.name;
+  stand::ProcessRunner runner;
+  auto s =
+      stand::ApplyChange(runner, stand::BuildRestorePlan(track.current, before, VariesShape(ctx)));
+  if (!s) {
+    std::fprintf(stderr,
+                 "nicbench matrix: could not put stand %s back as it was (%s); it is left as the "
+                 "matrix last set it, at least in part: %s; `nicbench stand down --name %s`, "
+                 "then `stand up` with its options, rebuilds it\n",
+                 name.c_str(), s.error().message.c_str(),
+                 stand::DescribeSpec(track.current.spec).c_str(), name.c_str());
+    return false;
+  }
+  if (auto saved = stand::RecordChange(before.info); !saved) {
+    std::fprintf(stderr, "nicbench matrix: warning: the stand's state file: %s\n",
+                 saved.error().message.c_str());
+  }
+  std::fprintf(stderr, "nicbench matrix: stand %s put back as it was: %s\n", name.c_str(),
+               stand::DescribeSnapshot(before).c_str());
+  return true;
+}
+
+}  // namespace
+
+MatrixOutcome RunRemaining(const MatrixContext& ctx) {
+  auto done = DoneRuns(ctx);
+  if (!done) return {MatrixEnd::kFailed, done.error().message, ToInt(ExitCode::kStore)};
+  if (!ctx.stand) return RunSchedule(ctx, *done, nullptr);
+  stand::ProcessRunner runner;
+  auto before = stand::TakeSnapshot(runner, *ctx.stand);
+  if (!before) {
+    return {MatrixEnd::kFailed,
+            "cannot read the stand's offloads, to put them back after the runs: " +
+                before.error().message,
+            ToInt(ExitCode::kEnvironment)};
+  }
+  StandTrack track{*ctx.stand, false};
+  // The state file may predate what an earlier, interrupted matrix set: when MTU or profile
+  // vary, the first run applies them whatever the state says.
+  if (VariesShape(ctx)) track.current.spec.mtu = 0;
+  MatrixOutcome outcome = RunSchedule(ctx, *done, &track);
+  if (track.touched) outcome.stand_left_changed = !PutStandBack(ctx, track, *before);
+  return outcome;
 }
 
 Result<report::MatrixTable> BuildTable(const MatrixContext& ctx) {

@@ -27,10 +27,14 @@ struct MatrixOutcome {
   MatrixEnd end = MatrixEnd::kFinished;
   std::string message;  // for kFailed: which variant, which command, its exit status
   int exit_code = 0;
+  bool stand_left_changed = false;  // the stand's toggles could not be put back
 };
 
 // Runs every (round, variant) of the schedule not yet stored, in schedule order; each run is
-// stored by its child as it finishes. Progress goes to stderr.
+// stored by its child as it finishes. Progress goes to stderr. On a stand, the offloads of every
+// veth end are read first, and however the runs end (finished, failed, interrupted by SIGINT or
+// SIGTERM) the stand is put back as it was and that is said on stderr, or, when that fails,
+// what the stand was left with (stand_left_changed).
 MatrixOutcome RunRemaining(const MatrixContext& ctx);
 
 // Every stored run of the experiment, grouped by variant, each compared with the first.

@@ -101,6 +101,19 @@ void PrintUp(const st::StandInfo& info) {
               spec.name.c_str());
 }
 
+// The message of a failed up or down; one refused because processes run inside the stand
+// (kBusy) says how to stop them.
+std::string StandError(const char* verb, const std::string& name, const Error& error) {
+  std::string text = fmt::format("{} {}: {}", verb, name, error.ToString());
+  if (error.kind == ErrorKind::kBusy) {
+    text += fmt::format(
+        "\nstop them, or run `nicbench stand down --name {} --force` to stop them (SIGTERM, then "
+        "SIGKILL) and take the stand down",
+        name);
+  }
+  return text;
+}
+
 int DoUp(const UpOptions& options) {
   auto spec = ToSpec(options);
   if (!spec) return UsageError(spec.error().message);
@@ -109,19 +122,22 @@ int DoUp(const UpOptions& options) {
     return ToInt(ExitCode::kEnvironment);
   }
   auto info = st::Up(*spec);
-  if (!info) return EnvironmentError(fmt::format("up {}: {}", spec->name, info.error().ToString()));
+  if (!info) return EnvironmentError(StandError("up", spec->name, info.error()));
   PrintUp(*info);
   return ToInt(ExitCode::kOk);
 }
 
-int DoDown(const std::string& name) {
+int DoDown(const std::string& name, bool force) {
   if (auto valid = st::ValidateName(name); !valid) return UsageError(valid.error().message);
   if (!st::HaveNetnsPrivileges()) {
     std::fputs(kNeedsRoot, stderr);
     return ToInt(ExitCode::kEnvironment);
   }
-  if (auto down = st::Down(name); !down) {
-    return EnvironmentError(fmt::format("down {}: {}", name, down.error().ToString()));
+  auto down =
+      st::Down(name, force ? st::DownMode::kStopProcesses : st::DownMode::kRefuseWhileInUse);
+  if (!down) return EnvironmentError(StandError("down", name, down.error()));
+  for (const auto& p : *down) {
+    std::printf("stopped pid %d in %s (%s)\n", p.pid, p.netns.c_str(), p.command.c_str());
   }
   std::printf("stand %s is down\n", name.c_str());
   return ToInt(ExitCode::kOk);
@@ -170,13 +186,18 @@ int RunStandCommand(int argc, char** argv) {
   app.require_subcommand(1);
   UpOptions up_options;
   std::string down_name = "nb", exec_name = "nb", exec_host;
+  bool down_force = false;
   std::vector<std::string> exec_command;
   CLI::App* up = app.add_subcommand("up", "build (or rebuild) a stand");
   AddUpOptions(*up, up_options);
   CLI::App* down = app.add_subcommand("down", "remove a stand and any leftovers of it");
   down->add_option("--name", down_name, "stand name (default nb)");
+  down->add_flag("--force", down_force,
+                 "stop processes still running inside the stand (SIGTERM, then SIGKILL); "
+                 "without it, down refuses and names them");
   CLI::App* list = app.add_subcommand("list", "one line per stand");
-  CLI::App* exec = app.add_subcommand("exec", "run a command inside a host: exec h1 -- CMD ...");
+  CLI::App* exec = app.add_subcommand(
+      "exec", "run a command inside a host: exec h1 -- CMD ... (it ends when exec is killed)");
   exec->add_option("--name", exec_name, "stand name (default nb)");
   exec->add_option("host", exec_host, "host: h1, h2, ... or NAME-h1")->required();
   exec->add_option("command", exec_command, "the command and its arguments (after --)")->required();
@@ -190,7 +211,7 @@ int RunStandCommand(int argc, char** argv) {
     return UsageError(e.what());
   }
   if (*up) return DoUp(up_options);
-  if (*down) return DoDown(down_name);
+  if (*down) return DoDown(down_name, down_force);
   if (*list) return DoList();
   if (*exec) return DoExec(exec_name, exec_host, exec_command);
   return UsageError("choose up, down, list or exec");

@@ -41,7 +41,12 @@ class ProcessRunner final : public CommandRunner {
 };
 
 // Runs argv with this process's stdin/stdout/stderr and returns its exit code (128 + signal
-// when killed). For `stand exec`, where the command talks to the user directly.
+// when killed). For `stand exec`, where the command talks to the user directly. The child does
+// not outlive this process: SIGINT, SIGTERM and SIGHUP sent to this process are passed on to
+// it (while it runs, this process does not die of them but returns the child's exit), and
+// when this process dies anyway (SIGKILL, a crash) the kernel kills the child with SIGKILL
+// (PR_SET_PDEATHSIG). Its own children are its business. REQUIRES: called from a thread that
+// lives until the call returns (the death signal follows the forking thread).
 Result<int> RunInheritingStdio(const Argv& argv);
 
 // "ip netns exec nb-h1 ethtool -k x" style text of an argv, for messages.

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -47,10 +48,25 @@ int DecodeWaitStatus(int status) {
   return -1;
 }
 
+// What a child is started with besides its argv.
+struct ChildSetup {
+  int out_fd = -1;  // with err_fd: capture stdout/stderr (stdin from /dev/null); -1: inherit
+  int err_fd = -1;
+  int errno_fd = -1;               // the exec-failure pipe's write end
+  pid_t parent = 0;                // getpid() of the parent, taken before fork
+  const sigset_t* mask = nullptr;  // the signal mask to exec with; nullptr: as inherited
+};
+
 // The child side: only async-signal-safe calls between fork and exec. On exec failure the
 // errno goes to the parent through `errno_fd` (close-on-exec, so a successful exec sends EOF).
-[[noreturn]] void ExecChild(const Argv& argv, char* const* cargv, int out_fd, int err_fd,
-                            int errno_fd) {
+// The child is killed when the thread that forked it dies, however it dies (SIGKILL too):
+// PR_SET_PDEATHSIG survives `ip netns exec`'s own exec of the command (prctl(2): it is cleared
+// only by a set-user-ID or file-capability exec). A parent that died before the prctl is seen
+// as a changed getppid(), and the child gives up.
+[[noreturn]] void ExecChild(const Argv& argv, char* const* cargv, const ChildSetup& setup) {
+  if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != setup.parent) _exit(127);
+  if (setup.mask != nullptr) sigprocmask(SIG_SETMASK, setup.mask, nullptr);
+  const int out_fd = setup.out_fd, err_fd = setup.err_fd, errno_fd = setup.errno_fd;
   if (out_fd >= 0) {
     int null_fd = open("/dev/null", O_RDONLY);
     if (null_fd >= 0) dup2(null_fd, STDIN_FILENO);
@@ -117,6 +133,23 @@ bool DrainOutput(int out_fd, int err_fd, CommandOutput& output,
   return true;
 }
 
+// Waits for child `pid` with `signals` blocked, passing SIGINT, SIGTERM and SIGHUP on to it, so
+// `kill WRAPPER` stops the command too. A signal the kernel raised for the terminal (Ctrl-C,
+// hangup: si_code SI_KERNEL) went to the whole foreground process group, the child included,
+// and is not sent a second time.
+int WaitForwardingSignals(pid_t pid, const sigset_t& signals) {
+  for (;;) {
+    int status = 0;
+    pid_t done = waitpid(pid, &status, WNOHANG);
+    if (done == pid) return status;
+    if (done < 0 && errno != EINTR) return status;
+    siginfo_t info{};
+    int sig = sigwaitinfo(&signals, &info);
+    if (sig < 0 || sig == SIGCHLD || info.si_code == SI_KERNEL) continue;
+    kill(pid, sig);
+  }
+}
+
 }  // namespace
 
 std::string JoinArgv(const Argv& argv) {
@@ -136,9 +169,10 @@ Result<CommandOutput> ProcessRunner::Run(const Argv& argv) {
     if (auto made = MakePipe(*r, *w); !made) return tl::unexpected(made.error());
   }
   std::vector<char*> cargv = CArgv(argv);
+  const ChildSetup setup{out_write.get(), err_write.get(), errno_write.get(), getpid(), nullptr};
   pid_t pid = fork();
   if (pid < 0) return FailErrno("fork");
-  if (pid == 0) ExecChild(argv, cargv.data(), out_write.get(), err_write.get(), errno_write.get());
+  if (pid == 0) ExecChild(argv, cargv.data(), setup);
   out_write.Reset();
   err_write.Reset();
   errno_write.Reset();
@@ -163,12 +197,27 @@ Result<int> RunInheritingStdio(const Argv& argv) {
   Fd errno_read, errno_write;
   if (auto made = MakePipe(errno_read, errno_write); !made) return tl::unexpected(made.error());
   std::vector<char*> cargv = CArgv(argv);
+  // Blocked from before the fork, so a signal that comes before the wait below stays pending
+  // for it instead of killing this process and leaving the child behind; the child execs with
+  // the mask it would have had.
+  sigset_t forwarded, old_mask;
+  sigemptyset(&forwarded);
+  for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGCHLD}) sigaddset(&forwarded, sig);
+  if (int e = pthread_sigmask(SIG_BLOCK, &forwarded, &old_mask); e != 0) {
+    return Fail("pthread_sigmask", e);
+  }
+  const ChildSetup setup{-1, -1, errno_write.get(), getpid(), &old_mask};
   pid_t pid = fork();
-  if (pid < 0) return FailErrno("fork");
-  if (pid == 0) ExecChild(argv, cargv.data(), -1, -1, errno_write.get());
+  if (pid < 0) {
+    auto failed = FailErrno("fork");
+    pthread_sigmask(SIG_SETMASK, &old_mask, nullptr);
+    return failed;
+  }
+  if (pid == 0) ExecChild(argv, cargv.data(), setup);
   errno_write.Reset();
   int child_errno = ReadExecErrno(errno_read.get());
-  int status = WaitChild(pid);
+  int status = WaitForwardingSignals(pid, forwarded);
+  pthread_sigmask(SIG_SETMASK, &old_mask, nullptr);
   if (child_errno != 0) return Fail(fmt::format("cannot run {}", argv[0]), child_errno);
   return DecodeWaitStatus(status);
 }

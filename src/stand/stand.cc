@@ -196,7 +196,8 @@ Result<StandInfo> StandManager::Up(const StandSpec& spec) {
       return info;
     }
   }
-  if (auto down = DownLocked(spec.name); !down) return tl::unexpected(down.error());
+  if (auto down = DownLocked(spec.name, DownMode::kRefuseWhileInUse); !down)
+    return tl::unexpected(down.error());
   auto others = state_.LoadAll();
   if (!others) return tl::unexpected(others.error());
   std::vector<int> used;
@@ -205,7 +206,8 @@ Result<StandInfo> StandManager::Up(const StandSpec& spec) {
   if (!subnet) return tl::unexpected(subnet.error());
   auto state = Build(spec, *subnet);
   if (!state) {
-    if (auto cleaned = DownLocked(spec.name); !cleaned) LogWarning(cleaned.error().ToString());
+    if (auto cleaned = DownLocked(spec.name, DownMode::kStopProcesses); !cleaned)
+      LogWarning(cleaned.error().ToString());
     return tl::unexpected(state.error());
   }
   if (auto saved = state_.Save(*state); !saved) return tl::unexpected(saved.error());
@@ -232,14 +234,36 @@ Result<std::vector<std::string>> StandManager::RootDevices() {
   return NamesFromJson(output->out, "ifname");
 }
 
-Status StandManager::DownLocked(std::string_view name) {
+Result<std::vector<NetnsProcess>> StandManager::ClearProcesses(
+    const std::vector<std::string>& namespaces, DownMode mode) {
+  auto inside = processes_.Find(namespaces);
+  if (!inside || inside->empty()) return inside;
+  const char* noun = inside->size() == 1 ? "process runs" : "processes run";
+  if (mode == DownMode::kRefuseWhileInUse) {
+    return Fail(ErrorKind::kBusy,
+                fmt::format("{} {} inside it: {}", inside->size(), noun, FormatProcesses(*inside)));
+  }
+  auto left = processes_.Stop(*inside, kStopGrace);
+  if (!left) return tl::unexpected(left.error());
+  if (!left->empty()) {
+    return Fail(fmt::format("{} still running {} s after SIGKILL (stuck in the kernel?): {}",
+                            left->size(), kStopGrace.count() / 1000, FormatProcesses(*left)));
+  }
+  return inside;
+}
+
+Result<std::vector<NetnsProcess>> StandManager::DownLocked(std::string_view name, DownMode mode) {
   auto namespaces = Namespaces();
   if (!namespaces) return tl::unexpected(namespaces.error());
   std::vector<std::string> ours;
   for (const auto& ns : *namespaces) {
     if (NamespaceIsOf(name, ns)) ours.push_back(ns);
   }
-  if (auto removed = RunAll(BuildDownPlan(ours, {})); !removed) return removed;
+  // Before the names go: a process inside would keep its namespace alive without one.
+  auto stopped = ClearProcesses(ours, mode);
+  if (!stopped) return stopped;
+  if (auto removed = RunAll(BuildDownPlan(ours, {})); !removed)
+    return tl::unexpected(removed.error());
   // Listed only now: deleting a namespace destroys its veth ends and their peers with them.
   auto devices = RootDevices();
   if (!devices) return tl::unexpected(devices.error());
@@ -253,17 +277,18 @@ Status StandManager::DownLocked(std::string_view name) {
       // may already be gone; only a device that is still there is a failure.
       auto now = RootDevices();
       if (!now) return tl::unexpected(now.error());
-      if (std::count(now->begin(), now->end(), dev) != 0) return removed;
+      if (std::count(now->begin(), now->end(), dev) != 0) return tl::unexpected(removed.error());
     }
   }
-  return state_.Remove(name);
+  if (auto removed = state_.Remove(name); !removed) return tl::unexpected(removed.error());
+  return stopped;
 }
 
-Status StandManager::Down(std::string_view name) {
-  if (auto valid = ValidateName(name); !valid) return valid;
+Result<std::vector<NetnsProcess>> StandManager::Down(std::string_view name, DownMode mode) {
+  if (auto valid = ValidateName(name); !valid) return tl::unexpected(valid.error());
   auto lock = state_.Acquire();
   if (!lock) return tl::unexpected(lock.error());
-  return DownLocked(name);
+  return DownLocked(name, mode);
 }
 
 StandInfo StandManager::Rediscover(std::string_view name,
@@ -334,9 +359,15 @@ Result<StandInfo> Up(const StandSpec& spec) {
   return StandManager(runner, kDefaultStateDir).Up(spec);
 }
 
-Status Down(std::string_view name) {
+Result<std::vector<NetnsProcess>> Down(std::string_view name, DownMode mode) {
   ProcessRunner runner;
-  return StandManager(runner, kDefaultStateDir).Down(name);
+  return StandManager(runner, kDefaultStateDir).Down(name, mode);
+}
+
+NetnsProcesses& RealNetnsProcesses() {
+  // Stateless, so one shared instance is no shared mutable state.
+  static ProcNetnsProcesses processes;
+  return processes;
 }
 
 Result<std::vector<StandInfo>> List() {
@@ -386,7 +417,8 @@ ScopedStand::~ScopedStand() {
   // allocates, and a failure to clean up is only worth a warning.
   try {
     ProcessRunner runner;
-    if (auto down = StandManager(runner, state_dir_).Down(info_.spec.name); !down) {
+    auto down = StandManager(runner, state_dir_).Down(info_.spec.name, DownMode::kStopProcesses);
+    if (!down) {
       LogWarning(
           fmt::format("stand {}: cleanup failed: {}", info_.spec.name, down.error().ToString()));
     }

@@ -10,6 +10,7 @@
 // serialised by a lock file in the state directory.
 #pragma once
 
+#include <chrono>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -17,6 +18,7 @@
 
 #include "base/result.h"
 #include "stand/command_runner.h"
+#include "stand/netns_processes.h"
 #include "stand/plan.h"
 #include "stand/readback.h"
 #include "stand/spec.h"
@@ -55,23 +57,44 @@ std::string FormatStandLine(const StandInfo& info);
 // "tbf yes, htb yes, netem missing": what the kernel offered when the stand came up.
 std::string FormatQdiscSupport(const QdiscSupport& support);
 
+// What Down does with processes still running inside the stand's namespaces.
+enum class DownMode {
+  kRefuseWhileInUse,  // fail (ErrorKind::kBusy, naming them), leaving the stand as it is
+  kStopProcesses,     // stop them (SIGTERM, then SIGKILL), then take the stand down
+};
+
+// How long Down(kStopProcesses) waits for the processes to end after SIGTERM, and again after
+// SIGKILL: a server that cleans up on SIGTERM has time to; one stuck in the kernel fails Down.
+inline constexpr std::chrono::milliseconds kStopGrace{5000};
+
+// The real process finder, for the constructors' default.
+NetnsProcesses& RealNetnsProcesses();
+
 class StandManager {
  public:
-  StandManager(CommandRunner& runner, std::string state_dir)
-      : runner_(runner), state_(std::move(state_dir)) {}
+  StandManager(CommandRunner& runner, std::string state_dir,
+               NetnsProcesses& processes = RealNetnsProcesses())
+      : runner_(runner), state_(std::move(state_dir)), processes_(processes) {}
 
   // Builds the stand. Up of a stand that is already up with the same spec keeps it (reused);
-  // with another spec it is taken down and rebuilt. On any failure what was built is removed
-  // again, and the error names the command and its stderr.
+  // with another spec it is taken down and rebuilt, which fails (kBusy) while processes run
+  // inside it. On any failure what was built is removed again, and the error names the command
+  // and its stderr.
   Result<StandInfo> Up(const StandSpec& spec);
   // Removes the stand's namespaces, stray devices with its prefix in the root namespace (a
-  // crashed run's leftovers) and its state file. No error when nothing is there.
-  Status Down(std::string_view name);
+  // crashed run's leftovers) and its state file. No error when nothing is there. Processes
+  // running inside its namespaces would keep them alive without a name, so `mode` says whether
+  // to refuse (ErrorKind::kBusy, the error names each: pid, namespace, command) or to stop
+  // them first; returns the processes it stopped.
+  Result<std::vector<NetnsProcess>> Down(std::string_view name,
+                                         DownMode mode = DownMode::kRefuseWhileInUse);
   // Stands from state files and from namespaces that carry a stand's name, sorted by name.
   Result<std::vector<StandInfo>> List();
 
  private:
-  Status DownLocked(std::string_view name);
+  Result<std::vector<NetnsProcess>> DownLocked(std::string_view name, DownMode mode);
+  Result<std::vector<NetnsProcess>> ClearProcesses(const std::vector<std::string>& namespaces,
+                                                   DownMode mode);
   Status RunAll(const std::vector<Argv>& plan);
   Result<QdiscSupport> ProbeQdiscs(const std::string& netns);
   Result<StandState> Build(const StandSpec& spec, int subnet_index);
@@ -81,11 +104,13 @@ class StandManager {
 
   CommandRunner& runner_;
   StateDir state_;
+  NetnsProcesses& processes_;
 };
 
 // The same with the real ProcessRunner and kDefaultStateDir.
 Result<StandInfo> Up(const StandSpec& spec);
-Status Down(std::string_view name);
+Result<std::vector<NetnsProcess>> Down(std::string_view name,
+                                       DownMode mode = DownMode::kRefuseWhileInUse);
 Result<std::vector<StandInfo>> List();
 
 // The StandInfo a state implies (hosts, addresses, rate, shaping).
@@ -99,7 +124,7 @@ Result<int> ExecInHost(std::string_view stand, std::string_view host, const Argv
 bool HaveNetnsPrivileges();
 
 // For tests: brings a stand up and always takes it down again when it goes out of scope, even
-// when the test fails. Move-only.
+// when the test fails, stopping what still runs inside (DownMode::kStopProcesses). Move-only.
 class ScopedStand {
  public:
   static Result<ScopedStand> Create(const StandSpec& spec,

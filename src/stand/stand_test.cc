@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "stand/fake_command_runner.h"
+#include "stand/fake_netns_processes.h"
 
 namespace nicbench::stand {
 namespace {
@@ -44,7 +45,8 @@ class StandManagerTest : public ::testing::Test {
 
   std::string dir_ = MakeTempDir();  // declared before manager_, which keeps a copy
   FakeCommandRunner runner_;
-  StandManager manager_{runner_, dir_};
+  FakeNetnsProcesses processes_;
+  StandManager manager_{runner_, dir_, processes_};
 };
 
 TEST_F(StandManagerTest, UpShapesWithTbfAndRemembersTheStand) {
@@ -163,6 +165,56 @@ TEST_F(StandManagerTest, DownRemovesLeftoversByPrefixOnly) {
 TEST_F(StandManagerTest, DownOfNothingIsFine) {
   EXPECT_TRUE(manager_.Down("t"));
   EXPECT_FALSE(manager_.Down("Bad-Name"));
+}
+
+// Issue 27 item 12: deleting a namespace with a server inside left the server running in a
+// namespace without a name, and down said "is down".
+TEST_F(StandManagerTest, DownRefusesWhileProcessesRunInsideAndNamesThem) {
+  Namespaces(R"([{"name":"t-h1"},{"name":"t-h2"}])");
+  processes_.SetRunning({{4242, "t-h2", 7, "iperf3 -s"}, {4300, "u-h1", 8, "sleep 1"}});
+  auto down = manager_.Down("t");
+  ASSERT_FALSE(down);
+  EXPECT_EQ(down.error().kind, ErrorKind::kBusy);
+  EXPECT_NE(down.error().message.find("1 process runs inside it: pid 4242 in t-h2 (iperf3 -s)"),
+            std::string::npos)
+      << down.error().message;
+  EXPECT_EQ(down.error().message.find("4300"), std::string::npos);
+  EXPECT_EQ(runner_.CountWithPrefix({"ip", "netns", "del"}), 0u);
+  EXPECT_TRUE(processes_.stopped().empty());
+}
+
+TEST_F(StandManagerTest, DownStopsProcessesFirstWhenAsked) {
+  Namespaces(R"([{"name":"t-h1"},{"name":"t-h2"}])");
+  processes_.SetRunning({{4242, "t-h2", 7, "iperf3 -s"}});
+  auto down = manager_.Down("t", DownMode::kStopProcesses);
+  ASSERT_TRUE(down) << down.error().message;
+  ASSERT_EQ(down->size(), 1u);
+  EXPECT_EQ((*down)[0].pid, 4242);
+  EXPECT_EQ(processes_.stopped().size(), 1u);
+  EXPECT_TRUE(runner_.Ran({"ip", "netns", "del", "t-h2"}));
+}
+
+TEST_F(StandManagerTest, DownFailsAndKeepsTheNamesWhenAProcessSurvives) {
+  Namespaces(R"([{"name":"t-h1"},{"name":"t-h2"}])");
+  processes_.SetRunning({{4242, "t-h2", 7, "stuck"}});
+  processes_.SetUnkillable({4242});
+  auto down = manager_.Down("t", DownMode::kStopProcesses);
+  ASSERT_FALSE(down);
+  EXPECT_NE(down.error().message.find("after SIGKILL"), std::string::npos);
+  EXPECT_NE(down.error().message.find("pid 4242 in t-h2 (stuck)"), std::string::npos);
+  EXPECT_EQ(runner_.CountWithPrefix({"ip", "netns", "del"}), 0u);
+}
+
+TEST_F(StandManagerTest, RebuildRefusesWhileProcessesRunInside) {
+  ASSERT_TRUE(manager_.Up(Spec()));
+  Namespaces(R"([{"name":"t-h1"},{"name":"t-h2"}])");
+  processes_.SetRunning({{4242, "t-h1", 7, "nicbench serve"}});
+  StandSpec faster = Spec();
+  faster.profile = Profile::k1000BaseT;
+  auto again = manager_.Up(faster);
+  ASSERT_FALSE(again);
+  EXPECT_EQ(again.error().kind, ErrorKind::kBusy);
+  EXPECT_EQ(runner_.CountWithPrefix({"ip", "netns", "del"}), 0u);
 }
 
 TEST_F(StandManagerTest, ListRediscoversAStandWithoutStateFile) {
