@@ -35,6 +35,14 @@ Measured<double> Rate(uint64_t bytes, double seconds) {
   return bytes * 8.0 / seconds;
 }
 
+// A run interrupted before the results exchange has only this end's side of its streams: the
+// peer's count is unknown, never 0.
+bool PeerSideMissing(const record::RunRecord& run, bool local_sends) {
+  return std::any_of(run.streams.begin(), run.streams.end(), [&](const record::StreamTotals& s) {
+    return s.sender == local_sends && !s.peer_reported;
+  });
+}
+
 // Goodput of one direction; both unknown when no stream went that way.
 DirectionFigures DirectionOf(const record::RunRecord& run, Role sender) {
   DirectionFigures out;
@@ -48,6 +56,10 @@ DirectionFigures DirectionOf(const record::RunRecord& run, Role sender) {
   out.sender_bits_per_second = Rate(t.bytes_sent, t.seconds_sent > 0 ? t.seconds_sent : t.seconds);
   out.receiver_bits_per_second =
       Rate(t.bytes_received, t.seconds_received > 0 ? t.seconds_received : t.seconds);
+  if (PeerSideMissing(run, local_sends)) {
+    (local_sends ? out.receiver_bits_per_second : out.sender_bits_per_second) =
+        Unknown(Missing::kNotReported, "the test was interrupted before the peer reported it");
+  }
   return out;
 }
 

@@ -56,6 +56,20 @@ TEST(Figures, UnmeasuredIsUnknownNeverZero) {
   EXPECT_FALSE(f.retransmits.known());
 }
 
+// An interrupted run's streams hold this end's side only: the peer's count is unknown, not 0.
+TEST(Figures, AnInterruptedRunsPeerSideIsUnknown) {
+  record::RunRecord run = MakeRun();
+  run.incomplete = true;
+  for (auto& s : run.streams) {
+    s.peer_reported = false;
+    s.bytes_received = 0;
+  }
+  RunFigures f = ComputeFigures(run);
+  EXPECT_DOUBLE_EQ(f.client_to_server.sender_bits_per_second.value(), 8e9);
+  EXPECT_FALSE(f.client_to_server.receiver_bits_per_second.known());
+  EXPECT_EQ(f.client_to_server.receiver_bits_per_second.why(), record::Missing::kNotReported);
+}
+
 TEST(Figures, BidirectionalEndsPayForBothDirections) {
   RunShape shape;
   shape.direction = record::Direction::kBidirectional;

@@ -1,6 +1,6 @@
-// `nicbench compare A B [--json|--csv] [--store PATH]`: two sets of stored runs (selectors, see
-// cli/selector.h), each metric's medians, spread and U test, then what differs. The figures and
-// statistics come from analysis, the rendering from report.
+// `nicbench compare A B [--json|--csv] [--incomplete] [--store PATH]`: two sets of stored runs
+// (selectors, see cli/selector.h), each metric's medians, spread and U test, then what differs. The
+// figures and statistics come from analysis, the rendering from report.
 #include <cstdio>
 #include <string>
 
@@ -23,6 +23,7 @@ struct CompareArgs {
   std::string a, b;
   StoreArgs store;
   bool json = false, csv = false;
+  bool incomplete = false;
 };
 
 // A set: its runs resolved and loaded, or why not and the exit code that says so.
@@ -33,14 +34,23 @@ struct LoadedSet {
   ExitCode code = ExitCode::kOk;
 };
 
-LoadedSet LoadSet(store::Store& store, const Selector& selector) {
+// An incomplete run (interrupted) is half a test: it is left out unless asked for, and the
+// user is told which runs a selector would have taken.
+LoadedSet LoadSet(store::Store& store, const Selector& selector, bool incomplete) {
   LoadedSet set;
-  auto runs = Resolve(store, selector);
-  if (runs && runs->empty()) return {{}, {}, NoRunsMessage(store, selector), ExitCode::kNotFound};
-  auto inputs = runs ? LoadInputs(store, *runs) : tl::unexpected(runs.error());
+  auto resolved = Resolve(store, selector, incomplete);
+  if (!resolved) return {{}, {}, resolved.error().message, ExitCode::kStore};
+  if (resolved->runs.empty()) {
+    return {{}, {}, NoRunsMessage(store, selector, resolved->left_out), ExitCode::kNotFound};
+  }
+  if (!resolved->left_out.empty()) {
+    std::fprintf(stderr, "nicbench compare: %s\n",
+                 LeftOutMessage(selector, resolved->left_out).c_str());
+  }
+  auto inputs = LoadInputs(store, resolved->runs);
   if (!inputs) return {{}, {}, inputs.error().message, ExitCode::kStore};
   set.inputs = std::move(*inputs);
-  set.name = {selector.text, IdsOf(*runs)};
+  set.name = {selector.text, IdsOf(resolved->runs)};
   return set;
 }
 
@@ -67,6 +77,9 @@ int RunCompareCommand(int argc, char** argv) {
   AddStoreOption(app, args.store);
   auto* json = app.add_flag("--json", args.json, "one JSON document on stdout");
   app.add_flag("--csv", args.csv, "CSV on stdout, one row per metric")->excludes(json);
+  app.add_flag("--incomplete", args.incomplete,
+               "also take runs interrupted before their end (left out by default, named on "
+               "stderr)");
   if (auto code = ParseArgs(app, argc, argv, [](const std::string& m) { LogError(m); })) {
     return *code;
   }
@@ -81,8 +94,8 @@ int RunCompareCommand(int argc, char** argv) {
     LogError("nicbench compare: " + store.error().message);
     return ToInt(ExitCode::kStore);
   }
-  LoadedSet set_a = LoadSet(**store, *a);
-  LoadedSet set_b = set_a.error.empty() ? LoadSet(**store, *b) : LoadedSet{};
+  LoadedSet set_a = LoadSet(**store, *a, args.incomplete);
+  LoadedSet set_b = set_a.error.empty() ? LoadSet(**store, *b, args.incomplete) : LoadedSet{};
   for (const LoadedSet* set : {&set_a, &set_b}) {
     if (set->error.empty()) continue;
     LogError("nicbench compare: " + set->error);

@@ -45,6 +45,7 @@ struct HistoryArgs {
   ReadArgs read;
   std::string peer, since, last;
   std::vector<std::string> labels;
+  bool incomplete = false;
 };
 
 Result<store::RunQuery> MakeQuery(const HistoryArgs& a) {
@@ -60,6 +61,7 @@ Result<store::RunQuery> MakeQuery(const HistoryArgs& a) {
     if (!since) return Fail("--since: " + since.error().message);
     q.since_secs = *since;
   }
+  q.include_incomplete = a.incomplete;
   q.limit = 20;
   if (!a.last.empty()) {
     auto n = ParseUnsigned(a.last);
@@ -83,6 +85,9 @@ int RunHistoryCommand(int argc, char** argv) {
                  "only runs started at or after DATE: 2026-11-30, '2026-11-30 09:00[:00]' (UTC),\n"
                  "or a time ago: 90m, 12h, 7d");
   app.add_option("--last", a.last, "the newest N runs (default 20; 0 = all)");
+  app.add_flag("--incomplete", a.incomplete,
+               "also the runs interrupted before their end, marked incomplete (left out by "
+               "default)");
   AddFormatOptions(app, a.read);
   if (auto code = ParseArgs(app, argc, argv, [](const std::string& m) { LogError(m); }))
     return *code;

@@ -59,7 +59,11 @@ tl::expected<std::vector<Group>, Failure> Groups(store::Store& store,
   std::vector<Group> groups;
   std::map<std::string, size_t> by_name;
   for (const Selector& selector : selectors) {
-    auto runs = store.Find(selector.query);
+    // One run named by its id is drawn whole or not (an interrupted one says so on its page);
+    // sets leave incomplete runs out, as compare does.
+    store::RunQuery query = selector.query;
+    query.include_incomplete = selector.single && selectors.size() == 1;
+    auto runs = store.Find(query);
     if (!runs) return tl::unexpected(Failure{runs.error().message, ExitCode::kStore});
     if (runs->empty()) {
       return tl::unexpected(Failure{

@@ -392,6 +392,14 @@ ExitCode ExitFor(const engine::ClientOutcome& outcome) {
   }
 }
 
+// The runs the store keeps: every finished run, and one interrupted after data moved, marked
+// incomplete (50 s of a 60 s run are worth keeping; history and compare leave it out unless
+// asked, docs/store.md). A run that failed otherwise is not kept: its figures may be the
+// failure's.
+bool Kept(const engine::ClientOutcome& outcome) {
+  return outcome.ok() || (ExitFor(outcome) == ExitCode::kInterrupted && outcome.record.incomplete);
+}
+
 // A signalfd for SIGINT/SIGTERM so the client loop sees an interrupt as an fd event. SIGHUP
 // (the terminal went away) and SIGPIPE (stdout's reader went away: `nicbench run HOST | head`)
 // end the test the same way: the server is told (CLIENT_TERMINATE) and the exit code is 130,
@@ -484,10 +492,11 @@ int RunAgainstHost(const RunPlan& plan) {
     if (plan.out.verbose()) plan.out.Print(VerboseSummary(outcome.record));
   }
   if (plan.text && !outcome.ok()) LogFailure(plan, outcome);
-  std::vector<const record::RunRecord*> finished;
+  std::vector<const record::RunRecord*> finished, kept;
   if (outcome.ok()) finished.push_back(&outcome.record);
+  if (Kept(outcome)) kept.push_back(&outcome.record);
   int code = WriteHtmlReport(plan.output, plan.html_file, finished, ToInt(ExitFor(outcome)));
-  return StoreRuns(plan.store, finished, code);
+  return StoreRuns(plan.store, kept, code);
 }
 
 // Forward then reverse against plan.client's server, each diagnosed, the pair's findings with
@@ -526,11 +535,12 @@ int RunBothDirections(RunPlan plan) {
     for (const auto& o : outcomes) records.push_back(o.record);
     std::fputs(report::RenderJsonLines(records).c_str(), stdout);
   }
-  std::vector<const record::RunRecord*> finished;
+  std::vector<const record::RunRecord*> finished, kept;
   for (const auto& o : outcomes) {
     if (o.ok()) finished.push_back(&o.record);
+    if (Kept(o)) kept.push_back(&o.record);
   }
-  return StoreRuns(plan.store, finished,
+  return StoreRuns(plan.store, kept,
                    WriteHtmlReport(plan.output, plan.html_file, finished, ToInt(code)));
 }
 

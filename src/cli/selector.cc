@@ -89,14 +89,71 @@ Result<Selector> ParseSelector(std::string_view text) {
   return Fail(fmt::format("selector '{}': unknown kind '{}'; {}", text, kind, kForms));
 }
 
-Result<std::vector<store::RunSummary>> Resolve(store::Store& store, const Selector& selector) {
-  return store.Find(selector.query);
+Result<ResolvedRuns> Resolve(store::Store& store, const Selector& selector,
+                             bool include_incomplete) {
+  store::RunQuery query = selector.query;
+  query.include_incomplete = true;
+  auto picked = store.Find(query);
+  if (!picked) return tl::unexpected(picked.error());
+  ResolvedRuns out;
+  if (!include_incomplete) {
+    for (const store::RunSummary& run : *picked) {
+      if (run.incomplete) out.left_out.push_back(run);
+    }
+  }
+  if (out.left_out.empty()) {
+    out.runs = std::move(*picked);
+    return out;
+  }
+  // Asked again without them, so that last:N is N complete runs.
+  query.include_incomplete = false;
+  auto complete = store.Find(query);
+  if (!complete) return tl::unexpected(complete.error());
+  out.runs = std::move(*complete);
+  return out;
 }
 
-std::string NoRunsMessage(const store::Store& store, const Selector& selector) {
+namespace {
+
+// "run 12 (interrupted after 4.20 s)", "runs 12, 15 (interrupted)".
+std::string LeftOutRuns(const std::vector<store::RunSummary>& left_out) {
+  if (left_out.size() == 1) {
+    return fmt::format("run {} (interrupted after {:.2f} s)", left_out[0].id,
+                       left_out[0].duration_seconds);
+  }
+  std::string ids;
+  for (const store::RunSummary& run : left_out) {
+    ids += (ids.empty() ? "" : ", ") + std::to_string(run.id);
+  }
+  return "runs " + ids + " (interrupted)";
+}
+
+}  // namespace
+
+std::string NoRunsMessage(const store::Store& store, const Selector& selector,
+                          const std::vector<store::RunSummary>& left_out) {
+  if (!left_out.empty()) {
+    const char* them = left_out.size() == 1 ? "it" : "them";
+    if (selector.single) {
+      return fmt::format(
+          "run {} is incomplete (interrupted after {:.2f} s): compare leaves incomplete runs "
+          "out; --incomplete includes it",
+          left_out[0].id, left_out[0].duration_seconds);
+    }
+    return fmt::format(
+        "selector '{}' matches only incomplete {}: compare leaves incomplete runs out; "
+        "--incomplete includes {}",
+        selector.text, LeftOutRuns(left_out), them);
+  }
   if (selector.single)
     return fmt::format("no run with id {} in {}", selector.text, store.Describe());
   return fmt::format("selector '{}' matches no run in {}", selector.text, store.Describe());
+}
+
+std::string LeftOutMessage(const Selector& selector,
+                           const std::vector<store::RunSummary>& left_out) {
+  return fmt::format("selector '{}' leaves out incomplete {}; --incomplete includes {}",
+                     selector.text, LeftOutRuns(left_out), left_out.size() == 1 ? "it" : "them");
 }
 
 std::vector<int64_t> IdsOf(const std::vector<store::RunSummary>& runs) {

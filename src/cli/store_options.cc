@@ -139,8 +139,11 @@ int StoreRuns(const StorePlan& plan, const std::vector<const record::RunRecord*>
   for (size_t i = 0; store && status && i < runs.size(); ++i) {
     auto id = (*store)->Put(*runs[i], plan.labels);
     if (id) {
-      std::fprintf(stderr, "nicbench: stored run %lld in %s\n", static_cast<long long>(*id),
-                   (*store)->Describe().c_str());
+      std::fprintf(stderr, "nicbench: stored run %lld in %s%s\n", static_cast<long long>(*id),
+                   (*store)->Describe().c_str(),
+                   runs[i]->incomplete ? ", marked incomplete (history and compare leave it out "
+                                         "unless given --incomplete)"
+                                       : "");
     } else {
       status = tl::unexpected(id.error());
     }

@@ -60,7 +60,8 @@ Result<int64_t> ParseSince(std::string_view text, int64_t now);
 Status CheckStoreBeforeTheRun(const StorePlan& plan);
 
 // Stores the runs (in order, each in its own transaction) when the plan says so, printing
-// "nicbench: stored run ID in LOCATION" on stderr for each. Returns `code` unchanged when every
+// "nicbench: stored run ID in LOCATION" on stderr for each (an incomplete run's line says it is
+// marked so). Returns `code` unchanged when every
 // run was stored (or storing is off), else prints the error on stderr and returns kStore
 // (only when `code` is kOk: a failed test's own exit code wins).
 int StoreRuns(const StorePlan& plan, const std::vector<const record::RunRecord*>& runs, int code);

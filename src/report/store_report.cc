@@ -60,6 +60,12 @@ std::string RateText(const RunSummary& s) {
   return s.receiver_bits_per_second ? IperfBitRate(*s.receiver_bits_per_second) : "-";
 }
 
+// An incomplete run was not diagnosed: the column says what it is instead.
+std::string FindingText(const RunSummary& s) {
+  if (s.incomplete) return "incomplete (interrupted)";
+  return s.top_finding.empty() ? "-" : s.top_severity + " " + s.top_finding;
+}
+
 std::vector<std::string> TextRow(const RunSummary& s) {
   return {std::to_string(s.id),
           Time(s),
@@ -71,7 +77,7 @@ std::vector<std::string> TextRow(const RunSummary& s) {
           CpuText(s, /*client=*/true),
           CpuText(s, /*client=*/false),
           s.retransmits ? std::to_string(*s.retransmits) : "-",
-          s.top_finding.empty() ? "-" : s.top_severity + " " + s.top_finding,
+          FindingText(s),
           s.labels.empty() ? "-" : LabelsText(s.labels, " ")};
 }
 
@@ -242,6 +248,7 @@ std::string RenderHistoryJson(const std::vector<RunSummary>& runs) {
     r["protocol"] = s.protocol;
     r["streams"] = s.streams;
     r["duration_seconds"] = s.duration_seconds;
+    r["incomplete"] = s.incomplete;
     r["sender_bits_per_second"] = OrNull(s.sender_bits_per_second);
     r["receiver_bits_per_second"] = OrNull(s.receiver_bits_per_second);
     r["client_cpu_seconds_per_gb"] = OrNull(s.client_cpu_seconds_per_gb);
@@ -270,7 +277,11 @@ std::string RenderHistoryJson(const std::vector<RunSummary>& runs) {
 
 namespace {
 
-std::vector<std::string> HistoryCsvHeader(bool rr) {
+bool AnyIncomplete(const std::vector<RunSummary>& runs) {
+  return std::any_of(runs.begin(), runs.end(), [](const RunSummary& s) { return s.incomplete; });
+}
+
+std::vector<std::string> HistoryCsvHeader(bool incomplete, bool rr) {
   std::vector<std::string> header = {"id",
                                      "time",
                                      "client_host",
@@ -291,6 +302,7 @@ std::vector<std::string> HistoryCsvHeader(bool rr) {
                                      "top_finding",
                                      "top_severity",
                                      "labels"};
+  if (incomplete) header.emplace_back("incomplete");
   if (rr) {
     header.emplace_back("rr_mode");
     for (const RrField& f : RrFields()) header.push_back(std::string("rr_") + f.name);
@@ -298,7 +310,7 @@ std::vector<std::string> HistoryCsvHeader(bool rr) {
   return header;
 }
 
-std::vector<std::string> HistoryCsvRow(const RunSummary& s, bool rr) {
+std::vector<std::string> HistoryCsvRow(const RunSummary& s, bool incomplete, bool rr) {
   std::optional<double> retransmits;
   if (s.retransmits) retransmits = static_cast<double>(*s.retransmits);
   std::vector<std::string> row = {std::to_string(s.id),
@@ -321,6 +333,7 @@ std::vector<std::string> HistoryCsvRow(const RunSummary& s, bool rr) {
                                   s.top_finding,
                                   s.top_severity,
                                   LabelsText(s.labels, ";")};
+  if (incomplete) row.emplace_back(s.incomplete ? "1" : "0");
   if (rr) {
     row.push_back(s.rr.mode);
     for (const RrField& f : RrFields()) row.push_back(CsvNumber(s.rr.*f.member));
@@ -331,10 +344,11 @@ std::vector<std::string> HistoryCsvRow(const RunSummary& s, bool rr) {
 }  // namespace
 
 std::string RenderHistoryCsv(const std::vector<RunSummary>& runs) {
-  // The request/response columns only when a run has them: a table of bulk runs is as it was.
-  const bool rr = AnyRr(runs);
-  std::string out = CsvRow(HistoryCsvHeader(rr));
-  for (const RunSummary& s : runs) out += CsvRow(HistoryCsvRow(s, rr));
+  // The incomplete and request/response columns only when a run has them: a table of complete
+  // bulk runs is as it was.
+  const bool incomplete = AnyIncomplete(runs), rr = AnyRr(runs);
+  std::string out = CsvRow(HistoryCsvHeader(incomplete, rr));
+  for (const RunSummary& s : runs) out += CsvRow(HistoryCsvRow(s, incomplete, rr));
   return out;
 }
 

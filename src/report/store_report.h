@@ -17,18 +17,20 @@ namespace nicbench::report {
 //   LABELS
 // GOODPUT is the receivers' count (a request/response run: its transactions/s, and PROTO says
 // "tcp rr", "udp rr" or "tcp crr"); CPU/GB are CPU-seconds per gigabyte at the client and the
-// server; unknown figures are "-". No runs: a line saying so.
+// server; unknown figures are "-"; an incomplete run (interrupted, not diagnosed) says
+// "incomplete (interrupted)" under FINDING. No runs: a line saying so.
 std::string RenderHistoryText(const std::vector<store::RunSummary>& runs);
 // {"runs": [{"id", "time", "time_secs", "client_host", "server_host", "peer", "direction",
-// "protocol", "streams", "duration_seconds", "sender_bits_per_second",
+// "protocol", "streams", "duration_seconds", "incomplete", "sender_bits_per_second",
 // "receiver_bits_per_second", "client_cpu_seconds_per_gb", "server_cpu_seconds_per_gb",
 // "client_interrupts_per_gb", "server_interrupts_per_gb", "retransmits", "mean_rtt_us",
 // "top_finding": {"id", "severity"} | null, "labels": {...}}]}; unknown figures are null. A
 // request/response run also has "rr": {"mode", "transactions_per_second", "latency_p50_us", ...}
 // (docs/rr.md).
 std::string RenderHistoryJson(const std::vector<store::RunSummary>& runs);
-// The same members as columns (labels as one "k=v;k=v" column), a header row first; the "rr"
-// members as rr_* columns after them only when a run of the list is a request/response run.
+// The same members as columns (labels as one "k=v;k=v" column), a header row first; an
+// "incomplete" column (1 or 0) after them only when a run of the list is incomplete, then the
+// "rr" members as rr_* columns only when a run of the list is a request/response run.
 std::string RenderHistoryCsv(const std::vector<store::RunSummary>& runs);
 
 // The text a run printed: the interval header, each interval's lines with both ends' samples,

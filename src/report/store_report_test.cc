@@ -66,6 +66,26 @@ TEST(HistoryReport, CsvQuotesWhatNeedsQuoting) {
   EXPECT_EQ(CsvField("plain"), "plain");
 }
 
+TEST(HistoryReport, AnIncompleteRunIsMarkedInEveryFormat) {
+  store::RunSummary cut = Summary();
+  cut.id = 13;
+  cut.incomplete = true;
+  cut.top_finding.clear();
+  const std::string text = RenderHistoryText({cut, Summary()});
+  EXPECT_NE(text.find("13  2026"), std::string::npos) << text;
+  EXPECT_NE(text.find("7  incomplete (interrupted)"), std::string::npos) << text;
+  EXPECT_NE(text.find("warning link-rate-limited"), std::string::npos) << text;
+  auto doc = nlohmann::json::parse(RenderHistoryJson({cut, Summary()}));
+  EXPECT_EQ(doc["runs"][0]["incomplete"], true);
+  EXPECT_EQ(doc["runs"][1]["incomplete"], false);
+  const std::string csv = RenderHistoryCsv({cut, Summary()});
+  EXPECT_NE(csv.find(",labels,incomplete\n"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("\"nic=re0;note=a, b\",1\n"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("\"nic=re0;note=a, b\",0\n"), std::string::npos) << csv;
+  // Complete runs only: the table is as it was, without the column.
+  EXPECT_EQ(RenderHistoryCsv({Summary()}).find("incomplete"), std::string::npos);
+}
+
 TEST(ShowReport, IntervalsCsvHasARowPerIntervalPerStreamPerEnd) {
   const record::RunRecord run = record::testing::MakeTcpRun();  // 2 intervals, 2 streams, 2 ends
   const std::string csv = RenderIntervalsCsv(5, run);

@@ -96,8 +96,14 @@ Status ToVersion4(Connection& c) {
   return RecomputeDerived(c, 4);
 }
 
+// Version 5: runs interrupted after data moved are stored, marked incomplete (docs/store.md).
+// No stored run was incomplete before: nicbench stored only finished runs.
+Status ToVersion5(Connection& c) {
+  return ExecAll(c, {"ALTER TABLE runs ADD COLUMN incomplete {int} NOT NULL DEFAULT 0"});
+}
+
 using Migration = Status (*)(Connection&);
-constexpr Migration kMigrations[] = {ToVersion1, ToVersion2, ToVersion3, ToVersion4};
+constexpr Migration kMigrations[] = {ToVersion1, ToVersion2, ToVersion3, ToVersion4, ToVersion5};
 static_assert(std::size(kMigrations) == kSchemaVersion, "one migration per schema version");
 
 Status Upgrade(Connection& c, int target) {
@@ -186,6 +192,11 @@ Status UpdateRr(Connection& c, int64_t id, const RunSummary& s) {
 Status UpdateDerived(Connection& c, int64_t id, const RunSummary& s, int version) {
   if (version >= 4) {
     if (auto st = UpdateRr(c, id, s); !st) return st;
+  }
+  if (version >= 5) {
+    auto st =
+        c.Exec("UPDATE runs SET incomplete = ? WHERE id = ?", {int64_t{s.incomplete ? 1 : 0}, id});
+    if (!st) return st;
   }
   const SqlValue retransmits =
       s.retransmits ? SqlValue(*s.retransmits) : SqlValue(std::monostate{});

@@ -20,8 +20,8 @@ constexpr const char* kBulkSummaryColumns =
     "id, start_time, start_secs, client_host, server_host, peer, direction, protocol, streams, "
     "duration_seconds, sender_bps, receiver_bps, client_cpu_s_per_gb, server_cpu_s_per_gb, "
     "client_irq_per_gb, server_irq_per_gb, retransmits, mean_rtt_us, top_finding, top_severity, "
-    "labels, c2s_sender_bps, c2s_receiver_bps, s2c_sender_bps, s2c_receiver_bps";
-constexpr size_t kBulkSummaryColumnCount = 25;
+    "labels, c2s_sender_bps, c2s_receiver_bps, s2c_sender_bps, s2c_receiver_bps, incomplete";
+constexpr size_t kBulkSummaryColumnCount = 26;
 // The request/response columns follow (rr_columns.h).
 const std::string& SummaryColumns() {
   static const std::string kColumns = std::string(kBulkSummaryColumns) + ", " + RrColumns();
@@ -82,6 +82,7 @@ RunSummary SummaryFromRow(const SqlRow& r) {
   s.labels = ParseLabels(AsText(r[20]));
   s.client_to_server = {OptDouble(r[21]), OptDouble(r[22])};
   s.server_to_client = {OptDouble(r[23]), OptDouble(r[24])};
+  s.incomplete = AsInt(r[25]) != 0;
   s.rr = RrFromRow(r, kBulkSummaryColumnCount);
   return s;
 }
@@ -132,7 +133,8 @@ class SqlStore final : public Store {
                                     Opt(s.client_to_server.sender_bits_per_second),
                                     Opt(s.client_to_server.receiver_bits_per_second),
                                     Opt(s.server_to_client.sender_bits_per_second),
-                                    Opt(s.server_to_client.receiver_bits_per_second)};
+                                    Opt(s.server_to_client.receiver_bits_per_second),
+                                    int64_t{s.incomplete ? 1 : 0}};
     for (SqlValue& v : RrColumnValues(s)) values.push_back(std::move(v));
     auto rows = c_->Query(
         fmt::format("INSERT INTO runs (stored_secs, record_schema, nicbench_version, start_time, "
@@ -140,7 +142,8 @@ class SqlStore final : public Store {
                     "duration_seconds, sender_bps, receiver_bps, client_cpu_s_per_gb, "
                     "server_cpu_s_per_gb, client_irq_per_gb, server_irq_per_gb, retransmits, "
                     "mean_rtt_us, top_finding, top_severity, labels, c2s_sender_bps, "
-                    "c2s_receiver_bps, s2c_sender_bps, s2c_receiver_bps, {}) VALUES ({}) "
+                    "c2s_receiver_bps, s2c_sender_bps, s2c_receiver_bps, incomplete, {}) "
+                    "VALUES ({}) "
                     "RETURNING id",
                     RrColumns(), Placeholders(values.size())),
         values);
@@ -232,6 +235,7 @@ class SqlStore final : public Store {
       sql += " AND start_secs + 0 >= ?";
       params.emplace_back(*q.since_secs);
     }
+    if (!q.include_incomplete) sql += " AND incomplete = 0";
     Labels labels = q.labels;
     if (q.experiment) labels["experiment"] = std::to_string(*q.experiment);
     for (const auto& [key, value] : labels) {

@@ -38,7 +38,7 @@ namespace nicbench::store {
 
 // Version of the store's schema (tables and columns, docs/store.md). A database of an older
 // version is upgraded when opened; a newer one is refused.
-inline constexpr int kSchemaVersion = 4;
+inline constexpr int kSchemaVersion = 5;
 
 // Labels of a run: KEY=VALUE tags, ordered by key. The run's free-text RunRecord::label is stored
 // as the label "label"; an experiment's runs carry "experiment"=ID and one label per variant name.
@@ -128,6 +128,10 @@ struct RunSummary {
   std::string top_finding;   // id of the most severe finding; "" when none
   std::string top_severity;  // "info", "notice", "warning", "critical"; "" when none
   Labels labels;
+  // The test was interrupted after data had moved (RunRecord::incomplete): the figures are one
+  // end's counts up to then and the run was not diagnosed. Find leaves such runs out unless
+  // RunQuery::include_incomplete says otherwise.
+  bool incomplete = false;
 };
 
 // A run read back whole.
@@ -154,6 +158,10 @@ struct RunQuery {
   std::optional<int64_t> since_secs;  // timestamp_secs >= since_secs
   std::optional<int64_t> experiment;  // the run's label experiment=ID
   size_t limit = 0;                   // at most this many (the newest); 0 = all
+  // Incomplete runs (RunSummary::incomplete) are left out unless this is set: what compares or
+  // counts runs (compare, matrix, a resume) must not take half a test for a whole one. The
+  // limit counts only the runs returned.
+  bool include_incomplete = false;
 };
 
 // An experiment (`nicbench matrix`): its definition as the matrix command wrote it (variants,

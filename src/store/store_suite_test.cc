@@ -184,6 +184,35 @@ TEST_P(StoreSuite, FindFiltersAndReturnsNewestFirst) {
   EXPECT_TRUE(Ids(none).empty());
 }
 
+// An interrupted run is stored marked incomplete; Find leaves it out unless asked, and a limit
+// counts only the runs it returns.
+TEST_P(StoreSuite, IncompleteRunsAreMarkedAndLeftOutUnlessAsked) {
+  record::RunRecord cut = MakeTcpRun();
+  cut.incomplete = true;
+  cut.error = "interrupted";
+  const int64_t a = MustPut(MakeTcpRun(), {{"tso", "on"}});
+  const int64_t b = MustPut(MakeTcpRun(), {{"tso", "on"}});
+  const int64_t c = MustPut(cut, {{"tso", "on"}});
+  RunQuery last2;
+  last2.limit = 2;
+  EXPECT_EQ(Ids(last2), (std::vector<int64_t>{b, a}));
+  RunQuery all = last2;
+  all.include_incomplete = true;
+  EXPECT_EQ(Ids(all), (std::vector<int64_t>{c, b}));
+  RunQuery tso_on;
+  tso_on.labels = {{"tso", "on"}};
+  EXPECT_EQ(Ids(tso_on), (std::vector<int64_t>{b, a}));
+  auto found = store_->Find(all);
+  ASSERT_TRUE(found.has_value()) << found.error().message;
+  EXPECT_TRUE((*found)[0].incomplete);
+  EXPECT_FALSE((*found)[1].incomplete);
+  // Get names a run by id, complete or not, and the record keeps its mark.
+  auto got = store_->Get(c);
+  ASSERT_TRUE(got.has_value() && got->has_value());
+  EXPECT_TRUE((*got)->summary.incomplete);
+  EXPECT_TRUE((*got)->record.incomplete);
+}
+
 TEST_P(StoreSuite, GetManyKeepsTheOrderGivenAndSkipsUnknownIds) {
   const int64_t a = MustPut(MakeTcpRun());
   const int64_t b = MustPut(MakeUdpRun());
@@ -454,6 +483,41 @@ TEST_P(StoreSuite, AVersion3StoreUpgradesAndComputesRequestResponseFigures) {
   EXPECT_FALSE((*found)[1].rr.p50_us.has_value());
   // The bulk run's columns were recomputed as before.
   EXPECT_DOUBLE_EQ((*found)[1].mean_rtt_us.value_or(0), 520);
+  auto c = OpenConnection();
+  ASSERT_TRUE(c.has_value());
+  EXPECT_EQ(ReadSchemaVersion(**c).value_or(-1), kSchemaVersion);
+}
+
+// A store of schema version 4 (before runs could be incomplete) upgrades: its runs read as
+// complete, and an incomplete run stored after the upgrade is marked.
+TEST_P(StoreSuite, AVersion4StoreUpgradesWithItsRunsComplete) {
+  store_.reset();
+  location_ = FreshLocation("v4.db");
+  {
+    auto c = OpenConnection();
+    ASSERT_TRUE(c.has_value()) << c.error().message;
+    ASSERT_TRUE(MigrateTo(**c, 4).has_value());
+    auto s = (*c)->Exec(
+        "INSERT INTO runs (stored_secs, record_schema, nicbench_version, start_time, "
+        "start_secs, client_host, server_host, peer, direction, protocol, streams, "
+        "duration_seconds, top_finding, top_severity, labels) VALUES (1, 1, '0.1.0', "
+        "'2026-11-30T09:02:48Z', 1796029368, 'h1', 'h2', '198.18.0.2', 'forward', 'tcp', 1, "
+        "2.0, '', '', '{}')");
+    ASSERT_TRUE(s.has_value()) << s.error().message;
+    s = (*c)->Exec("INSERT INTO run_records (run_id, record) VALUES (1, ?)",
+                   {nlohmann::json(MakeTcpRun()).dump()});
+    ASSERT_TRUE(s.has_value()) << s.error().message;
+  }
+  store_ = Open();
+  ASSERT_NE(store_, nullptr);
+  EXPECT_EQ(Ids({}), std::vector<int64_t>{1});
+  record::RunRecord cut = MakeTcpRun();
+  cut.incomplete = true;
+  const int64_t id = MustPut(cut);
+  RunQuery all;
+  all.include_incomplete = true;
+  EXPECT_EQ(Ids(all), (std::vector<int64_t>{id, 1}));
+  EXPECT_EQ(Ids({}), std::vector<int64_t>{1});
   auto c = OpenConnection();
   ASSERT_TRUE(c.has_value());
   EXPECT_EQ(ReadSchemaVersion(**c).value_or(-1), kSchemaVersion);

@@ -107,6 +107,7 @@ RunSummary Summarize(const RunRecord& run) {
   s.protocol = run.spec.transport == record::Transport::kTcp ? "tcp" : "udp";
   s.streams = run.spec.parallel;
   s.duration_seconds = run.test_seconds;
+  s.incomplete = run.incomplete;
   const analysis::RunFigures figures = analysis::ComputeFigures(run);
   FillGoodput(figures, s);
   FillTcp(figures, s);
