@@ -75,7 +75,8 @@ struct RunPlan {
   TextOutput out;  // -T, -V, -d
 };
 
-void AddOptions(CLI::App& app, RunArgs& a) {
+// The test itself: what is sent, how, and between which addresses (iperf3's options).
+void AddTestOptions(CLI::App& app, RunArgs& a) {
   app.add_option("host", a.host, "server to test against (nicbench or iperf3); none = loopback");
   app.add_option("-c,--client", a.host, "server host (iperf3 spelling)");
   app.add_option("-p,--port", a.port, "server port (default 5201)");
@@ -110,6 +111,11 @@ void AddOptions(CLI::App& app, RunArgs& a) {
                "UDP segmentation offload: the sender hands the kernel up to 64 KiB of datagrams\n"
                "per send (UDP_SEGMENT), a nicbench receiver takes them coalesced (UDP_GRO); the\n"
                "datagrams on the wire are the same (docs/engine.md)");
+}
+
+// The payload, the output and the run's shape, then each concern's own option group.
+void AddOptions(CLI::App& app, RunArgs& a) {
+  AddTestOptions(app, a);
   app.add_flag("--repeating-payload", a.repeating, "payload 0123456789... instead of random");
   app.add_flag("-J,--json", a.json, "one JSON document on stdout");
   app.add_flag("--both-directions", a.both_directions,
@@ -558,6 +564,81 @@ int RunLoopback(RunPlan plan) {
 
 }  // namespace
 
+// Why a run is refused before its test, and the exit code that says so.
+struct Refusal {
+  ExitCode code = ExitCode::kUsage;
+  std::string message;  // after "nicbench run: "
+};
+using MaybeRefusal = std::optional<Refusal>;
+
+MaybeRefusal AddHtmlFile(const RunArgs& args, RunPlan& plan) {
+  if (args.output.html.empty()) return std::nullopt;
+  auto file = OpenReportFile(args.output.html);
+  if (!file) return Refusal{ExitCode::kUsage, file.error().message};
+  plan.html_file = std::move(*file);
+  return std::nullopt;
+}
+
+MaybeRefusal AddAuth(const RunArgs& args, RunPlan& plan) {
+  if ((!args.auth.username.empty() || !args.auth.server_key.empty()) && plan.loopback) {
+    return Refusal{ExitCode::kUsage,
+                   "--username and --server-key need a HOST (the loopback server is this "
+                   "process)"};
+  }
+  if (auto s = ApplyServerKey(args.auth, plan.client); !s) {
+    return Refusal{ExitCode::kUsage, s.error().ToString()};
+  }
+  auto auth = MakeClientAuth(args.auth);
+  if (!auth) return Refusal{ExitCode::kUsage, auth.error().ToString()};
+  plan.client.auth = *auth;
+  return std::nullopt;
+}
+
+MaybeRefusal AddRemoteFacts(const RunArgs& args, RunPlan& plan) {
+  if (args.remote_facts.empty()) return std::nullopt;
+  if (plan.loopback) {
+    return Refusal{ExitCode::kUsage, "--remote-facts describes a far end; it needs a HOST"};
+  }
+  auto capture = probes::ReadFarCapture(args.remote_facts);
+  if (!capture) {
+    return Refusal{ExitCode::kEnvironment, "--remote-facts " + capture.error().ToString()};
+  }
+  plan.remote_facts = std::move(*capture);
+  return std::nullopt;
+}
+
+MaybeRefusal AddFile(const RunArgs& args, RunPlan& plan) {
+  if (!args.file.file.empty() && (plan.loopback || plan.both_directions)) {
+    return Refusal{ExitCode::kUsage,
+                   "-F needs a HOST and one direction (loopback and --both-directions would "
+                   "read and write the file in turn)"};
+  }
+  if (auto problem = ApplyRunFileArgs(args.file, plan.client.spec, &plan.client.file)) {
+    return Refusal{problem->code, problem->message};
+  }
+  if (args.time.empty() && args.bytes.empty() && args.blocks.empty()) {
+    // As iperf3: a client sending a file without -t/-n/-k sends the file's length.
+    plan.client.spec.bytes = SendFileBytes(plan.client.file, plan.client.spec);
+  }
+  return std::nullopt;
+}
+
+// Everything checked and opened before the test, in the order a user fixes them: the options,
+// the files named, the store (so no test time is lost to a store that cannot take the run).
+MaybeRefusal PrepareRun(const RunArgs& args, RunPlan& plan) {
+  for (auto step : {AddHtmlFile, AddAuth, AddRemoteFacts, AddFile}) {
+    if (auto refusal = step(args, plan)) return refusal;
+  }
+  if (auto s = CheckStoreBeforeTheRun(plan.store); !s) {
+    return Refusal{ExitCode::kStore, "the test was not run: the result store cannot take it: " +
+                                         s.error().ToString()};
+  }
+  if (auto s = StartIperf3Run(plan.client_cpu, plan.out, plan.client.spec); !s) {
+    return Refusal{ExitCode::kEnvironment, s.error().message};
+  }
+  return std::nullopt;
+}
+
 int RunRunCommand(int argc, char** argv) {
   CLI::App app{"nicbench run: throughput test against a nicbench or iperf3 server", "run"};
   RunArgs args;
@@ -582,64 +663,9 @@ int RunRunCommand(int argc, char** argv) {
     PrintError(args.json, "nicbench run: " + plan.error().message);
     return ToInt(ExitCode::kUsage);
   }
-  if (!args.output.html.empty()) {
-    auto file = OpenReportFile(args.output.html);
-    if (!file) {
-      PrintError(args.json, "nicbench run: " + file.error().message);
-      return ToInt(ExitCode::kUsage);
-    }
-    plan->html_file = std::move(*file);
-  }
-  if ((!args.auth.username.empty() || !args.auth.server_key.empty()) && plan->loopback) {
-    PrintError(args.json,
-               "nicbench run: --username and --server-key need a HOST (the loopback server is "
-               "this process)");
-    return ToInt(ExitCode::kUsage);
-  }
-  if (auto s = ApplyServerKey(args.auth, plan->client); !s) {
-    PrintError(args.json, "nicbench run: " + s.error().ToString());
-    return ToInt(ExitCode::kUsage);
-  }
-  auto auth = MakeClientAuth(args.auth);
-  if (!auth) {
-    PrintError(args.json, "nicbench run: " + auth.error().ToString());
-    return ToInt(ExitCode::kUsage);
-  }
-  plan->client.auth = *auth;
-  if (!args.remote_facts.empty()) {
-    if (plan->loopback) {
-      PrintError(args.json, "nicbench run: --remote-facts describes a far end; it needs a HOST");
-      return ToInt(ExitCode::kUsage);
-    }
-    auto capture = probes::ReadFarCapture(args.remote_facts);
-    if (!capture) {
-      PrintError(args.json, "nicbench run: --remote-facts " + capture.error().ToString());
-      return ToInt(ExitCode::kEnvironment);
-    }
-    plan->remote_facts = std::move(*capture);
-  }
-  if (!args.file.file.empty() && (plan->loopback || plan->both_directions)) {
-    PrintError(args.json,
-               "nicbench run: -F needs a HOST and one direction (loopback and "
-               "--both-directions would read and write the file in turn)");
-    return ToInt(ExitCode::kUsage);
-  }
-  if (auto problem = ApplyRunFileArgs(args.file, plan->client.spec, &plan->client.file)) {
-    PrintError(args.json, "nicbench run: " + problem->message);
-    return ToInt(problem->code);
-  }
-  if (args.time.empty() && args.bytes.empty() && args.blocks.empty()) {
-    // As iperf3: a client sending a file without -t/-n/-k sends the file's length.
-    plan->client.spec.bytes = SendFileBytes(plan->client.file, plan->client.spec);
-  }
-  if (auto s = CheckStoreBeforeTheRun(plan->store); !s) {
-    PrintError(args.json, "nicbench run: the test was not run: the result store cannot take it: " +
-                              s.error().ToString());
-    return ToInt(ExitCode::kStore);
-  }
-  if (auto s = StartIperf3Run(plan->client_cpu, plan->out, plan->client.spec); !s) {
-    PrintError(args.json, "nicbench run: " + s.error().message);
-    return ToInt(ExitCode::kEnvironment);
+  if (auto refusal = PrepareRun(args, *plan)) {
+    PrintError(args.json, "nicbench run: " + refusal->message);
+    return ToInt(refusal->code);
   }
   plan->client.stop_fd = InterruptFd();
   int code = plan->loopback          ? RunLoopback(*plan)
