@@ -1,6 +1,7 @@
 // The NIC's own drop and error counters, as deltas over the counted intervals of the test (the
 // sampler reads /sys/class/net/IF/statistics at every boundary): packets lost at the NIC, before
 // the kernel's softnet backlog or a socket ever saw them.
+#include <algorithm>
 #include <map>
 
 #include <fmt/format.h>
@@ -12,9 +13,14 @@ namespace {
 
 using record::Severity;
 
-// Bad packets per direction from the counters; "rx_errors" already covers the detailed rx
-// error kinds on most drivers, so those are evidence, not added again.
-constexpr const char* kRxBad[] = {"rx_dropped", "rx_missed_errors", "rx_errors"};
+// Bad packets per direction from the counters. The kernel's struct lists rx_missed_errors among
+// the detailed kinds of rx_errors, and some drivers fold their misses into rx_errors while
+// others keep them apart: so a receive count is rx_dropped plus the larger of the two, never
+// their sum (one missed frame must not count twice). The other detailed kinds (crc, frame,
+// length) are inside rx_errors: evidence, not added.
+constexpr const char* kRxDropped[] = {"rx_dropped"};
+constexpr const char* kRxMissed[] = {"rx_missed_errors"};
+constexpr const char* kRxErrors[] = {"rx_errors"};
 constexpr const char* kTxBad[] = {"tx_dropped", "tx_errors"};
 // A share of the packets that direction carried above which drops are a warning, not a notice.
 constexpr double kWarningFraction = 0.001;
@@ -80,7 +86,9 @@ Findings NicDrops(const RunView& view, const Thresholds&) {
     bool any = false;
     const auto sum = SumNicCounters(view, *end, &any);
     if (!any) continue;
-    const int64_t rx_bad = Total(sum, kRxBad), tx_bad = Total(sum, kTxBad);
+    const int64_t rx_bad =
+        Total(sum, kRxDropped) + std::max(Total(sum, kRxMissed), Total(sum, kRxErrors));
+    const int64_t tx_bad = Total(sum, kTxBad);
     if (rx_bad <= 0 && tx_bad <= 0) continue;
     out.push_back(NicDropFinding(*end, sum, rx_bad, tx_bad));
   }
