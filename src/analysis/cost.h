@@ -21,7 +21,7 @@
 namespace nicbench::analysis {
 
 // Which end of the test an EndpointRecord is: the one that connected, or the one that accepted.
-enum class Role { kClient, kServer };
+using Role = record::Role;
 
 struct EndCost {
   Role role = Role::kClient;

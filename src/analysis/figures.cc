@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include "record/json.h"
+
 namespace nicbench::analysis {
 namespace {
 
@@ -110,11 +112,9 @@ Measured<double> MeanRtt(const record::RunRecord& run) {
 
 double SampleSeconds(const record::HostInterval& sample) { return sample.end - sample.start; }
 
-Role RoleOf(const record::EndpointRecord& end) {
-  return end.role == "server" ? Role::kServer : Role::kClient;
-}
+Role RoleOf(const record::EndpointRecord& end) { return end.role; }
 
-const char* RoleName(Role role) { return role == Role::kServer ? "server" : "client"; }
+const char* RoleName(Role role) { return record::RoleName(role); }
 
 Duty DutyOf(Role role, record::Direction direction) {
   Duty duty;

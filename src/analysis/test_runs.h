@@ -22,7 +22,7 @@ struct RunShape {
 
 inline record::EndpointRecord MakeEnd(const char* role, const RunShape& shape, int seconds) {
   record::EndpointRecord end;
-  end.role = role;
+  end.role = std::string_view(role) == "server" ? record::Role::kServer : record::Role::kClient;
   end.software = "nicbench 0.1.0";
   end.host.hostname = std::string("h-") + role;
   end.host.kernel = std::string("6.1.0");

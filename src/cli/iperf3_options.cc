@@ -353,7 +353,10 @@ std::string VerboseSummary(const record::RunRecord& run) {
     return fmt::format("{:.1f}% ({:.1f}%u/{:.1f}%s)", c.total_percent, c.user_percent,
                        c.system_percent);
   };
-  const bool local_sends = run.spec.direction != record::Direction::kReverse;
+  // iperf3's words: the client is the sender unless -R, the server the other way round; with
+  // --bidir both ends send, and iperf3 names them as in a forward test.
+  const bool local_sends = (run.spec.direction == record::Direction::kReverse) ==
+                           (run.local.role == record::Role::kServer);
   std::string out = fmt::format("CPU Utilization: local/{} {}, remote/{} {}\n",
                                 local_sends ? "sender" : "receiver", cpu(run.local.cpu),
                                 local_sends ? "receiver" : "sender", cpu(remote));

@@ -447,7 +447,7 @@ engine::IntervalSink LiveSink(const RunPlan& plan) {
     } else {
       std::string text = *first ? report::RenderIntervalHeader(run) : "";
       *first = false;
-      progress->Update(*interval, run.local.role != "server");
+      progress->Update(*interval, run.local.role != record::Role::kServer);
       progress->Print(out, text + report::RenderIntervalLine(run, *interval, local, remote));
     }
   };
@@ -459,7 +459,7 @@ engine::IntervalSink LiveSink(const RunPlan& plan) {
 void AttachRemoteFacts(const RunPlan& plan, record::RunRecord& run) {
   if (!plan.remote_facts || run.remote.known()) return;
   record::EndpointRecord end = plan.remote_facts->end;
-  end.role = "server";
+  end.role = record::Role::kServer;
   end.software = "iperf3 (facts from a nicbench collect capture)";
   const double omit = std::chrono::duration<double>(run.spec.omit).count();
   for (record::HostInterval& sample : end.samples) {

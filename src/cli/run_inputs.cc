@@ -74,7 +74,7 @@ analysis::RunFigures FiguresOf(const store::RunSummary& s, record::Direction dir
 
 record::EndpointRecord EndOf(const nlohmann::json& j, const char* role) {
   record::EndpointRecord end;
-  end.role = role;
+  end.role = std::string_view(role) == "server" ? record::Role::kServer : record::Role::kClient;
   end.software = j.at("software").get<std::string>();
   end.host = j.at("host").get<record::HostFacts>();
   end.nic = j.at("nic").get<record::NicFacts>();

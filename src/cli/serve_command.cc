@@ -222,7 +222,7 @@ void PrintServeError(bool json, const std::string& message) {
   LogError(message);
   if (!json) return;
   record::RunRecord failed;
-  failed.local.role = "server";
+  failed.local.role = record::Role::kServer;
   failed.error = message;
   std::fputs(report::RenderJson(failed).c_str(), stdout);
 }

@@ -85,7 +85,7 @@ inline record::HostInterval QuietSample(int i) {
 
 inline record::EndpointRecord MakeEnd(const std::string& role, const std::string& hostname) {
   record::EndpointRecord end;
-  end.role = role;
+  end.role = role == "server" ? record::Role::kServer : record::Role::kClient;
   end.software = "nicbench 0.1.0";
   end.host.hostname = hostname;
   end.host.cpu_count = kCpus;

@@ -624,7 +624,7 @@ ClientOutcome RunClient(const ClientConfig& config, const IntervalSink& sink) {
   run.record.timestamp = NowRfc3339(&run.record.timestamp_secs);
   run.record.server_host = config.host;
   run.record.server_port = config.port;
-  run.record.local.role = "client";
+  run.record.local.role = record::Role::kClient;
   run.record.local.software = run.record.version;
   run.record.remote = record::Measured<record::EndpointRecord>::Unknown(
       record::Missing::kNotReported, "the test did not reach the results exchange");

@@ -708,7 +708,7 @@ void ServerTest::Run() {
   State st;
   st.record.version = std::string("nicbench ") + kVersion;
   st.record.cookie = cookie_;
-  st.record.local.role = "server";
+  st.record.local.role = record::Role::kServer;
   st.record.local.software = st.record.version;
   st.record.remote = record::Measured<record::EndpointRecord>::Unknown(
       record::Missing::kNotReported, "the client does not send its record");

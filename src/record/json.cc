@@ -28,6 +28,8 @@ const char* SeverityName(Severity s) { return NameOf(json_detail::kSeverities, s
 
 const char* DirectionName(Direction d) { return NameOf(json_detail::kDirections, d); }
 
+const char* RoleName(Role r) { return NameOf(json_detail::kRoles, r); }
+
 const char* MissingToken(Missing why) { return MissingName(why); }
 
 std::string UnknownReason(Missing why, std::string_view detail) {

@@ -87,6 +87,7 @@ NICBENCH_RECORD_JSON_TYPES(NICBENCH_RECORD_JSON_DECLARE)
 // Enum names as written in JSON.
 const char* SeverityName(Severity s);    // "info", "notice", "warning", "critical"
 const char* DirectionName(Direction d);  // "forward", "reverse", "bidirectional"
+const char* RoleName(Role r);            // "client", "server"
 const char* MissingToken(Missing why);   // same text as MissingName()
 
 // The reason string of the unknown rule: "permission denied: needs CAP_NET_ADMIN".

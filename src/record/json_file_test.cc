@@ -12,7 +12,7 @@ using nlohmann::json;
 
 TEST(FileRecordJson, AnEndWithoutAFileHasNoFileMember) {
   EndpointRecord end;
-  end.role = "client";
+  end.role = record::Role::kClient;
   EXPECT_FALSE(json(end).contains("file"));
   auto back = EndpointFromJson(json(end));
   ASSERT_TRUE(back) << back.error().ToString();
@@ -21,7 +21,7 @@ TEST(FileRecordJson, AnEndWithoutAFileHasNoFileMember) {
 
 TEST(FileRecordJson, RoundTripsThroughTheEndpointRecord) {
   EndpointRecord end;
-  end.role = "server";
+  end.role = record::Role::kServer;
   FileRecord f;
   f.path = "/tmp/out";
   f.write = true;

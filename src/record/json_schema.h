@@ -48,7 +48,10 @@ inline constexpr EnumName<ZeroCopy> kZeroCopies[] = {{ZeroCopy::kOff, "off"},
                                                      {ZeroCopy::kSendfile, "sendfile"},
                                                      {ZeroCopy::kMsgZerocopy, "msg_zerocopy"}};
 
+inline constexpr EnumName<Role> kRoles[] = {{Role::kClient, "client"}, {Role::kServer, "server"}};
+
 constexpr const auto& NamesOf(Type<Severity>) { return kSeverities; }
+constexpr const auto& NamesOf(Type<Role>) { return kRoles; }
 constexpr const auto& NamesOf(Type<Transport>) { return kTransports; }
 constexpr const auto& NamesOf(Type<Direction>) { return kDirections; }
 constexpr const auto& NamesOf(Type<AddressFamily>) { return kFamilies; }

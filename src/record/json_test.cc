@@ -27,7 +27,7 @@ TEST(RecordJsonTest, EndpointRoundTripsUnchanged) {
   Result<EndpointRecord> decoded = EndpointFromJson(json::parse(encoded.dump()));
   ASSERT_TRUE(decoded.has_value()) << decoded.error().message;
   EXPECT_EQ(json(*decoded), encoded);
-  EXPECT_EQ(decoded->role, "server");
+  EXPECT_EQ(decoded->role, Role::kServer);
   EXPECT_EQ(decoded->host.hostname.value(), "h2");
   ASSERT_EQ(decoded->samples.size(), 2u);
   EXPECT_DOUBLE_EQ(decoded->samples[1].cpus.value()[1].softirq, 90);

@@ -135,7 +135,7 @@ inline StreamTotals MakeTotals(const StreamPlan& p, bool tcp) {
 // The server's end of the same run: the local end's view with the roles of the streams turned.
 inline EndpointRecord MakeRemote(const EndpointRecord& local) {
   EndpointRecord remote = local;
-  remote.role = "server";
+  remote.role = record::Role::kServer;
   remote.host = MakeHost("h2");
   remote.cpu = CpuUtilization{20.0, 1.0, 19.0};
   remote.congestion_used = "bbr";
@@ -167,7 +167,7 @@ inline RunRecord MakeRun(Transport transport, Direction direction, std::vector<S
   for (size_t i = 0; i < plan.size(); ++i) {
     run.connections.push_back({"198.18.0.1", "198.18.0.2", static_cast<uint16_t>(40001 + i), 5201});
   }
-  run.local.role = "client";
+  run.local.role = record::Role::kClient;
   run.local.software = "nicbench 0.1.0";
   run.local.host = MakeHost("h1");
   run.local.nic = MakeNic();

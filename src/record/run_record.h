@@ -112,9 +112,12 @@ struct CpuUtilization {
   double total_percent = 0, user_percent = 0, system_percent = 0;
 };
 
+// Which end of the test a record describes: who connected (client) and who accepted (server).
+enum class Role { kClient, kServer };
+
 // What one end of the test saw and was.
 struct EndpointRecord {
-  std::string role;      // "client" or "server"
+  Role role = Role::kClient;
   std::string software;  // "nicbench 0.1.0", "iperf 3.12"
   HostFacts host;
   NicFacts nic;

@@ -19,8 +19,9 @@ namespace {
 using html::Json;
 
 std::string DirectionTitle(const record::RunRecord& run, bool local_sends) {
-  const std::string local = run.local.role.empty() ? "client" : run.local.role;
-  const std::string remote = local == "client" ? "server" : "client";
+  const bool client = run.local.role == record::Role::kClient;
+  const std::string local = client ? "client" : "server";
+  const std::string remote = client ? "server" : "client";
   return local_sends ? local + " \u2192 " + remote : remote + " \u2192 " + local;
 }
 
@@ -164,10 +165,10 @@ std::string TimeLabel(double seconds) { return fmt::format("{:.1f}", seconds); }
 std::vector<std::pair<std::string, const record::EndpointRecord*>> Ends(
     const record::RunRecord& run) {
   std::vector<std::pair<std::string, const record::EndpointRecord*>> ends;
-  ends.emplace_back(run.local.role.empty() ? "client" : run.local.role, &run.local);
+  ends.emplace_back(record::RoleName(run.local.role), &run.local);
   if (run.remote.known()) {
     const auto& r = run.remote.value();
-    ends.emplace_back(r.role.empty() ? "server" : r.role, &r);
+    ends.emplace_back(record::RoleName(r.role), &r);
   }
   return ends;
 }

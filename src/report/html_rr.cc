@@ -131,7 +131,7 @@ Json RrSummaryRows(const record::RunRecord& run) {
                            spec.burst, run.spec.parallel, record::RrSpinNote(spec))});
   if (!run.rr) return rows;
   const record::RrSummary& s = *run.rr;
-  const bool client = run.local.role != "server";
+  const bool client = run.local.role != record::Role::kServer;
   std::string count = std::to_string(s.local.transactions);
   if (s.peer_transactions) {
     count += fmt::format(" ({} {})", client ? "server answered" : "client completed",

@@ -251,7 +251,7 @@ Json CpuJson(const record::RunRecord& run) {
 
 void PutCongestion(Json& end, const record::RunRecord& run) {
   const bool local_sends = run.spec.direction != record::Direction::kReverse;
-  const bool local_is_client = run.local.role != "server";
+  const bool local_is_client = run.local.role != record::Role::kServer;
   // Forward: the client sends. In bidir iperf3 names the client's direction.
   const bool local_is_sender = local_sends == local_is_client;
   auto put = [&](const char* key, bool local) {
@@ -274,11 +274,13 @@ void PutCongestion(Json& end, const record::RunRecord& run) {
 // "sum_bidir_reverse" the other: the local senders on the client, the local receivers on the
 // server.
 StreamSet Forward(const record::RunRecord& run) {
-  return run.local.role == "server" ? StreamSet::kLocalReceives : StreamSet::kLocalSends;
+  return run.local.role == record::Role::kServer ? StreamSet::kLocalReceives
+                                                 : StreamSet::kLocalSends;
 }
 
 StreamSet Backward(const record::RunRecord& run) {
-  return run.local.role == "server" ? StreamSet::kLocalSends : StreamSet::kLocalReceives;
+  return run.local.role == record::Role::kServer ? StreamSet::kLocalSends
+                                                 : StreamSet::kLocalReceives;
 }
 
 }  // namespace

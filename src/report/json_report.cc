@@ -152,7 +152,7 @@ Json StartJson(const record::RunRecord& run) {
                             {"timesecs", run.timestamp_secs},
                             {"timemillisecs", run.timestamp_secs * 1000},  // iperf3 3.17+
                             {"rfc3339", run.timestamp}};
-  if (run.local.role == "server" && !run.connections.empty()) {
+  if (run.local.role == record::Role::kServer && !run.connections.empty()) {
     start["accepted_connection"] =
         Json{{"host", run.connections[0].remote_host}, {"port", run.connections[0].remote_port}};
   } else {

@@ -294,7 +294,7 @@ TEST(JsonReportTest, LocalAndRemoteReadBackAsEndpointRecords) {
   EXPECT_EQ(json(*local), json(MakeTcpRun().local));
   const Result<record::EndpointRecord> remote = record::EndpointFromJson(doc["remote"]);
   ASSERT_TRUE(remote.has_value()) << remote.error().message;
-  EXPECT_EQ(remote->role, "server");
+  EXPECT_EQ(remote->role, record::Role::kServer);
   EXPECT_TRUE(doc["local"]["nic"]["coalescing"].is_null());
   EXPECT_EQ(doc["local"]["nic"]["unknown"]["coalescing"], "permission denied: needs CAP_NET_ADMIN");
 }
@@ -361,7 +361,7 @@ TEST(JsonReportTest, LinesHoldOneIperf3DocumentPerRun) {
 
 TEST(JsonReportTest, ServerDocumentNamesTheAcceptedConnection) {
   record::RunRecord run = MakeTcpRun();
-  run.local.role = "server";
+  run.local.role = record::Role::kServer;
   const json start = Parse(RenderJson(run))["start"];
   EXPECT_FALSE(start.contains("connecting_to"));
   EXPECT_EQ(start["accepted_connection"]["host"], "198.18.0.2");

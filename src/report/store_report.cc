@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "record/json.h"
 #include "report/csv.h"
 #include "report/format.h"
 #include "report/terminal_text.h"
@@ -131,17 +132,17 @@ void EndRows(int64_t id, const char* end, const record::EndpointRecord& e, bool 
       auto opt_u = [](bool known, double v) {
         return known ? std::optional<double>(v) : std::nullopt;
       };
-      out +=
-          CsvRow({std::to_string(id), end, e.role, CsvNumber(s.start), CsvNumber(s.end),
-                  s.omitted ? "1" : "0", std::to_string(s.id), s.sender ? "1" : "0",
-                  std::to_string(s.bytes), CsvNumber(BitsPerSecond(s.bytes, s.end - s.start)),
-                  CsvNumber(opt_u(tcp && s.sender, s.retransmits)),
-                  CsvNumber(opt_u(info != nullptr, info ? info->rtt_us : 0)),
-                  CsvNumber(opt_u(info != nullptr,
-                                  info ? static_cast<double>(info->snd_cwnd) * info->snd_mss : 0)),
-                  CsvNumber(opt_u(!tcp, s.packets)), CsvNumber(opt_u(!tcp, s.lost)),
-                  CsvNumber(opt_u(!tcp, s.out_of_order)),
-                  CsvNumber(opt_u(!tcp && !s.sender, s.jitter_seconds * 1000.0))});
+      out += CsvRow(
+          {std::to_string(id), end, record::RoleName(e.role), CsvNumber(s.start), CsvNumber(s.end),
+           s.omitted ? "1" : "0", std::to_string(s.id), s.sender ? "1" : "0",
+           std::to_string(s.bytes), CsvNumber(BitsPerSecond(s.bytes, s.end - s.start)),
+           CsvNumber(opt_u(tcp && s.sender, s.retransmits)),
+           CsvNumber(opt_u(info != nullptr, info ? info->rtt_us : 0)),
+           CsvNumber(opt_u(info != nullptr,
+                           info ? static_cast<double>(info->snd_cwnd) * info->snd_mss : 0)),
+           CsvNumber(opt_u(!tcp, s.packets)), CsvNumber(opt_u(!tcp, s.lost)),
+           CsvNumber(opt_u(!tcp, s.out_of_order)),
+           CsvNumber(opt_u(!tcp && !s.sender, s.jitter_seconds * 1000.0))});
     }
   }
 }
@@ -168,7 +169,7 @@ void RrEndRows(int64_t id, const char* end, const record::EndpointRecord& e, boo
     };
     std::vector<std::string> row = {std::to_string(id),
                                     end,
-                                    e.role,
+                                    record::RoleName(e.role),
                                     CsvNumber(interval.start),
                                     CsvNumber(interval.end),
                                     interval.omitted ? "1" : "0",
@@ -354,7 +355,7 @@ std::string RenderHistoryCsv(const std::vector<RunSummary>& runs) {
 
 std::string RenderReplay(const record::RunRecord& run) {
   // A client's record: the connection lines printed before the first interval.
-  std::string out = run.local.role == "client" ? RenderConnectedLines(run, false) : "";
+  std::string out = run.local.role == record::Role::kClient ? RenderConnectedLines(run, false) : "";
   const std::vector<record::HostInterval> none;
   const auto& remote = run.remote.known() ? run.remote.value().samples : none;
   for (size_t i = 0; i < run.intervals.size(); ++i) {

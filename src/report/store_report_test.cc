@@ -98,7 +98,8 @@ TEST(ShowReport, ReplayIsTheConnectionsThenTheIntervalsThenTheSummary) {
   const record::RunRecord run = record::testing::MakeTcpRun();
   const std::string text = RenderReplay(run);
   const std::string connected = RenderConnectedLines(run, false);
-  EXPECT_EQ(text.find(run.local.role == "client" ? connected : "[ ID] Interval"), 0u) << text;
+  EXPECT_EQ(text.find(run.local.role == record::Role::kClient ? connected : "[ ID] Interval"), 0u)
+      << text;
   EXPECT_NE(text.find("[ ID] Interval"), std::string::npos) << text;
   EXPECT_NE(text.find(RenderSummary(run)), std::string::npos);
 }

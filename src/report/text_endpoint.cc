@@ -4,6 +4,7 @@
 
 #include "analysis/figures.h"
 #include "analysis/host_figures.h"
+#include "record/json.h"
 #include "report/format.h"
 #include "report/terminal_text.h"
 #include "report/text_lines.h"
@@ -212,7 +213,7 @@ std::string NicSection(const record::NicFacts& nic) {
 std::string EndpointSection(const record::RunRecord& run, const record::EndpointRecord& end,
                             const char* title) {
   // The remote end's words are the peer's: a host name may hold escape sequences.
-  std::string head = fmt::format("{}: {}", title, TerminalSafe(end.role));
+  std::string head = fmt::format("{}: {}", title, record::RoleName(end.role));
   if (end.host.hostname.known()) head += " " + TerminalSafe(end.host.hostname.value());
   if (!end.software.empty()) head += ", " + TerminalSafe(end.software);
   if (end.host.kernel.known()) head += ", Linux " + TerminalSafe(end.host.kernel.value());

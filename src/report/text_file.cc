@@ -6,6 +6,7 @@
 
 #include "base/units.h"
 
+#include "record/json.h"
 #include "report/text_lines.h"
 #include "report/text_report.h"
 
@@ -57,10 +58,11 @@ std::string FileLines(const record::RunRecord& run) {
   std::string out;
   if (run.local.file) {
     out += SentOfFile(run, *run.local.file);
-    out += FileLine(*run.local.file, "local " + run.local.role);
+    out += FileLine(*run.local.file, std::string("local ") + record::RoleName(run.local.role));
   }
   if (run.remote.known() && run.remote.value().file) {
-    out += FileLine(*run.remote.value().file, "remote " + run.remote.value().role);
+    out += FileLine(*run.remote.value().file,
+                    std::string("remote ") + record::RoleName(run.remote.value().role));
   }
   return out;
 }

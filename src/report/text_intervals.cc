@@ -16,7 +16,7 @@ namespace text {
 std::string Tag(const record::RunRecord& run, int id, bool local_sends) {
   std::string tag = id < 0 ? "[SUM]" : fmt::format("[{:>3}]", id);
   if (IsBidirectional(run)) {
-    const char end = run.local.role == "server" ? 'S' : 'C';
+    const char end = run.local.role == record::Role::kServer ? 'S' : 'C';
     tag += fmt::format("[{}-{}]", local_sends ? "TX" : "RX", end);
   }
   return tag;
@@ -115,8 +115,8 @@ std::string RenderIntervalHeader(const record::RunRecord& run) {
   if (IsBidirectional(run)) {
     columns = tcp ? "Retr  Cwnd" : "Jitter    Lost/Total Datagrams";
   } else {
-    const bool local_sends =
-        (run.spec.direction == record::Direction::kForward) == (run.local.role != "server");
+    const bool local_sends = (run.spec.direction == record::Direction::kForward) ==
+                             (run.local.role != record::Role::kServer);
     columns = ColumnsFor(tcp, local_sends);
   }
   const std::string role = IsBidirectional(run) ? "[Role]" : "";

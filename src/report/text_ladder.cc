@@ -6,14 +6,14 @@
 
 #include "analysis/cost.h"
 #include "analysis/drop_ladder.h"
+#include "record/json.h"
 #include "report/text_lines.h"
 
 namespace nicbench::report::text {
 namespace {
 
 std::string EndTitle(const record::RunRecord& run, const record::EndpointRecord& end) {
-  return fmt::format("{} {}", &end == &run.local ? "local" : "remote",
-                     end.role.empty() ? "end" : end.role);
+  return fmt::format("{} {}", &end == &run.local ? "local" : "remote", record::RoleName(end.role));
 }
 
 }  // namespace

@@ -61,7 +61,7 @@ std::string RrSummary(const record::RunRecord& run) {
   whole.end = run.test_seconds;
   whole.rr = rr;
   out += RrIntervalLine(run, whole);
-  const bool client = run.local.role != "server";
+  const bool client = run.local.role != record::Role::kServer;
   out += fmt::format("      {} {} transactions", client ? "client completed" : "server answered",
                      rr.transactions);
   if (s.peer_transactions) {

@@ -97,7 +97,7 @@ RunSummary Summarize(const RunRecord& run) {
   RunSummary s;
   s.timestamp = run.timestamp;
   s.timestamp_secs = run.timestamp_secs;
-  const bool local_client = run.local.role != "server";
+  const bool local_client = run.local.role != record::Role::kServer;
   const std::string local_name = HostnameOf(run.local);
   const std::string remote_name = run.remote.known() ? HostnameOf(run.remote.value()) : "";
   s.client_host = local_client ? local_name : remote_name;
@@ -118,7 +118,7 @@ RunSummary Summarize(const RunRecord& run) {
 }
 
 nlohmann::json FactsOf(const RunRecord& run) {
-  const bool local_client = run.local.role != "server";
+  const bool local_client = run.local.role != record::Role::kServer;
   nlohmann::json local = EndFacts(run.local);
   nlohmann::json remote = run.remote.known() ? EndFacts(run.remote.value()) : nlohmann::json();
   return {{"spec", run.spec},

@@ -109,7 +109,7 @@ TEST(DayLongRecord, BoundedAtBothEndsAndThroughTheExchange) {
   }
 
   record::EndpointRecord server;
-  server.role = "server";
+  server.role = record::Role::kServer;
   server.software = "nicbench test";
   server.intervals = kept;
   server.samples = samples;

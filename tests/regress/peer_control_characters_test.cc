@@ -66,7 +66,7 @@ void HostileServer(int listener) {
   SendAll(control, &exchange, 1);
   auto theirs = nlohmann::json::parse(ReadJsonText(control), nullptr, false);
   record::EndpointRecord end;
-  end.role = "server";
+  end.role = record::Role::kServer;
   end.software = "nicbench 0.1.0";
   end.host.hostname = std::string(kEvilHost);
   nlohmann::json ours = {{"cpu_util_total", 1.0},
