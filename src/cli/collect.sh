@@ -1,7 +1,7 @@
 #!/bin/sh
 # nicbench collect: the facts and two samples of a host that runs no nicbench (a stock iperf3
 # far end), for `nicbench run HOST --remote-facts DIR` and `nicbench inspect --root DIR`.
-# POSIX sh and the base tools of Linux (cat, ls, readlink, ethtool when installed) or FreeBSD
+# POSIX sh and the base tools of Linux (cat, ls, readlink, ethtool and tc when installed) or FreeBSD
 # (sysctl, vmstat, ifconfig, pciconf, netstat, top). Reads only; changes nothing on the host.
 #
 #   sh collect.sh [-i IFACE] [-s SECONDS] [-o DIR]
@@ -12,9 +12,12 @@
 #
 # Layout: DIR/nicbench-capture names the kind ("os Linux" or "os FreeBSD"), the interface and
 # the seconds measured between the samples. Linux: DIR/proc and DIR/sys hold the files the
-# probes read at the first sample (a tree `inspect --root` reads), DIR/ethtool/IF/{i,k,g,c,l,S}.txt
-# the ethtool output; DIR/later/ the files that change, at the second sample. FreeBSD:
-# DIR/freebsd/*.txt the command outputs at the first sample, DIR/later/freebsd/ the second.
+# probes read at the first sample (a tree `inspect --root` reads); DIR/ethtool/IF/X.txt the
+# output of `ethtool IF` (settings.txt) and `ethtool -X IF` for X in i k g c l S, X.err its
+# messages; DIR/tc/IF/{qdisc,class}.txt that of `tc -s qdisc|class show dev IF`; DIR/later/
+# the files that change, at the second sample. `nicbench inspect --capture` and `nicbench
+# collect -o` write the same layout. FreeBSD: DIR/freebsd/*.txt the command outputs at the
+# first sample, DIR/later/freebsd/ the second.
 set -u
 iface=""
 secs=3
@@ -119,7 +122,7 @@ linux_sample() {  # $1: "" for the first sample, "later/" for the second
   fi
   if [ -n "$iface" ] && command -v ethtool >/dev/null 2>&1; then
     mkdir -p "$dir/${1}ethtool/$iface"
-    ethtool -S "$iface" >"$dir/${1}ethtool/$iface/S.txt" 2>/dev/null
+    ethtool -S "$iface" >"$dir/${1}ethtool/$iface/S.txt" 2>"$dir/${1}ethtool/$iface/S.err"
   fi
 }
 
@@ -134,7 +137,15 @@ linux_facts() {
   done
   if [ -n "$iface" ] && command -v ethtool >/dev/null 2>&1; then
     mkdir -p "$dir/ethtool/$iface"
-    for o in i k g c l; do ethtool -"$o" "$iface" >"$dir/ethtool/$iface/$o.txt" 2>/dev/null; done
+    for o in i k g c l; do
+      ethtool -"$o" "$iface" >"$dir/ethtool/$iface/$o.txt" 2>"$dir/ethtool/$iface/$o.err"
+    done
+    ethtool "$iface" >"$dir/ethtool/$iface/settings.txt" 2>"$dir/ethtool/$iface/settings.err"
+  fi
+  if [ -n "$iface" ] && command -v tc >/dev/null 2>&1; then
+    mkdir -p "$dir/tc/$iface"
+    tc -s qdisc show dev "$iface" >"$dir/tc/$iface/qdisc.txt" 2>"$dir/tc/$iface/qdisc.err"
+    tc -s class show dev "$iface" >"$dir/tc/$iface/class.txt" 2>/dev/null
   fi
 }
 

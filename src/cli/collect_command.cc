@@ -1,12 +1,11 @@
 // `nicbench collect --script` prints the capture script for a far end that runs no nicbench
 // (src/cli/collect.sh, compiled in); `nicbench collect -o DIR [-i IF] [-s SECONDS]` makes the
-// same capture on this Linux host: `inspect --capture`'s tree at the first sample, the NIC's
-// ethtool facts (read with the ioctls, written in ethtool's text layout), and the files that
-// change again under DIR/later after SECONDS. `run HOST --remote-facts DIR` and
-// `inspect --root DIR` read either capture (probes/far_capture.h).
+// same capture on this Linux host: `inspect --capture`'s tree at the first sample (with the
+// NICs' ethtool and tc facts, read with the ioctls and rtnetlink, written in those tools' text
+// layout), and the interface's tree again under DIR/later after SECONDS. `run HOST --remote-facts
+// DIR` and `inspect --root DIR` read either capture (probes/far_capture.h).
 #include <chrono>
 #include <cstdio>
-#include <filesystem>
 #include <fstream>
 #include <string>
 #include <thread>
@@ -21,7 +20,6 @@
 #include "cli/parse_args.h"
 #include "probes/capture.h"
 #include "probes/collect_facts.h"
-#include "probes/ethtool_text.h"
 #include "probes/far_capture.h"
 #include "probes/file_source.h"
 
@@ -40,24 +38,6 @@ bool WriteText(const std::string& path, const std::string& text) {
   return static_cast<bool>(out);
 }
 
-// ethtool/IF/*.txt under `dir` from what the ioctls read; a fact the driver does not report
-// is left out, as the script leaves ethtool's empty output.
-void WriteEthtoolTexts(const std::string& dir, const record::NicFacts& nic) {
-  const std::string base = dir + "/ethtool/" + nic.interface;
-  std::error_code ec;
-  std::filesystem::create_directories(base, ec);
-  WriteText(base + "/i.txt", probes::RenderEthtoolDriverInfo(nic));
-  if (auto* v = nic.offloads.get()) WriteText(base + "/k.txt", probes::RenderEthtoolFeatures(*v));
-  if (auto* v = nic.rings.get()) WriteText(base + "/g.txt", probes::RenderEthtoolRings(*v));
-  if (auto* v = nic.coalescing.get()) {
-    WriteText(base + "/c.txt", probes::RenderEthtoolCoalescing(*v));
-  }
-  if (auto* v = nic.channels.get()) WriteText(base + "/l.txt", probes::RenderEthtoolChannels(*v));
-  if (auto* v = nic.driver_stats.get()) {
-    WriteText(base + "/S.txt", probes::RenderEthtoolStatistics(*v));
-  }
-}
-
 int Collect(const CollectArgs& args) {
   probes::DirFileSource live("/");
   const std::string iface = args.iface.empty() ? DefaultRouteInterface(live) : args.iface;
@@ -74,19 +54,12 @@ int Collect(const CollectArgs& args) {
     LogError("collect: " + status.error().ToString());
     return ToInt(ExitCode::kEnvironment);
   }
-  if (!nic->loopback) WriteEthtoolTexts(args.out, *nic);
   const auto start = std::chrono::steady_clock::now();
   std::this_thread::sleep_for(std::chrono::seconds(args.seconds));
   const std::string later = args.out + "/later";
   if (auto status = probes::CaptureTree(later, {iface}); !status) {
     LogError("collect: " + status.error().ToString());
     return ToInt(ExitCode::kEnvironment);
-  }
-  if (auto stats = probes::ReadDriverStats(iface, live); stats.known()) {
-    std::error_code ec;
-    std::filesystem::create_directories(later + "/ethtool/" + iface, ec);
-    WriteText(later + "/ethtool/" + iface + "/S.txt",
-              probes::RenderEthtoolStatistics(stats.value()));
   }
   const auto seconds =
       std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now() - start)

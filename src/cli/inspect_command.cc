@@ -1,7 +1,7 @@
 // `nicbench inspect [--iface IF | --peer ADDR] [--json] [--root DIR]`: the host's facts and, for
 // one interface, its NIC facts (probes layer), rendered by report/facts_report.h as text or,
 // with --json, one document and nothing else on stdout. --root reads a captured tree of /proc
-// and /sys instead of the running machine.
+// and /sys (and the ethtool and tc texts --capture keeps) instead of the running machine.
 #include <algorithm>
 #include <cstdio>
 #include <string>
@@ -167,7 +167,7 @@ int RunInspectCommand(int argc, char** argv) {
   app.add_option("--root", args.root, "read /proc and /sys under this directory (a captured tree)")
       ->check(CLI::ExistingDirectory);
   app.add_option("--capture", args.capture,
-                 "write what the probes read from /proc and /sys "
+                 "write what the probes read from /proc, /sys, the ethtool ioctls and tc "
                  "under this directory (for --root), then describe it");
   if (auto code = ParseArgs(
           app, argc, argv, [](const std::string& m) { std::fprintf(stderr, "%s\n", m.c_str()); })) {

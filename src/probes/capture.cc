@@ -5,6 +5,9 @@
 #include <sstream>
 #include <system_error>
 
+#include "probes/collect_facts.h"
+#include "probes/file_source.h"
+
 namespace nicbench::probes {
 namespace {
 
@@ -104,6 +107,20 @@ void CaptureInterface(Copier& copy, const std::string& iface) {
   if (!ec) copy.Link((device.lexically_relative(copy.from()) / "driver").string());
 }
 
+// What files cannot hold: from the ioctls and netlink on the live machine; a captured source's
+// own texts otherwise, as they are (a fact they lack stays out of the copy too).
+Status CaptureNicTexts(Copier& copy, const std::string& dir, const std::string& iface) {
+  DirFileSource source(copy.from().string());
+  if (!source.IsLive()) {
+    copy.Dir("ethtool/" + iface);
+    copy.Dir("tc/" + iface);
+    return Ok();
+  }
+  auto nic = CollectNicFacts(iface, source);
+  if (!nic) return Ok();  // gone since it was listed: its files say so already
+  return WriteNicTexts(dir, *nic);
+}
+
 }  // namespace
 
 Status CaptureTree(const std::string& dir, const std::vector<std::string>& interfaces,
@@ -119,7 +136,10 @@ Status CaptureTree(const std::string& dir, const std::vector<std::string>& inter
       names.push_back(entry.path().filename());
     }
   }
-  for (const std::string& iface : names) CaptureInterface(copy, iface);
+  for (const std::string& iface : names) {
+    CaptureInterface(copy, iface);
+    if (auto status = CaptureNicTexts(copy, dir, iface); !status) return status;
+  }
   // Which CPUs each interrupt line may run on (the NIC's vectors in inspect).
   for (const auto& entry : fs::directory_iterator(fs::path(source_root) / "proc/irq", ec)) {
     if (entry.is_directory(ec)) {

@@ -30,15 +30,17 @@ Result<std::string> InterfaceForPeer(const std::string& peer);
 // (vendor/device ids with names from pci.ids), IRQ mode (MSI-X / MSI / INTx) and vectors with
 // their affinity. On the live machine also: driver, versions, bus address, link settings,
 // offloads (ethtool -k names), rings, coalescing, channels, driver statistics (SIOCETHTOOL)
-// and the root qdisc (rtnetlink). For a captured tree those are unknown (kAbsent, "not in a
-// captured tree") except driver, speed and duplex, which sysfs also holds.
+// and the root qdisc (rtnetlink). For a captured tree those come from the ethtool and tc texts
+// the capture keeps (capture.h, WriteNicTexts), with the reason recorded for one that was
+// unknown; a tree without them reports them unknown (kAbsent, "not in a captured tree") except
+// driver, speed and duplex, which sysfs also holds.
 // Loopback: loopback=true and every NIC field kAbsent ("loopback: no NIC"); MTU, counters and
 // qdisc are still reported since they belong to the interface, not to a NIC.
 // Error only when the interface does not exist.
 Result<record::NicFacts> CollectNicFacts(const std::string& iface, FileSource& files);
 
 // The driver's statistics of `iface` now (ethtool -S), to compare with an earlier reading:
-// the live machine only; a captured tree has none ("not in a captured tree").
+// on a captured tree, its ethtool/IF/S.txt ("not in a captured tree" without one).
 record::Measured<std::map<std::string, uint64_t>> ReadDriverStats(const std::string& iface,
                                                                   FileSource& files);
 

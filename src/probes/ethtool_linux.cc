@@ -68,10 +68,10 @@ void FillDriverInfo(EthtoolSocket& sock, const std::string& iface, record::NicFa
       return Measured<std::string>::Unknown(Missing::kNotSupported, empty_reason);
     return std::string(text);
   };
-  facts.driver = field(info.driver, "driver gave no name");
-  facts.driver_version = field(info.version, "driver gave no version");
-  facts.firmware_version = field(info.fw_version, "driver reports no firmware version");
-  facts.bus_info = field(info.bus_info, "driver reports no bus address");
+  facts.driver = field(info.driver, kEmptyDriver);
+  facts.driver_version = field(info.version, kEmptyDriverVersion);
+  facts.firmware_version = field(info.fw_version, kEmptyFirmwareVersion);
+  facts.bus_info = field(info.bus_info, kEmptyBusInfo);
 }
 
 void FillLinkFromLegacy(EthtoolSocket& sock, const std::string& iface, record::NicFacts& facts) {
@@ -85,8 +85,7 @@ void FillLinkFromLegacy(EthtoolSocket& sock, const std::string& iface, record::N
   }
   uint32_t speed = ethtool_cmd_speed(&cmd);
   if (speed == 0 || speed == static_cast<uint32_t>(SPEED_UNKNOWN)) {
-    facts.speed_mbps =
-        Measured<uint64_t>::Unknown(Missing::kNotSupported, "driver reports speed unknown");
+    facts.speed_mbps = Measured<uint64_t>::Unknown(Missing::kNotSupported, kSpeedUnknown);
   } else {
     facts.speed_mbps = speed;
   }
@@ -95,8 +94,7 @@ void FillLinkFromLegacy(EthtoolSocket& sock, const std::string& iface, record::N
   else if (cmd.duplex == DUPLEX_HALF)
     facts.duplex = std::string("half");
   else
-    facts.duplex =
-        Measured<std::string>::Unknown(Missing::kNotSupported, "driver reports duplex unknown");
+    facts.duplex = Measured<std::string>::Unknown(Missing::kNotSupported, kDuplexUnknown);
   facts.autoneg = cmd.autoneg == AUTONEG_ENABLE;
 }
 
@@ -121,8 +119,7 @@ void FillLink(EthtoolSocket& sock, const std::string& iface, record::NicFacts& f
   }
   const struct ethtool_link_settings& s = *settings;
   if (s.speed == 0 || s.speed == static_cast<uint32_t>(SPEED_UNKNOWN)) {
-    facts.speed_mbps =
-        Measured<uint64_t>::Unknown(Missing::kNotSupported, "driver reports speed unknown");
+    facts.speed_mbps = Measured<uint64_t>::Unknown(Missing::kNotSupported, kSpeedUnknown);
   } else {
     facts.speed_mbps = s.speed;
   }
@@ -131,8 +128,7 @@ void FillLink(EthtoolSocket& sock, const std::string& iface, record::NicFacts& f
   else if (s.duplex == DUPLEX_HALF)
     facts.duplex = std::string("half");
   else
-    facts.duplex =
-        Measured<std::string>::Unknown(Missing::kNotSupported, "driver reports duplex unknown");
+    facts.duplex = Measured<std::string>::Unknown(Missing::kNotSupported, kDuplexUnknown);
   facts.autoneg = s.autoneg == AUTONEG_ENABLE;
 }
 

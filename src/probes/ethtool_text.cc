@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <optional>
 
+#include "probes/nic_internal.h"
 #include "probes/text_scan.h"
 
 namespace nicbench::probes {
@@ -65,6 +66,34 @@ Result<std::map<std::string, std::string>> ParseEthtoolDriverInfo(std::string_vi
   std::map<std::string, std::string> out;
   for (auto& [name, value] : NameValueLines(text)) out.emplace(name, value);
   if (!out.contains("driver")) return Fail("no \"driver:\" line: not ethtool -i output");
+  return out;
+}
+
+Result<EthtoolSettings> ParseEthtoolSettings(std::string_view text) {
+  using record::Measured;
+  using record::Missing;
+  EthtoolSettings out;
+  bool any = false;
+  for (const auto& [name, value] : NameValueLines(text)) {
+    if (name == "Speed") {
+      auto mbps = scan::ToU64(value.substr(0, value.find("Mb/s")));
+      out.speed_mbps = mbps && *mbps > 0 ? Measured<uint64_t>(*mbps)
+                                         : Measured<uint64_t>::Unknown(Missing::kNotSupported,
+                                                                       internal::kSpeedUnknown);
+    } else if (name == "Duplex") {
+      out.duplex =
+          value == "Full" || value == "Half"
+              ? Measured<std::string>(value == "Full" ? "full" : "half")
+              : Measured<std::string>::Unknown(Missing::kNotSupported, internal::kDuplexUnknown);
+    } else if (name == "Auto-negotiation") {
+      out.autoneg = value == "on";
+    } else {
+      continue;
+    }
+    any = true;
+  }
+  if (!any)
+    return Fail("no \"Speed:\", \"Duplex:\" or \"Auto-negotiation:\" line: not ethtool output");
   return out;
 }
 
@@ -139,6 +168,22 @@ std::string RenderEthtoolDriverInfo(const record::NicFacts& nic) {
   return "driver: " + value(nic.driver) + "\nversion: " + value(nic.driver_version) +
          "\nfirmware-version: " + value(nic.firmware_version) +
          "\nbus-info: " + value(nic.bus_info) + "\n";
+}
+
+std::string RenderEthtoolSettings(const record::NicFacts& nic) {
+  std::string out = "Settings for " + nic.interface + ":\n";
+  out += "\tSpeed: " +
+         (nic.speed_mbps.known() ? std::to_string(nic.speed_mbps.value()) + "Mb/s" : "Unknown!") +
+         "\n";
+  const std::string duplex = nic.duplex.value_or("");
+  out += "\tDuplex: " +
+         (duplex == "full"   ? std::string("Full")
+          : duplex == "half" ? "Half"
+                             : "Unknown! (255)") +
+         "\n";
+  if (nic.autoneg.known())
+    out += std::string("\tAuto-negotiation: ") + (nic.autoneg.value() ? "on" : "off") + "\n";
+  return out;
 }
 
 std::string RenderEthtoolFeatures(const std::vector<record::OffloadState>& offloads) {

@@ -18,6 +18,16 @@ namespace nicbench::probes {
 // as name -> value (an empty value kept as ""). Error when there is no "driver:" line.
 Result<std::map<std::string, std::string>> ParseEthtoolDriverInfo(std::string_view text);
 
+// `ethtool IF` (no option): "Speed: 10000Mb/s", "Duplex: Full", "Auto-negotiation: off".
+// "Unknown!" speed or duplex is unknown as the ioctl reader says it ("driver reports speed
+// unknown"); a line that is not there leaves its member kAbsent. Error when none is there.
+struct EthtoolSettings {
+  record::Measured<uint64_t> speed_mbps;
+  record::Measured<std::string> duplex;  // "full" / "half"
+  record::Measured<bool> autoneg;
+};
+Result<EthtoolSettings> ParseEthtoolSettings(std::string_view text);
+
 // `ethtool -k`: every "name: on|off [fixed]" line, nested features included. Error when none.
 Result<std::vector<record::OffloadState>> ParseEthtoolFeatures(std::string_view text);
 
@@ -41,6 +51,7 @@ namespace nicbench::probes {
 // host with nicbench), in ethtool's layout so one reader takes both captures. Each reads back
 // with its Parse* above to the same values.
 std::string RenderEthtoolDriverInfo(const record::NicFacts& nic);
+std::string RenderEthtoolSettings(const record::NicFacts& nic);
 std::string RenderEthtoolFeatures(const std::vector<record::OffloadState>& offloads);
 std::string RenderEthtoolRings(const record::RingSizes& rings);
 std::string RenderEthtoolChannels(const record::ChannelCounts& channels);

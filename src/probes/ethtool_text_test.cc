@@ -108,3 +108,29 @@ TEST(EthtoolTextTest, RenderedTextsReadBack) {
 
 }  // namespace
 }  // namespace nicbench::probes
+
+namespace nicbench::probes {
+namespace {
+
+// `ethtool IF` (6.1) of a veth on kernel 6.18, and a driver that knows no link.
+TEST(EthtoolTextTest, SettingsOfAVethAndOfALinkDown) {
+  auto veth = ParseEthtoolSettings(
+      "Settings for st36v0:\n\tSupported ports: [  ]\n\tSupported link modes:   Not reported\n"
+      "\tSupports auto-negotiation: No\n\tSpeed: 10000Mb/s\n\tDuplex: Full\n"
+      "\tAuto-negotiation: off\n\tPort: Twisted Pair\n\tLink detected: yes\n");
+  ASSERT_TRUE(veth) << veth.error().ToString();
+  EXPECT_EQ(veth->speed_mbps.value(), 10000u);
+  EXPECT_EQ(veth->duplex.value(), "full");
+  EXPECT_FALSE(veth->autoneg.value());
+  auto down = ParseEthtoolSettings(
+      "Settings for eth1:\n\tSpeed: Unknown!\n\tDuplex: Unknown! (255)\n\tAuto-negotiation: on\n");
+  ASSERT_TRUE(down);
+  EXPECT_EQ(down->speed_mbps.why(), record::Missing::kNotSupported);
+  EXPECT_EQ(down->speed_mbps.detail(), "driver reports speed unknown");
+  EXPECT_EQ(down->duplex.detail(), "driver reports duplex unknown");
+  EXPECT_TRUE(down->autoneg.value());
+  EXPECT_FALSE(ParseEthtoolSettings("Features for eth0:\nrx-checksumming: on\n"));
+}
+
+}  // namespace
+}  // namespace nicbench::probes

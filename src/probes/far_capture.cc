@@ -7,7 +7,6 @@
 #include <sstream>
 
 #include "probes/collect_facts.h"
-#include "probes/ethtool_text.h"
 #include "probes/far_capture_internal.h"
 #include "probes/host_snapshot.h"
 #include "probes/text_scan.h"
@@ -66,45 +65,6 @@ double LinuxSeconds(const std::string& dir, const far::Marker& marker) {
   return marker.seconds;
 }
 
-// A fact from one ethtool text in the capture: parsed, unknown when ethtool printed nothing
-// (not installed, or the driver does not support the request), untouched when the file is
-// not in the capture at all.
-template <typename T, typename Parse>
-void FromEthtool(const std::string& path, Measured<T>& field, Parse parse) {
-  auto text = far::ReadText(path);
-  if (!text) return;
-  auto parsed = parse(*text);
-  if (parsed) {
-    field = *parsed;
-  } else {
-    field = Measured<T>::Unknown(Missing::kNotSupported, text->empty() ? "ethtool printed nothing"
-                                                                       : parsed.error().ToString());
-  }
-}
-
-void ApplyEthtoolTexts(const std::string& dir, record::NicFacts& nic) {
-  const std::string base = dir + "/ethtool/" + nic.interface + "/";
-  if (auto text = far::ReadText(base + "i.txt")) {
-    if (auto info = ParseEthtoolDriverInfo(*text)) {
-      auto set = [&](const char* key, Measured<std::string>& field) {
-        auto it = info->find(key);
-        if (it != info->end() && !it->second.empty()) field = it->second;
-      };
-      set("driver", nic.driver);
-      set("version", nic.driver_version);
-      set("firmware-version", nic.firmware_version);
-      set("bus-info", nic.bus_info);
-    }
-  }
-  FromEthtool(base + "k.txt", nic.offloads, ParseEthtoolFeatures);
-  FromEthtool(base + "g.txt", nic.rings, ParseEthtoolRings);
-  FromEthtool(base + "c.txt", nic.coalescing, ParseEthtoolCoalescing);
-  FromEthtool(base + "l.txt", nic.channels, ParseEthtoolChannels);
-  FromEthtool(base + "S.txt", nic.driver_stats, ParseEthtoolStatistics);
-  FromEthtool(dir + "/later/ethtool/" + nic.interface + "/S.txt", nic.driver_stats_after,
-              ParseEthtoolStatistics);
-}
-
 }  // namespace
 
 namespace far {
@@ -115,7 +75,8 @@ Result<FarCapture> ReadLinux(const std::string& dir, const Marker& marker) {
   out.end.host = CollectHostFacts(first);
   auto nic = CollectNicFacts(marker.interface, first);
   if (!nic) return Fail(dir + ": interface '" + marker.interface + "': " + nic.error().ToString());
-  if (!nic->loopback) ApplyEthtoolTexts(dir, *nic);
+  // CollectNicFacts read the ethtool and tc texts of the first reading; -S again at the second.
+  if (!nic->loopback) nic->driver_stats_after = ReadDriverStats(marker.interface, later);
   out.end.nic = std::move(*nic);
   std::string buffer;
   const NicDevice device = LocateNicDevice(first, marker.interface);

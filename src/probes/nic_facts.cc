@@ -72,16 +72,14 @@ void FillLinkFromSysfs(FileSource& files, const std::string& base, record::NicFa
   else if (!speed)
     facts.speed_mbps = UnknownFrom<uint64_t>(speed.error());
   else
-    facts.speed_mbps =
-        Measured<uint64_t>::Unknown(Missing::kNotSupported, "driver reports speed unknown");
+    facts.speed_mbps = Measured<uint64_t>::Unknown(Missing::kNotSupported, internal::kSpeedUnknown);
   auto duplex = files.ReadTrimmed(base + "/duplex");
   if (duplex && (*duplex == "full" || *duplex == "half"))
     facts.duplex = *duplex;
   else if (!duplex)
     facts.duplex = UnknownFrom<std::string>(duplex.error());
   else
-    facts.duplex =
-        Measured<std::string>::Unknown(Missing::kNotSupported, "driver reports duplex unknown");
+    facts.duplex = Measured<std::string>::Unknown(Missing::kNotSupported, internal::kDuplexUnknown);
 }
 
 std::string HexId(std::string text) {
@@ -166,7 +164,7 @@ void FillCapturedOnly(FileSource& files, const std::string& base, record::NicFac
 
 Measured<std::map<std::string, uint64_t>> ReadDriverStats(const std::string& iface,
                                                           FileSource& files) {
-  if (!files.IsLive()) return Absent<std::map<std::string, uint64_t>>("not in a captured tree");
+  if (!files.IsLive()) return internal::CapturedDriverStats(files, iface);
   return internal::ReadDriverStats(iface);
 }
 
@@ -180,7 +178,10 @@ Result<record::NicFacts> CollectNicFacts(const std::string& iface, FileSource& f
   if (*type == std::to_string(kArphrdLoopback)) {
     facts.loopback = true;
     MarkAllNicFieldsAbsent(facts, "loopback: no NIC");
-    if (files.IsLive()) facts.qdisc = internal::ReadRootQdisc(iface);
+    if (files.IsLive())
+      facts.qdisc = internal::ReadRootQdisc(iface);
+    else
+      internal::FillFromCapturedTexts(files, facts);
     return facts;
   }
   NicDevice nic = LocateNicDevice(files, iface);
@@ -189,6 +190,7 @@ Result<record::NicFacts> CollectNicFacts(const std::string& iface, FileSource& f
     facts.qdisc = internal::ReadRootQdisc(iface);
   } else {
     FillCapturedOnly(files, base, facts);
+    internal::FillFromCapturedTexts(files, facts);
   }
   FillPci(files, nic, facts);
   FillIrqs(files, nic, facts);
