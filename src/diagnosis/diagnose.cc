@@ -12,11 +12,19 @@ using record::Severity;
 // The rule table, in the order findings of equal severity are listed: what limits the
 // transfer first, then causes, then configuration, then the measurement itself.
 constexpr RuleFn kRules[] = {
-    LinkRateLimited, FileTransferLimit, CpuBound,      IrqConcentration,    IrqHandlerLivelock,
-    QueueImbalance,  PcieLinkDegraded,  WindowLimited, Retransmissions,     UdpLoss,
-    Drops,           NicDrops,          NicRings,      PauseFrames,         DropLadder,
-    HalfDuplex,      MtuMismatch,       OffloadsOff,   LinkBelowCapability, LegacyIrqMode,
-    ToolCpuBound,    TestTooShort,      IntervalsVary, RemoteNotReported,   NicInterruptCost,
+    LinkRateLimited,   UdpOfferedAboveLink,
+    FileTransferLimit, CpuBound,
+    IrqConcentration,  IrqHandlerLivelock,
+    QueueImbalance,    PcieLinkDegraded,
+    WindowLimited,     Retransmissions,
+    UdpLoss,           Drops,
+    NicDrops,          NicRings,
+    PauseFrames,       DropLadder,
+    HalfDuplex,        MtuMismatch,
+    OffloadsOff,       LinkBelowCapability,
+    LegacyIrqMode,     ToolCpuBound,
+    TestTooShort,      IntervalsVary,
+    RemoteNotReported, NicInterruptCost,
     CostPerEnd,
 };
 

@@ -18,6 +18,8 @@ record::Finding MakeFinding(std::string id, record::Severity severity, std::stri
 
 // rules_link.cc
 Findings LinkRateLimited(const RunView& view, const Thresholds& t);
+// UDP paced (-b) above the goodput the link carries.
+Findings UdpOfferedAboveLink(const RunView& view, const Thresholds& t);
 // Runs after the others: goodput far below the link with no warning that explains it.
 Findings FarBelowLinkRate(const RunView& view, const Thresholds& t, const Findings& so_far);
 
