@@ -31,8 +31,8 @@ constexpr RuleFn kRules[] = {
 // A request/response test moves a few bytes per transaction: the bulk rules about rates and
 // windows do not apply; the configuration and measurement rules do.
 constexpr RuleFn kRrRules[] = {
-    RrCoreSaturated, RrInterruptCoalescing, RrLossAndCounts,   HalfDuplex,
-    MtuMismatch,     LegacyIrqMode,         RemoteNotReported,
+    RrCoreSaturated, RrSpinBackfires, RrInterruptCoalescing, RrLossAndCounts,
+    HalfDuplex,      MtuMismatch,     LegacyIrqMode,         RemoteNotReported,
 };
 
 bool AnyWarning(const Findings& findings) {

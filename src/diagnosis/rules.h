@@ -70,5 +70,7 @@ Findings RemoteNotReported(const RunView& view, const Thresholds& t);
 Findings RrCoreSaturated(const RunView& view, const Thresholds& t);
 Findings RrInterruptCoalescing(const RunView& view, const Thresholds& t);
 Findings RrLossAndCounts(const RunView& view, const Thresholds& t);
+// --rr-spin with at least as many polling threads as the cores they share.
+Findings RrSpinBackfires(const RunView& view, const Thresholds& t);
 
 }  // namespace nicbench::diagnosis
