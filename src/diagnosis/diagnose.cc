@@ -12,19 +12,27 @@ using record::Severity;
 // The rule table, in the order findings of equal severity are listed: what limits the
 // transfer first, then causes, then configuration, then the measurement itself.
 constexpr RuleFn kRules[] = {
-    LinkRateLimited, FileTransferLimit, CpuBound,      IrqConcentration,    IrqHandlerLivelock,
-    QueueImbalance,  PcieLinkDegraded,  WindowLimited, Retransmissions,     UdpLoss,
-    Drops,           NicDrops,          NicRings,      PauseFrames,         DropLadder,
-    HalfDuplex,      MtuMismatch,       OffloadsOff,   LinkBelowCapability, LegacyIrqMode,
-    ToolCpuBound,    TestTooShort,      IntervalsVary, RemoteNotReported,   NicInterruptCost,
+    LinkRateLimited,   UdpOfferedAboveLink,
+    FileTransferLimit, CpuBound,
+    IrqConcentration,  IrqHandlerLivelock,
+    QueueImbalance,    PcieLinkDegraded,
+    WindowLimited,     Retransmissions,
+    UdpLoss,           Drops,
+    NicDrops,          NicRings,
+    PauseFrames,       DropLadder,
+    HalfDuplex,        MtuMismatch,
+    OffloadsOff,       LinkBelowCapability,
+    LegacyIrqMode,     ToolCpuBound,
+    TestTooShort,      IntervalsVary,
+    RemoteNotReported, NicInterruptCost,
     CostPerEnd,
 };
 
 // A request/response test moves a few bytes per transaction: the bulk rules about rates and
 // windows do not apply; the configuration and measurement rules do.
 constexpr RuleFn kRrRules[] = {
-    RrCoreSaturated, RrInterruptCoalescing, RrLossAndCounts,   HalfDuplex,
-    MtuMismatch,     LegacyIrqMode,         RemoteNotReported,
+    RrCoreSaturated, RrSpinBackfires, RrInterruptCoalescing, RrLossAndCounts,
+    HalfDuplex,      MtuMismatch,     LegacyIrqMode,         RemoteNotReported,
 };
 
 bool AnyWarning(const Findings& findings) {

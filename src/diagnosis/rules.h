@@ -18,6 +18,8 @@ record::Finding MakeFinding(std::string id, record::Severity severity, std::stri
 
 // rules_link.cc
 Findings LinkRateLimited(const RunView& view, const Thresholds& t);
+// UDP paced (-b) above the goodput the link carries.
+Findings UdpOfferedAboveLink(const RunView& view, const Thresholds& t);
 // Runs after the others: goodput far below the link with no warning that explains it.
 Findings FarBelowLinkRate(const RunView& view, const Thresholds& t, const Findings& so_far);
 
@@ -68,5 +70,7 @@ Findings RemoteNotReported(const RunView& view, const Thresholds& t);
 Findings RrCoreSaturated(const RunView& view, const Thresholds& t);
 Findings RrInterruptCoalescing(const RunView& view, const Thresholds& t);
 Findings RrLossAndCounts(const RunView& view, const Thresholds& t);
+// --rr-spin with at least as many polling threads as the cores they share.
+Findings RrSpinBackfires(const RunView& view, const Thresholds& t);
 
 }  // namespace nicbench::diagnosis

@@ -1,8 +1,12 @@
 // Link rules: goodput compared with what the link (or a shaping qdisc) can carry.
+#include <algorithm>
+#include <cmath>
+
 #include <fmt/format.h>
 
 #include "base/units.h"
 #include "diagnosis/link.h"
+#include "diagnosis/nic_view.h"
 #include "diagnosis/rules.h"
 
 namespace nicbench::diagnosis {
@@ -105,6 +109,76 @@ Findings LinkRateLimited(const RunView& view, const Thresholds& t) {
                            "meant to limit this path."
                          : "For more, use a faster link; if the NICs can do more than this speed, "
                            "check the cable, the switch port and autonegotiation (ethtool IF).";
+    out.push_back(std::move(f));
+  }
+  return out;
+}
+
+namespace {
+
+// -b of every stream of the flow together: the payload rate the senders were asked for.
+double OfferedBitsPerSecond(const RunView& view, const Flow& flow) {
+  return static_cast<double>(view.run().spec.rate_bits_per_second) * std::max(flow.streams, 1);
+}
+
+// What became of the offer: the sender's own count, what arrived, what was lost, and whether
+// the sender's socket refused sends (Udp.SndbufErrors also counts the EAGAIN of a full socket,
+// which is the qdisc holding the excess, not a drop).
+void AddDeliveryEvidence(const RunView& view, const Flow& flow, const LinkLimit& limit,
+                         std::vector<std::string>& evidence) {
+  if (flow.seconds > 0 && flow.bytes_sent > 0) {
+    evidence.push_back(fmt::format("sent: {} (the sender's count: what the kernel took)",
+                                   FormatBitRate(flow.bytes_sent * 8.0 / flow.seconds)));
+  }
+  const double lost_share =
+      flow.udp_packets > 0 ? static_cast<double>(flow.udp_lost) / flow.udp_packets : 0;
+  evidence.push_back(fmt::format(
+      "delivered: {} over {:.1f} s, {:.0f}% of what the link carries; {} of {} datagrams lost "
+      "({:.1f}%)",
+      FormatBitRate(flow.bits_per_second), flow.seconds,
+      100 * flow.bits_per_second / limit.goodput_bits_per_second, flow.udp_lost, flow.udp_packets,
+      100 * lost_share));
+  if (flow.sender == nullptr) return;
+  auto refused = NetCounterSum(view, *flow.sender, "Udp.SndbufErrors");
+  if (refused && *refused > 0) {
+    evidence.push_back(fmt::format(
+        "{}: Udp.SndbufErrors +{}: sends refused while the socket was full of datagrams the "
+        "link had not yet carried",
+        flow.sender->name, *refused));
+  }
+}
+
+}  // namespace
+
+// Bug (issue 27, item 3): `-u -b 200M` on a 100 Mbit/s link said only that the sender's socket
+// buffer overflowed. The request itself is what to fix: no link carries more than its rate.
+Findings UdpOfferedAboveLink(const RunView& view, const Thresholds&) {
+  Findings out;
+  if (view.tcp() || view.run().spec.rate_bits_per_second == 0) return out;
+  for (const Flow& flow : view.flows()) {
+    auto limit = FlowLinkLimit(view, flow, nullptr);
+    if (!limit) continue;
+    const double offered = OfferedBitsPerSecond(view, flow);
+    if (offered <= limit->goodput_bits_per_second) continue;
+    record::Finding f = MakeFinding(
+        "udp-offered-above-link", Severity::kWarning,
+        fmt::format("UDP offered above the link's rate: {} asked, the link carries {}",
+                    FormatBitRate(offered), FormatBitRate(limit->goodput_bits_per_second)));
+    f.evidence.push_back(
+        fmt::format("offered: {} (-b {} x {} stream(s)), {}", FormatBitRate(offered),
+                    FormatBitRate(static_cast<double>(view.run().spec.rate_bits_per_second)),
+                    std::max(flow.streams, 1), FlowName(flow)));
+    f.evidence.push_back(FormulaEvidence(*limit));
+    AddDeliveryEvidence(view, flow, *limit, f.evidence);
+    f.meaning =
+        "-b asks for more than the link can carry. The excess waits in the socket and the "
+        "queues below it or is dropped where a queue overflows; the receiver gets the link's "
+        "rate at most, and the loss and jitter describe an overfull queue, not the path at the "
+        "rate asked.";
+    f.next_step = fmt::format(
+        "Offer at or below the link's rate (-b {:.0f}M here, or per stream with -P); to find "
+        "where loss starts, step -b up towards it.",
+        std::floor(limit->goodput_bits_per_second / std::max(flow.streams, 1) / 1e6));
     out.push_back(std::move(f));
   }
   return out;

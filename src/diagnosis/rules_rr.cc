@@ -3,6 +3,9 @@
 // Diagnose runs this table instead of theirs for a spec with --rr/--crr.
 #include <algorithm>
 #include <map>
+#include <set>
+#include <string>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -42,7 +45,90 @@ const record::RrStats* Totals(const RunView& view) {
   return view.run().rr ? &view.run().rr->local : nullptr;
 }
 
+// The CPUs an end's threads may run on: its affinity when a process sample says (taskset),
+// else the host's online CPUs; empty when neither is known. CPU numbers from 0.
+std::set<int> AllowedCpus(const RunView& view, const End& end) {
+  for (const record::HostInterval* s : view.Samples(end)) {
+    const auto* p = s->process.get();
+    if (p != nullptr && !p->allowed_cpus.empty()) {
+      return {p->allowed_cpus.begin(), p->allowed_cpus.end()};
+    }
+  }
+  std::set<int> all;
+  const auto& count = end.record->host.cpu_count;
+  for (int cpu = 0; count.known() && cpu < count.value(); ++cpu) all.insert(cpu);
+  return all;
+}
+
+// Polling threads against the cores they may use: one group per host (both ends together when
+// they share one, each end alone otherwise).
+struct PollerGroup {
+  int pollers = 0;
+  std::set<int> cpus;
+  std::vector<std::string> evidence;
+};
+
+std::vector<PollerGroup> PollerGroups(const RunView& view) {
+  std::vector<PollerGroup> groups;
+  const bool shared = view.SharedHost();
+  for (const End* end : view.ends()) {
+    const int workers = end->record->worker_threads;
+    if (workers <= 0) continue;  // an older peer: not reported
+    if (groups.empty() || !shared) groups.emplace_back();
+    PollerGroup& g = groups.back();
+    const std::set<int> cpus = AllowedCpus(view, *end);
+    g.pollers += workers;
+    g.cpus.insert(cpus.begin(), cpus.end());
+    g.evidence.push_back(fmt::format("{}: {} polling worker thread(s), may run on {} CPU(s)",
+                                     end->name, workers, cpus.size()));
+  }
+  return groups;
+}
+
 }  // namespace
+
+// Under --rr-spin every worker thread polls for the whole test. When the polling threads take
+// every core (both ends count on one host), whatever else must run (the other end's poller,
+// the controllers, softirq, other processes) preempts a poller, and the waits that spin in
+// vain then sleep as well: on the 2-vCPU build VM, one flow (a poller per end on two CPUs) fell
+// from 130,507 to 6,738 transactions/s (p50 5.2 to 106 us); issue 27 item 5 saw 38,147 to 5,987.
+Findings RrSpinBackfires(const RunView& view, const Thresholds&) {
+  Findings out;
+  const record::RrStats* rr = Totals(view);
+  const uint32_t spin_us = view.run().spec.rr.spin_us;
+  if (rr == nullptr || spin_us == 0) return out;
+  for (const PollerGroup& g : PollerGroups(view)) {
+    const int cores = static_cast<int>(g.cpus.size());
+    if (cores == 0 || g.pollers < cores) continue;
+    record::Finding f = MakeFinding(
+        "rr-spin-backfires", Severity::kWarning,
+        fmt::format("--rr-spin backfires: {} polling threads on {} core(s), none left for the rest",
+                    g.pollers, cores));
+    f.evidence = g.evidence;
+    if (view.SharedHost()) {
+      f.evidence.emplace_back("both ends run on one host: their pollers share its cores");
+    }
+    std::string p50 = "unknown";
+    if (rr->latency && rr->latency->count > 0) {
+      p50 = fmt::format("{:.1f} us{}", rr->latency->p50_us,
+                        rr->latency->p50_us > spin_us ? ", longer than the spin: most waits "
+                                                        "spun in vain, then slept"
+                                                      : "");
+    }
+    f.evidence.push_back(fmt::format("{:.0f} transactions/s, median {} (--rr-spin {} us)",
+                                     rr->transactions_per_second, p50, spin_us));
+    f.meaning =
+        "A polling thread holds its core for the whole test; with no core left, the other "
+        "end's poller, the controllers and the kernel's packet work wait for a poller to be "
+        "preempted, so the spin adds waits instead of removing them. The rate measures the "
+        "scheduler, not the path; the same test without --rr-spin is the one to compare.";
+    f.next_step =
+        "Drop --rr-spin, or give each poller its own core with one to spare: fewer flows or "
+        "--threads, or the ends on separate hosts.";
+    out.push_back(std::move(f));
+  }
+  return out;
+}
 
 Findings RrCoreSaturated(const RunView& view, const Thresholds&) {
   Findings out;

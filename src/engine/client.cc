@@ -421,6 +421,7 @@ Status CreateStreams(ClientRun& run) {
 
 Status StartData(ClientRun& run) {
   run.path = DataPath::Create(run.config.threads);
+  run.record.local.worker_threads = WorkerThreadsFor(run.config.threads, run.streams.size());
   if (run.config.file.enabled()) run.file = std::make_shared<FileTransfer>(run.config.file);
   const bool alone = EachFlowAlone(run.config.threads, run.streams.size());
   for (size_t i = 0; i < run.streams.size(); ++i) {

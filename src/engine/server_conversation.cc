@@ -458,6 +458,7 @@ Status ServerTest::SetUpStreams(State& st) {
   for (const auto& fd : st.stream_fds) AddConnection(fd.get(), st.record);
   if (!st.stream_fds.empty()) ReadSocketBuffers(st.stream_fds.front().get(), st.spec, st.record);
   st.path = DataPath::Create(shared_.config.threads);
+  st.record.local.worker_threads = WorkerThreadsFor(shared_.config.threads, st.streams.size());
   if (auto refused = RefuseForFile(shared_.config.file, st.spec)) {
     return Refuse(st, wire::iperf_errno::kFile, *refused);
   }

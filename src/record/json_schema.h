@@ -314,7 +314,8 @@ constexpr auto FieldsOf(Type<EndpointRecord>) {
                 Field("nic", &T::nic), Field("samples", &T::samples),
                 Field("intervals", &T::intervals), Field("cpu", &T::cpu),
                 Field("congestion_used", &T::congestion_used),
-                Field("file", &T::file));  // -F: written only when this end used a file
+                Field("file", &T::file),  // -F: written only when this end used a file
+                LaterField("worker_threads", &T::worker_threads));
 }
 
 constexpr auto FieldsOf(Type<Finding>) {

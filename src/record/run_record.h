@@ -126,6 +126,9 @@ struct EndpointRecord {
   Measured<CpuUtilization> cpu;
   std::string congestion_used;
   std::optional<FileRecord> file;  // -F: this end read or wrote a file
+  // The data path's worker threads at this end (each polls under --rr-spin); 0 = not reported
+  // (a peer older than the member, or an end that never started its data path).
+  int worker_threads = 0;
 };
 
 enum class Severity { kInfo, kNotice, kWarning, kCritical };
