@@ -65,6 +65,9 @@ struct Thresholds {
   double asymmetry_fraction = 0.7;
   // Interrupts per Gbit/s differing by this factor between ends or directions.
   double irq_rate_ratio = 2.0;
+  // Placement: the NIC's packet work (its softirqs) or nicbench's threads on CPUs outside the
+  // NIC's NUMA node for at least this share.
+  double far_node_fraction = 0.5;
 };
 
 // Runs every rule on one record and returns the findings, most severe first (rules of equal

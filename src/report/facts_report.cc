@@ -107,11 +107,18 @@ void AddHardware(Section& s, const record::NicFacts& nic) {
   s.AddMeasured("irq vectors", nic.irq_vectors, [](const std::vector<record::IrqVector>& vectors) {
     std::string text = std::to_string(vectors.size());
     for (const auto& v : vectors) {
-      text += fmt::format("\n      irq {} {}{}", v.irq, v.name.empty() ? "-" : v.name,
-                          v.affinity.empty() ? "" : " cpus " + v.affinity);
+      text += fmt::format("\n      irq {} {}{}{}", v.irq, v.name.empty() ? "-" : v.name,
+                          v.affinity.empty() ? "" : " cpus " + v.affinity,
+                          v.effective_affinity.empty() ? "" : " effective " + v.effective_affinity);
     }
     return text;
   });
+}
+
+// Where the NIC sits: its NUMA node and the CPUs local to it.
+void AddPlacement(Section& s, const record::NicFacts& nic) {
+  s.AddMeasured("numa node", nic.numa_node, Number<int>);
+  s.AddMeasured("local cpus", nic.local_cpus, Plain);
 }
 
 void AddQueues(Section& s, const record::NicFacts& nic) {
@@ -160,6 +167,7 @@ void AddCounters(Section& s, const record::NicFacts& nic) {
 std::string RenderNicFactsText(const record::NicFacts& nic) {
   Section section("interface " + nic.interface + (nic.loopback ? " (loopback)" : ""));
   AddHardware(section, nic);
+  AddPlacement(section, nic);
   AddLink(section, nic);
   AddQueues(section, nic);
   AddCounters(section, nic);
