@@ -39,6 +39,7 @@ constexpr RuleFn kRules[] = {
     RemoteNotReported,
     NicInterruptCost,
     NumaPlacement,
+    CpuFrequencyLow,
     CostPerEnd,
 };
 

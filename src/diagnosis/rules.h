@@ -33,6 +33,9 @@ Findings CostPerEnd(const RunView& view, const Thresholds& t);
 Findings NumaPlacement(const RunView& view, const Thresholds& t);
 Findings IrqCoreSharedWithApp(const RunView& view, const Thresholds& t);
 
+// rules_frequency.cc: the busiest core slowed by its frequency governor.
+Findings CpuFrequencyLow(const RunView& view, const Thresholds& t);
+
 // rules_tcp.cc
 Findings Retransmissions(const RunView& view, const Thresholds& t);
 Findings UdpLoss(const RunView& view, const Thresholds& t);

@@ -59,12 +59,30 @@ std::string Number(const T& v) {
 
 }  // namespace
 
+namespace {
+
+// "powersave 1.20 GHz (1.20-3.30 GHz, intel_pstate)".
+std::string FrequencyLine(const record::CpuFrequency& f) {
+  return fmt::format("{} {:.2f} GHz ({:.2f}-{:.2f} GHz, {})", f.governor, f.current_khz / 1e6,
+                     f.min_khz / 1e6, f.max_khz / 1e6, f.driver.empty() ? "?" : f.driver);
+}
+
+}  // namespace
+
 std::string RenderHostFactsText(const record::HostFacts& host) {
   Section section("host");
   section.AddMeasured("hostname", host.hostname, Plain);
   section.AddMeasured("kernel", host.kernel, Plain);
   section.AddMeasured("cpu model", host.cpu_model, Plain);
   section.AddMeasured("online cpus", host.cpu_count, Number<int>);
+  section.AddMeasured("cpu frequency", host.cpu_frequencies,
+                      [](const std::vector<record::CpuFrequency>& cpus) {
+                        std::string text = std::to_string(cpus.size()) + " cpus";
+                        for (const record::CpuFrequency& f : cpus) {
+                          text += fmt::format("\n      cpu{} {}", f.cpu, FrequencyLine(f));
+                        }
+                        return text;
+                      });
   return section.Render();
 }
 

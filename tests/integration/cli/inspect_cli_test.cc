@@ -72,10 +72,14 @@ TEST(InspectCliTest, CapturedTreeShowsPlacement) {
   EXPECT_NE(text.out.find("unknown (not supported: numa_node -1"), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("local cpus:"), std::string::npos) << text.out;
   EXPECT_NE(text.out.find(" cpus 0-1 effective "), std::string::npos) << text.out;
+  // A VM's vCPUs have no cpufreq: unknown, never a guessed frequency.
+  EXPECT_NE(text.out.find("cpu frequency: unknown (not supported: no cpufreq"), std::string::npos)
+      << text.out;
   auto json = RunNicbench({"inspect", "--root", root, "--iface", "eth0", "--json"});
   ASSERT_EQ(json.exit_code, 0) << json.err;
   auto doc = nlohmann::json::parse(json.out);
   EXPECT_TRUE(doc["nic"]["numa_node"].is_null());
+  EXPECT_TRUE(doc["host"]["cpu_frequencies"].is_null());
   EXPECT_EQ(doc["nic"]["local_cpus"], "0-1");
   ASSERT_EQ(doc["nic"]["irq_vectors"].size(), 3u);
   EXPECT_EQ(doc["nic"]["irq_vectors"][0]["affinity"], "0-1");
