@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "analysis/figures.h"
+#include "analysis/frequency.h"
 
 namespace nicbench::analysis {
 namespace {
@@ -82,7 +83,8 @@ void AddOptions(const record::TestSpec& s, std::vector<Fact>& out) {
   out.emplace_back("options.skip-rx-copy", s.skip_rx_copy ? "on" : "off");
 }
 
-void AddEnd(const char* role, const record::EndpointRecord& end, std::vector<Fact>& out) {
+void AddEnd(const char* role, const record::RunRecord& run, const record::EndpointRecord& end,
+            std::vector<Fact>& out) {
   const std::string p = std::string(role) + ".";
   const record::NicFacts& nic = end.nic;
   out.emplace_back(p + "software", end.software);
@@ -97,6 +99,7 @@ void AddEnd(const char* role, const record::EndpointRecord& end, std::vector<Fac
   out.emplace_back(p + "coalescing", Text(nic.coalescing, Coalesce));
   out.emplace_back(p + "irq-mode", Text(nic.irq_mode, Same));
   out.emplace_back(p + "qdisc", Text(nic.qdisc, QdiscText));
+  out.emplace_back(p + "cpu-frequency", BusiestCoreFrequencyText(run, end));
   out.emplace_back(p + "congestion",
                    end.congestion_used.empty() ? "unknown (not reported)" : end.congestion_used);
   if (const auto* offloads = nic.offloads.get()) {
@@ -141,7 +144,8 @@ std::vector<Fact> FactsOf(const record::RunRecord& run) {
   std::vector<Fact> out;
   AddOptions(run.spec, out);
   for (const Role role : {Role::kClient, Role::kServer}) {
-    if (const record::EndpointRecord* end = EndIn(run, role)) AddEnd(RoleName(role), *end, out);
+    if (const record::EndpointRecord* end = EndIn(run, role))
+      AddEnd(RoleName(role), run, *end, out);
   }
   return out;
 }

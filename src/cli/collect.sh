@@ -135,6 +135,11 @@ linux_facts() {
   for d in /proc/irq/*; do
     [ -d "$d" ] && copy_file "${d#/}/smp_affinity_list" && copy_file "${d#/}/effective_affinity_list"
   done
+  for c in /sys/devices/system/cpu/cpu[0-9]*; do
+    for f in scaling_governor scaling_driver scaling_cur_freq cpuinfo_min_freq cpuinfo_max_freq; do
+      [ -r "$c/cpufreq/$f" ] && copy_file "${c#/}/cpufreq/$f"
+    done
+  done
   if [ -n "$iface" ] && command -v ethtool >/dev/null 2>&1; then
     mkdir -p "$dir/ethtool/$iface"
     for o in i k g c l; do

@@ -100,6 +100,22 @@ Result<record::RunRecord> RecordOfFacts(const store::RunFacts& facts) {
   }
 }
 
+// The cpu-frequency fact needs the samples, which the stored facts do not hold: the value the
+// store computed when the run was put replaces the one FactsOf could make. Runs stored before
+// the value existed keep FactsOf's "unknown".
+void UseStoredFrequency(const nlohmann::json& facts, std::vector<analysis::Fact>& out) {
+  for (const char* role : {"client", "server"}) {
+    const auto end = facts.find(role);
+    if (end == facts.end() || !end->is_object()) continue;
+    const auto stored = end->find(analysis::kCpuFrequencyFact);
+    if (stored == end->end() || !stored->is_string()) continue;
+    const std::string name = std::string(role) + ".cpu-frequency";
+    for (analysis::Fact& fact : out) {
+      if (fact.first == name) fact.second = stored->get<std::string>();
+    }
+  }
+}
+
 }  // namespace
 
 Result<std::vector<analysis::RunInput>> LoadInputs(store::Store& store,
@@ -119,6 +135,7 @@ Result<std::vector<analysis::RunInput>> LoadInputs(store::Store& store,
       auto partial = RecordOfFacts(*it->second);
       if (!partial) return tl::unexpected(partial.error());
       input.facts = analysis::FactsOf(*partial);
+      UseStoredFrequency(it->second->facts, input.facts);
     }
     out.push_back(std::move(input));
   }

@@ -65,6 +65,13 @@ struct Thresholds {
   double asymmetry_fraction = 0.7;
   // Interrupts per Gbit/s differing by this factor between ends or directions.
   double irq_rate_ratio = 2.0;
+  // Placement: the NIC's packet work (its softirqs) or nicbench's threads on CPUs outside the
+  // NIC's NUMA node for at least this share.
+  double far_node_fraction = 0.5;
+  // CPU frequency: the busiest core, busy at least this much on average, running below this
+  // share of its maximum under a governor other than performance.
+  double frequency_busy_percent = 50.0;
+  double frequency_low_fraction = 0.8;
 };
 
 // Runs every rule on one record and returns the findings, most severe first (rules of equal

@@ -31,6 +31,13 @@ Findings ToolCpuBound(const RunView& view, const Thresholds& t);
 Findings IrqConcentration(const RunView& view, const Thresholds& t);
 Findings CostPerEnd(const RunView& view, const Thresholds& t);
 
+// rules_placement.cc: the NIC's NUMA node and interrupt core against where the work ran.
+Findings NumaPlacement(const RunView& view, const Thresholds& t);
+Findings IrqCoreSharedWithApp(const RunView& view, const Thresholds& t);
+
+// rules_frequency.cc: the busiest core slowed by its frequency governor.
+Findings CpuFrequencyLow(const RunView& view, const Thresholds& t);
+
 // rules_tcp.cc
 Findings Retransmissions(const RunView& view, const Thresholds& t);
 Findings UdpLoss(const RunView& view, const Thresholds& t);

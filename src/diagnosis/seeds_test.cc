@@ -52,7 +52,7 @@ record::HostInterval Sample(int i, const std::vector<record::CpuShare>& cpus,
     irqs.push_back(r);
   }
   s.irqs = irqs;
-  s.process = record::ProcessUsage{0.05, 0.10, 100, 1, 0, 0, {}};
+  s.process = record::ProcessUsage{0.05, 0.10, 100, 1, 0, 0, {}, {}};
   return s;
 }
 

@@ -79,7 +79,7 @@ inline record::HostInterval QuietSample(int i) {
   s.irqs = std::vector<record::IrqRate>{line};
   s.softnet = std::vector<record::SoftnetDelta>{{0, 1000, 0, 0}};
   s.net_counters = std::map<std::string, int64_t>{{"Tcp.RetransSegs", 0}, {"Udp.RcvbufErrors", 0}};
-  s.process = record::ProcessUsage{0.05, 0.10, 100, 1, 0, 0, {}};
+  s.process = record::ProcessUsage{0.05, 0.10, 100, 1, 0, 0, {}, {}};
   return s;
 }
 
@@ -169,7 +169,7 @@ inline void SetCpu(record::EndpointRecord& end, int cpu, double user, double sys
 
 inline void SetProcessPercent(record::EndpointRecord& end, double percent) {
   EachSample(end, [&](record::HostInterval& s) {
-    s.process = record::ProcessUsage{percent / 200, percent / 200, 100, 1, 0, 0, {}};
+    s.process = record::ProcessUsage{percent / 200, percent / 200, 100, 1, 0, 0, {}, {}};
   });
 }
 

@@ -1,4 +1,5 @@
 #include "probes/capture.h"
+#include <cctype>
 
 #include <filesystem>
 #include <fstream>
@@ -121,6 +122,21 @@ Status CaptureNicTexts(Copier& copy, const std::string& dir, const std::string& 
   return WriteNicTexts(dir, *nic);
 }
 
+// Each CPU's cpufreq files (the directory is a link to its policy; the copy holds plain files).
+// A missing file (a VM has no cpufreq) is skipped by the copier.
+void CaptureCpuFrequencies(Copier& copy, const std::string& source_root) {
+  std::error_code ec;
+  for (const auto& entry :
+       fs::directory_iterator(fs::path(source_root) / "sys/devices/system/cpu", ec)) {
+    const std::string name = entry.path().filename();
+    if (!name.starts_with("cpu") || name.size() < 4 || !std::isdigit(name[3])) continue;
+    for (const char* file : {"scaling_governor", "scaling_driver", "scaling_cur_freq",
+                             "cpuinfo_min_freq", "cpuinfo_max_freq"}) {
+      copy.File("sys/devices/system/cpu/" + name + "/cpufreq/" + file);
+    }
+  }
+}
+
 }  // namespace
 
 Status CaptureTree(const std::string& dir, const std::vector<std::string>& interfaces,
@@ -144,8 +160,10 @@ Status CaptureTree(const std::string& dir, const std::vector<std::string>& inter
   for (const auto& entry : fs::directory_iterator(fs::path(source_root) / "proc/irq", ec)) {
     if (entry.is_directory(ec)) {
       copy.File("proc/irq/" + entry.path().filename().string() + "/smp_affinity_list");
+      copy.File("proc/irq/" + entry.path().filename().string() + "/effective_affinity_list");
     }
   }
+  CaptureCpuFrequencies(copy, source_root);
   if (!fs::exists(fs::path(dir) / "proc/stat")) {
     return Fail("--capture: nothing could be read from " + source_root + "proc");
   }

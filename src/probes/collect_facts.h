@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "base/result.h"
 #include "probes/file_source.h"
@@ -16,8 +17,15 @@
 namespace nicbench::probes {
 
 // hostname and kernel (/proc/sys/kernel, so a captured tree reports its own machine), CPU model
-// (/proc/cpuinfo) and online CPU count (/sys/devices/system/cpu/online).
+// (/proc/cpuinfo), online CPU count (/sys/devices/system/cpu/online) and each online CPU's
+// cpufreq (ReadCpuFrequencies).
 record::HostFacts CollectHostFacts(FileSource& files);
+
+// Governor, driver and current/min/max frequency of each of `cpus` that has
+// /sys/devices/system/cpu/cpuN/cpufreq. Unknown (not supported) when none has: a VM, or no
+// frequency driver; permission denied when that is why none could be read.
+record::Measured<std::vector<record::CpuFrequency>> ReadCpuFrequencies(
+    FileSource& files, const std::vector<int>& cpus);
 
 // The interface the kernel would use to reach `peer` (a numeric IPv4/IPv6 address; names are
 // resolved by the caller, so a probe never sends a DNS query): a UDP socket is connected to it (no

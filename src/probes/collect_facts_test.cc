@@ -98,6 +98,45 @@ TEST(CollectFactsTest, CapturedTree) {
   EXPECT_FALSE(CollectNicFacts("nope0", files));
 }
 
+// cpufreq as prometheus/procfs's fixture holds it for cpu1 (tests/testdata/README.md): the
+// powersave governor of intel_pstate at 1.2 GHz of 3.3. It has no scaling_cur_freq, so the
+// reader falls back to cpuinfo_cur_freq; cpu0 has no cpufreq in the copy and is left out.
+TEST(CpuFrequencies, PowersaveCaptureReadsGovernorDriverAndFrequencies) {
+  DirFileSource files(nicbench::testing::TestdataDir() + "/roots/pfs-cpufreq-powersave");
+  auto freq = ReadCpuFrequencies(files, {0, 1});
+  ASSERT_TRUE(freq.known()) << freq.detail();
+  ASSERT_EQ(freq.value().size(), 1u);
+  const record::CpuFrequency& f = freq.value()[0];
+  EXPECT_EQ(f.cpu, 1);
+  EXPECT_EQ(f.governor, "powersave");
+  EXPECT_EQ(f.driver, "intel_pstate");
+  EXPECT_EQ(f.current_khz, 1200195u);
+  EXPECT_EQ(f.min_khz, 1200000u);
+  EXPECT_EQ(f.max_khz, 3300000u);
+}
+
+// The build VM, captured with `nicbench inspect --capture` (tests/testdata/README.md): its vCPUs
+// have no cpufreq, so the frequency is unknown, not a number; its virtio-net function reports
+// numa_node -1 (no node) and local CPUs 0-1, and each vector its effective CPU.
+TEST(CollectFactsTest, VmPlacementAndNoCpufreq) {
+  DirFileSource files(nicbench::testing::TestdataDir() + "/roots/vm-6.18-place");
+  record::HostFacts host = CollectHostFacts(files);
+  ASSERT_FALSE(host.cpu_frequencies.known());
+  EXPECT_EQ(host.cpu_frequencies.why(), record::Missing::kNotSupported);
+  auto nic = CollectNicFacts("eth0", files);
+  ASSERT_TRUE(nic) << nic.error().ToString();
+  EXPECT_FALSE(nic->numa_node.known());
+  EXPECT_EQ(nic->numa_node.why(), record::Missing::kNotSupported);
+  EXPECT_NE(nic->numa_node.detail().find("-1"), std::string::npos);
+  EXPECT_EQ(nic->local_cpus.value_or(""), "0-1");
+  ASSERT_TRUE(nic->irq_vectors.known());
+  ASSERT_EQ(nic->irq_vectors.value().size(), 3u);
+  for (const record::IrqVector& v : nic->irq_vectors.value()) {
+    EXPECT_EQ(v.affinity, "0-1") << v.irq;
+    EXPECT_TRUE(v.effective_affinity == "0" || v.effective_affinity == "1") << v.irq;
+  }
+}
+
 TEST(MissingFromErrnoTest, Mapping) {
   EXPECT_EQ(MissingFromErrno(EOPNOTSUPP), record::Missing::kNotSupported);
   EXPECT_EQ(MissingFromErrno(EPERM), record::Missing::kPermissionDenied);

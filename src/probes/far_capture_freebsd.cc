@@ -248,7 +248,7 @@ Result<FarCapture> ReadFreebsd(const std::string& dir, const Marker& marker) {
   if (const auto* irqs = out.end.samples.back().irqs.get()) {
     std::vector<record::IrqVector> vectors;
     for (const auto& line : *irqs) {
-      if (line.nic) vectors.push_back({line.irq, line.name, ""});
+      if (line.nic) vectors.push_back({line.irq, line.name, "", ""});
     }
     nic.irq_vectors = vectors;
   }

@@ -89,6 +89,7 @@ record::HostFacts CollectHostFacts(FileSource& files) {
   auto cpus = online ? ParseCpuList(*online) : tl::unexpected(online.error());
   if (cpus) {
     facts.cpu_count = static_cast<int>(cpus->size());
+    facts.cpu_frequencies = ReadCpuFrequencies(files, *cpus);
     return facts;
   }
   // Without sysfs (old captures): /proc/stat lists exactly the online CPUs.
@@ -96,6 +97,9 @@ record::HostFacts CollectHostFacts(FileSource& files) {
   auto parsed = stat ? ParseProcStat(text) : tl::unexpected(stat.error());
   if (parsed) {
     facts.cpu_count = static_cast<int>(parsed->cpus.size());
+    std::vector<int> numbers;
+    for (const auto& cpu : parsed->cpus) numbers.push_back(cpu.cpu);
+    facts.cpu_frequencies = ReadCpuFrequencies(files, numbers);
   } else {
     facts.cpu_count = UnknownFrom<int>(cpus.error());
   }

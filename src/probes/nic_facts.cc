@@ -36,6 +36,8 @@ void MarkAllNicFieldsAbsent(record::NicFacts& facts, const char* why) {
   facts.irq_vectors = Absent<std::vector<record::IrqVector>>(why);
   facts.driver_stats = Absent<std::map<std::string, uint64_t>>(why);
   facts.qdisc = Absent<record::Qdisc>(why);
+  facts.numa_node = Absent<int>(why);
+  facts.local_cpus = Absent<std::string>(why);
 }
 
 void FillInterfaceFiles(FileSource& files, const std::string& base, record::NicFacts& facts) {
@@ -145,9 +147,37 @@ void FillIrqs(FileSource& files, const NicDevice& nic, record::NicFacts& facts) 
   }
   for (const std::string& irq : irqs) {
     auto affinity = files.ReadTrimmed("/proc/irq/" + irq + "/smp_affinity_list");
-    vectors.push_back({irq, name_of(irq), affinity ? *affinity : std::string()});
+    auto effective = files.ReadTrimmed("/proc/irq/" + irq + "/effective_affinity_list");
+    vectors.push_back(
+        {irq, name_of(irq), affinity.value_or(std::string()), effective.value_or(std::string())});
   }
   facts.irq_vectors = std::move(vectors);
+}
+
+// The PCI function's NUMA node and local CPUs (drivers/pci/pci-sysfs.c). numa_node is -1 when
+// the firmware gives no proximity for the device: a one-node machine, or a VM.
+void FillNuma(FileSource& files, const NicDevice& nic, record::NicFacts& facts) {
+  if (nic.pci_address.empty()) {
+    facts.numa_node = Absent<int>("not a PCI device");
+    facts.local_cpus = Absent<std::string>("not a PCI device");
+    return;
+  }
+  const std::string dir = "/sys/bus/pci/devices/" + nic.pci_address;
+  auto node = files.ReadTrimmed(dir + "/numa_node");
+  if (!node) {
+    facts.numa_node = UnknownFrom<int>(node.error());
+  } else if (auto value = scan::ToU64(*node)) {
+    facts.numa_node = static_cast<int>(*value);
+  } else {
+    facts.numa_node = Measured<int>::Unknown(
+        Missing::kNotSupported, "numa_node " + *node + ": the firmware gives the device no node");
+  }
+  auto cpus = files.ReadTrimmed(dir + "/local_cpulist");
+  if (cpus) {
+    facts.local_cpus = *cpus;
+  } else {
+    facts.local_cpus = UnknownFrom<std::string>(cpus.error());
+  }
 }
 
 void FillCapturedOnly(FileSource& files, const std::string& base, record::NicFacts& facts) {
@@ -194,6 +224,7 @@ Result<record::NicFacts> CollectNicFacts(const std::string& iface, FileSource& f
   }
   FillPci(files, nic, facts);
   FillIrqs(files, nic, facts);
+  FillNuma(files, nic, facts);
   return facts;
 }
 

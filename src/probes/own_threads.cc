@@ -1,8 +1,10 @@
 #include "probes/own_threads.h"
 
+#include <sched.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <string>
 
 #include "probes/host_snapshot.h"
@@ -38,6 +40,7 @@ ThreadTimes OwnTimes() {
     out.voluntary_switches = static_cast<uint64_t>(usage.ru_nvcsw);
     out.involuntary_switches = static_cast<uint64_t>(usage.ru_nivcsw);
   }
+  out.last_cpu = ::sched_getcpu();
   DirFileSource live;
   std::string text;
   if (live.ReadInto("/proc/thread-self/schedstat", text)) {
@@ -77,6 +80,13 @@ Result<ThreadTimes> ParseTaskStat(std::string_view text, double ticks_per_second
   }
   if (!minflt || !majflt || !utime || !stime) return Fail("task stat: a field is not a number");
   ThreadTimes out;
+  for (int field = 16; field <= 39; ++field) {
+    const std::string_view token = scan::NextToken(rest);
+    if (token.empty()) break;
+    if (field == 39) {
+      if (auto cpu = scan::ToU64(token)) out.last_cpu = static_cast<int>(*cpu);
+    }
+  }
   out.minor_faults = *minflt;
   out.major_faults = *majflt;
   out.user_seconds = static_cast<double>(*utime) / ticks_per_second;
@@ -150,7 +160,14 @@ record::ProcessUsage DiffThreadUsage(const std::map<int, ThreadTimes>& before,
     out.major_faults += Delta(then.major_faults, now.major_faults);
     out.voluntary_switches += Delta(then.voluntary_switches, now.voluntary_switches);
     out.involuntary_switches += Delta(then.involuntary_switches, now.involuntary_switches);
+    // Only a thread that used CPU time in the interval says where this end ran.
+    const bool ran =
+        now.user_seconds + now.system_seconds > then.user_seconds + then.system_seconds;
+    if (ran && now.last_cpu >= 0) out.ran_on_cpus.push_back(now.last_cpu);
   }
+  std::sort(out.ran_on_cpus.begin(), out.ran_on_cpus.end());
+  out.ran_on_cpus.erase(std::unique(out.ran_on_cpus.begin(), out.ran_on_cpus.end()),
+                        out.ran_on_cpus.end());
   return out;
 }
 

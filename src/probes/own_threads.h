@@ -30,10 +30,12 @@ struct ThreadTimes {
   double user_seconds = 0, system_seconds = 0;
   uint64_t minor_faults = 0, major_faults = 0;
   uint64_t voluntary_switches = 0, involuntary_switches = 0;
-  SchedStat sched;  // time on a CPU and waiting for one (ns)
+  SchedStat sched;    // time on a CPU and waiting for one (ns)
+  int last_cpu = -1;  // the CPU it last ran on (stat field 39), -1 when unknown
 };
 
-// /proc/PID/task/TID/stat: minflt, majflt, utime and stime (fields 10, 12, 14, 15 of proc(5));
+// /proc/PID/task/TID/stat: minflt, majflt, utime and stime (fields 10, 12, 14, 15 of proc(5)),
+// and the CPU it last ran on (field 39, "processor"; left -1 when the line is shorter);
 // `ticks_per_second` converts the times (sysconf(_SC_CLK_TCK)). The command name may hold
 // spaces and parentheses: the fields are counted from the last ')'.
 Result<ThreadTimes> ParseTaskStat(std::string_view text, double ticks_per_second);

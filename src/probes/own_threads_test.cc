@@ -1,4 +1,5 @@
 #include "probes/own_threads.h"
+#include "probes/test_fixture.h"
 
 #include <future>
 #include <thread>
@@ -19,6 +20,32 @@ TEST(TaskStat, ParsesFaultsAndTimesAfterAnAwkwardName) {
   EXPECT_DOUBLE_EQ(t->system_seconds, 0.75);
   EXPECT_FALSE(ParseTaskStat("4242 (nb) S 1 2", 100));
   EXPECT_FALSE(ParseTaskStat("no name here", 100));
+}
+
+// A real line of /proc/thread-self/stat from the build VM (kernel 6.18, `taskset -c 1 cat`):
+// field 39 is the CPU it last ran on. The short line above has no such field.
+TEST(TaskStat, ReadsTheCpuItLastRanOn) {
+  auto t = ParseTaskStat(probes::testing::ReadFixture("proc/task-stat-vm-6.18-cpu1.txt"), 100);
+  ASSERT_TRUE(t) << t.error().ToString();
+  EXPECT_EQ(t->last_cpu, 1);
+  auto short_line = ParseTaskStat(
+      "4242 (nb w) 0) S 1 4242 4242 0 -1 4194368 120 0 3 0 250 75 0 0 20 0 4 0 100\n", 100);
+  ASSERT_TRUE(short_line);
+  EXPECT_EQ(short_line->last_cpu, -1);
+}
+
+TEST(OwnThreads, RanOnListsTheCpusOfThreadsThatRan) {
+  ThreadTimes idle, busy_before, busy_after, other;
+  idle.last_cpu = 3;
+  busy_before.last_cpu = 0;
+  busy_after = busy_before;
+  busy_after.user_seconds = 0.5;
+  busy_after.last_cpu = 2;
+  other.system_seconds = 0.1;
+  other.last_cpu = 2;
+  auto usage =
+      DiffThreadUsage({{1, idle}, {2, busy_before}}, {{1, idle}, {2, busy_after}, {3, other}});
+  EXPECT_EQ(usage.ran_on_cpus, (std::vector<int>{2}));
 }
 
 TEST(TaskStat, ReadsTheSwitchCounts) {

@@ -13,11 +13,25 @@
 
 namespace nicbench::record {
 
+// One CPU's frequency scaling (/sys/devices/system/cpu/cpuN/cpufreq), read when the test ends
+// so the frequency is the one the load left it at. Frequencies in kHz as sysfs gives them; 0 =
+// the file was not there.
+struct CpuFrequency {
+  int cpu = 0;
+  std::string governor;      // scaling_governor: "performance", "powersave", "schedutil", ...
+  std::string driver;        // scaling_driver: "intel_pstate", "acpi-cpufreq", "amd-pstate", ...
+  uint64_t current_khz = 0;  // scaling_cur_freq, else cpuinfo_cur_freq
+  uint64_t min_khz = 0, max_khz = 0;  // cpuinfo_min_freq, cpuinfo_max_freq: the hardware's range
+};
+
 struct HostFacts {
   Measured<std::string> hostname;
   Measured<std::string> kernel;     // uname -r
   Measured<std::string> cpu_model;  // /proc/cpuinfo "model name"
   Measured<int> cpu_count;          // online CPUs
+  // Per online CPU that has cpufreq; unknown (not supported) when none has: a VM's vCPUs, or no
+  // frequency driver. Never guessed from /proc/cpuinfo's "cpu MHz", which a VM makes up.
+  Measured<std::vector<CpuFrequency>> cpu_frequencies;
 };
 
 struct OffloadState {
@@ -43,7 +57,10 @@ struct Coalescing {
 struct IrqVector {
   std::string irq;       // "45"
   std::string name;      // "eth0-TxRx-0"
-  std::string affinity;  // smp_affinity_list, e.g. "0-3"
+  std::string affinity;  // smp_affinity_list, e.g. "0-3": where it may be delivered
+  // effective_affinity_list (kernel 4.13+), e.g. "2": where the interrupt controller really
+  // delivers it, one CPU of `affinity` on x86. Empty when the kernel lacks the file.
+  std::string effective_affinity;
 };
 
 struct Qdisc {
@@ -117,6 +134,11 @@ struct NicFacts {
   // Unknown in records from before this field, and where driver_stats is.
   Measured<std::map<std::string, uint64_t>> driver_stats_after;
   Measured<Qdisc> qdisc;  // root qdisc on the interface
+  // The PCI function's NUMA node (device/numa_node) and the CPUs local to it (local_cpulist,
+  // "0-7,16-23"). numa_node is unknown when the kernel says -1: one node, or firmware (a VM's)
+  // that does not tell.
+  Measured<int> numa_node;
+  Measured<std::string> local_cpus;
 };
 
 }  // namespace nicbench::record

@@ -47,6 +47,10 @@ struct ProcessUsage {
   // unknown. Tells which end owns a saturated core when both ends share a host and one is
   // pinned (taskset).
   std::vector<int> allowed_cpus;
+  // CPUs the end's threads that used CPU time in the interval were last seen on (/proc/self/
+  // task/TID/stat field 39, "processor"), sorted; empty when unknown (getrusage fallback, an
+  // older peer). Where nicbench ran, against where the NIC's interrupts were delivered.
+  std::vector<int> ran_on_cpus;
 };
 
 // nicbench's own threads over the interval, from /proc/self/task/*/schedstat (the kernel's

@@ -61,8 +61,8 @@ void from_json(const nlohmann::json& j, FileRecord& v);
 // clang-format off
 #define NICBENCH_RECORD_JSON_TYPES(X)                                                             \
   /* facts.h */                                                                                   \
-  X(HostFacts) X(OffloadState) X(RingSizes) X(ChannelCounts) X(Coalescing) X(IrqVector)           \
-  X(Qdisc) X(PciLink) X(PciLinkState) X(PciInterruptCap) X(PciIdentity) X(NicFacts)               \
+  X(CpuFrequency) X(HostFacts) X(OffloadState) X(RingSizes) X(ChannelCounts) X(Coalescing)       \
+  X(IrqVector) X(Qdisc) X(PciLink) X(PciLinkState) X(PciInterruptCap) X(PciIdentity) X(NicFacts)  \
   /* host_sample.h */                                                                             \
   X(CpuShare) X(IrqRate) X(SoftnetDelta) X(ProcessUsage) X(RunQueueDelay) X(HostInterval)         \
   /* run_record.h; RunRecord is the whole record in field-name form (for the store; the           \

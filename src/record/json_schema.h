@@ -59,10 +59,18 @@ constexpr const auto& NamesOf(Type<ZeroCopy>) { return kZeroCopies; }
 
 // ---- facts.h
 
+constexpr auto FieldsOf(Type<CpuFrequency>) {
+  using T = CpuFrequency;
+  return Fields(Field("cpu", &T::cpu), Field("governor", &T::governor), Field("driver", &T::driver),
+                Field("current_khz", &T::current_khz), Field("min_khz", &T::min_khz),
+                Field("max_khz", &T::max_khz));
+}
+
 constexpr auto FieldsOf(Type<HostFacts>) {
   using T = HostFacts;
   return Fields(Field("hostname", &T::hostname), Field("kernel", &T::kernel),
-                Field("cpu_model", &T::cpu_model), Field("cpu_count", &T::cpu_count));
+                Field("cpu_model", &T::cpu_model), Field("cpu_count", &T::cpu_count),
+                Field("cpu_frequencies", &T::cpu_frequencies));
 }
 
 constexpr auto FieldsOf(Type<OffloadState>) {
@@ -93,7 +101,8 @@ constexpr auto FieldsOf(Type<Coalescing>) {
 
 constexpr auto FieldsOf(Type<IrqVector>) {
   using T = IrqVector;
-  return Fields(Field("irq", &T::irq), Field("name", &T::name), Field("affinity", &T::affinity));
+  return Fields(Field("irq", &T::irq), Field("name", &T::name), Field("affinity", &T::affinity),
+                LaterField("effective_affinity", &T::effective_affinity));
 }
 
 constexpr auto FieldsOf(Type<Qdisc>) {
@@ -143,8 +152,8 @@ constexpr auto FieldsOf(Type<NicFacts>) {
                 Field("coalescing", &T::coalescing), Field("channels", &T::channels),
                 Field("irq_mode", &T::irq_mode), Field("irq_vectors", &T::irq_vectors),
                 Field("counters", &T::counters), Field("driver_stats", &T::driver_stats),
-                Field("qdisc", &T::qdisc),
-                LaterField("driver_stats_after", &T::driver_stats_after));
+                Field("qdisc", &T::qdisc), LaterField("driver_stats_after", &T::driver_stats_after),
+                Field("numa_node", &T::numa_node), Field("local_cpus", &T::local_cpus));
 }
 
 // ---- host_sample.h
@@ -172,12 +181,12 @@ constexpr auto FieldsOf(Type<SoftnetDelta>) {
 
 constexpr auto FieldsOf(Type<ProcessUsage>) {
   using T = ProcessUsage;
-  return Fields(Field("user_seconds", &T::user_seconds),
-                Field("system_seconds", &T::system_seconds),
-                Field("voluntary_switches", &T::voluntary_switches),
-                Field("involuntary_switches", &T::involuntary_switches),
-                Field("minor_faults", &T::minor_faults), Field("major_faults", &T::major_faults),
-                LaterField("allowed_cpus", &T::allowed_cpus));
+  return Fields(
+      Field("user_seconds", &T::user_seconds), Field("system_seconds", &T::system_seconds),
+      Field("voluntary_switches", &T::voluntary_switches),
+      Field("involuntary_switches", &T::involuntary_switches),
+      Field("minor_faults", &T::minor_faults), Field("major_faults", &T::major_faults),
+      LaterField("allowed_cpus", &T::allowed_cpus), LaterField("ran_on_cpus", &T::ran_on_cpus));
 }
 
 constexpr auto FieldsOf(Type<RunQueueDelay>) {

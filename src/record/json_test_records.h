@@ -28,11 +28,14 @@ inline NicFacts MakeNic() {
   nic.coalescing = Measured<Coalescing>::Unknown(Missing::kPermissionDenied, "needs CAP_NET_ADMIN");
   nic.channels = Measured<ChannelCounts>::Unknown(Missing::kNotSupported);
   nic.irq_mode = std::string("MSI-X");
-  nic.irq_vectors = std::vector<IrqVector>{{"45", "eth0-rx-0", "1"}, {"46", "eth0-tx-0", "0"}};
+  nic.irq_vectors =
+      std::vector<IrqVector>{{"45", "eth0-rx-0", "1", "1"}, {"46", "eth0-tx-0", "0", ""}};
   nic.counters = std::map<std::string, uint64_t>{{"rx_dropped", 3}, {"rx_bytes", 123456789}};
   nic.driver_stats = Measured<std::map<std::string, uint64_t>>::Unknown(Missing::kPermissionDenied,
                                                                         "needs CAP_NET_ADMIN");
   nic.qdisc = Qdisc{"fq_codel", 0};
+  nic.numa_node = 1;
+  nic.local_cpus = std::string("8-15,24-31");
   return nic;
 }
 
@@ -42,6 +45,8 @@ inline HostFacts MakeHost(const std::string& name) {
   host.kernel = std::string("6.1.0-18-amd64");
   host.cpu_model = Measured<std::string>::Unknown(Missing::kError, "no model name line");
   host.cpu_count = 2;
+  host.cpu_frequencies =
+      std::vector<CpuFrequency>{{1, "powersave", "intel_pstate", 1200195, 1200000, 3300000}};
   return host;
 }
 
@@ -65,7 +70,7 @@ inline HostInterval MakeSample(double start, double end) {
   h.context_switches = uint64_t{4000};
   h.interrupts = uint64_t{16500};
   h.net_counters = std::map<std::string, int64_t>{{"Tcp.RetransSegs", 4}, {"Udp.RcvbufErrors", 0}};
-  h.process = ProcessUsage{0.01, 0.4, 10, 2, 0, 0, {0, 1}};
+  h.process = ProcessUsage{0.01, 0.4, 10, 2, 0, 0, {0, 1}, {1}};
   return h;
 }
 

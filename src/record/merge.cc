@@ -139,6 +139,11 @@ void MergeProcess(const HostInterval& a, const HostInterval& b, HostInterval& m)
     p.voluntary_switches += x.voluntary_switches;
     p.involuntary_switches += x.involuntary_switches;
     p.minor_faults += x.minor_faults, p.major_faults += x.major_faults;
+    // ran_on_cpus: where either half ran.
+    p.ran_on_cpus.insert(p.ran_on_cpus.end(), x.ran_on_cpus.begin(), x.ran_on_cpus.end());
+    std::sort(p.ran_on_cpus.begin(), p.ran_on_cpus.end());
+    p.ran_on_cpus.erase(std::unique(p.ran_on_cpus.begin(), p.ran_on_cpus.end()),
+                        p.ran_on_cpus.end());
     return p;
   });
   m.run_queue = Both(a.run_queue, b.run_queue, [](const RunQueueDelay& x, const RunQueueDelay& y) {

@@ -19,8 +19,8 @@ TEST(Merge, SharesAreWeightedByDurationAndCountsAdd) {
   line.per_cpu = {300};
   line.total = 300;
   b.irqs = std::vector<IrqRate>{line};
-  a.process = ProcessUsage{0.5, 0.25, 1, 0, 0, 0, {0}};
-  b.process = ProcessUsage{1.0, 0.75, 2, 0, 0, 0, {1}};
+  a.process = ProcessUsage{0.5, 0.25, 1, 0, 0, 0, {0}, {}};
+  b.process = ProcessUsage{1.0, 0.75, 2, 0, 0, 0, {1}, {}};
   b.interrupts = uint64_t{7};  // unknown in a: the merged value is unknown
   HostInterval m = MergeSamples(a, b);
   EXPECT_EQ(m.start, 0);

@@ -59,12 +59,30 @@ std::string Number(const T& v) {
 
 }  // namespace
 
+namespace {
+
+// "powersave 1.20 GHz (1.20-3.30 GHz, intel_pstate)".
+std::string FrequencyLine(const record::CpuFrequency& f) {
+  return fmt::format("{} {:.2f} GHz ({:.2f}-{:.2f} GHz, {})", f.governor, f.current_khz / 1e6,
+                     f.min_khz / 1e6, f.max_khz / 1e6, f.driver.empty() ? "?" : f.driver);
+}
+
+}  // namespace
+
 std::string RenderHostFactsText(const record::HostFacts& host) {
   Section section("host");
   section.AddMeasured("hostname", host.hostname, Plain);
   section.AddMeasured("kernel", host.kernel, Plain);
   section.AddMeasured("cpu model", host.cpu_model, Plain);
   section.AddMeasured("online cpus", host.cpu_count, Number<int>);
+  section.AddMeasured("cpu frequency", host.cpu_frequencies,
+                      [](const std::vector<record::CpuFrequency>& cpus) {
+                        std::string text = std::to_string(cpus.size()) + " cpus";
+                        for (const record::CpuFrequency& f : cpus) {
+                          text += fmt::format("\n      cpu{} {}", f.cpu, FrequencyLine(f));
+                        }
+                        return text;
+                      });
   return section.Render();
 }
 
@@ -107,11 +125,18 @@ void AddHardware(Section& s, const record::NicFacts& nic) {
   s.AddMeasured("irq vectors", nic.irq_vectors, [](const std::vector<record::IrqVector>& vectors) {
     std::string text = std::to_string(vectors.size());
     for (const auto& v : vectors) {
-      text += fmt::format("\n      irq {} {}{}", v.irq, v.name.empty() ? "-" : v.name,
-                          v.affinity.empty() ? "" : " cpus " + v.affinity);
+      text += fmt::format("\n      irq {} {}{}{}", v.irq, v.name.empty() ? "-" : v.name,
+                          v.affinity.empty() ? "" : " cpus " + v.affinity,
+                          v.effective_affinity.empty() ? "" : " effective " + v.effective_affinity);
     }
     return text;
   });
+}
+
+// Where the NIC sits: its NUMA node and the CPUs local to it.
+void AddPlacement(Section& s, const record::NicFacts& nic) {
+  s.AddMeasured("numa node", nic.numa_node, Number<int>);
+  s.AddMeasured("local cpus", nic.local_cpus, Plain);
 }
 
 void AddQueues(Section& s, const record::NicFacts& nic) {
@@ -160,6 +185,7 @@ void AddCounters(Section& s, const record::NicFacts& nic) {
 std::string RenderNicFactsText(const record::NicFacts& nic) {
   Section section("interface " + nic.interface + (nic.loopback ? " (loopback)" : ""));
   AddHardware(section, nic);
+  AddPlacement(section, nic);
   AddLink(section, nic);
   AddQueues(section, nic);
   AddCounters(section, nic);

@@ -5,7 +5,9 @@
 
 #include <utility>
 
+#include "analysis/differs.h"
 #include "analysis/figures.h"
+#include "analysis/frequency.h"
 #include "record/json.h"
 
 namespace nicbench::store {
@@ -83,12 +85,14 @@ void FillTopFinding(const RunRecord& run, RunSummary& s) {
   s.top_severity = record::SeverityName(top->severity);
 }
 
-nlohmann::json EndFacts(const record::EndpointRecord& end) {
+nlohmann::json EndFacts(const RunRecord& run, const record::EndpointRecord& end) {
   return {{"role", end.role},
           {"software", end.software},
           {"host", end.host},
           {"nic", end.nic},
-          {"congestion_used", end.congestion_used}};
+          {"congestion_used", end.congestion_used},
+          // Judged from the samples, which the facts do not keep: computed here, once.
+          {analysis::kCpuFrequencyFact, analysis::BusiestCoreFrequencyText(run, end)}};
 }
 
 }  // namespace
@@ -119,8 +123,8 @@ RunSummary Summarize(const RunRecord& run) {
 
 nlohmann::json FactsOf(const RunRecord& run) {
   const bool local_client = run.local.role != record::Role::kServer;
-  nlohmann::json local = EndFacts(run.local);
-  nlohmann::json remote = run.remote.known() ? EndFacts(run.remote.value()) : nlohmann::json();
+  nlohmann::json local = EndFacts(run, run.local);
+  nlohmann::json remote = run.remote.known() ? EndFacts(run, run.remote.value()) : nlohmann::json();
   return {{"spec", run.spec},
           {"client", local_client ? local : remote},
           {"server", local_client ? remote : local}};

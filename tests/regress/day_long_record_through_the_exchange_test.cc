@@ -65,7 +65,7 @@ record::HostInterval BigSample(double start, double end) {
   std::map<std::string, int64_t> counters;
   for (int i = 0; i < 60; ++i) counters["TcpExt.Counter" + std::to_string(i)] = 1000 + i;
   s.net_counters = counters;
-  s.process = record::ProcessUsage{0.25, 0.5, 100, 3, 0, 0, {0, 1, 2, 3}};
+  s.process = record::ProcessUsage{0.25, 0.5, 100, 3, 0, 0, {0, 1, 2, 3}, {}};
   s.run_queue = record::RunQueueDelay{0.75, 0.01, 6};
   s.nic_counters = std::map<std::string, int64_t>{{"rx_packets", 80000}, {"rx_dropped", 0}};
   return s;

@@ -62,6 +62,30 @@ TEST(InspectCliTest, CapturedTreeJson) {
   EXPECT_TRUE(doc["nic"]["rings"].is_null());
 }
 
+// The build VM captured with the placement files (tests/testdata/roots/vm-6.18-place): the
+// NIC's node is unknown (-1 on a VM), its local CPUs and each vector's effective CPU are shown.
+TEST(InspectCliTest, CapturedTreeShowsPlacement) {
+  const std::string root = testing::TestdataDir() + "/roots/vm-6.18-place";
+  auto text = RunNicbench({"inspect", "--root", root, "--iface", "eth0"});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("numa node:"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("unknown (not supported: numa_node -1"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("local cpus:"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find(" cpus 0-1 effective "), std::string::npos) << text.out;
+  // A VM's vCPUs have no cpufreq: unknown, never a guessed frequency.
+  EXPECT_NE(text.out.find("cpu frequency: unknown (not supported: no cpufreq"), std::string::npos)
+      << text.out;
+  auto json = RunNicbench({"inspect", "--root", root, "--iface", "eth0", "--json"});
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  auto doc = nlohmann::json::parse(json.out);
+  EXPECT_TRUE(doc["nic"]["numa_node"].is_null());
+  EXPECT_TRUE(doc["host"]["cpu_frequencies"].is_null());
+  EXPECT_EQ(doc["nic"]["local_cpus"], "0-1");
+  ASSERT_EQ(doc["nic"]["irq_vectors"].size(), 3u);
+  EXPECT_EQ(doc["nic"]["irq_vectors"][0]["affinity"], "0-1");
+  EXPECT_FALSE(doc["nic"]["irq_vectors"][0]["effective_affinity"].get<std::string>().empty());
+}
+
 TEST(InspectCliTest, NoInterfaceListsThem) {
   auto result = RunNicbench({"inspect", "--root", kRoot, "--json"});
   ASSERT_EQ(result.exit_code, 0) << result.err;
