@@ -109,6 +109,10 @@ constexpr Entry kTable[] = {
     {"txq#: tx_pkts", K::kTxQueuePackets, "be2net"},
     {"[#]: rx_ucast_packets", K::kRxQueuePackets, "bnxt_en bnx2x"},
     {"[#]: tx_ucast_packets", K::kTxQueuePackets, "bnxt_en bnx2x"},
+    // veth counts per receive queue only what its NAPI path took (GRO on at the receiver and
+    // the sender's TSO off, or XDP: kernel 6.18 drivers/net/veth.c veth_xdp_rcv); the rest goes
+    // through the peer CPU's backlog and no per-queue counter moves.
+    {"rx_queue_#_xdp_packets", K::kRxQueuePackets, "veth"},
 };
 
 // Matches `name` against `pattern`; a '#' takes one or more digits, stored in *queue, a '%'

@@ -173,7 +173,15 @@ INSTANTIATE_TEST_SUITE_P(
                               "virtio_net",
                               2,
                               2,
-                              {{"rx_queue_1_packets", K::kRxQueuePackets, 1}}}));
+                              {{"rx_queue_1_packets", K::kRxQueuePackets, 1}}},
+                      Capture{"ethtool-S-veth.txt",
+                              "veth",
+                              4,
+                              0,
+                              {{"rx_queue_3_xdp_packets", K::kRxQueuePackets, 3},
+                               {"rx_queue_0_drops", K::kOther},
+                               {"tx_queue_0_xdp_xmit", K::kOther},
+                               {"peer_ifindex", K::kOther}}}));
 
 TEST(DriverCounters, AnUnknownDriverGetsOnlyTheNamesEveryDriverMeansAlike) {
   EXPECT_EQ(ClassifyDriverCounter("", "rx_missed_errors").kind, K::kRxMissed);

@@ -1,5 +1,6 @@
 // How the receive work spread over the NIC's queues (per-queue packet counters of the driver,
-// else the NIC's per-queue interrupt lines) against the number of flows, and a PCI Express link
+// else the NIC's per-queue interrupt lines; on a veth its NAPI queues' counters) against the
+// number of flows, and a PCI Express link
 // that trained below what the slot and the NIC can do while the line rate needs more.
 #include <algorithm>
 #include <cctype>
@@ -82,9 +83,41 @@ size_t ChannelsOf(const record::NicFacts& nic) {
   return c == nullptr ? 0 : c->combined + c->rx;
 }
 
-std::optional<record::Finding> ImbalanceAt(const RunView& view, const End& end, int flows) {
+bool IsVeth(const End& end) { return DriverOf(end) == "veth"; }
+
+// A veth has no RSS: it hands each packet to its receive queue of the number of the queue the
+// peer sent it on (kernel 6.18 drivers/net/veth.c veth_xmit: rxq = skb_get_queue_mapping), so
+// the sender's choice of transmit queue (XPS, its number of queues) is what to look at.
+void ExplainVeth(record::Finding& f, const End& receiver, const End* sender) {
+  const std::string peer = sender != nullptr ? sender->record->nic.interface : "PEER";
+  f.meaning =
+      "A veth delivers each packet to the receive queue numbered as the peer's transmit queue, "
+      "and each queue is one NAPI poll loop: with every flow on one queue, one loop does all "
+      "the receive work. The sender put every flow on one transmit queue: XPS maps its CPUs to "
+      "one queue, or the peer has one transmit queue.";
+  f.next_step = fmt::format(
+      "At the sender, check the transmit queues and XPS (ip -d link show {0}; grep . "
+      "/sys/class/net/{0}/queues/tx-*/xps_cpus) and the receive queues here ({1}).",
+      peer, Command(receiver, "ethtool -l {}"));
+}
+
+void ExplainRss(record::Finding& f, const End& end) {
+  f.meaning =
+      "The NIC hashes each flow to a receive queue (RSS); with every flow on one queue, one core "
+      "does all the receive work while the others idle. RSS is off, the indirection table points "
+      "at one queue, or the hash leaves out the ports (UDP by default on many NICs).";
+  f.next_step = fmt::format(
+      "Check the queues ({}), the indirection table ({}) and the hash fields ({}; for UDP: "
+      "ethtool -N {} rx-flow-hash udp4 sdfn).",
+      Command(end, "ethtool -l {}"), Command(end, "ethtool -x {}"),
+      Command(end, "ethtool -n {} rx-flow-hash tcp4"), end.record->nic.interface);
+}
+
+std::optional<record::Finding> ImbalanceAt(const RunView& view, const Flow& flow) {
+  const End& end = *flow.receiver;
   auto q = FromDriver(end);
-  if (!q) q = FromIrqLines(view, end);
+  // A veth has no interrupt lines; its queues count only through the driver.
+  if (!q && !IsVeth(end)) q = FromIrqLines(view, end);
   if (!q || q->queues_known < 2) return std::nullopt;
   uint64_t total = 0;
   for (const auto& [name, n] : q->per_queue) total += n;
@@ -96,22 +129,18 @@ std::optional<record::Finding> ImbalanceAt(const RunView& view, const End& end, 
   record::Finding f =
       MakeFinding("nic-queue-imbalance", Severity::kWarning,
                   fmt::format("All {} flows landed on one receive queue at the {}: {} took {:.0f}%",
-                              flows, end.name, top->first, 100.0 * top->second / total));
+                              flow.streams, end.name, top->first, 100.0 * top->second / total));
   f.evidence.push_back(fmt::format("{} {}: {} of {} packets on {}, from {}", end.name, iface,
                                    top->second, total, top->first, q->source));
   f.evidence.push_back(
       fmt::format("{} {}: {} queues seen; channels {}", end.name, iface, q->queues_known,
                   ChannelsOf(end.record->nic) > 0 ? std::to_string(ChannelsOf(end.record->nic))
                                                   : std::string("unknown (ethtool -l)")));
-  f.meaning =
-      "The NIC hashes each flow to a receive queue (RSS); with every flow on one queue, one core "
-      "does all the receive work while the others idle. RSS is off, the indirection table points "
-      "at one queue, or the hash leaves out the ports (UDP by default on many NICs).";
-  f.next_step = fmt::format(
-      "Check the queues ({}), the indirection table ({}) and the hash fields ({}; for UDP: "
-      "ethtool -N {} rx-flow-hash udp4 sdfn).",
-      Command(end, "ethtool -l {}"), Command(end, "ethtool -x {}"),
-      Command(end, "ethtool -n {} rx-flow-hash tcp4"), iface);
+  if (IsVeth(end)) {
+    ExplainVeth(f, end, flow.sender);
+  } else {
+    ExplainRss(f, end);
+  }
   return f;
 }
 
@@ -126,9 +155,11 @@ double UsableBits(const record::PciLink& link) {
 Findings QueueImbalance(const RunView& view, const Thresholds&) {
   Findings out;
   for (const Flow& flow : view.flows()) {
-    // One flow is always one queue: nothing to balance.
-    if (flow.streams < 2 || flow.receiver == nullptr || !HardwareNic(*flow.receiver)) continue;
-    if (auto f = ImbalanceAt(view, *flow.receiver, flow.streams)) out.push_back(std::move(*f));
+    // One flow is always one queue: nothing to balance. Of the software devices only a veth
+    // has receive queues of its own (each a NAPI poll loop); loopback, tun and bridges do not.
+    if (flow.streams < 2 || flow.receiver == nullptr) continue;
+    if (!HardwareNic(*flow.receiver) && !IsVeth(*flow.receiver)) continue;
+    if (auto f = ImbalanceAt(view, flow)) out.push_back(std::move(*f));
   }
   return out;
 }

@@ -119,6 +119,20 @@ void EightFlows(RunRecord& run, bool one_queue) {
   NicFromCapture(Remote(run), "mlx5_core", "ethtool-S-mlx5_core.txt", moves);
 }
 
+// The same 8 streams between two veths of 4 queues each, as the netns test builds them: the
+// receiver's NAPI queues count the packets (ethtool-S-veth.txt), or none moved (no NAPI path).
+void EightFlowsOnVeth(RunRecord& run, bool one_queue, bool napi = true) {
+  EightFlows(run, one_queue);
+  run.local.nic = VethNic();
+  Remote(run).nic = VethNic();
+  Remote(run).nic.interface = "nb-h2-e0";
+  std::map<std::string, int64_t> moves;
+  for (int q = 0; q < 4 && napi; ++q) {
+    moves[fmt::format("rx_queue_{}_xdp_packets", q)] = one_queue ? (q == 0 ? 1241988 : 0) : 310000;
+  }
+  NicFromCapture(Remote(run), "veth", "ethtool-S-veth.txt", moves);
+}
+
 // The NIC's PCIe link: an 82599ES (lspci-vk capture) 10GbE at 5 GT/s x8 capable, trained x1.
 void PcieTrainedX1(RunRecord& run) {
   auto& nic = Remote(run).nic;
@@ -208,6 +222,16 @@ const Case kCases[] = {
      Severity::kWarning},
     {"8 flows spread over 4 queues: nothing", [](RunRecord& run) { EightFlows(run, false); },
      "nic-queue-imbalance", false},
+    {"8 flows all on veth queue 0 (the peer's XPS)",
+     [](RunRecord& run) { EightFlowsOnVeth(run, true); },
+     "nic-queue-imbalance",
+     true,
+     {"All 8 flows", "queue 0 took 100%", "4 queues seen", "xps_cpus", "ip -d link show nb-h1-e0"},
+     Severity::kWarning},
+    {"8 flows spread over 4 veth queues: nothing",
+     [](RunRecord& run) { EightFlowsOnVeth(run, false); }, "nic-queue-imbalance", false},
+    {"veth without its NAPI path (no per-queue counter moved): nothing",
+     [](RunRecord& run) { EightFlowsOnVeth(run, true, false); }, "nic-queue-imbalance", false},
     {"one flow is one queue: nothing",
      [](RunRecord& run) {
        NicFromCapture(Remote(run), "mlx5_core", "ethtool-S-mlx5_core.txt",
