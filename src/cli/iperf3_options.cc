@@ -3,11 +3,14 @@
 #include <fcntl.h>
 #include <net/if.h>
 #include <sched.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cctype>
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
 #include <sstream>
 #include <string_view>
@@ -16,6 +19,7 @@
 
 #include "base/units.h"
 #include "record/json.h"
+#include "report/wrap.h"
 
 namespace nicbench::cli {
 namespace {
@@ -154,6 +158,18 @@ Status ApplyRateOptions(const Iperf3RunArgs& a, record::TestSpec& spec) {
   return Ok();
 }
 
+// The width output folds to: the terminal's when stdout is one (its window size, else
+// $COLUMNS, else 80); 0 when piped, so a script reads every line whole.
+size_t FoldWidth() {
+  if (isatty(STDOUT_FILENO) != 1) return 0;
+  winsize window{};
+  if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &window) == 0 && window.ws_col > 0) return window.ws_col;
+  if (const char* columns = std::getenv("COLUMNS")) {
+    if (const int n = std::atoi(columns); n > 0) return static_cast<size_t>(n);
+  }
+  return 80;
+}
+
 }  // namespace
 
 TextOutput::TextOutput(const std::string& title, bool verbose, bool debug, std::string timestamps)
@@ -173,13 +189,19 @@ void TextOutput::Print(const std::string& text) const {
     stamp = buffer;
   }
   const std::string prefix = stamp + prefix_;
+  // Folded to what is left of the terminal after the prefix (never narrower than 40).
+  const size_t width = FoldWidth();
+  const std::string folded =
+      width == 0
+          ? text
+          : report::WrapToWidth(text, std::max<size_t>(40, width - std::min(width, prefix.size())));
   std::string out;
   size_t start = 0;
-  while (start < text.size()) {
-    const size_t end = text.find('\n', start);
-    const size_t stop = end == std::string::npos ? text.size() : end + 1;
+  while (start < folded.size()) {
+    const size_t end = folded.find('\n', start);
+    const size_t stop = end == std::string::npos ? folded.size() : end + 1;
     out += prefix;
-    out.append(text, start, stop - start);
+    out.append(folded, start, stop - start);
     start = stop;
   }
   std::fputs(out.c_str(), stdout);
