@@ -90,10 +90,31 @@ void DriverNicRung(const record::NicFacts& nic, Rung& rung) {
   rung.source = "the driver's ring and buffer counters (ethtool -S)";
 }
 
+// A software device without a wire (veth, tun, bridge, dummy) has no NIC rung: its drop counters
+// are the kernel's queues around it. A veth's transmit hands the packet to the peer's netif_rx;
+// when the receiving CPU's backlog is full, enqueue_to_backlog counts it in softnet_stat's
+// dropped column and as the peer's rx_dropped, and veth_xmit counts it again as the sender's
+// tx_dropped (kernel 6.18 net/core/dev.c enqueue_to_backlog, drivers/net/veth.c veth_xmit): one
+// packet, three counters. Counted here, they put the lowest drop at "the NIC" when the softnet
+// backlog dropped.
+void SoftwareNicRung(const Samples& samples, const record::NicFacts& nic, Rung& rung) {
+  rung.why = nic.driver.value() + ": no NIC on the path";
+  const uint64_t rx = NicSum(samples, "rx_dropped").value_or(0);
+  const uint64_t tx = NicSum(samples, "tx_dropped").value_or(0);
+  if (rx > 0 || tx > 0) {
+    rung.why +=
+        fmt::format("; its rx_dropped {} and tx_dropped {} are the kernel's queues", rx, tx);
+  }
+}
+
 Rung NicRung(const Samples& samples, const record::EndpointRecord& end) {
   Rung rung = MakeRung(Layer::kNic, "NIC");
   if (end.nic.loopback) {
     rung.why = "loopback: no NIC on the path";
+    return rung;
+  }
+  if (IsSoftwareNic(end.nic)) {
+    SoftwareNicRung(samples, end.nic, rung);
     return rung;
   }
   SysNicRung(samples, rung);

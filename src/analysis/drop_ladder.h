@@ -2,7 +2,9 @@
 // the bottom up (the NIC, the softnet backlog, the qdisc, the socket), and the TCP
 // retransmissions the end's sending streams made after. Computed once here and read by the
 // drop-ladder finding (diagnosis) and by the text and HTML summaries (report). A layer this end
-// did not measure is unknown with the reason, never 0. Pure; thread-safe.
+// did not measure is unknown with the reason, never 0. Loopback and software devices without a
+// wire (veth, tun, bridge, dummy) have no NIC rung: a veth's rx_dropped and tx_dropped count the
+// kernel's queues around it (its peer CPU's softnet backlog), not a NIC. Pure; thread-safe.
 #pragma once
 
 #include <cstdint>

@@ -51,6 +51,34 @@ TEST(DropLadder, UnknownLayersSayWhy) {
   EXPECT_EQ(RungText(DropLadderOf(run, run.local)[3]), "unknown (no host samples from this end)");
 }
 
+// The netns test's backlog overflow on a veth pair: the receiving veth's rx_dropped is the
+// softnet backlog's drops, counted again. A veth has no NIC rung; the softnet rung holds them.
+TEST(DropLadder, AVethsDropCountersAreNotANicRung) {
+  record::RunRecord run = MakeRun();
+  record::EndpointRecord& server = Server(run);
+  server.nic.driver = std::string("veth");
+  for (auto& s : server.samples) {
+    s.nic_counters = std::map<std::string, int64_t>{{"rx_dropped", 109069}, {"tx_dropped", 0}};
+    s.softnet = std::vector<record::SoftnetDelta>{{0, 16000, 109069, 12}};
+  }
+  const std::vector<Rung> ladder = DropLadderOf(run, server);
+  EXPECT_FALSE(ladder[0].dropped);
+  EXPECT_EQ(RungText(ladder[0]),
+            "unknown (veth: no NIC on the path; its rx_dropped 436276 and tx_dropped 0 are the "
+            "kernel's queues)");
+  EXPECT_EQ(ladder[1].dropped, 4u * 109069);
+}
+
+TEST(DropLadder, ARealNicsCountersStayItsRung) {
+  record::RunRecord run = MakeRun();
+  ASSERT_EQ(Server(run).nic.driver.value(), "igb");
+  for (auto& s : Server(run).samples) {
+    s.nic_counters = std::map<std::string, int64_t>{{"rx_missed_errors", 30}, {"rx_dropped", 0}};
+  }
+  EXPECT_EQ(RungText(DropLadderOf(run, Server(run))[0]),
+            "120 (misses 120, no-buffer 0, tx drops 0, errors 0)");
+}
+
 TEST(DropLadder, TheDriverCountersWinWhenTheyCountMore) {
   record::RunRecord run = MakeRun();
   record::NicFacts& nic = Server(run).nic;

@@ -145,6 +145,34 @@ void PcieTrainedX1(RunRecord& run) {
   run.local.nic.speed_mbps = uint64_t{10000};
 }
 
+// A veth pair on one host whose receiving CPU's backlog overflows, as the netns test builds it:
+// each refused packet is a softnet drop, the sender veth's tx_dropped and the receiver veth's
+// rx_dropped. `beyond` more receive drops than the backlog's (a peer down, a frame over the MTU).
+void VethBacklogDrops(RunRecord& run, int64_t beyond = 0) {
+  run.local.nic = VethNic();
+  Remote(run).nic = VethNic();
+  Remote(run).nic.interface = "nb-h2-e0";
+  Remote(run).host.hostname = run.local.host.hostname;
+  for (auto* end : {&run.local, &Remote(run)}) {
+    const bool sender = end == &run.local;
+    EachSample(*end, [&](record::HostInterval& s) {
+      s.nic_counters = std::map<std::string, int64_t>{{"rx_packets", sender ? 30000 : 16000},
+                                                      {"rx_dropped", sender ? 0 : 44000 + beyond},
+                                                      {"tx_packets", sender ? 16000 : 30000},
+                                                      {"tx_dropped", sender ? 44000 : 0}};
+      s.softnet = std::vector<record::SoftnetDelta>{{0, 16000, 44100, 900}};
+    });
+  }
+}
+
+// An igb receiver whose ring missed frames: a real NIC's drops.
+void IgbMisses(RunRecord& run) {
+  EachSample(Remote(run), [](record::HostInterval& s) {
+    s.nic_counters = std::map<std::string, int64_t>{
+        {"rx_packets", 60000}, {"rx_missed_errors", 120}, {"rx_dropped", 0}};
+  });
+}
+
 const record::Finding* Find(const std::vector<record::Finding>& findings, const std::string& id) {
   auto it =
       std::find_if(findings.begin(), findings.end(), [&](const auto& f) { return f.id == id; });
@@ -203,6 +231,31 @@ const Case kCases[] = {
      "drop-ladder",
      true,
      {"the softnet backlog at the remote server"}},
+    {"veth backlog overflow: the ladder names the softnet backlog, not the veth",
+     [](RunRecord& run) { VethBacklogDrops(run); },
+     "drop-ladder",
+     true,
+     {"the softnet backlog at the local client (sender)", "NIC not measured"}},
+    {"veth backlog overflow: no nic-drops, the backlog accounts for the veth's counters",
+     [](RunRecord& run) { VethBacklogDrops(run); }, "nic-drops", false},
+    {"veth drops beyond the backlog's: the veth's, never the NIC's",
+     [](RunRecord& run) { VethBacklogDrops(run, 5000); },
+     "nic-drops",
+     true,
+     {"The veth nb-h2-e0 at the remote server (receiver) counted drops the softnet backlog",
+      "rx_dropped +", "/proc/net/softnet_stat dropped +", "ip -s link show nb-h2-e0"},
+     Severity::kWarning},
+    {"igb ring misses: the NIC's drops, as before",
+     IgbMisses,
+     "nic-drops",
+     true,
+     {"The NIC dropped or rejected packets during the test", "rx_missed_errors +"},
+     Severity::kWarning},
+    {"igb ring misses: the ladder names the NIC",
+     IgbMisses,
+     "drop-ladder",
+     true,
+     {"the NIC at the remote server (receiver)"}},
     {"i40e receiver sends pause frames",
      ReceiverSendsPauses,
      "nic-pause-frames",

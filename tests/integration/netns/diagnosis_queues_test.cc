@@ -293,14 +293,25 @@ TEST(DiagnosisSoftnet, LoweredBacklogDropsAreFound) {
   EXPECT_EQ((*f)["severity"], "warning");
   EXPECT_NE((*f)["title"].get<std::string>().find("softnet backlog"), std::string::npos);
   EXPECT_TRUE(EvidenceHas(*f, "/proc/net/softnet_stat dropped +")) << f->dump(2);
-  // The ladder's softnet rung carries the same drops at both ends (one host's counter). Its
-  // title names the NIC rung instead: a veth counts each packet its peer's backlog refused as
-  // its own tx_dropped and the peer's rx_dropped (docs/diagnosis.md, "Proven live").
+  // The ladder's softnet rung carries the same drops at both ends (one host's counter), and
+  // its title names the softnet backlog: a veth counts each packet its peer's backlog refused
+  // as its own tx_dropped and the peer's rx_dropped, which are no NIC's drops (docs/diagnosis.md,
+  // "Proven live").
   const json* ladder = FindingOf(doc, "drop-ladder");
   ASSERT_NE(ladder, nullptr) << Titles(doc);
+  EXPECT_NE((*ladder)["title"].get<std::string>().find("the softnet backlog at the"),
+            std::string::npos)
+      << ladder->dump(2);
   EXPECT_TRUE(EvidenceHas(*ladder, "softnet backlog ")) << ladder->dump(2);
   EXPECT_FALSE(EvidenceHas(*ladder, "softnet backlog 0;")) << ladder->dump(2);
-  std::printf("%s\n", (*ladder)["evidence"].dump().c_str());
+  std::printf("%s\n%s\n", (*ladder)["title"].get<std::string>().c_str(),
+              (*ladder)["evidence"].dump().c_str());
+  // Neither veth is called a NIC that dropped.
+  for (const auto& finding : doc["findings"]) {
+    if (finding["id"] != "nic-drops") continue;
+    std::printf("%s\n", finding["title"].get<std::string>().c_str());
+    EXPECT_EQ(finding["title"].get<std::string>().find("The NIC"), std::string::npos);
+  }
 }
 
 // The packets dropped at every CPU's softnet backlog since boot (/proc/net/softnet_stat's
