@@ -121,7 +121,8 @@ void AddOptions(CLI::App& app, RunArgs& a) {
   app.add_flag("-J,--json", a.json, "one JSON document on stdout");
   app.add_flag("--both-directions", a.both_directions,
                "forward then reverse against HOST, then compare the two directions\n"
-               "(as the loopback job does); JSON: {\"runs\": [forward, reverse]}");
+               "side by side (as the loopback job does); JSON: one document per line, the "
+               "second with \"directions\"");
   app.add_flag("--loopback", a.loopback,
                "test over loopback in both directions (the default "
                "when no host is given)");
