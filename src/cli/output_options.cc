@@ -63,9 +63,10 @@ Status WriteReportFile(const ReportFile& file, const std::string& path, const st
 }
 
 int WriteHtmlReport(const OutputArgs& args, const ReportFile& file,
-                    const std::vector<const record::RunRecord*>& runs, int code) {
+                    const std::vector<const record::RunRecord*>& runs, int code,
+                    const nlohmann::ordered_json& directions) {
   if (args.html.empty() || !file || runs.empty()) return code;
-  if (auto s = WriteReportFile(file, args.html, report::RenderHtml(runs)); !s) {
+  if (auto s = WriteReportFile(file, args.html, report::RenderHtml(runs, directions)); !s) {
     LogError(s.error().message);
     return code == ToInt(ExitCode::kOk) ? ToInt(ExitCode::kEnvironment) : code;
   }

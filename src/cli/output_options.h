@@ -12,6 +12,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include <nlohmann/json.hpp>
+
 #include "base/result.h"
 #include "engine/client.h"
 #include "record/run_record.h"
@@ -48,8 +50,10 @@ Status WriteReportFile(const ReportFile& file, const std::string& path, const st
 
 // Writes the HTML report of `runs` (in order; nothing when empty) to the file --html opened,
 // saying where on stderr. Returns `code` unchanged, or kEnvironment when writing failed and
-// `code` was kOk.
+// `code` was kOk. `directions` (report::DirectionsJson, null for none): the two directions side by
+// side, the page's first section.
 int WriteHtmlReport(const OutputArgs& args, const ReportFile& file,
-                    const std::vector<const record::RunRecord*>& runs, int code);
+                    const std::vector<const record::RunRecord*>& runs, int code,
+                    const nlohmann::ordered_json& directions = nullptr);
 
 }  // namespace nicbench::cli

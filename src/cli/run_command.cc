@@ -18,6 +18,7 @@
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
+#include "analysis/directions.h"
 #include "base/exit_code.h"
 #include "base/log.h"
 #include "base/units.h"
@@ -120,7 +121,8 @@ void AddOptions(CLI::App& app, RunArgs& a) {
   app.add_flag("-J,--json", a.json, "one JSON document on stdout");
   app.add_flag("--both-directions", a.both_directions,
                "forward then reverse against HOST, then compare the two directions\n"
-               "(as the loopback job does); JSON: {\"runs\": [forward, reverse]}");
+               "side by side (as the loopback job does); JSON: one document per line, the "
+               "second with \"directions\"");
   app.add_flag("--loopback", a.loopback,
                "test over loopback in both directions (the default "
                "when no host is given)");
@@ -505,41 +507,73 @@ int RunAgainstHost(const RunPlan& plan) {
   return StoreRuns(plan.store, kept, code);
 }
 
-// Forward then reverse against plan.client's server, each diagnosed, the pair's findings with
-// the second (asymmetry needs both directions); text after each run, JSON {"runs"} at the end.
+// The two directions side by side and the pair's findings: printed under the two summaries,
+// the last JSON line's "directions" member, the HTML page's first section. Null JSON when
+// either direction did not finish (nothing to compare).
+struct PairReport {
+  std::vector<analysis::DirectionRow> rows;
+  std::vector<record::Finding> findings;
+  nlohmann::ordered_json json;
+};
+
+// Diagnoses one direction of the pair; the second also gets the pair's findings, which the record
+// keeps (the store and -J's second document carry them, as before) and `pair` shows again
+// beside the table.
+void DiagnoseDirection(std::vector<engine::ClientOutcome>& outcomes, PairReport& pair) {
+  record::RunRecord& run = outcomes.back().record;
+  run.findings = diagnosis::Diagnose(run);
+  if (outcomes.size() != 2) return;
+  pair.findings = diagnosis::DiagnosePair(outcomes[0].record, run);
+  pair.rows = analysis::CompareDirections(outcomes[0].record, run);
+  pair.json = report::DirectionsJson(pair.rows, pair.findings);
+}
+
+// Runs one direction against plan.client's server, diagnoses it and prints its summary.
+ExitCode RunOneDirection(RunPlan& plan, int i, std::vector<engine::ClientOutcome>& outcomes,
+                         PairReport& pair) {
+  plan.client.spec.direction = i ? record::Direction::kReverse : record::Direction::kForward;
+  if (plan.text) {
+    plan.out.Print(fmt::format("{}(client -> server {})\n", i ? "\n" : "",
+                               i ? "reverse: server sends" : "forward: client sends"));
+  }
+  outcomes.push_back(engine::RunClient(plan.client, LiveSink(plan)));
+  const ExitCode code = ExitFor(outcomes.back());
+  record::RunRecord& run = outcomes.back().record;
+  NameStandProfile(run);
+  AttachRemoteFacts(plan, run);
+  if (code == ExitCode::kOk) DiagnoseDirection(outcomes, pair);
+  if (!plan.json && !plan.text) JsonStreamEnd(plan.output, run);
+  if (plan.text && (code == ExitCode::kOk || run.incomplete)) {
+    // The run's own findings only: the pair's are added below, after the table that shows them.
+    plan.out.Print(report::RenderSummary(run));
+    if (plan.out.verbose()) plan.out.Print(VerboseSummary(run));
+  }
+  if (plan.text && code != ExitCode::kOk) LogFailure(plan, outcomes.back());
+  if (!pair.json.is_null()) {
+    diagnosis::AddFindings(run.findings, pair.findings);
+    if (plan.text) plan.out.Print(report::RenderDirections(pair.rows, pair.findings));
+  }
+  return code;
+}
+
+// Forward then reverse against plan.client's server, each diagnosed; then the two side by side
+// with the pair's findings (asymmetry needs both directions): text after each run and the table
+// at the end, JSON Lines at the end (the table in the second line), HTML with the table first.
 int RunBothDirections(RunPlan plan) {
   std::vector<engine::ClientOutcome> outcomes;
-  const record::Direction directions[] = {record::Direction::kForward, record::Direction::kReverse};
+  PairReport pair;
   ExitCode code = ExitCode::kOk;
   for (int i = 0; i < 2 && code == ExitCode::kOk; ++i) {
-    plan.client.spec.direction = directions[i];
-    if (plan.text) {
-      plan.out.Print(fmt::format("{}(client -> server {})\n", i ? "\n" : "",
-                                 i ? "reverse: server sends" : "forward: client sends"));
-    }
-    outcomes.push_back(engine::RunClient(plan.client, LiveSink(plan)));
-    code = ExitFor(outcomes.back());
-    record::RunRecord& run = outcomes.back().record;
-    NameStandProfile(run);
-    AttachRemoteFacts(plan, run);
-    if (code == ExitCode::kOk) {
-      run.findings = diagnosis::Diagnose(run);
-      if (i == 1) {
-        diagnosis::AddFindings(run.findings, diagnosis::DiagnosePair(outcomes[0].record, run));
-      }
-    }
-    if (!plan.json && !plan.text) JsonStreamEnd(plan.output, run);
-    if (plan.text && (code == ExitCode::kOk || run.incomplete)) {
-      plan.out.Print(report::RenderSummary(run));
-      if (plan.out.verbose()) plan.out.Print(VerboseSummary(run));
-    }
-    if (plan.text && code != ExitCode::kOk) LogFailure(plan, outcomes.back());
+    code = RunOneDirection(plan, i, outcomes, pair);
   }
   if (plan.json) {
     std::vector<record::RunRecord> records;
     records.reserve(outcomes.size());
     for (const auto& o : outcomes) records.push_back(o.record);
-    std::fputs(report::RenderJsonLines(records).c_str(), stdout);
+    std::fputs((pair.json.is_null() ? report::RenderJsonLines(records)
+                                    : report::RenderJsonLines(records, pair.json))
+                   .c_str(),
+               stdout);
   }
   std::vector<const record::RunRecord*> finished, kept;
   for (const auto& o : outcomes) {
@@ -547,7 +581,7 @@ int RunBothDirections(RunPlan plan) {
     if (Kept(o)) kept.push_back(&o.record);
   }
   return StoreRuns(plan.store, kept,
-                   WriteHtmlReport(plan.output, plan.html_file, finished, ToInt(code)));
+                   WriteHtmlReport(plan.output, plan.html_file, finished, ToInt(code), pair.json));
 }
 
 // The main job: an in-process server (cli/loopback_server.h), then forward and reverse tests.

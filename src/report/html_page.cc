@@ -6,6 +6,7 @@
 #include "report/html_assets.h"
 #include "report/html_model.h"
 #include "report/html_report.h"
+#include "report/text_lines.h"
 
 namespace nicbench::report {
 namespace {
@@ -37,13 +38,14 @@ std::string SummaryHtml(const Json& rows) {
   return out + "</dl>";
 }
 
-std::string FindingsHtml(const Json& findings, const std::string& prefix) {
+std::string FindingsHtml(const Json& findings, const std::string& prefix,
+                         const char* title = "What limits the transfer",
+                         const char* none = "No findings (diagnosis did not run).") {
   std::string out = fmt::format(
       "<section id=\"{0}findings\" aria-labelledby=\"{0}findings-h\">"
-      "<h2 id=\"{0}findings-h\">What limits the transfer</h2>",
-      prefix);
-  if (findings.empty())
-    return out + "<p class=\"empty\">No findings (diagnosis did not run).</p></section>";
+      "<h2 id=\"{0}findings-h\">{1}</h2>",
+      prefix, title);
+  if (findings.empty()) return out + "<p class=\"empty\">" + none + "</p></section>";
   out += "<ol class=\"findings\">";
   for (const auto& f : findings) {
     const std::string sev = f["severity"].get<std::string>();
@@ -184,9 +186,34 @@ std::string RunBody(const Json& model, const std::string& anchor, bool own_headi
   return out;
 }
 
+// The two directions side by side (DirectionsJson) and the pair's findings: one table, figure by
+// figure, as the terminal prints it under the two summaries.
+std::string DirectionsHtml(const Json& directions) {
+  Json rows = Json::array();
+  for (const auto& row : directions["rows"]) {
+    const std::string unit = row["unit"].get<std::string>();
+    Json cells = {row["figure"], unit == "bit/s" ? "" : unit};
+    for (const char* key : {"forward", "reverse"}) {
+      cells.push_back(row[key].is_number()
+                          ? text::DirectionValueText(unit, row[key].get<double>())
+                          : "unknown (" + row["unknown"][key].get<std::string>() + ")");
+    }
+    rows.push_back(std::move(cells));
+  }
+  std::string out = RowsHtml(
+      "directions", "Both directions side by side",
+      "Forward: the client sends; reverse: the server sends. Each end's CPU is per GB moved "
+      "through that end; an unknown value says why.",
+      {"figure", "unit", "forward", "reverse"}, rows);
+  // The pair's findings (asymmetry, interrupt cost across directions), in the findings' form.
+  return out + FindingsHtml(directions["findings"], "directions-", "The two directions compared",
+                            "No finding from comparing the directions (asymmetry, interrupt "
+                            "cost).");
+}
+
 }  // namespace
 
-std::string RenderHtml(const std::vector<const record::RunRecord*>& runs) {
+std::string RenderHtml(const std::vector<const record::RunRecord*>& runs, const Json& directions) {
   Json page{{"runs", Json::array()}};
   std::string main;
   std::string title = "nicbench: no runs";
@@ -208,6 +235,8 @@ std::string RenderHtml(const std::vector<const record::RunRecord*>& runs) {
     title = fmt::format("nicbench: {} runs from {}", runs.size(), runs[0]->timestamp);
     header.clear();
   }
+  if (directions.is_object())
+    main = "<article>" + DirectionsHtml(directions) + "</article>\n" + main;
   std::string body = "<header><h1>" + HtmlEscape(title) + "</h1>" + header +
                      "</header>\n<main id=\"main\">\n" + main + "</main>";
   return RenderHtmlPage(title, body, page);

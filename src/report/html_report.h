@@ -23,8 +23,11 @@ inline constexpr const char* kHtmlCsp =
 // One run: findings, throughput, CPU per core, interrupts, TCP, both ends' facts.
 std::string RenderHtml(const record::RunRecord& run);
 // Several runs of one invocation (loopback: forward then reverse) on one page, one after the
-// other, each with its own findings, charts and facts.
-std::string RenderHtml(const std::vector<const record::RunRecord*>& runs);
+// other, each with its own findings, charts and facts. `directions` (DirectionsJson of
+// json_report.h; null for none): the two directions side by side and the pair's findings, as the
+// page's first section (plain HTML, no script needed).
+std::string RenderHtml(const std::vector<const record::RunRecord*>& runs,
+                       const nlohmann::ordered_json& directions = nullptr);
 
 // An experiment or several sets of runs: a bar chart per metric, one bar per variant with its
 // min, max and n; each variant against the first (change or `~`, p) as compare prints it; what

@@ -308,4 +308,42 @@ std::string RenderJsonLines(const std::vector<record::RunRecord>& runs) {
   return out;
 }
 
+namespace {
+
+void PutDirectionValue(Json& row, const char* key, const analysis::DirectionValue& v) {
+  if (v.value && std::isfinite(*v.value)) {
+    row[key] = *v.value;
+  } else {
+    row[key] = nullptr;
+    row["unknown"][key] = v.value ? "not present: not a finite number" : v.why;
+  }
+}
+
+}  // namespace
+
+Json DirectionsJson(const std::vector<analysis::DirectionRow>& rows,
+                    const std::vector<record::Finding>& pair_findings) {
+  Json out{{"rows", Json::array()}, {"findings", Json::array()}};
+  for (const analysis::DirectionRow& r : rows) {
+    Json row{{"id", r.id}, {"figure", r.figure}, {"unit", r.unit}, {"part_of_above", r.part}};
+    PutDirectionValue(row, "forward", r.forward);
+    PutDirectionValue(row, "reverse", r.reverse);
+    out["rows"].push_back(std::move(row));
+  }
+  for (const record::Finding& f : pair_findings) {
+    out["findings"].push_back(Json(nlohmann::json(f)));
+  }
+  return out;
+}
+
+std::string RenderJsonLines(const std::vector<record::RunRecord>& runs, const Json& directions) {
+  std::string out;
+  for (size_t i = 0; i < runs.size(); ++i) {
+    Json doc = BuildJson(runs[i]);
+    if (i + 1 == runs.size()) doc["directions"] = directions;
+    out += doc.dump(-1, ' ', false, Json::error_handler_t::replace) + "\n";
+  }
+  return out;
+}
+
 }  // namespace nicbench::report

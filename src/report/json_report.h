@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "analysis/directions.h"
 #include "record/run_record.h"
 
 namespace nicbench::report {
@@ -36,5 +37,17 @@ std::string RenderJsonError(const std::string& message);
 // JSON Lines: one RenderJson document per line (compact), in order, so each direction of the
 // main job is a document an iperf3 -J parser reads (docs/json-schema.md).
 std::string RenderJsonLines(const std::vector<record::RunRecord>& runs);
+
+// The two directions side by side (analysis::CompareDirections) and the findings that need both
+// directions (diagnosis::DiagnosePair): {"rows": [{"id", "figure", "unit", "forward",
+// "reverse"}...], "findings": [...]}; an unknown value is null with its reason in the row's
+// "unknown" object ({"forward": "absent: no CPU samples"}). docs/json-schema.md, "directions".
+nlohmann::ordered_json DirectionsJson(const std::vector<analysis::DirectionRow>& rows,
+                                      const std::vector<record::Finding>& pair_findings);
+// RenderJsonLines with `directions` added to the last document as its top-level "directions"
+// member, so each line stays a document an iperf3 -J parser reads (the main job and
+// --both-directions).
+std::string RenderJsonLines(const std::vector<record::RunRecord>& runs,
+                            const nlohmann::ordered_json& directions);
 
 }  // namespace nicbench::report

@@ -4,6 +4,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "record/run_record.h"
 
@@ -20,6 +21,14 @@ std::string Transfer(const record::RunRecord& run, double start, double end, uin
 
 // "  0.250 ms  5/12500 (0.04%)": UDP jitter and loss columns.
 std::string UdpLoss(double jitter_seconds, uint64_t lost, uint64_t packets);
+
+// "Findings, most severe first:" and each finding's title, evidence, meaning and next step, or
+// "No problems found." when there are none.
+std::string FindingLines(const std::vector<record::Finding>& findings);
+
+// text_directions.cc: one value of a row of the two directions side by side, in the row's unit
+// ("9.41 Gbits/sec" for "bit/s", whole counts, CPU-s/GB to about three figures).
+std::string DirectionValueText(const std::string& unit, double value);
 
 // The per-end sections of the summary.
 std::string EndpointSection(const record::RunRecord& run, const record::EndpointRecord& end,

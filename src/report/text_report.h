@@ -5,7 +5,9 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
+#include "analysis/directions.h"
 #include "record/run_record.h"
 
 namespace nicbench::report {
@@ -38,6 +40,13 @@ std::string RenderHostLine(const char* who, const record::HostInterval& sample);
 // NIC facts (unknowns as "unknown (reason)"); then the findings, most severe first, or
 // "No problems found.". Starts with "error: ..." when the record carries an error.
 std::string RenderSummary(const record::RunRecord& run);
+
+// After the main job's or --both-directions' two summaries: one table of the two directions side
+// by side (analysis::CompareDirections' rows: figure, unit, forward, reverse; an unknown cell is
+// "unknown [N]" with reason N listed under the table), then the findings that need both
+// directions (diagnosis::DiagnosePair), or a line saying there are none. Starts with a blank line.
+std::string RenderDirections(const std::vector<analysis::DirectionRow>& rows,
+                             const std::vector<record::Finding>& pair_findings);
 
 // pciconf-style lines of a NIC's PCI identity: "card=1af4:1041 class=0200 (Ethernet
 // controller) rev=01", "link x4(x8) speed 5.0(8.0) GT/s", "MSI-X 64 messages, enabled with 64".

@@ -104,6 +104,11 @@ std::string StreamSummary(const record::RunRecord& run) {
   return out;
 }
 
+}  // namespace
+
+namespace text {
+namespace {
+
 const char* SeverityLabel(record::Severity s) {
   switch (s) {
     case record::Severity::kCritical: return "CRITICAL";
@@ -114,7 +119,9 @@ const char* SeverityLabel(record::Severity s) {
   return "INFO";
 }
 
-std::string Findings(const std::vector<record::Finding>& findings) {
+}  // namespace
+
+std::string FindingLines(const std::vector<record::Finding>& findings) {
   if (findings.empty()) return "No problems found.\n";
   std::vector<const record::Finding*> sorted;
   sorted.reserve(findings.size());
@@ -132,7 +139,7 @@ std::string Findings(const std::vector<record::Finding>& findings) {
   return out;
 }
 
-}  // namespace
+}  // namespace text
 
 std::string RenderSummary(const record::RunRecord& run) {
   std::string out;
@@ -162,7 +169,7 @@ std::string RenderSummary(const record::RunRecord& run) {
   if (run.error) {
     out += "\nNot diagnosed: the test did not complete.\n";
   } else {
-    out += "\n" + Findings(run.findings);
+    out += "\n" + text::FindingLines(run.findings);
   }
   // --get-server-output, as iperf3 prints it after its own summary.
   if (run.peer.server_output_text) out += "\nServer output:\n" + *run.peer.server_output_text;

@@ -175,6 +175,29 @@ TEST_F(HtmlReport, OneRunDrawsTheRecordsNumbers) {
   EXPECT_NE(browser.out.find("What limits the transfer"), std::string::npos);
 }
 
+// The main job's page: the two directions side by side first, one row per -J "directions" row,
+// the pair's findings under it, and both runs' charts after it, drawn cleanly.
+TEST_F(HtmlReport, LoopbackPageComparesTheDirections) {
+  NB_NEED_CHROMIUM();
+  const std::string page = Path("loopback.html");
+  auto run = testing::RunNicbench({"run", "-t", "1", "-J", "--no-store", "--html", page});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const json rows = json::parse(run.out.substr(run.out.find('\n') + 1))["directions"]["rows"];
+  ASSERT_FALSE(rows.empty());
+  auto browser = Open(page);
+  ExpectCleanPage(browser, CheckOf(browser.out));
+  const size_t section = browser.out.find("<section id=\"directions\"");
+  ASSERT_NE(section, std::string::npos) << "no directions section";
+  EXPECT_LT(section, browser.out.find("id=\"r0-findings\""));
+  const std::string table =
+      browser.out.substr(section, browser.out.find("</table>", section) - section);
+  for (const json& row : rows) {
+    EXPECT_NE(table.find("<td>" + row["figure"].get<std::string>() + "</td>"), std::string::npos)
+        << row["figure"];
+  }
+  EXPECT_NE(browser.out.find("The two directions compared"), std::string::npos);
+}
+
 // A request/response run: transactions/s and the latency percentiles per interval in place of
 // the throughput chart, each holding the record's numbers, and its figures in the summary.
 TEST_F(HtmlReport, RequestResponseRunDrawsTransactionsAndPercentiles) {
