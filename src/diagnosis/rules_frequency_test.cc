@@ -54,7 +54,8 @@ TEST(CpuFrequency, PowersaveGovernorAtALowFrequency) {
 }
 
 TEST(CpuFrequency, WarningWhenTheSlowCoreSaturates) {
-  const record::Finding* f = Find(Diagnose(PowersaveRun(60, 15)), "cpu-frequency-low");
+  const auto findings = Diagnose(PowersaveRun(60, 15));  // outlives f, which points into it
+  const record::Finding* f = Find(findings, "cpu-frequency-low");
   ASSERT_NE(f, nullptr);
   EXPECT_EQ(f->severity, Severity::kWarning);
 }
