@@ -92,7 +92,7 @@ std::vector<const std::vector<Fact>*> FactsOfSet(const std::vector<const RunInpu
 }  // namespace
 
 const std::vector<Metric>& Metrics() {
-  using enum Role;
+  using enum record::Role;  // the enum itself: clang 14 takes no alias in a using-enum
   static const std::vector<Metric> kMetrics = {
       {"goodput_client_to_server_bits_per_second", "goodput client->server (receiver)", "bit/s",
        std::nullopt, CsReceiver},
