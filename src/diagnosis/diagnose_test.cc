@@ -20,12 +20,6 @@ using record::Missing;
 using record::RunRecord;
 using record::Severity;
 
-const record::Finding* Find(const std::vector<record::Finding>& findings, const std::string& id) {
-  auto it =
-      std::find_if(findings.begin(), findings.end(), [&](const auto& f) { return f.id == id; });
-  return it == findings.end() ? nullptr : &*it;
-}
-
 // Spreads `total` DSACKed segments evenly over the sender's cumulative TCP_INFO samples.
 void SetDsackDups(RunRecord& run, uint64_t total) {
   for (auto* intervals : {&run.intervals, &run.local.intervals}) {

@@ -13,12 +13,6 @@ namespace {
 
 using namespace testing;  // NOLINT: the test record helpers
 
-const record::Finding* Find(const std::vector<record::Finding>& findings, const std::string& id) {
-  auto it =
-      std::find_if(findings.begin(), findings.end(), [&](const auto& f) { return f.id == id; });
-  return it == findings.end() ? nullptr : &*it;
-}
-
 // A file of what the 700 Mbit/s, 10 s baseline moved, its calls taking `call_seconds`.
 record::FileRecord File(bool write, double call_seconds) {
   record::FileRecord f;

@@ -18,12 +18,6 @@ using namespace testing;  // NOLINT: the test record helpers
 using record::RunRecord;
 using record::Severity;
 
-const record::Finding* Find(const std::vector<record::Finding>& findings, const std::string& id) {
-  auto it = std::find_if(findings.begin(), findings.end(),
-                         [&](const record::Finding& f) { return f.id == id; });
-  return it == findings.end() ? nullptr : &*it;
-}
-
 record::Measured<std::vector<record::CpuFrequency>> Captured(const std::string& root,
                                                              std::vector<int> cpus) {
   probes::DirFileSource files(nicbench::testing::TestdataDir() + "/roots/" + root);

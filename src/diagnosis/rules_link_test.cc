@@ -21,11 +21,7 @@ record::RunRecord Recorded(const std::string& name) {
   return run ? *run : record::RunRecord{};
 }
 
-const record::Finding* Find(const std::vector<record::Finding>& findings, const std::string& id) {
-  auto it =
-      std::find_if(findings.begin(), findings.end(), [&](const auto& f) { return f.id == id; });
-  return it == findings.end() ? nullptr : &*it;
-}
+using testing::Find;
 
 bool AnyEvidence(const record::Finding& f, const std::string& phrase) {
   return std::any_of(f.evidence.begin(), f.evidence.end(),

@@ -173,12 +173,6 @@ void IgbMisses(RunRecord& run) {
   });
 }
 
-const record::Finding* Find(const std::vector<record::Finding>& findings, const std::string& id) {
-  auto it =
-      std::find_if(findings.begin(), findings.end(), [&](const auto& f) { return f.id == id; });
-  return it == findings.end() ? nullptr : &*it;
-}
-
 bool Mentions(const record::Finding& f, const std::string& phrase) {
   if (f.title.find(phrase) != std::string::npos || f.next_step.find(phrase) != std::string::npos) {
     return true;

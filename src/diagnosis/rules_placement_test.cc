@@ -21,12 +21,6 @@ using namespace testing;  // NOLINT: the test record helpers
 using record::RunRecord;
 using record::Severity;
 
-const record::Finding* Find(const std::vector<record::Finding>& findings, const std::string& id) {
-  auto it = std::find_if(findings.begin(), findings.end(),
-                         [&](const record::Finding& f) { return f.id == id; });
-  return it == findings.end() ? nullptr : &*it;
-}
-
 // Every sample of `end` with `cpus` quiet CPUs, the NIC's one line spread as `irq_per_cpu`,
 // NET_RX softirqs as `softirq_per_cpu`, and nicbench's threads last seen on `ran_on`.
 void Reshape(record::EndpointRecord& end, int cpus, const std::vector<uint64_t>& irq_per_cpu,

@@ -87,11 +87,7 @@ TEST(RrRules, NoTransactionAtAllIsAWarning) {
   EXPECT_TRUE(Has(Diagnose(run), "rr-no-transactions"));
 }
 
-const record::Finding* Find(const std::vector<record::Finding>& findings, const std::string& id) {
-  auto it =
-      std::find_if(findings.begin(), findings.end(), [&](const auto& f) { return f.id == id; });
-  return it == findings.end() ? nullptr : &*it;
-}
+using testing::Find;
 
 // `nicbench run 127.0.0.1 --rr --rr-spin 50 -t 2` against `nicbench serve` on the 2-vCPU build
 // VM (tests/testdata/records): 5,980 transactions/s at a p50 of 106 us, where the same test

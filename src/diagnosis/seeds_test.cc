@@ -14,12 +14,6 @@ namespace {
 using namespace testing;  // NOLINT: the test record helpers
 using record::RunRecord;
 
-const record::Finding* Find(const std::vector<record::Finding>& findings, const std::string& id) {
-  auto it =
-      std::find_if(findings.begin(), findings.end(), [&](const auto& f) { return f.id == id; });
-  return it == findings.end() ? nullptr : &*it;
-}
-
 std::string Ids(const std::vector<record::Finding>& findings) {
   std::string out;
   for (const auto& f : findings) out += f.id + " ";

@@ -2,12 +2,23 @@
 // each test bends into the case it checks. Header-only, used only by *_test.cc.
 #pragma once
 
+#include <algorithm>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "record/run_record.h"
 
 namespace nicbench::diagnosis::testing {
+
+// The finding with `id` in `findings`, or nullptr. The pointer is into `findings`: keep the
+// vector alive while it is used.
+inline const record::Finding* Find(const std::vector<record::Finding>& findings,
+                                   const std::string& id) {
+  auto it = std::find_if(findings.begin(), findings.end(),
+                         [&](const record::Finding& f) { return f.id == id; });
+  return it == findings.end() ? nullptr : &*it;
+}
 
 inline constexpr int kIntervals = 10;
 inline constexpr int kCpus = 4;

@@ -23,12 +23,7 @@ using diagnosis::testing::MakeRun;
 using diagnosis::testing::Remote;
 using diagnosis::testing::VethNic;
 
-const record::Finding* Find(const std::vector<record::Finding>& findings, const std::string& id) {
-  for (const auto& f : findings) {
-    if (f.id == id) return &f;
-  }
-  return nullptr;
-}
+using diagnosis::testing::Find;
 
 // A reverse test: the remote server sends, the local client receives, over a stand link whose
 // tbf (rate `rate`, overhead 24) sits on each end's egress. The remote end comes through the

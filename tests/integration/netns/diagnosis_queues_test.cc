@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "accuracy_stand.h"
+#include "support/cpu_hogs.h"
 #include "support/run_binary.h"
 
 namespace nicbench::accuracy {
@@ -116,17 +117,7 @@ std::string ReadLine(const std::string& path) {
   return line;
 }
 
-// A busy loop on every CPU, as a host busy with other work would have.
-struct CpuHogs {
-  CpuHogs() {
-    const unsigned cpus = std::max(1u, std::thread::hardware_concurrency());
-    for (unsigned i = 0; i < cpus; ++i) {
-      hogs.push_back(std::make_unique<testing::BackgroundProcess>(
-          std::vector<std::string>{"sh", "-c", "while :; do :; done"}));
-    }
-  }
-  std::vector<std::unique_ptr<testing::BackgroundProcess>> hogs;
-};
+using testing::CpuHogs;
 
 // The client's JSON document of `nicbench run` from h1 to `nicbench serve` in h2.
 json RunAcross(const QueuedVethPair& pair, std::vector<std::string> client_args) {

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "accuracy_stand.h"
+#include "support/cpu_hogs.h"
 #include "support/run_binary.h"
 
 namespace nicbench::accuracy {
@@ -99,18 +100,7 @@ TEST(DiagnosisStand, HundredBaseTxIsLinkRateLimitedAndNotCpuBound) {
   }
 }
 
-// A busy loop on every CPU of the machine, as a host busy with other work would have; stopped
-// (SIGTERM, then SIGKILL) when the value goes.
-struct CpuHogs {
-  CpuHogs() {
-    const unsigned cpus = std::max(1u, std::thread::hardware_concurrency());
-    for (unsigned i = 0; i < cpus; ++i) {
-      hogs.push_back(std::make_unique<testing::BackgroundProcess>(
-          std::vector<std::string>{"sh", "-c", "while :; do :; done"}));
-    }
-  }
-  std::vector<std::unique_ptr<testing::BackgroundProcess>> hogs;
-};
+using testing::CpuHogs;
 
 // The stand's 100baseTX runs, forward and reverse, beside a CPU hog on every core: the link is
 // the limit, nicbench is not held back, so no CPU or competition finding and no warning.
