@@ -62,6 +62,8 @@ std::set<int> AllowedCpus(const RunView& view, const End& end) {
 
 // Polling threads against the cores they may use: one group per host (both ends together when
 // they share one, each end alone otherwise).
+constexpr int kMostWorkers = 4096;
+
 struct PollerGroup {
   int pollers = 0;
   std::set<int> cpus;
@@ -72,7 +74,9 @@ std::vector<PollerGroup> PollerGroups(const RunView& view) {
   std::vector<PollerGroup> groups;
   const bool shared = view.SharedHost();
   for (const End* end : view.ends()) {
-    const int workers = end->record->worker_threads;
+    // A peer's record says how many: bounded (the engine runs at most one worker per flow, and
+    // -P is at most 2048), so a hostile count cannot overflow the sum below.
+    const int workers = std::min(end->record->worker_threads, kMostWorkers);
     if (workers <= 0) continue;  // an older peer: not reported
     if (groups.empty() || !shared) groups.emplace_back();
     PollerGroup& g = groups.back();

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <limits>
 
 #include "diagnosis/diagnose.h"
 #include "diagnosis/test_records.h"
@@ -130,6 +131,15 @@ TEST(RrSpinBackfires, EachEndOnItsOwnHostCountsItsOwnCores) {
   EXPECT_NE(f->title.find("4 polling threads on 4 core(s)"), std::string::npos) << f->title;
   EXPECT_NE(f->evidence[0].find("remote server"), std::string::npos) << f->evidence[0];
   EXPECT_FALSE(Has(Diagnose(SpinRun(1, 0)), "rr-spin-backfires")) << "an older peer: unknown";
+}
+
+TEST(RrSpinBackfires, AHostilePeersCountIsBounded) {
+  record::RunRecord run = SpinRun(std::numeric_limits<int>::max(), std::numeric_limits<int>::max());
+  testing::Remote(run).host.hostname = run.local.host.hostname;  // summed on one host
+  const auto findings = Diagnose(run);
+  const record::Finding* f = Find(findings, "rr-spin-backfires");
+  ASSERT_NE(f, nullptr);
+  EXPECT_NE(f->title.find("8192 polling threads"), std::string::npos) << f->title;
 }
 
 TEST(RrSpinBackfires, OneHostAddsBothEndsAndAffinityNarrowsTheCores) {
