@@ -29,6 +29,21 @@ analysis::SetComparison TsoComparison(int runs) {
   return analysis::CompareSets(pa, pb);
 }
 
+// A fact from a peer's record (its governor, its host name) or a label from the store reaches the
+// terminal escaped, never as the control sequence it may hold.
+TEST(CompareReport, TextEscapesWhatCameFromPeersAndTheStore) {
+  analysis::SetComparison c = TsoComparison(3);
+  analysis::FactDifference d;
+  d.name = "server.cpu-frequency";
+  d.a = {{"cpu1 \x1b]0;owned\x07powersave", 3}};
+  d.b = {{"cpu1 performance", 3}};
+  d.between = true;
+  c.differs.push_back(d);
+  const std::string text = RenderCompareText(c, {"label:x=\x1b[2J", {1}}, {"label:x=b", {2}});
+  EXPECT_EQ(text.find('\x1b'), std::string::npos) << text;
+  EXPECT_NE(text.find("\\x1b]0;owned"), std::string::npos) << text;
+}
+
 TEST(CompareReport, JsonHasNoChangeForNoise) {
   auto j = nlohmann::json::parse(
       RenderCompareJson(TsoComparison(5), {"label:tso=on", {1, 2}}, {"label:tso=off", {3}}));

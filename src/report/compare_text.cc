@@ -4,6 +4,7 @@
 #include "base/units.h"
 #include "report/compare_report.h"
 #include "report/format.h"
+#include "report/terminal_text.h"
 
 namespace nicbench::report {
 namespace {
@@ -118,7 +119,8 @@ std::string RenderCompareText(const SetComparison& c, const SetName& a, const Se
   out += c.metrics.empty() ? "  no metric is known in either set\n" : MetricLines(c, "A", "B");
   out += kLegend;
   out += DiffersLines(c, "A", "B");
-  return out;
+  // Selectors, labels and facts come from the store, and facts from peers' records.
+  return TerminalSafeLines(out);
 }
 
 std::string RenderMatrixText(const MatrixTable& t) {
@@ -146,7 +148,7 @@ std::string RenderMatrixText(const MatrixTable& t) {
     out += differs;
   }
   out += kLegend;
-  return out;
+  return TerminalSafeLines(out);  // variants are labels from the store
 }
 
 }  // namespace nicbench::report
