@@ -70,14 +70,15 @@ TEST(DropLadderLoopback, ATinyWindowLimitsTheStreamByTheReceiveWindow) {
     const json& limits = run.at("nicbench").at("stream_limits");
     ASSERT_EQ(limits.size(), 1u) << limits.dump();
     const json& s = limits[0];
-    // The sender waited on the window far longer than on its own buffer or the network; on a
-    // busy host its idle time can grow, so the named limit is required of one direction only.
-    EXPECT_GT(s.at("rwnd_limited_seconds").get<double>(), s.at("network_seconds").get<double>())
-        << s.dump();
+    // The sender waited on the window far longer than on its own buffer. On a busy host a
+    // descheduled receiver turns window time into "network" time (data in flight, nobody
+    // reading), so beating the network and naming the window are required of one direction.
     EXPECT_GT(s.at("rwnd_limited_seconds").get<double>(),
               s.at("sndbuf_limited_seconds").get<double>())
         << s.dump();
-    if (s.at("limited_by") == "receive window") ++by_window;
+    const bool window_first =
+        s.at("rwnd_limited_seconds").get<double>() > s.at("network_seconds").get<double>();
+    if (window_first && s.at("limited_by") == "receive window") ++by_window;
   }
   EXPECT_GE(by_window, 1);
 }
