@@ -40,13 +40,17 @@ void AddRrOptions(CLI::App& app, RrArgs& a) {
                  "--rr/--crr: both ends poll the socket up to this many microseconds before\n"
                  "they sleep in a wait (0..10000, default 0: sleep at once, as netperf does);\n"
                  "takes a sleeping core's wake-up out of each transaction, costs busy cores");
+  app.add_option("--rr-rate", a.rate,
+                 "--rr/--crr: start transactions on a schedule of N a second (1..10000, one TCP\n"
+                 "flow; up to --rr-burst waiting for answers) instead of back to back: a probe of\n"
+                 "the path's latency, not of its rate");
 }
 
 Status ApplyRrArgs(const RrArgs& a, std::string& length, std::string& count,
                    record::TestSpec& spec) {
   if (!a.rr && !a.crr) {
-    if (!a.burst.empty() || !a.timeout.empty() || !a.spin.empty()) {
-      return Fail("--rr-burst, --rr-timeout and --rr-spin need --rr or --crr");
+    if (!a.burst.empty() || !a.timeout.empty() || !a.spin.empty() || !a.rate.empty()) {
+      return Fail("--rr-burst, --rr-timeout, --rr-spin and --rr-rate need --rr or --crr");
     }
     return Ok();
   }
@@ -85,6 +89,12 @@ Status ApplyRrArgs(const RrArgs& a, std::string& length, std::string& count,
     auto t = Number(a.spin, "--rr-spin");
     if (!t) return tl::unexpected(t.error());
     spec.rr.spin_us = *t;
+  }
+  if (!a.rate.empty()) {
+    auto r = Number(a.rate, "--rr-rate");
+    if (!r) return tl::unexpected(r.error());
+    if (*r == 0) return Fail("--rr-rate: must be at least 1 transaction a second");
+    spec.rr.rate_per_second = *r;
   }
   // The message sizes stand in for the block size where the bulk code reads one (the memory
   // budgets, the parameters' "len").

@@ -14,7 +14,7 @@ namespace nicbench::cli {
 
 struct RrArgs {
   bool rr = false, crr = false;
-  std::string burst, timeout, spin;
+  std::string burst, timeout, spin, rate;
 };
 
 void AddRrOptions(CLI::App& app, RrArgs& a);

@@ -33,6 +33,7 @@
 #include "cli/rr_options.h"
 #include "cli/run_arguments.h"
 #include "cli/store_options.h"
+#include "cli/under_load_options.h"
 #include "diagnosis/diagnose.h"
 #include "engine/client.h"
 #include "probes/far_capture.h"
@@ -55,10 +56,11 @@ struct RunArgs {
        both_directions = false, udp_offload = false;
   StoreArgs store;
   OutputArgs output;
-  Iperf3RunArgs drop_in;  // iperf3's options, cli/iperf3_options.h
-  FileArgs file;          // -F, --direct (cli/file_options.h)
-  RrArgs rr;              // --rr, --crr, cli/rr_options.h
-  RunAuthArgs auth;       // --username, cli/auth_options.h
+  Iperf3RunArgs drop_in;     // iperf3's options, cli/iperf3_options.h
+  FileArgs file;             // -F, --direct (cli/file_options.h)
+  RrArgs rr;                 // --rr, --crr, cli/rr_options.h
+  RunAuthArgs auth;          // --username, cli/auth_options.h
+  UnderLoadArgs under_load;  // --under-load, cli/under_load_options.h
 };
 
 struct RunPlan {
@@ -73,8 +75,15 @@ struct RunPlan {
   int client_cpu = -1;   // -A N
   // --remote-facts DIR: the far end's capture, for a peer that sends no facts (stock iperf3).
   std::optional<probes::FarCapture> remote_facts;
-  TextOutput out;  // -T, -V, -d
+  TextOutput out;                               // -T, -V, -d
+  std::optional<job::ProbeOptions> under_load;  // --under-load: probes beside each test
 };
+
+// One test against plan.client's server, with the probes beside it under --under-load.
+engine::ClientOutcome RunTest(const RunPlan& plan, const engine::IntervalSink& sink) {
+  if (plan.under_load) return job::RunUnderLoad(plan.client, *plan.under_load, sink);
+  return engine::RunClient(plan.client, sink);
+}
 
 // The test itself: what is sent, how, and between which addresses (iperf3's options).
 void AddTestOptions(CLI::App& app, RunArgs& a) {
@@ -143,6 +152,7 @@ void AddOptions(CLI::App& app, RunArgs& a) {
   AddIperf3RunOptions(app, a.drop_in);
   AddFileOptions(app, a.file);
   AddRrOptions(app, a.rr);
+  AddUnderLoadOptions(app, a.under_load);
   AddRunAuthOptions(app, a.auth);
 }
 
@@ -343,6 +353,9 @@ Result<RunPlan> MakePlan(const RunArgs& a) {
     return Fail("-M, -N and -C apply to TCP only");
   }
   if (auto problem = record::Validate(spec)) return Fail(problem->message);
+  auto probes = ApplyUnderLoadArgs(a.under_load, spec);
+  if (!probes) return tl::unexpected(probes.error());
+  plan.under_load = *probes;
   auto store = MakeStorePlan(a.store);
   if (!store) return tl::unexpected(store.error());
   plan.store = std::move(*store);
@@ -485,7 +498,7 @@ void LogFailure(const RunPlan& plan, const engine::ClientOutcome& outcome) {
 }
 
 int RunAgainstHost(const RunPlan& plan) {
-  engine::ClientOutcome outcome = engine::RunClient(plan.client, LiveSink(plan));
+  engine::ClientOutcome outcome = RunTest(plan, LiveSink(plan));
   NameStandProfile(outcome.record);
   AttachRemoteFacts(plan, outcome.record);
   if (outcome.ok()) {
@@ -536,7 +549,7 @@ ExitCode RunOneDirection(RunPlan& plan, int i, std::vector<engine::ClientOutcome
     plan.out.Print(fmt::format("{}(client -> server {})\n", i ? "\n" : "",
                                i ? "reverse: server sends" : "forward: client sends"));
   }
-  outcomes.push_back(engine::RunClient(plan.client, LiveSink(plan)));
+  outcomes.push_back(RunTest(plan, LiveSink(plan)));
   const ExitCode code = ExitFor(outcomes.back());
   record::RunRecord& run = outcomes.back().record;
   NameStandProfile(run);

@@ -28,6 +28,8 @@ struct UpOptions {
   int mtu = 1500;
   std::string tso, gso, gro, checksum;  // empty = leave the kernel default
   std::optional<int> delay_ms;
+  std::string queue_limit;
+  std::string bottleneck;
 };
 
 int UsageError(const std::string& message) {
@@ -47,6 +49,16 @@ Result<st::StandSpec> ToSpec(const UpOptions& options) {
   spec.hosts = options.hosts;
   spec.mtu = options.mtu;
   spec.delay_ms = options.delay_ms;
+  if (!options.queue_limit.empty()) {
+    auto limit = st::ParseQueueLimit(options.queue_limit);
+    if (!limit) return tl::unexpected(limit.error());
+    spec.queue_limit = *limit;
+  }
+  if (!options.bottleneck.empty()) {
+    auto bottleneck = st::ParseProfile(options.bottleneck);
+    if (!bottleneck) return Fail("--bottleneck: " + bottleneck.error().message);
+    spec.bottleneck = *bottleneck;
+  }
   auto profile = st::ParseProfile(options.profile);
   if (!profile) return Fail("--profile: " + profile.error().message);
   spec.profile = *profile;
@@ -74,14 +86,21 @@ void PrintUp(const st::StandInfo& info) {
     std::printf("stand %s was already up with this spec; kept it\n", spec.name.c_str());
   std::string shaping = "no shaping (unlimited)";
   if (info.rate_bits_per_second && info.shaping) {
-    shaping = fmt::format("{} on every veth egress ({} burst {} B, limit {} B, +{} B/frame)",
+    shaping = fmt::format("{} on every {}egress ({} burst {} B, limit {} B, +{} B/frame)",
                           FormatBitRate(static_cast<double>(*info.rate_bits_per_second)),
-                          st::ShaperName(info.shaper), info.shaping->burst_bytes,
-                          info.shaping->limit_bytes, st::kEthernetOverheadBytes);
+                          spec.bottleneck ? "host " : "veth ", st::ShaperName(info.shaper),
+                          info.shaping->burst_bytes, info.shaping->limit_bytes,
+                          st::kEthernetOverheadBytes);
   }
   std::printf("stand %s is up: %d hosts, %s = %s, mtu %d\n", spec.name.c_str(), spec.hosts,
               std::string(st::ProfileName(spec.profile)).c_str(), shaping.c_str(), spec.mtu);
   if (spec.delay_ms) std::printf("  delay: %d ms on every veth egress (netem)\n", *spec.delay_ms);
+  if (spec.bottleneck) {
+    std::printf(
+        "  bottleneck: the switch's ports at %s%s\n",
+        std::string(st::ProfileName(*spec.bottleneck)).c_str(),
+        spec.queue_limit ? (", queue " + st::QueueLimitText(*spec.queue_limit)).c_str() : "");
+  }
   for (const auto& host : info.hosts) {
     std::printf("  %-4s namespace %-10s interface %-12s %s/%d\n", host.host.c_str(),
                 host.netns.c_str(), host.interface.c_str(), host.address.c_str(),
@@ -176,6 +195,13 @@ void AddUpOptions(CLI::App& up, UpOptions& options) {
   up.add_option("--gro", options.gro, "generic receive offload on|off");
   up.add_option("--checksum", options.checksum, "tx and rx checksum offload on|off");
   up.add_option("--delay", options.delay_ms, "one-way delay in ms per egress (needs netem)");
+  up.add_option("--queue-limit", options.queue_limit,
+                "the shaper's queue: bytes (64K) or time at the rate (50ms; default 50ms):\n"
+                "a deep or a shallow buffer for latency under load (docs/latency.md)");
+  up.add_option("--bottleneck", options.bottleneck,
+                "with --hosts 3 or more: the switch's ports at this slower profile (the hosts'\n"
+                "links at --profile), so the queue forms in a hop that forwards, as at a router;\n"
+                "--queue-limit then applies to it");
 }
 
 }  // namespace

@@ -22,6 +22,7 @@ constexpr RuleFn kRules[] = {
     QueueImbalance,
     PcieLinkDegraded,
     WindowLimited,
+    Bufferbloat,
     Retransmissions,
     UdpLoss,
     Drops,

@@ -58,6 +58,9 @@ Findings PcieLinkDegraded(const RunView& view, const Thresholds& t);
 // rules_drop_ladder.cc
 Findings DropLadder(const RunView& view, const Thresholds& t);
 
+// rules_latency.cc: run --under-load, the added latency and the queue it sits in.
+Findings Bufferbloat(const RunView& view, const Thresholds& t);
+
 // rules_config.cc
 Findings OffloadsOff(const RunView& view, const Thresholds& t);
 Findings MtuMismatch(const RunView& view, const Thresholds& t);

@@ -103,7 +103,9 @@ FlowConfig MakeFlowConfig(int fd, const StreamRole& role, const record::TestSpec
   if (spec.rr.enabled()) flow.receive_low_water = 0;  // a request is 1 byte by default
   // Each flow alone on its worker (one flow, or -P up to kThreadPerFlowMax on a thread each):
   // one blocking call per message, as netperf makes, instead of an epoll_wait beside it.
-  flow.rr_alone = spec.rr.enabled() && alone_on_worker && spec.rr.burst == 1;
+  // A paced flow (--rr-rate) sends on the worker's timer, which the lone loop never waits on.
+  flow.rr_alone =
+      spec.rr.enabled() && alone_on_worker && spec.rr.burst == 1 && spec.rr.rate_per_second == 0;
   if (spec.rr.mode == record::RrMode::kCrr) {
     flow.crr_options = DataSocketOptions(spec);
     // A fresh connection's one request is never held back by Nagle: TCP_NODELAY only when

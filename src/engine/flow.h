@@ -105,10 +105,13 @@ class Flow {
 
   // The epoll events the flow wants now (EPOLLIN, EPOLLOUT or 0); the worker re-arms on change.
   uint32_t interest() const { return interest_; }
-  // Paced senders and UDP request/response clients (their timeouts) get the timer's ticks.
+  // Paced senders, UDP request/response clients (their timeouts) and paced request/response
+  // clients (--rr-rate) get the timer's ticks.
   bool paced() const {
     return (config_.rate_bits_per_second != 0 && config_.sender) ||
-           (config_.rr.enabled() && config_.sender && config_.transport == record::Transport::kUdp);
+           (config_.rr.enabled() && config_.sender &&
+            config_.transport == record::Transport::kUdp) ||
+           (config_.rr.rate_per_second != 0 && config_.sender);
   }
   int fd() const { return fd_.get(); }
   int id() const { return config_.id; }

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "probes/collect_facts.h"
+#include "probes/queue_sample.h"
 #include "record/json.h"
 #include "record/merge.h"
 
@@ -75,6 +76,10 @@ void HostObserver::OnBoundary(const record::IntervalRecord* closed) {
   record::HostInterval sample =
       sampler_->Sample(closed ? closed->start : 0.0, closed ? closed->end : 0.0);
   if (!closed) return;
+  sample.queues = interface_.empty() ? record::Measured<record::QueueSample>::Unknown(
+                                           record::Missing::kAbsent,
+                                           "the interface that carries the test is unknown")
+                                     : probes::ReadQueueSample(*files_, interface_);
   if (keep_limit_ > 0 && samples_.size() >= keep_limit_) {
     record::HalveFrom(samples_, omitted_kept_, record::MergeSamples);
   }

@@ -139,9 +139,18 @@ class CrrClient final : public RrFlow {
         data_(std::move(data)),
         request_(RequestBuffer(config)),
         in_(std::clamp<uint32_t>(config.rr.response_bytes, 4096, 1 << 20)),
-        slots_(config.rr.burst) {}
+        slots_(config.rr.burst),
+        gate_(config.rr.rate_per_second) {}
 
   void Begin(MonoTime) override { interest_ = EPOLLIN; }
+
+  // --rr-rate: the next connection may be due.
+  Result<FlowState> OnPacingTick(MonoTime) override {
+    if (!gate_.paced() || peer_.ss_family == AF_UNSPEC || spent_) return FlowState::kActive;
+    if (auto s = StartTransactions(); !s) return Failure("connect", s.error().sys_errno);
+    PublishBytes();
+    return FlowState::kActive;
+  }
 
   Result<FlowState> OnEvents(uint32_t) override {
     auto ready = ForEachReady(
@@ -210,6 +219,7 @@ class CrrClient final : public RrFlow {
     for (size_t i = 0; i < slots_.size() && !spent_; ++i) {
       Slot& slot = slots_[i];
       if (slot.phase != Phase::kIdle) continue;
+      if (!gate_.Take(MonotonicNs())) break;
       if (!ReserveTransaction()) {
         spent_ = true;
         break;
@@ -371,6 +381,7 @@ class CrrClient final : public RrFlow {
   socklen_t local_len_ = 0;
   size_t busy_ = 0;
   bool spent_ = false;
+  RateGate gate_;           // --rr-rate
   net::UniqueFd finished_;  // the lone loop's last connection, answered, not yet closed
 };
 

@@ -29,9 +29,16 @@ class RrTcpClient final : public RrFlow {
         out_(Buffer(uint64_t{config.rr.request_bytes} * config.rr.burst)),
         in_(Buffer(std::max<uint64_t>(uint64_t{config.rr.response_bytes} * config.rr.burst,
                                       kMinReadBytes))),
-        sent_ns_(config.rr.burst) {}
+        sent_ns_(config.rr.burst),
+        gate_(config.rr.rate_per_second) {}
 
   void Begin(MonoTime) override { interest_ = EPOLLOUT; }
+
+  // --rr-rate: the next request may be due.
+  Result<FlowState> OnPacingTick(MonoTime) override {
+    if (!gate_.paced() || spent_) return FlowState::kActive;
+    return SendRequests();
+  }
 
   Result<FlowState> OnEvents(uint32_t events) override {
     if (config_.rr_alone) return RunAlone();
@@ -47,7 +54,7 @@ class RrTcpClient final : public RrFlow {
     const uint32_t burst = config_.rr.burst;
     if (in_flight_ < burst && !spent_) {
       const uint64_t now = MonotonicNs();
-      while (in_flight_ < burst) {
+      while (in_flight_ < burst && gate_.Take(now)) {
         if (!ReserveTransaction()) {
           spent_ = true;
           break;
@@ -125,6 +132,7 @@ class RrTcpClient final : public RrFlow {
   uint64_t unsent_ = 0;   // bytes of queued requests not yet written
   uint64_t partial_ = 0;  // bytes of the response being read
   bool spent_ = false;    // the -n budget is used up
+  RateGate gate_;         // --rr-rate
 };
 
 // The server: answers each whole request with a response, in order.

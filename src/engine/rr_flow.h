@@ -94,6 +94,30 @@ class SpinWait {
   uint64_t until_;  // 0: not spinning
 };
 
+// --rr-rate: a client starts each transaction on a schedule of `rate` a second, whether or not
+// the ones before were answered (up to --rr-burst in flight), so a slow answer does not delay
+// the probes after it, as the responsiveness draft sends them. Paced flows get the worker's
+// timer ticks (Flow::paced) and call Take at each tick and each event. A start that comes late
+// (every slot was in flight) goes at once and the schedule restarts from it: no burst to
+// catch up.
+class RateGate {
+ public:
+  explicit RateGate(uint32_t rate) : period_ns_(rate == 0 ? 0 : 1000000000u / rate) {}
+  bool paced() const { return period_ns_ != 0; }
+  // True (and the start is taken) when a transaction may start at `now_ns`.
+  bool Take(uint64_t now_ns) {
+    if (period_ns_ == 0) return true;
+    if (next_ns_ == 0) next_ns_ = now_ns;
+    if (now_ns < next_ns_) return false;
+    next_ns_ = now_ns - next_ns_ > period_ns_ ? now_ns + period_ns_ : next_ns_ + period_ns_;
+    return true;
+  }
+
+ private:
+  uint64_t period_ns_;
+  uint64_t next_ns_ = 0;  // 0: the first start, at once
+};
+
 inline uint64_t SpinNs(const FlowConfig& config) { return uint64_t{config.rr.spin_us} * 1000u; }
 
 // Blocking transfers of the lone path. kStopped: the test is stopping (a timeout found the

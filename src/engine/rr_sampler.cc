@@ -54,6 +54,18 @@ record::LatencySummary Summarize(const LatencyHistogram& h) {
   return s;
 }
 
+std::vector<record::LatencyBucket> Buckets(const LatencyHistogram& h) {
+  std::vector<record::LatencyBucket> out;
+  for (size_t b = 0; b < LatencyHistogram::kBuckets; ++b) {
+    if (h.CountAt(b) == 0) continue;
+    const double mid = (static_cast<double>(LatencyHistogram::BucketLow(b)) +
+                        static_cast<double>(LatencyHistogram::BucketHigh(b))) /
+                       2;
+    out.push_back({mid * kUsPerNs, h.CountAt(b)});
+  }
+  return out;
+}
+
 void RrAccumulator::Add(const FlowCounters& now, const FlowCounters& before) {
   if (!now.rr) return;
   any_ = true;
@@ -99,6 +111,11 @@ record::RrStats RrAccumulator::Stats(double seconds) const {
   return s;
 }
 
+void RrAccumulator::FillBuckets(record::RrStats& s) const {
+  if (have_latency_) s.latency_buckets = Buckets(latency_);
+  if (have_connect_) s.connect_buckets = Buckets(connect_);
+}
+
 void FillRrTotals(const FlowCounters& last, const FlowCounters& base, FlowTotals& t) {
   if (!last.rr) return;
   t.rr = true;
@@ -125,8 +142,12 @@ std::optional<record::RrStats> RrTotals(const std::vector<FlowTotals>& totals, d
 
 std::optional<record::RrSummary> SummarizeRr(const std::vector<FlowTotals>& totals,
                                              const record::RunRecord& record) {
-  auto local = RrTotals(totals, record.test_seconds);
-  if (!local) return std::nullopt;
+  RrAccumulator acc;
+  for (const FlowTotals& t : totals) acc.Add(t);
+  if (!acc.any()) return std::nullopt;
+  std::optional<record::RrStats> local = acc.Stats(record.test_seconds);
+  // A paced test is a probe (--rr-rate): a few thousand values at most, kept whole.
+  if (record.spec.rr.rate_per_second != 0) acc.FillBuckets(*local);
   record::RrSummary s;
   s.local = *local;
   const uint64_t n = local->transactions;

@@ -25,6 +25,8 @@ class RrAccumulator {
   void Add(const FlowTotals& totals);
   bool any() const { return any_; }
   record::RrStats Stats(double seconds) const;
+  // Adds the whole distributions (latency_buckets, connect_buckets) to `s`.
+  void FillBuckets(record::RrStats& s) const;
 
  private:
   void AddHistograms(const LatencyHistogram* latency, const LatencyHistogram* connect);

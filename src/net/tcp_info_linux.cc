@@ -49,6 +49,8 @@ record::TcpInfoSample DecodeTcpInfo(const void* data, size_t length, TcpInfoFiel
     s.reord_seen = info.tcpi_reord_seen;
     s.dsack_dups = info.tcpi_dsack_dups;
   }
+  if (NB_HAS(tcpi_unacked)) s.unacked = info.tcpi_unacked;
+  if (NB_HAS(tcpi_notsent_bytes)) s.notsent_bytes = info.tcpi_notsent_bytes;
   if (present != nullptr) *present = fields;
   return s;
 }

@@ -11,6 +11,7 @@
 #include "probes/file_source.h"
 #include "probes/nic_device.h"
 #include "record/facts.h"
+#include "record/host_sample.h"
 
 namespace nicbench::probes::internal {
 
@@ -43,6 +44,8 @@ record::Measured<std::map<std::string, uint64_t>> CapturedDriverStats(FileSource
 // rtnetlink RTM_GETQDISC (and RTM_GETTCLASS for htb): the root qdisc and its rate.
 // Live machine only.
 record::Measured<record::Qdisc> ReadRootQdisc(const std::string& iface);
+// The root qdisc's backlog and drops now (bql_inflight_bytes left unknown).
+record::Measured<record::QueueSample> ReadRootBacklog(const std::string& iface);
 
 // ethtool -k names for the kernel's feature strings: the groups ethtool prints on top
 // ("tcp-segmentation-offload" is on when any "tx-tcp*-segmentation" is), then every kernel

@@ -91,4 +91,19 @@ Measured<record::Qdisc> ReadRootQdisc(const std::string& iface) {
   return root;
 }
 
+Measured<record::QueueSample> ReadRootBacklog(const std::string& iface) {
+  int ifindex = static_cast<int>(::if_nametoindex(iface.c_str()));
+  if (ifindex == 0)
+    return UnknownFrom<record::QueueSample>(Error{"if_nametoindex " + iface, errno});
+  bool found = false;
+  record::QueueSample queue;
+  auto status =
+      Dump(RTM_GETQDISC, ifindex, [&](const struct tcmsg& tc, const struct rtattr* attrs, int len) {
+        if (!found) found = RootBacklogFromMessage(tc, attrs, len, queue);
+      });
+  if (!status) return UnknownFrom<record::QueueSample>(status.error());
+  if (!found) return Measured<record::QueueSample>::Unknown(Missing::kAbsent, "no root qdisc");
+  return queue;
+}
+
 }  // namespace nicbench::probes::internal

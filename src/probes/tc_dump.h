@@ -13,6 +13,7 @@
 
 #include "base/result.h"
 #include "record/facts.h"
+#include "record/host_sample.h"
 
 struct tcmsg;
 struct rtattr;
@@ -53,6 +54,12 @@ Shaping ParseRateOptions(const void* options, int len, int parms_type, int rate6
 // overhead and burst. False when the message is not the root's (tcm_parent != TC_H_ROOT).
 bool RootQdiscFromMessage(const struct tcmsg& tc, const struct rtattr* attrs, int len,
                           record::Qdisc& root);
+
+// The root qdisc's queue from its message: kind, backlog (bytes, packets) and drops, from
+// TCA_STATS2's TCA_STATS_QUEUE (or the older TCA_STATS). False when the message is not the
+// root's. bql_inflight_bytes is left as it was.
+bool RootBacklogFromMessage(const struct tcmsg& tc, const struct rtattr* attrs, int len,
+                            record::QueueSample& queue);
 
 // An htb class's rate from its message of the RTM_GETTCLASS dump; zero for another kind.
 Shaping HtbClassRate(const struct rtattr* attrs, int len);

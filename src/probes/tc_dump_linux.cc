@@ -1,3 +1,4 @@
+#include <linux/gen_stats.h>
 #include <linux/netlink.h>
 #include <linux/pkt_sched.h>
 #include <linux/rtnetlink.h>
@@ -106,6 +107,34 @@ bool RootQdiscFromMessage(const struct tcmsg& tc, const struct rtattr* attrs, in
   const double burst = static_cast<double>(shaping.buffer_ticks) * 64.0 *
                        static_cast<double>(shaping.bytes_per_second) / 1e9;
   root.burst_bytes = burst >= kUint64Range ? UINT64_MAX : static_cast<uint64_t>(burst);
+  return true;
+}
+
+bool RootBacklogFromMessage(const struct tcmsg& tc, const struct rtattr* attrs, int len,
+                            record::QueueSample& queue) {
+  if (tc.tcm_parent != TC_H_ROOT) return false;
+  queue.qdisc = TcKind(attrs, len);
+  bool have_queue = false;
+  ForEachAttr(attrs, len, [&](int type, const void* data, int size) {
+    if (type == TCA_STATS2) {
+      ForEachAttr(static_cast<const struct rtattr*>(data), size,
+                  [&](int inner, const void* stats, int stats_size) {
+                    if (inner != TCA_STATS_QUEUE ||
+                        stats_size < static_cast<int>(sizeof(gnet_stats_queue))) {
+                      return;
+                    }
+                    gnet_stats_queue q;
+                    std::memcpy(&q, stats, sizeof q);
+                    queue.backlog_bytes = q.backlog, queue.backlog_packets = q.qlen;
+                    queue.drops = q.drops;
+                    have_queue = true;
+                  });
+    } else if (type == TCA_STATS && !have_queue && size >= static_cast<int>(sizeof(tc_stats))) {
+      tc_stats s;
+      std::memcpy(&s, data, sizeof s);
+      queue.backlog_bytes = s.backlog, queue.backlog_packets = s.qlen, queue.drops = s.drops;
+    }
+  });
   return true;
 }
 

@@ -63,6 +63,18 @@ struct RunQueueDelay {
   int threads = 0;             // threads seen in both snapshots or started in between
 };
 
+// The queues of the interface that carries the test at the end of an interval (not a delta:
+// what was waiting at that moment), for the latency-under-load attribution (docs/latency.md).
+struct QueueSample {
+  std::string qdisc;  // the root qdisc's kind ("tbf", "pfifo_fast", "noqueue")
+  uint64_t backlog_bytes = 0, backlog_packets = 0;
+  uint64_t drops = 0;  // the root qdisc's drops since it was made (cumulative)
+  // Bytes handed to the device and not yet completed, summed over its transmit queues (byte
+  // queue limits, /sys/class/net/IF/queues/tx-N/byte_queue_limits/inflight); unknown where the
+  // driver has no BQL (veth, loopback).
+  Measured<uint64_t> bql_inflight_bytes;
+};
+
 struct HostInterval {
   double start = 0, end = 0;  // seconds since the test started (same clock as throughput)
   Measured<std::vector<CpuShare>> cpus;             // per CPU, index order; cpu=-1 not included
@@ -82,6 +94,7 @@ struct HostInterval {
   // "rx_missed_errors", "tx_errors", ... and "rx_packets"/"tx_packets" to compare them with),
   // deltas over the interval; unknown on loopback or when unreadable.
   Measured<std::map<std::string, int64_t>> nic_counters;
+  Measured<QueueSample> queues;  // absent from older peers: "not reported by peer"
 };
 
 }  // namespace nicbench::record

@@ -19,6 +19,7 @@ void PutRrSpec(json& j, const RrSpec& v) {
                  {"burst", v.burst},
                  {"timeout_ms", v.timeout_ms}};
   if (v.spin_us != 0) j["rr"]["spin_us"] = v.spin_us;  // records from before --rr-spin lack it
+  if (v.rate_per_second != 0) j["rr"]["rate_per_second"] = v.rate_per_second;
 }
 
 void ReadRrSpec(const json& j, RrSpec& v) {
@@ -39,6 +40,7 @@ void ReadRrSpec(const json& j, RrSpec& v) {
     ReadRequired(*it, "burst", v.burst);
     ReadRequired(*it, "timeout_ms", v.timeout_ms);
     if (it->contains("spin_us")) ReadRequired(*it, "spin_us", v.spin_us);
+    if (it->contains("rate_per_second")) ReadRequired(*it, "rate_per_second", v.rate_per_second);
   } catch (const ShapeError& e) {
     throw e.Within("rr");
   }

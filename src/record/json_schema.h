@@ -204,7 +204,14 @@ constexpr auto FieldsOf(Type<HostInterval>) {
                 Field("context_switches", &T::context_switches),
                 Field("interrupts", &T::interrupts), Field("net_counters", &T::net_counters),
                 Field("process", &T::process), Field("run_queue", &T::run_queue),
-                Field("nic_counters", &T::nic_counters));
+                Field("nic_counters", &T::nic_counters), Field("queues", &T::queues));
+}
+
+constexpr auto FieldsOf(Type<QueueSample>) {
+  using T = QueueSample;
+  return Fields(Field("qdisc", &T::qdisc), Field("backlog_bytes", &T::backlog_bytes),
+                Field("backlog_packets", &T::backlog_packets), Field("drops", &T::drops),
+                Field("bql_inflight_bytes", &T::bql_inflight_bytes));
 }
 
 // ---- test_spec.h. Durations are integer milliseconds.
@@ -239,6 +246,11 @@ constexpr auto FieldsOf(Type<TestSpec>) {
 
 // ---- run_record.h
 
+constexpr auto FieldsOf(Type<LatencyBucket>) {
+  using T = LatencyBucket;
+  return Fields(Field("us", &T::us), Field("count", &T::count));
+}
+
 constexpr auto FieldsOf(Type<LatencySummary>) {
   using T = LatencySummary;
   return Fields(Field("count", &T::count), Field("mean_us", &T::mean_us),
@@ -252,7 +264,21 @@ constexpr auto FieldsOf(Type<RrStats>) {
   return Fields(Field("transactions", &T::transactions),
                 Field("transactions_per_second", &T::transactions_per_second),
                 Field("lost", &T::lost), Field("late", &T::late),
-                NullableField("latency", &T::latency), NullableField("connect", &T::connect));
+                NullableField("latency", &T::latency), NullableField("connect", &T::connect),
+                Field("latency_buckets", &T::latency_buckets),  // --rr-rate
+                Field("connect_buckets", &T::connect_buckets));
+}
+
+constexpr auto FieldsOf(Type<ProbePhase>) {
+  using T = ProbePhase;
+  return Fields(Field("seconds", &T::seconds), Field("kept", &T::kept), Field("fresh", &T::fresh),
+                Field("probe_bytes", &T::probe_bytes), Field("kept_rtt_us", &T::kept_rtt_us));
+}
+
+constexpr auto FieldsOf(Type<UnderLoad>) {
+  using T = UnderLoad;
+  return Fields(Field("probe_rate_per_second", &T::probe_rate_per_second), Field("idle", &T::idle),
+                Field("loaded", &T::loaded));
 }
 
 constexpr auto FieldsOf(Type<RrSummary>) {
@@ -276,7 +302,8 @@ constexpr auto FieldsOf(Type<TcpInfoSample>) {
                 Field("rwnd_limited_us", &T::rwnd_limited_us),
                 Field("sndbuf_limited_us", &T::sndbuf_limited_us), Field("snd_wnd", &T::snd_wnd),
                 LaterField("reordering", &T::reordering), LaterField("reord_seen", &T::reord_seen),
-                LaterField("dsack_dups", &T::dsack_dups));
+                LaterField("dsack_dups", &T::dsack_dups),
+                LaterField("notsent_bytes", &T::notsent_bytes), LaterField("unacked", &T::unacked));
 }
 
 constexpr auto FieldsOf(Type<StreamInterval>) {
@@ -365,7 +392,8 @@ constexpr auto FieldsOf(Type<RunRecord>) {
       LaterField("sndbuf_actual", &T::sndbuf_actual),
       LaterField("rcvbuf_actual", &T::rcvbuf_actual), LaterField("incomplete", &T::incomplete),
       LaterField("peer", &T::peer), Field("rr", &T::rr),  // --rr/--crr (spec.rr)
-      LaterField("control_mss_bytes", &T::control_mss_bytes));
+      LaterField("control_mss_bytes", &T::control_mss_bytes),
+      Field("under_load", &T::under_load));  // run --under-load
 }
 
 }  // namespace nicbench::record::json_detail

@@ -188,6 +188,7 @@ HostInterval MergeSamples(const HostInterval& a, const HostInterval& b) {
       Both(a.irqs, b.irqs, [&](const auto& x, const auto& y) { return AddIrqs(x, y, wa + wb); });
   MergeCounts(a, b, m);
   MergeProcess(a, b, m);
+  m.queues = b.queues;  // a moment, not a delta: the later one
   return m;
 }
 

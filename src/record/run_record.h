@@ -34,10 +34,20 @@ struct TcpInfoSample {
   uint32_t reordering = 0;
   uint32_t reord_seen = 0;
   uint32_t dsack_dups = 0;
+  // The sender's own queue at the sample: bytes written and not yet sent (tcpi_notsent_bytes,
+  // kernel >= 4.6) and segments sent and not yet acknowledged (tcpi_unacked).
+  uint32_t notsent_bytes = 0;
+  uint32_t unacked = 0;
 };
 
 // Transaction times of a request/response test (docs/rr.md), from a log-linear histogram whose
 // percentiles are within 1% of the exact ones; microseconds.
+// One bucket of a latency histogram: its midpoint and how many values fell in it.
+struct LatencyBucket {
+  double us = 0;
+  uint64_t count = 0;
+};
+
 struct LatencySummary {
   uint64_t count = 0;
   double mean_us = 0, min_us = 0, p50_us = 0, p90_us = 0, p99_us = 0, p999_us = 0, max_us = 0;
@@ -52,6 +62,9 @@ struct RrStats {
   uint64_t late = 0;  // UDP: responses that came after their request was counted lost
   std::optional<LatencySummary> latency;  // client: request queued to response read
   std::optional<LatencySummary> connect;  // CRR client: connect(2) to the connection's writability
+  // A paced test's totals (--rr-rate, a probe): the whole distribution, non-empty buckets in
+  // ascending order, for figures a summary cannot give (the trimmed mean, docs/latency.md).
+  std::optional<std::vector<LatencyBucket>> latency_buckets, connect_buckets;
 };
 
 // The whole test's figures (client's record; the server's own record has `local` only).
@@ -63,6 +76,29 @@ struct RrSummary {
   // reports it). Absent when not measured (a peer without host samples).
   std::optional<double> local_process_us_per_transaction, remote_process_us_per_transaction;
   std::optional<double> local_host_us_per_transaction, remote_host_us_per_transaction;
+};
+
+// ---- run --under-load (docs/latency.md): the foreign probes of an idle phase and of the
+// loaded phase. The load's own figures (its intervals, TCP_INFO RTT and queues, both ends'
+// queue samples) are the run record's; analysis/under_load.h derives the latency figures and
+// responsiveness from both.
+
+// The probes of one phase: request/response transactions at a low rate on a connection of
+// their own kept open (`kept`), and on a new connection each (`fresh`: its connect times are
+// the handshakes), each unknown with the reason when the peer cannot answer them.
+struct ProbePhase {
+  double seconds = 0;
+  Measured<RrStats> kept;
+  Measured<RrStats> fresh;
+  uint64_t probe_bytes = 0;  // both probes' bytes, both ways (requests and responses)
+  // The kept probe's own TCP_INFO RTT at each of its intervals (idle: the path's base RTT as
+  // the kernel sees it on an idle connection).
+  std::vector<uint32_t> kept_rtt_us;
+};
+
+struct UnderLoad {
+  uint32_t probe_rate_per_second = 0;  // both probes together
+  ProbePhase idle, loaded;
 };
 
 // One stream over one interval, from one end's point of view.
@@ -189,7 +225,8 @@ struct RunRecord {
   // The test failed or was interrupted after data had moved: intervals and streams hold what
   // was measured up to the failure (streams with peer_reported false).
   bool incomplete = false;
-  std::optional<RrSummary> rr;  // request/response tests (spec.rr)
+  std::optional<RrSummary> rr;          // request/response tests (spec.rr)
+  std::optional<UnderLoad> under_load;  // run --under-load: the probes beside the test
 };
 
 }  // namespace nicbench::record

@@ -57,6 +57,14 @@ std::optional<SpecError> ValidateRr(const TestSpec& spec, const SpecLimits& limi
     return Violation(SpecViolation::kOther,
                      fmt::format("--rr-spin {} us out of range 0..{}", rr.spin_us, kMaxRrSpinUs));
   }
+  if (rr.rate_per_second > kMaxRrRate) {
+    return Violation(SpecViolation::kOther, fmt::format("--rr-rate {} out of range 1..{}",
+                                                        rr.rate_per_second, kMaxRrRate));
+  }
+  if (rr.rate_per_second != 0 && (spec.transport != Transport::kTcp || spec.parallel != 1)) {
+    return Violation(SpecViolation::kOther,
+                     "--rr-rate paces one TCP flow: it needs -P 1 and no -u");
+  }
   if (spec.rate_bits_per_second != 0 || spec.zero_copy != ZeroCopy::kOff || spec.skip_rx_copy) {
     return Violation(SpecViolation::kOther, "--rr/--crr do not use -b, -Z or --skip-rx-copy");
   }

@@ -32,6 +32,11 @@ struct RrSpec {
   // at once, as netperf does). Both ends poll; it takes a sleeping core's wake-up out of the
   // transaction and costs a busy core while it lasts.
   uint32_t spin_us = 0;
+  // --rr-rate: transactions a second, started on a schedule rather than back to back (0 = as
+  // fast as the path answers), up to `burst` of them waiting for their answers. A paced test
+  // is a probe: its totals keep the whole latency distribution (RrStats::latency_buckets). TCP,
+  // one flow.
+  uint32_t rate_per_second = 0;
   bool enabled() const { return mode != RrMode::kNone; }
 };
 
@@ -108,6 +113,7 @@ inline constexpr uint32_t kMaxUdpRrMessageBytes = 65507;
 inline constexpr uint32_t kMaxRrBurst = 1024;
 inline constexpr uint32_t kMaxRrTimeoutMs = 60000;
 inline constexpr uint32_t kMaxRrSpinUs = 10000;
+inline constexpr uint32_t kMaxRrRate = 10000;
 
 struct SpecError {
   SpecViolation violation = SpecViolation::kOther;

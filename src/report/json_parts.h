@@ -52,6 +52,8 @@ Json EndJson(const record::RunRecord& run);
 // nicbench.drop_ladder ({"local": [rung...], "remote": [rung...] or null}).
 Json StreamLimitsJson(const record::RunRecord& run);
 Json DropLaddersJson(const record::RunRecord& run);
+// json_latency.cc: nicbench.under_load (run --under-load), null without probes.
+Json UnderLoadJson(const record::RunRecord& run);
 
 // json_file.cc: iperf3's end.streams[].diskfile for a -F test (nothing without -F).
 void PutDiskfile(Json& stream, const record::RunRecord& run, const record::StreamTotals& s);

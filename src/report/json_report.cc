@@ -224,6 +224,7 @@ void ForEachMember(const record::RunRecord& run, Put put) {
   nb["slowest_stream"] = SlowestStreams(run);
   nb["stream_limits"] = json_parts::StreamLimitsJson(run);
   if (!run.rr) nb["drop_ladder"] = json_parts::DropLaddersJson(run);
+  if (run.under_load) nb["under_load"] = json_parts::UnderLoadJson(run);
   put("nicbench", std::move(nb));
   // Each end's record as the record layer makes it (its members sorted): as a value, converting
   // it to the ordered kind would hold it twice.

@@ -52,5 +52,7 @@ std::string FormatByteRate(double bytes_per_second);
 std::string RrIntervalHeader(const record::RunRecord& run);
 std::string RrIntervalLine(const record::RunRecord& run, const record::IntervalRecord& interval);
 std::string RrSummary(const record::RunRecord& run);
+// text_latency.cc: run --under-load's section; "" for a run without probes.
+std::string LatencyUnderLoad(const record::RunRecord& run);
 
 }  // namespace nicbench::report::text

@@ -166,6 +166,7 @@ std::string RenderSummary(const record::RunRecord& run) {
     const std::string limits = text::StreamLimitLines(run);
     if (!limits.empty()) out += "\n" + limits;
   }
+  if (run.under_load) out += "\n" + text::LatencyUnderLoad(run);
   if (run.error) {
     out += "\nNot diagnosed: the test did not complete.\n";
   } else {

@@ -71,7 +71,8 @@ std::string_view ShaperName(Shaper shaper) {
   return {};
 }
 
-Shaping ComputeShaping(uint64_t rate_bits_per_second, int mtu) {
+Shaping ComputeShaping(uint64_t rate_bits_per_second, int mtu,
+                       const std::optional<QueueLimit>& limit) {
   NB_CHECK(rate_bits_per_second > 0);
   uint64_t bytes_per_ms = rate_bits_per_second / 8 / 1000;
   uint64_t frame = static_cast<uint64_t>(mtu) + kEthernetHeaderBytes + kEthernetOverheadBytes;
@@ -79,6 +80,10 @@ Shaping ComputeShaping(uint64_t rate_bits_per_second, int mtu) {
   shaping.rate_bits_per_second = rate_bits_per_second;
   shaping.burst_bytes = std::max(bytes_per_ms, 2 * frame);
   shaping.limit_bytes = std::max(50 * bytes_per_ms, 2 * shaping.burst_bytes);
+  if (limit) {
+    const uint64_t asked = limit->bytes != 0 ? limit->bytes : bytes_per_ms * limit->ms;
+    shaping.limit_bytes = std::max(asked, 2 * frame);
+  }
   return shaping;
 }
 
@@ -145,7 +150,9 @@ std::vector<Argv> ShapeOneEnd(const VethEnd& end, const StandSpec& spec, Shaper 
   std::vector<Argv> plan;
   const std::string& ns = end.netns;
   const std::string& dev = end.device;
-  std::optional<uint64_t> rate = ProfileBitsPerSecond(spec.profile);
+  // With --bottleneck the switch's ports are the slow hop and hold the queue asked for.
+  const bool bottleneck = spec.bottleneck && ns == SwitchNamespace(spec.name);
+  std::optional<uint64_t> rate = ProfileBitsPerSecond(bottleneck ? *spec.bottleneck : spec.profile);
   NB_CHECK(rate.has_value() == (shaper != Shaper::kNone));
   if (!rate) {
     if (spec.delay_ms) {
@@ -154,7 +161,8 @@ std::vector<Argv> ShapeOneEnd(const VethEnd& end, const StandSpec& spec, Shaper 
     }
     return plan;
   }
-  Shaping shaping = ComputeShaping(*rate, spec.mtu);
+  Shaping shaping = ComputeShaping(
+      *rate, spec.mtu, !spec.bottleneck || bottleneck ? spec.queue_limit : std::nullopt);
   std::string rate_text = fmt::format("{}bit", shaping.rate_bits_per_second);
   std::string burst = std::to_string(shaping.burst_bytes);
   std::string limit = std::to_string(shaping.limit_bytes);

@@ -46,7 +46,9 @@ struct Shaping {
 // (thousands of retransmits in 8 s, measured with iperf3 on kernel 6.18), at 50 ms a 5 s run
 // had none and held 93-95 Mbit/s. At 1 Gbit/s and above the limit exceeds what the default
 // tcp_wmem lets one flow queue, so a single flow never tail-drops.
-Shaping ComputeShaping(uint64_t rate_bits_per_second, int mtu);
+// `limit` (stand up --queue-limit) replaces the 50 ms, still at least two full frames.
+Shaping ComputeShaping(uint64_t rate_bits_per_second, int mtu,
+                       const std::optional<QueueLimit>& limit = std::nullopt);
 
 // One veth end: the namespace it lives in and its device name.
 struct VethEnd {

@@ -107,6 +107,35 @@ TEST(StandPlanTest, TbfOnEveryVethEgress) {
   EXPECT_EQ(BuildShapingPlan(spec, Shaper::kTbf).size(), 8u);  // host ends and switch ports
 }
 
+TEST(StandPlanTest, QueueLimitAsBytesOrTimeAtTheRate) {
+  StandSpec spec;
+  spec.profile = Profile::k100BaseTx;
+  spec.queue_limit = ParseQueueLimit("200ms").value();
+  std::vector<Argv> plan = BuildShapingPlan(spec, Shaper::kTbf);
+  EXPECT_EQ(plan[0][16], "2500000");  // 200 ms at 12,500 bytes a millisecond
+  spec.queue_limit = ParseQueueLimit("64K").value();
+  EXPECT_EQ(BuildShapingPlan(spec, Shaper::kTbf)[0][16], "65536");
+  spec.queue_limit = ParseQueueLimit("100").value();  // at least two whole frames
+  EXPECT_EQ(BuildShapingPlan(spec, Shaper::kTbf)[0][16], std::to_string(2 * (1500 + 14 + 24)));
+}
+
+TEST(StandPlanTest, BottleneckShapesTheSwitchPortsOnly) {
+  StandSpec spec;
+  spec.hosts = 3;
+  spec.profile = Profile::k1000BaseT;
+  spec.bottleneck = Profile::k100BaseTx;
+  spec.queue_limit = ParseQueueLimit("100ms").value();
+  ASSERT_TRUE(Validate(spec));
+  std::vector<Argv> plan = BuildShapingPlan(spec, Shaper::kTbf);
+  ASSERT_EQ(plan.size(), 6u);
+  for (const Argv& tc : plan) {
+    const bool port = tc[2] == "nb-sw";
+    EXPECT_EQ(tc[12], port ? "100000000bit" : "1000000000bit") << tc[2];
+    // The queue asked for is the bottleneck's; the hosts keep the default 50 ms.
+    EXPECT_EQ(tc[16], port ? "1250000" : "6250000") << tc[2];
+  }
+}
+
 TEST(StandPlanTest, HtbFallbackHasClassAndQueue) {
   StandSpec spec;
   spec.profile = Profile::k1000BaseT;

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "base/check.h"
+#include "base/units.h"
 
 namespace nicbench::stand {
 namespace {
@@ -44,6 +45,29 @@ std::optional<int> SmallNumber(std::string_view text) {
 bool IsNameChar(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); }
 
 }  // namespace
+
+Result<QueueLimit> ParseQueueLimit(std::string_view text) {
+  QueueLimit limit;
+  if (text.size() > 2 && text.substr(text.size() - 2) == "ms") {
+    auto ms = ParseUnsigned(text.substr(0, text.size() - 2));
+    if (!ms || *ms == 0 || *ms > 10'000) {
+      return Fail(fmt::format("--queue-limit {}: expected 1ms..10000ms or a byte size", text));
+    }
+    limit.ms = static_cast<uint32_t>(*ms);
+    return limit;
+  }
+  auto bytes = ParseByteSize(text);
+  if (!bytes || *bytes == 0 || *bytes > (uint64_t{1} << 32)) {
+    return Fail(fmt::format(
+        "--queue-limit {}: expected a byte size (1500, 64K, up to 4G) or a time (50ms)", text));
+  }
+  limit.bytes = *bytes;
+  return limit;
+}
+
+std::string QueueLimitText(const QueueLimit& limit) {
+  return limit.ms != 0 ? fmt::format("{}ms", limit.ms) : std::to_string(limit.bytes);
+}
 
 Result<Profile> ParseProfile(std::string_view text) {
   for (const auto& entry : kProfiles) {
@@ -114,6 +138,18 @@ Status Validate(const StandSpec& spec) {
   // net/core/dev.c), so asking for both would silently yield a stand other than requested.
   if (spec.offloads.checksum == Toggle::kOff && spec.offloads.tso == Toggle::kOn) {
     return Fail("--tso on needs --checksum on: the kernel turns TSO off without tx checksumming");
+  }
+  if (spec.queue_limit && !ProfileBitsPerSecond(spec.profile)) {
+    return Fail("--queue-limit sets the shaper's queue: it needs a shaped --profile");
+  }
+  if (spec.bottleneck) {
+    const auto host_rate = ProfileBitsPerSecond(spec.profile);
+    const auto rate = ProfileBitsPerSecond(*spec.bottleneck);
+    if (spec.hosts < 3)
+      return Fail("--bottleneck shapes the switch's ports: it needs --hosts 3 or more");
+    if (!rate || !host_rate || *rate >= *host_rate) {
+      return Fail("--bottleneck must be a shaped profile slower than --profile");
+    }
   }
   if (spec.delay_ms && (*spec.delay_ms < 0 || *spec.delay_ms > 10'000)) {
     return Fail(fmt::format("--delay must be between 0 and 10000 ms, got {}", *spec.delay_ms));

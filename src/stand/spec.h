@@ -44,6 +44,17 @@ inline constexpr int kMinMtu = 68;           // IPv4 minimum (RFC 791)
 inline constexpr int kMaxMtu = 65535;        // veth's max_mtu without XDP (drivers/net/veth.c)
 inline constexpr size_t kMaxNameLength = 8;  // NAME-sw-p32 must fit IFNAMSIZ-1 = 15 chars
 
+// The shaper's queue (stand up --queue-limit): bytes, or milliseconds at the profile's rate.
+// Exactly one is nonzero.
+struct QueueLimit {
+  uint64_t bytes = 0;
+  uint32_t ms = 0;
+  bool operator==(const QueueLimit&) const = default;
+};
+// "50ms" or a byte size ("64K", "1500000"): error for anything else or 0.
+Result<QueueLimit> ParseQueueLimit(std::string_view text);
+std::string QueueLimitText(const QueueLimit& limit);  // "50ms", "64000 bytes"
+
 struct StandSpec {
   std::string name = "nb";
   int hosts = 2;
@@ -52,6 +63,14 @@ struct StandSpec {
   Offloads offloads;
   // One-way delay added on every egress; needs the netem qdisc, which not every kernel has.
   std::optional<int> delay_ms;
+  // The shaper's queue length; unset = 50 ms of the rate (plan.h ComputeShaping). Needs a
+  // shaped profile.
+  std::optional<QueueLimit> queue_limit;
+  // --bottleneck: the switch's ports shaped at this slower profile, the hosts' links at
+  // `profile`, so the queue forms in the switch, a hop that forwards, as at a router or a
+  // modem (a host's own qdisc holds little of one TCP flow: TCP small queues). queue_limit then
+  // applies to the bottleneck only. Needs a switch (hosts > 2).
+  std::optional<Profile> bottleneck;
   bool operator==(const StandSpec&) const = default;
 };
 

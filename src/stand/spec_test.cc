@@ -24,6 +24,25 @@ TEST(StandSpecTest, ProfileRatesAreLineRatesInBitsPerSecond) {
   EXPECT_EQ(ProfileName(Profile::k10GBaseT), "10GBASE-T");
 }
 
+TEST(StandSpecTest, QueueLimitsAndBottlenecks) {
+  EXPECT_EQ(ParseQueueLimit("50ms").value().ms, 50u);
+  EXPECT_EQ(ParseQueueLimit("1500").value().bytes, 1500u);
+  EXPECT_EQ(QueueLimitText(ParseQueueLimit("2M").value()), "2097152");
+  for (const char* bad : {"0", "0ms", "fast", "ms", "10001ms", "-5", "5G"}) {
+    EXPECT_FALSE(ParseQueueLimit(bad)) << bad;
+  }
+  StandSpec spec;
+  spec.profile = Profile::kUnlimited;
+  spec.queue_limit = QueueLimit{0, 50};
+  EXPECT_NE(Validate(spec).error().message.find("needs a shaped --profile"), std::string::npos);
+  spec = StandSpec{};
+  spec.bottleneck = Profile::k100BaseTx;
+  EXPECT_NE(Validate(spec).error().message.find("--hosts 3"), std::string::npos);
+  spec.hosts = 3;
+  spec.bottleneck = Profile::k10GBaseT;  // faster than the 1000baseT links
+  EXPECT_NE(Validate(spec).error().message.find("slower than --profile"), std::string::npos);
+}
+
 TEST(StandSpecTest, Toggles) {
   EXPECT_EQ(ParseToggle("on").value(), Toggle::kOn);
   EXPECT_EQ(ParseToggle("OFF").value(), Toggle::kOff);

@@ -75,7 +75,8 @@ StandInfo InfoFromState(const StandState& state) {
   info.qdiscs = state.qdiscs;
   info.rate_bits_per_second = ProfileBitsPerSecond(spec.profile);
   if (info.rate_bits_per_second)
-    info.shaping = ComputeShaping(*info.rate_bits_per_second, spec.mtu);
+    info.shaping = ComputeShaping(*info.rate_bits_per_second, spec.mtu,
+                                  spec.bottleneck ? std::nullopt : spec.queue_limit);
   for (int host = 1; host <= spec.hosts; ++host) {
     info.hosts.push_back({HostName(host), HostNamespace(spec.name, host),
                           HostDevice(spec.name, host), HostAddress(state.subnet_index, host)});
@@ -100,6 +101,12 @@ std::string FormatStandLine(const StandInfo& info) {
   std::string line = fmt::format("{}  {} ({}, {})  mtu {}", spec.name, ProfileName(spec.profile),
                                  rate, ShaperName(info.shaper), spec.mtu);
   if (spec.delay_ms) line += fmt::format("  delay {} ms", *spec.delay_ms);
+  if (spec.bottleneck)
+    line += fmt::format("  bottleneck {} at the switch", ProfileName(*spec.bottleneck));
+  if (spec.queue_limit) {
+    line += fmt::format("  queue {}{}", QueueLimitText(*spec.queue_limit),
+                        spec.queue_limit->ms != 0 ? "" : " bytes");
+  }
   line += "  hosts";
   for (const auto& host : info.hosts) {
     line += fmt::format(" {}={}/{}({})", host.host, host.address.empty() ? "?" : host.address,

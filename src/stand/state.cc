@@ -81,6 +81,16 @@ Result<StandSpec> SpecFromJson(const json& object) {
   if (auto delay = object.find("delay_ms"); delay != object.end() && !delay->is_null()) {
     spec.delay_ms = delay->get<int>();
   }
+  if (auto b = object.find("bottleneck"); b != object.end() && !b->is_null()) {
+    auto bottleneck = ParseProfile(b->get<std::string>());
+    if (!bottleneck) return tl::unexpected(bottleneck.error());
+    spec.bottleneck = *bottleneck;
+  }
+  if (auto q = object.find("queue_limit"); q != object.end() && !q->is_null()) {
+    auto limit = ParseQueueLimit(q->get<std::string>());
+    if (!limit) return tl::unexpected(limit.error());
+    spec.queue_limit = *limit;
+  }
   if (auto valid = Validate(spec); !valid) return tl::unexpected(valid.error());
   return spec;
 }
@@ -97,7 +107,9 @@ std::string StateToJson(const StandState& state) {
         {"profile", ProfileName(spec.profile)},
         {"mtu", spec.mtu},
         {"offloads", OffloadsToJson(spec.offloads)},
-        {"delay_ms", spec.delay_ms ? json(*spec.delay_ms) : json(nullptr)}}},
+        {"delay_ms", spec.delay_ms ? json(*spec.delay_ms) : json(nullptr)},
+        {"queue_limit", spec.queue_limit ? json(QueueLimitText(*spec.queue_limit)) : json(nullptr)},
+        {"bottleneck", spec.bottleneck ? json(ProfileName(*spec.bottleneck)) : json(nullptr)}}},
       {"subnet_index", state.subnet_index},
       {"shaper", ShaperName(state.shaper)},
       {"qdiscs",

@@ -20,6 +20,8 @@ StandState SampleState() {
   state.spec.offloads.tso = Toggle::kOff;
   state.spec.offloads.checksum = Toggle::kOn;
   state.spec.delay_ms = 7;
+  state.spec.hosts = 3;
+  state.spec.queue_limit = QueueLimit{0, 120};
   state.subnet_index = 258;
   state.shaper = Shaper::kHtb;
   state.qdiscs = {false, true, std::nullopt};

@@ -38,6 +38,12 @@ TEST(RrCli, BadValuesAreUsageErrors) {
       {{"--rr", "--rr-spin", "10001"}, "--rr-spin 10001 us out of range 0..10000"},
       {{"--rr", "--rr-spin", "-5"}, "--rr-spin"},
       {{"--rr", "--rr-spin", "fast"}, "--rr-spin"},
+      {{"--rr", "--rr-rate", "0"}, "--rr-rate: must be at least 1"},
+      {{"--rr", "--rr-rate", "20000"}, "--rr-rate 20000 out of range 1..10000"},
+      {{"--rr", "--rr-rate", "often"}, "--rr-rate"},
+      {{"--rr", "--rr-rate", "10", "-P", "2"}, "--rr-rate paces one TCP flow"},
+      {{"--rr", "--rr-rate", "10", "-u"}, "--rr-rate paces one TCP flow"},
+      {{"--rr-rate", "10"}, "need --rr or --crr"},
   };
   for (const BadCase& c : cases) {
     std::vector<std::string> args = {"run", "127.0.0.1", "-p", "1"};
@@ -59,7 +65,8 @@ TEST(RrCli, NeedsAHost) {
 TEST(RrCli, HelpNamesTheOptions) {
   testing::ProcessResult r = testing::RunNicbench({"run", "--help"});
   EXPECT_EQ(r.exit_code, 0);
-  for (const char* option : {"--rr", "--crr", "--rr-burst", "--rr-timeout", "--rr-spin"}) {
+  for (const char* option :
+       {"--rr", "--crr", "--rr-burst", "--rr-timeout", "--rr-spin", "--rr-rate"}) {
     EXPECT_NE(r.out.find(option), std::string::npos) << option;
   }
   testing::ProcessResult s = testing::RunNicbench({"serve", "--help"});

@@ -1,0 +1,44 @@
+// `run --under-load` (docs/latency.md): how much a test delays everything else. An idle phase
+// runs the probes alone, then the test runs with the probes beside it, and the record gets both
+// phases' probes (record::UnderLoad); analysis/under_load.h derives the figures.
+//
+// The probes are two request/response tests of their own against the same server, paced
+// (--rr-rate) at half the probe rate each: one keeps its connection (a request and response on
+// a connection that is already open), one opens a new connection for each probe (its connect
+// time is the handshake under load). A stock iperf3 server answers no probes (and runs one test
+// at a time): the phases then say so, and only the load's own view is left (its TCP_INFO RTT,
+// this host's queues). The loaded phase's probes start after the test's warm-up (-O), which
+// is not yet its working condition.
+//
+// Thread safety: RunUnderLoad is reentrant; it runs the probes on threads of its own and calls
+// the sink on the calling thread only (the load's).
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+
+#include "engine/client.h"
+
+namespace nicbench::job {
+
+struct ProbeOptions {
+  uint32_t rate_per_second = 100;  // both probes together (the responsiveness draft's rate)
+  std::chrono::milliseconds idle{3000};
+};
+
+// Limits that both the cli and a spec built in code are held to.
+inline constexpr uint32_t kMaxProbeRate = 1000;
+inline constexpr std::chrono::milliseconds kMinIdle{1000};
+
+// The test of `load` with the probes beside it. The outcome is the load's; its record's
+// under_load holds the probes. REQUIRES: a timed test (load.spec.bytes == 0, blocks == 0), not
+// a request/response one.
+engine::ClientOutcome RunUnderLoad(const engine::ClientConfig& load, const ProbeOptions& probes,
+                                   const engine::IntervalSink& sink = {});
+
+// The probe test's config: `mode` (kRr or kCrr) at `rate` a second for `duration`, to the
+// load's server with the load's credentials and addressing, no host sampling.
+engine::ClientConfig ProbeConfig(const engine::ClientConfig& load, record::RrMode mode,
+                                 uint32_t rate, std::chrono::milliseconds duration);
+
+}  // namespace nicbench::job

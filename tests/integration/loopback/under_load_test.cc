@@ -1,0 +1,90 @@
+// run --under-load on 127.0.0.1: against `nicbench serve` both phases' probes are answered and
+// reported; against a stock iperf3 server the test still runs, and the output says that only
+// this end's view was measured.
+#include <csignal>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "support/run_binary.h"
+#include "support/wait.h"
+
+namespace nicbench {
+namespace {
+
+using nlohmann::json;
+
+json RunUnderLoad(int port, const std::vector<std::string>& extra) {
+  std::vector<std::string> args = {"run",         "127.0.0.1", "-p", std::to_string(port),
+                                   "--under-load", "-t",        "3",  "--idle-time",
+                                   "1",           "-J"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  testing::ProcessResult r = testing::RunNicbench(args);
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  json doc = json::parse(r.out, nullptr, false);
+  EXPECT_FALSE(doc.is_discarded()) << r.out;
+  return doc;
+}
+
+TEST(UnderLoad, ProbesOfBothPhasesAgainstANicbenchServer) {
+  testing::ServeChild server = testing::StartServe();
+  const json doc = RunUnderLoad(server.port, {"--probe-rate", "50"});
+  const json& u = doc["nicbench"]["under_load"];
+  ASSERT_TRUE(u.is_object()) << doc["nicbench"].dump();
+  for (const char* phase : {"idle", "loaded"}) {
+    SCOPED_TRACE(phase);
+    const json& probes = u["probes"][phase];
+    // 25 a second of each kind: a kept connection's requests and new connections.
+    EXPECT_GT(probes["kept"]["transactions"].get<uint64_t>(), 10u) << probes.dump();
+    EXPECT_GT(probes["fresh"]["transactions"].get<uint64_t>(), 10u) << probes.dump();
+    EXPECT_TRUE(probes["kept"]["latency_buckets"].is_array());
+    EXPECT_GT(u[phase]["kept"]["p50_ms"].get<double>(), 0.0);
+    EXPECT_GT(u[phase]["connect"]["trimmed_mean_ms"].get<double>(), 0.0);
+  }
+  // Paced, not back to back: at most the rate over the phase (and a probe of slack).
+  const json& idle_kept = u["probes"]["idle"]["kept"];
+  EXPECT_LE(idle_kept["transactions"].get<uint64_t>(), 25u * 1 + 2) << idle_kept.dump();
+  EXPECT_TRUE(u["added_ms"].is_number()) << u.dump();
+  EXPECT_GT(u["responsiveness"]["loaded"]["rpm"].get<double>(), 0.0);
+  EXPECT_LT(u["probe_share"].get<double>(), 0.02) << "probes must stay a small share";
+  // Loopback has a queue of its own (noqueue): sampled at both ends.
+  EXPECT_FALSE(u["queues"].empty()) << u.dump();
+  for (const json& q : u["queues"]) EXPECT_TRUE(q["bytes"].is_number()) << q.dump();
+  server.process->Stop();
+}
+
+TEST(UnderLoad, TextSummaryShowsTheSection) {
+  testing::ServeChild server = testing::StartServe();
+  testing::ProcessResult r = testing::RunNicbench({"run", "127.0.0.1", "-p",
+                                                   std::to_string(server.port), "--under-load",
+                                                   "-t", "2", "--idle-time", "1"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("Latency under load"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("responsiveness:"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Where the added delay sits"), std::string::npos) << r.out;
+}
+
+TEST(UnderLoad, AStockIperf3ServerAnswersNoProbesAndTheOutputSaysSo) {
+  if (!testing::HaveProgram("iperf3")) GTEST_SKIP() << "iperf3 is not installed";
+  const int port = testing::FreeTcpPort();
+  // Not -1: the probe's refused test must not end the server before the real one.
+  testing::BackgroundProcess server({"iperf3", "-s", "-p", std::to_string(port), "-B",
+                                     "127.0.0.1"});
+  ASSERT_TRUE(testing::WaitListening(port)) << server.StderrSoFar();
+  const json doc = RunUnderLoad(port, {});
+  const json& u = doc["nicbench"]["under_load"];
+  ASSERT_TRUE(u.is_object());
+  EXPECT_NE(u["foreign_probes_unknown"].get<std::string>().find("stock iperf3"),
+            std::string::npos)
+      << u.dump();
+  EXPECT_TRUE(u["loaded"]["kept"]["p50_ms"].is_null());
+  // The load itself ran and its own RTT is measured.
+  EXPECT_GT(doc["end"]["sum_received"]["bytes"].get<uint64_t>(), 0u);
+  EXPECT_TRUE(u["loaded_rtt_ms"].is_number()) << u.dump();
+  server.Stop(SIGTERM);
+}
+
+}  // namespace
+}  // namespace nicbench

@@ -1,0 +1,135 @@
+// run --under-load across the stand (docs/latency.md): with a deep FIFO at a 100baseTX
+// bottleneck the loaded latency rises by about the queue's length over the rate and the
+// finding places it beyond the two hosts; with a shallow one it stays near idle and nothing is
+// raised; a deep qdisc on the sender's own egress is named as the place.
+#include <csignal>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "accuracy_stand.h"
+
+namespace nicbench::accuracy {
+namespace {
+
+using nlohmann::json;
+
+struct LoadedRun {
+  json doc;
+  json under;  // nicbench.under_load
+};
+
+// `nicbench serve` in host 2 (several tests at once: the probes are tests of their own) and
+// `run --under-load ARGS` from host 1, with cubic: this machine's default may be BBR, which
+// keeps a bottleneck's queue short by design.
+LoadedRun UploadUnderLoad(const stand::StandSpec& asked, const std::vector<std::string>& args) {
+  stand::StandSpec spec = asked;
+  const char* prefix = std::getenv("NICBENCH_STAND_PREFIX");
+  spec.name = (prefix != nullptr ? std::string(prefix) : std::string()) + asked.name;
+  auto st = stand::ScopedStand::Create(spec);
+  LoadedRun out;
+  if (!st) {
+    ADD_FAILURE() << st.error().ToString();
+    return out;
+  }
+  const stand::HostInfo& server_host = st->host(2);
+  testing::BackgroundProcess server(
+      Prioritized(NicbenchIn(server_host, {"serve", "-p", "5201", "-B", server_host.address})));
+  if (!WaitForListener(server_host, 5201)) {
+    ADD_FAILURE() << "server did not listen: " << server.StderrSoFar();
+    return out;
+  }
+  std::vector<std::string> run = {"run",          server_host.address, "--under-load", "-t", "8",
+                                  "--idle-time", "2",                 "-C",           "cubic", "-O", "2",
+                                  "-J"};
+  run.insert(run.end(), args.begin(), args.end());
+  testing::ProcessResult r = Run(Prioritized(NicbenchIn(st->host(1), run)));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  out.doc = ParseJson(r);
+  if (out.doc.is_object()) out.under = out.doc["nicbench"]["under_load"];
+  server.Stop(SIGTERM);
+  return out;
+}
+
+// Three hosts on 1000baseT links through a switch whose ports run at 100baseTX with `limit` of
+// queue: the queue forms in a hop that forwards, as at a router or a modem.
+stand::StandSpec Bottleneck(const std::string& name, const std::string& limit) {
+  stand::StandSpec spec;
+  spec.name = name;
+  spec.hosts = 3;
+  spec.profile = stand::Profile::k1000BaseT;
+  spec.bottleneck = stand::Profile::k100BaseTx;
+  spec.queue_limit = stand::ParseQueueLimit(limit).value();
+  return spec;
+}
+
+const json* FindingOf(const json& doc, const std::string& id) {
+  for (const json& f : doc["findings"]) {
+    if (f["id"] == id) return &f;
+  }
+  return nullptr;
+}
+
+double QueueMs(const json& under, const std::string& end, const std::string& layer) {
+  for (const json& q : under["queues"]) {
+    if (q["end"] == end && q["layer"] == layer && q["ms"].is_number()) return q["ms"].get<double>();
+  }
+  return 0;
+}
+
+TEST(LatencyUnderLoad, ADeepFifoAtTheBottleneckAddsItsLength) {
+  ACCURACY_SKIP_UNLESS_ROOT();
+  // 100 ms at 100 Mbit/s: 1.25 MB of queue in the switch's port towards the server. Four
+  // flows keep it between about three quarters full and full once the warm-up (-O 2) is over
+  // (one flow's receive window and cubic's slow growth after HyStart take longer than the test
+  // to fill a deep queue); sampled with tc while the stand was built, it held 0.9-1.25 MB.
+  LoadedRun run = UploadUnderLoad(Bottleneck("lud", "100ms"), {"-P", "4"});
+  ASSERT_TRUE(run.under.is_object()) << run.doc.dump().substr(0, 2000);
+  const double idle = run.under["idle"]["kept"]["p50_ms"].get<double>();
+  const double loaded = run.under["loaded"]["kept"]["p50_ms"].get<double>();
+  EXPECT_LT(idle, 5.0) << "an idle veth answers in well under a millisecond";
+  // The median probe waits about the queue's length over the rate.
+  EXPECT_GT(loaded, 100 * 0.8) << run.under.dump();
+  EXPECT_LT(loaded, 100 * 1.2) << run.under.dump();
+  // Neither host holds the queue: the delay is beyond them, and the finding says so.
+  const double added = run.under["added_ms"].get<double>();
+  EXPECT_GT(run.under["beyond_ms"].get<double>(), 0.8 * added) << run.under["queues"].dump();
+  const json* f = FindingOf(run.doc, "bufferbloat");
+  ASSERT_NE(f, nullptr) << run.doc["findings"].dump();
+  EXPECT_NE((*f)["title"].get<std::string>().find("beyond these two hosts"), std::string::npos)
+      << f->dump();
+}
+
+TEST(LatencyUnderLoad, AShallowBottleneckStaysNearIdle) {
+  ACCURACY_SKIP_UNLESS_ROOT();
+  // 3 ms at 100 Mbit/s: 37.5 KB, a few frames.
+  LoadedRun run = UploadUnderLoad(Bottleneck("lus", "3ms"), {});
+  ASSERT_TRUE(run.under.is_object()) << run.doc.dump().substr(0, 2000);
+  EXPECT_LT(run.under["added_ms"].get<double>(), 5.0) << run.under.dump();
+  EXPECT_EQ(FindingOf(run.doc, "bufferbloat"), nullptr) << run.doc["findings"].dump();
+}
+
+TEST(LatencyUnderLoad, ASendersOwnDeepQdiscIsNamed) {
+  ACCURACY_SKIP_UNLESS_ROOT();
+  // The queue on the client's own egress: TCP small queues keep one flow's share of it to
+  // about a millisecond of its rate, so eight flows fill it.
+  stand::StandSpec spec;
+  spec.name = "luq";
+  spec.profile = stand::Profile::k100BaseTx;
+  spec.queue_limit = stand::ParseQueueLimit("200ms").value();
+  LoadedRun run = UploadUnderLoad(spec, {"-P", "8"});
+  ASSERT_TRUE(run.under.is_object()) << run.doc.dump().substr(0, 2000);
+  const double added = run.under["added_ms"].get<double>();
+  EXPECT_GT(added, 10.0) << run.under.dump();
+  EXPECT_GT(QueueMs(run.under, "client", "qdisc tbf"), 0.5 * added) << run.under["queues"].dump();
+  const json* f = FindingOf(run.doc, "bufferbloat");
+  ASSERT_NE(f, nullptr) << run.doc["findings"].dump();
+  EXPECT_NE((*f)["title"].get<std::string>().find("client's qdisc tbf"), std::string::npos)
+      << f->dump();
+}
+
+}  // namespace
+}  // namespace nicbench::accuracy
