@@ -5,47 +5,48 @@
 #include <signal.h>
 
 #include <chrono>
-#include <cstdio>
-#include <fstream>
+#include <cstdlib>
 #include <string>
-#include <thread>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include "server_test_util.h"
+#include "support/wait.h"
 
 namespace nicbench::regress {
 namespace {
 
 using namespace std::chrono_literals;
 
-// Established TCP connections whose local port is `port` (the server's control and data
-// sockets), from /proc/net/tcp.
-int EstablishedOnPort(int port) {
-  std::ifstream in("/proc/net/tcp");
-  std::string line;
-  std::getline(in, line);  // header
-  int count = 0;
-  char local[64], remote[64], state[8];
-  while (std::getline(in, line)) {
-    if (std::sscanf(line.c_str(), "%*s %63s %63s %7s", local, remote, state) != 3) continue;
-    const std::string l(local);
-    const int local_port = std::stoi(l.substr(l.find(':') + 1), nullptr, 16);
-    if (local_port == port && std::string(state) == "01") ++count;
+// The bytes the server's TCP connections on `port` have received (tcp_info's bytes_received
+// from ss(8), summed: the control connection's few bytes and the data stream's).
+uint64_t ReceivedOnPort(int port) {
+  const testing::ProcessResult ss = testing::RunProcess(
+      {"ss", "-Htin", "state", "established", "sport", "=", ":" + std::to_string(port)});
+  uint64_t total = 0;
+  const std::string key = "bytes_received:";
+  for (size_t at = ss.out.find(key); at != std::string::npos; at = ss.out.find(key, at + 1)) {
+    total += std::strtoull(ss.out.c_str() + at + key.size(), nullptr, 10);
   }
-  return count;
+  return total;
 }
 
-// Waits until the test's data stream is connected (control + data), then lets a few of the
-// 200 ms intervals close. The wait is a safety net against a hang, not a timing assertion.
+// Waits until the client is well into its test by its own clock: its stream is paced at
+// 100 Mbit/s, so once the server has received five of its 0.2 s intervals' worth, the client has
+// been sending for at least a second and its first intervals have closed. It was a fixed 1.5 s
+// after the stream connected, which a slowly starting client (a sanitizer build, a busy host)
+// could spend before its first interval; this waits for the client's progress instead.
 void WaitUntilMeasuring(int port) {
-  const auto limit = std::chrono::steady_clock::now() + 30s;
-  while (EstablishedOnPort(port) < 2 && std::chrono::steady_clock::now() < limit) {
-    std::this_thread::sleep_for(20ms);
-  }
-  ASSERT_GE(EstablishedOnPort(port), 2) << "the test never started";
-  std::this_thread::sleep_for(1500ms);
+  constexpr uint64_t kPerInterval = 100'000'000 / 8 / 5;  // -b 100M, -i 0.2 (StartClient)
+  uint64_t received = 0;
+  ASSERT_TRUE(testing::WaitUntil(
+      [&] {
+        received = ReceivedOnPort(port);
+        return received >= 5 * kPerInterval;
+      },
+      60s, 50ms))
+      << "the test never got going: " << received << " bytes received";
 }
 
 std::unique_ptr<testing::BackgroundProcess> StartClient(int port, bool json) {

@@ -21,7 +21,10 @@ TEST(ServerKilledClients, KilledClientsFreeTheirSlots) {
           std::vector<std::string>{testing::NicbenchPath(), "run", "127.0.0.1", "-p",
                                    std::to_string(server.port), "-t", "30", "-i", "0.1"}));
     }
-    for (auto& c : clients) c->WaitForOutput("sec");
+    // Mid-test: each client has printed an interval line (its test is running) before it dies.
+    for (auto& c : clients) {
+      ASSERT_TRUE(c->WaitForOutput("sec")) << c->StdoutSoFar() << c->StderrSoFar();
+    }
     for (auto& c : clients) c->Stop(SIGKILL);
     // Every slot comes back once the server has seen the control EOF: a normal test gets in.
     const bool done = testing::WaitUntil(

@@ -28,6 +28,10 @@
 namespace nicbench::testing {
 namespace {
 
+// How long Stop() lets a signalled process end on its own before SIGKILL: a safety net, as
+// generous as WaitUntil's default, since a process that ends sooner returns sooner.
+constexpr std::chrono::seconds kStopBound{60};
+
 std::string ReadFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   std::stringstream buffer;
@@ -172,16 +176,16 @@ ProcessResult BackgroundProcess::Stop(int sig) {
   }
   int status = 0;
   if (waitpid(pid_, &status, WNOHANG) != pid_) {
-    kill(pid_, sig);
-    // Give the process a moment to exit on its own before forcing it.
-    for (int i = 0; i < 500; ++i) {
-      if (waitpid(pid_, &status, WNOHANG) == pid_) goto reaped;
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    if (sig != 0) kill(pid_, sig);
+    // The process ends on its own now (it was told to, or was ending anyway); SIGKILL only
+    // after the bound, a safety net against a hang. It was 5 s: a sanitizer build on a busy
+    // host could take longer to write its report after SIGINT, and lost it to the SIGKILL.
+    if (!WaitUntil([&] { return waitpid(pid_, &status, WNOHANG) == pid_; }, kStopBound,
+                   std::chrono::milliseconds(10))) {
+      kill(pid_, SIGKILL);
+      waitpid(pid_, &status, 0);
     }
-    kill(pid_, SIGKILL);
-    waitpid(pid_, &status, 0);
   }
-reaped:
   Decode(status, &result_);
   result_.out = ReadFile(out_path_);
   result_.err = ReadFile(err_path_);
@@ -191,13 +195,22 @@ reaped:
 std::string BackgroundProcess::StdoutSoFar() const { return ReadFile(out_path_); }
 std::string BackgroundProcess::StderrSoFar() const { return ReadFile(err_path_); }
 
+bool BackgroundProcess::Exited() const {
+  if (pid_ < 0 || stopped_) return true;
+  siginfo_t info{};
+  // WNOWAIT: looks without reaping, so Stop() and Wait() still get the status.
+  return waitid(P_PID, static_cast<id_t>(pid_), &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+         info.si_pid == pid_;
+}
+
 bool BackgroundProcess::WaitForOutput(const std::string& needle, std::chrono::seconds limit) {
-  return WaitUntil(
-      [&] {
-        return StdoutSoFar().find(needle) != std::string::npos ||
-               StderrSoFar().find(needle) != std::string::npos;
-      },
-      limit, std::chrono::milliseconds(10));
+  auto printed = [&] {
+    return StdoutSoFar().find(needle) != std::string::npos ||
+           StderrSoFar().find(needle) != std::string::npos;
+  };
+  // A process that ended will print nothing more: no need to wait out the bound for it.
+  WaitUntil([&] { return Exited() || printed(); }, limit, std::chrono::milliseconds(10));
+  return printed();
 }
 
 ProcessResult BackgroundProcess::Wait(std::chrono::seconds limit) {

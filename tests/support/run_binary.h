@@ -48,15 +48,20 @@ class BackgroundProcess {
   BackgroundProcess& operator=(const BackgroundProcess&) = delete;
 
   pid_t pid() const { return pid_; }
-  // Reads stderr/stdout written so far is not supported; the files are read at Stop().
-  // Sends `sig`, waits, and returns what the process printed.
+  // Sends `sig` (none when 0), waits for the process to end, and returns what it printed. A
+  // process still running 60 s later is killed with SIGKILL (a safety net, not a timing
+  // assertion: a test that needs an end within some time measures it itself).
   ProcessResult Stop(int sig = 15);
   // Waits for the process to end on its own and returns what it printed; one still running
   // after `limit` is killed with SIGKILL (a safety net against a hang, not a timing assertion).
   ProcessResult Wait(std::chrono::seconds limit = std::chrono::seconds(120));
-  // Waits up to `limit` for a line containing `needle` on stdout or stderr.
+  // Waits for a line containing `needle` on stdout or stderr; false when the process ended
+  // without printing it or `limit` passed (a safety net against a hang, generous by default:
+  // a sanitizer build on a busy host starts slowly).
   bool WaitForOutput(const std::string& needle,
-                     std::chrono::seconds limit = std::chrono::seconds(10));
+                     std::chrono::seconds limit = std::chrono::seconds(60));
+  // True once the process has ended (without reaping it).
+  bool Exited() const;
   std::string StdoutSoFar() const;
   std::string StderrSoFar() const;
 

@@ -56,6 +56,10 @@ class Hammer {
     });
   }
   ~Hammer() { Stop(); }
+  // Waits for the first refusal: the hammer is then at work, whatever the time it took to start.
+  bool WaitRefused() {
+    return testing::WaitUntil([this] { return refused_ > 0; });
+  }
   int Stop() {
     stop_ = true;
     if (thread_.joinable()) thread_.join();
@@ -106,6 +110,7 @@ TEST(AccessLimits, SubnetLimitRefusesTheSameSubnetAndServesAnother) {
   EXPECT_NE(same.err.find("busy"), std::string::npos) << same.err;
   {
     Hammer hammer(server.port, "127.0.1.3");
+    ASSERT_TRUE(hammer.WaitRefused()) << "the hammer was never refused";
     ProcessResult other = RunFrom(server.port, "127.0.2.1");
     EXPECT_EQ(other.exit_code, 0) << other.out << other.err;
     EXPECT_GT(hammer.Stop(), 0) << "the hammer was never refused";
@@ -155,6 +160,7 @@ TEST(AccessLimits, PerClientLimitHoldsUnderAHammerAndLeavesNothingBehind) {
   EXPECT_NE(second.err.find("busy"), std::string::npos) << second.err;
   {
     Hammer hammer(server.port, "127.0.0.2");
+    ASSERT_TRUE(hammer.WaitRefused()) << "the hammer was never refused";
     ProcessResult other = RunFrom(server.port, "127.0.0.3");
     EXPECT_EQ(other.exit_code, 0) << other.out << other.err;
     EXPECT_GT(hammer.Stop(), 0);
@@ -169,6 +175,7 @@ TEST(AccessLimits, DeniedHammerLeavesNothingBehind) {
   const ProcStats baseline = WarmBaseline(server);
   {
     Hammer hammer(server.port, "127.0.0.2");
+    ASSERT_TRUE(hammer.WaitRefused()) << "the hammer was never refused";
     ProcessResult other = RunFrom(server.port, "127.0.0.3");
     EXPECT_EQ(other.exit_code, 0) << other.out << other.err;
     EXPECT_GT(hammer.Stop(), 0);

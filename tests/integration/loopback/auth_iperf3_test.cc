@@ -20,6 +20,7 @@
 #include "protocol/auth_token.h"
 #include "regress/hostile_client.h"
 #include "support/run_binary.h"
+#include "support/wait.h"
 
 namespace nicbench {
 namespace {
@@ -187,26 +188,29 @@ ProcessResult RunAgainstStockServer(const AuthTest& t, const std::vector<std::st
                                    "-B",     "127.0.0.1"};
   argv.insert(argv.end(), server_auth.begin(), server_auth.end());
   testing::BackgroundProcess server(argv);
-  ProcessResult r;
-  for (int attempt = 0; attempt < 50; ++attempt) {
-    std::vector<std::string> run = {"env",
-                                    "IPERF3_PASSWORD=" + password,
-                                    testing::NicbenchPath(),
-                                    "run",
-                                    "127.0.0.1",
-                                    "-p",
-                                    std::to_string(port),
-                                    "-n",
-                                    "1M",
-                                    "--username",
-                                    user,
-                                    "--rsa-public-key-path",
-                                    t.pub()};
-    if (pkcs1) run.push_back("--use-pkcs1-padding");
-    r = testing::RunProcess(run);
-    if ((r.out + r.err).find("unable to connect") == std::string::npos) break;
-    usleep(100000);
+  // The client starts once the server listens (it was retried every 100 ms while it could not
+  // connect, a guess at how long the server takes to start).
+  if (!testing::WaitListening(port)) {
+    ProcessResult failed;
+    failed.err = "stock iperf3 -s did not listen";
+    *server_err = server.Stop(SIGTERM).err;
+    return failed;
   }
+  std::vector<std::string> run = {"env",
+                                  "IPERF3_PASSWORD=" + password,
+                                  testing::NicbenchPath(),
+                                  "run",
+                                  "127.0.0.1",
+                                  "-p",
+                                  std::to_string(port),
+                                  "-n",
+                                  "1M",
+                                  "--username",
+                                  user,
+                                  "--rsa-public-key-path",
+                                  t.pub()};
+  if (pkcs1) run.push_back("--use-pkcs1-padding");
+  ProcessResult r = testing::RunProcess(run);
   *server_err = server.Stop(SIGTERM).out;
   return r;
 }
@@ -247,14 +251,10 @@ TEST_F(AuthTest, OaepBothWaysWithAModernIperf3) {
   testing::BackgroundProcess stock({modern, "-s", "-1", "-p", std::to_string(port), "-B",
                                     "127.0.0.1", "--rsa-private-key-path", priv_,
                                     "--authorized-users-path", users_});
-  ProcessResult r;
-  for (int attempt = 0; attempt < 50; ++attempt) {
-    r = testing::RunProcess({"env", "IPERF3_PASSWORD=secret", testing::NicbenchPath(), "run",
-                             "127.0.0.1", "-p", std::to_string(port), "-n", "1M", "--username",
-                             "alice", "--rsa-public-key-path", pub_});
-    if ((r.out + r.err).find("unable to connect") == std::string::npos) break;
-    usleep(100000);
-  }
+  ASSERT_TRUE(testing::WaitListening(port)) << stock.StderrSoFar();
+  ProcessResult r = testing::RunProcess({"env", "IPERF3_PASSWORD=secret", testing::NicbenchPath(),
+                                         "run", "127.0.0.1", "-p", std::to_string(port), "-n", "1M",
+                                         "--username", "alice", "--rsa-public-key-path", pub_});
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   stock.Stop(SIGTERM);
 }

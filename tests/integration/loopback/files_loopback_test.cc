@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
+#include <ostream>
 #include <random>
 #include <regex>
 #include <string>
@@ -300,6 +301,10 @@ struct Shrinking {
   // (size_at_open 1 MiB, shrank false).
   int held_back_ms;
 };
+
+// The case's name, so ctest's test names do not carry the bytes of a pointer (they changed with
+// every build).
+void PrintTo(const Shrinking& s, std::ostream* os) { *os << s.name; }
 
 class FilesShrinking : public ::testing::TestWithParam<Shrinking> {};
 

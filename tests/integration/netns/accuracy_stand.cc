@@ -103,11 +103,9 @@ PairRun RunNicbenchPair(const stand::ScopedStand& stand, int server_host, int cl
   }
   run_args.insert(run_args.begin(), {testing::NicbenchPath(), "run", server.address, "--json"});
   out.client = Run(InHost(stand.host(client_host), Prioritized(run_args)));
-  // serve -1 ends by itself after the test; the signal only reaps a server that did not.
-  for (int i = 0; i < 100 && serve.StdoutSoFar().find("\"end\"") == std::string::npos; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
-  out.server = serve.Stop();
+  // serve -1 ends by itself after the test: wait for that end (it was given 10 s to print its
+  // document and then stopped). A client that failed may have left it waiting for a test.
+  out.server = out.client.exit_code == 0 ? serve.Wait(std::chrono::seconds(60)) : serve.Stop();
   EXPECT_EQ(out.client.exit_code, 0) << out.client.err;
   out.doc = ParseJson(out.client);
   auto server_doc = nlohmann::json::parse(out.server.out, nullptr, false);
@@ -130,9 +128,8 @@ TtcpRun RunTtcpPair(const stand::ScopedStand& stand, int receiver_host, int tran
                                Prioritized({testing::NicbenchPath(), "ttcp", "-t", "-s", "-n",
                                             std::to_string(buffers), receiver.address})));
   EXPECT_EQ(out.transmitter.exit_code, 0) << out.transmitter.err;
-  // The receiver ends at the transmitter's EOF; wait for its result line before reaping it.
-  r.WaitForOutput("real seconds", std::chrono::seconds(30));
-  out.receiver = r.Stop();
+  // The receiver ends at the transmitter's EOF: wait for that end, not for a line of it.
+  out.receiver = out.transmitter.exit_code == 0 ? r.Wait(std::chrono::seconds(60)) : r.Stop();
   const std::string all = out.receiver.out + out.receiver.err;
   const size_t at = all.find("ttcp-r: ");
   unsigned long long bytes = 0;

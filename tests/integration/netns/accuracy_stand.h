@@ -87,9 +87,10 @@ struct TtcpRun {
 TtcpRun RunTtcpPair(const stand::ScopedStand& stand, int receiver_host, int transmitter_host,
                     int buffers);
 
-// Waits until something in `host` listens on TCP `port` (polls `ss`); false after `limit`.
+// Waits until something in `host` listens on TCP `port` (polls `ss`); false after `limit`, a
+// safety net as generous as testing::WaitUntil's (a sanitizer build on a busy host starts slowly).
 bool WaitForListener(const stand::HostInfo& host, int port,
-                     std::chrono::seconds limit = std::chrono::seconds(20));
+                     std::chrono::seconds limit = std::chrono::seconds(60));
 
 // Runs argv to completion (a safety limit of 180 s against a hung peer).
 testing::ProcessResult Run(const std::vector<std::string>& argv);
