@@ -139,7 +139,8 @@ Status ConnectControl(ClientRun& run) {
     }
     last = fd.error();
   }
-  return Fail(ErrorKind::kConnect, "unable to connect to server: " + last.ToString());
+  // The errno goes along, so a caller can tell a refusal (nothing listens) from a timeout.
+  return Fail(ErrorKind::kConnect, "unable to connect to server: " + last.message, last.sys_errno);
 }
 
 // A live sample from the server, after its state byte: kept until our interval of the same

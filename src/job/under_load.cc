@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <future>
 #include <string>
 #include <utility>
@@ -116,6 +117,23 @@ struct ProbeStop {
   }
 };
 
+// A stock iperf3 server closes its listening socket while it resets from the probe it refused
+// and opens a new one: a connection refused in that moment is tried again, for up to 2 s.
+engine::ClientOutcome RunAfterIperf3Reset(const engine::ClientConfig& load,
+                                          const engine::IntervalSink& sink) {
+  constexpr int kTries = 20;
+  constexpr int kPauseMs = 100;
+  engine::ClientOutcome outcome = engine::RunClient(load, sink);
+  for (int i = 1; i < kTries && Kind(outcome) == ErrorKind::kConnect &&
+                  outcome.status.error().sys_errno == ECONNREFUSED;
+       ++i) {
+    pollfd p{load.stop_fd, POLLIN, 0};
+    if (::poll(&p, load.stop_fd >= 0 ? 1 : 0, kPauseMs) > 0) break;  // the user stopped it
+    outcome = engine::RunClient(load, sink);
+  }
+  return outcome;
+}
+
 }  // namespace
 
 engine::ClientConfig ProbeConfig(const engine::ClientConfig& load, record::RrMode mode,
@@ -170,7 +188,7 @@ engine::ClientOutcome RunUnderLoad(const engine::ClientConfig& load, const Probe
               : "the probes failed: " + failed.status.error().message;
     under.idle = Unanswered(why);
     under.loaded = Unanswered(why);
-    outcome = engine::RunClient(load, sink);
+    outcome = stock ? RunAfterIperf3Reset(load, sink) : engine::RunClient(load, sink);
   } else {
     ProbeStop stop;
     // The load's warm-up (-O) is not its working condition: the probes start after it.

@@ -36,6 +36,7 @@ TEST(UnderLoad, ProbesOfBothPhasesAgainstANicbenchServer) {
   for (const char* phase : {"idle", "loaded"}) {
     SCOPED_TRACE(phase);
     const json& probes = u["probes"][phase];
+    ASSERT_TRUE(probes["kept"].is_object() && probes["fresh"].is_object()) << probes.dump();
     // 25 a second of each kind: a kept connection's requests and new connections.
     EXPECT_GT(probes["kept"]["transactions"].get<uint64_t>(), 10u) << probes.dump();
     EXPECT_GT(probes["fresh"]["transactions"].get<uint64_t>(), 10u) << probes.dump();
