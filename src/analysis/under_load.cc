@@ -143,8 +143,9 @@ void AddSocketQueue(const record::RunRecord& run, std::vector<QueueDelay>& out) 
       }
       if (any) sum += here, ++n;
     }
-    if (n > 0) out.push_back(Delay(RoleName(role), "sender's socket (unsent)", sum, n,
-                                   DrainRate(run, role)));
+    if (n > 0)
+      out.push_back(
+          Delay(RoleName(role), "sender's socket (unsent)", sum, n, DrainRate(run, role)));
   }
 }
 
@@ -161,7 +162,8 @@ Measured<double> Beyond(const Measured<double>& added, const std::vector<QueueDe
 
 Measured<double> ProbeShare(const record::RunRecord& run, const record::UnderLoad& u) {
   uint64_t load = 0;
-  for (const record::StreamTotals& s : run.streams) load += std::max(s.bytes_sent, s.bytes_received);
+  for (const record::StreamTotals& s : run.streams)
+    load += std::max(s.bytes_sent, s.bytes_received);
   if (load == 0) return Unknown(Missing::kNotReported, "no load bytes counted");
   return static_cast<double>(u.loaded.probe_bytes) / static_cast<double>(load);
 }
@@ -181,6 +183,19 @@ Measured<double> TrimmedMeanMs(const std::vector<record::LatencyBucket>& buckets
     if (left <= 0) break;
   }
   return sum / kept / 1000;
+}
+
+Measured<double> QuantileMs(const std::vector<record::LatencyBucket>& buckets, double quantile) {
+  uint64_t total = 0;
+  for (const auto& b : buckets) total += b.count;
+  if (total == 0) return Unknown(Missing::kNotReported, "no probe answered");
+  const double rank = std::max(1.0, std::ceil(quantile * static_cast<double>(total)));
+  uint64_t seen = 0;
+  for (const auto& b : buckets) {
+    seen += b.count;
+    if (static_cast<double>(seen) >= rank) return b.us / 1000;
+  }
+  return buckets.back().us / 1000;
 }
 
 const char* ConfidenceName(Confidence c) {
@@ -244,20 +259,20 @@ UnderLoadFigures ComputeUnderLoad(const record::RunRecord& run) {
   if (!u.loaded.kept.known()) f.unknown_why = u.loaded.kept.detail();
   f.idle_rtt_ms = MeanMs(u.idle.kept_rtt_us);
   const Measured<double> load_rtt_us = ComputeFigures(run).mean_rtt_us;
-  f.loaded_rtt_ms = load_rtt_us.known() ? Measured<double>(load_rtt_us.value() / 1000)
-                                        : load_rtt_us;
+  f.loaded_rtt_ms =
+      load_rtt_us.known() ? Measured<double>(load_rtt_us.value() / 1000) : load_rtt_us;
   // Trimmed means, not medians: the queue's backlog is averaged over the test too.
   if (f.idle_kept.trimmed_mean_ms.known() && f.loaded_kept.trimmed_mean_ms.known()) {
-    f.added_ms = std::max(
-        f.loaded_kept.trimmed_mean_ms.value() - f.idle_kept.trimmed_mean_ms.value(), 0.0);
+    f.added_ms =
+        std::max(f.loaded_kept.trimmed_mean_ms.value() - f.idle_kept.trimmed_mean_ms.value(), 0.0);
   } else if (f.idle_rtt_ms.known() && f.loaded_rtt_ms.known()) {
     f.added_ms = std::max(f.loaded_rtt_ms.value() - f.idle_rtt_ms.value(), 0.0);
   } else {
     f.added_ms = Unknown(Missing::kNotReported, "no idle and loaded latency to compare");
   }
   // Idle: no load runs, so the kept probe's own RTT stands for the draft's self probe.
-  f.idle = ResponsivenessOf(f.idle_connect.trimmed_mean_ms, f.idle_kept.trimmed_mean_ms,
-                            f.idle_rtt_ms);
+  f.idle =
+      ResponsivenessOf(f.idle_connect.trimmed_mean_ms, f.idle_kept.trimmed_mean_ms, f.idle_rtt_ms);
   f.loaded = ResponsivenessOf(f.loaded_connect.trimmed_mean_ms, f.loaded_kept.trimmed_mean_ms,
                               f.loaded_rtt_ms);
   f.confidence = ConfidenceOf(RpmPerInterval(u.loaded.kept_rtt_us));

@@ -26,6 +26,11 @@ struct ProbeLatency {
 record::Measured<double> TrimmedMeanMs(const std::vector<record::LatencyBucket>& buckets,
                                        double keep = 0.95);
 
+// The nearest-rank value at `quantile` (0..1] of a probe distribution, milliseconds; unknown
+// when empty. For the HTML report's quantile plot.
+record::Measured<double> QuantileMs(const std::vector<record::LatencyBucket>& buckets,
+                                    double quantile);
+
 // The draft's confidence in a responsiveness figure: low when the phase had fewer than MAD (4)
 // intervals, high when the moving averages (over MAD intervals) of the last MAD intervals are
 // within 5% (SDT) of the latest, medium otherwise.
@@ -49,8 +54,8 @@ Responsiveness ResponsivenessOf(const record::Measured<double>& tcp_f_ms,
 
 // One layer's share of the added delay, on one end.
 struct QueueDelay {
-  std::string end;    // "client", "server"
-  std::string layer;  // "qdisc tbf", "device (BQL)", "sender's socket"
+  std::string end;                 // "client", "server"
+  std::string layer;               // "qdisc tbf", "device (BQL)", "sender's socket"
   record::Measured<double> bytes;  // mean backlog over the loaded phase's counted samples
   record::Measured<double> ms;     // the backlog at the rate it drains at
   record::Measured<double> drain_bits_per_second;
@@ -64,10 +69,10 @@ struct UnderLoadFigures {
   record::Measured<double> added_ms;          // loaded minus idle TM of the kept probe
   Responsiveness idle, loaded;                // RPM with no load and under it
   Confidence confidence = Confidence::kLow;
-  std::vector<QueueDelay> queues;             // both ends, where measured
-  record::Measured<double> beyond_ms;         // added delay no queue on either host explains
-  record::Measured<double> probe_share;       // probe bytes / load bytes, 0..1
-  std::string unknown_why;                    // set when the probes were not answered
+  std::vector<QueueDelay> queues;        // both ends, where measured
+  record::Measured<double> beyond_ms;    // added delay no queue on either host explains
+  record::Measured<double> probe_share;  // probe bytes / load bytes, 0..1
+  std::string unknown_why;               // set when the probes were not answered
 };
 
 // Unknown figures carry their reason; nullopt-like "all unknown" when the run has no probes.

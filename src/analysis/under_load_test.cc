@@ -60,6 +60,15 @@ TEST(TrimmedMean, LeavesOutTheTopFivePercent) {
   EXPECT_FALSE(TrimmedMeanMs({}).known());
 }
 
+TEST(TrimmedMean, QuantilesByNearestRank) {
+  const std::vector<LatencyBucket> b{{1000, 90}, {5000, 9}, {20000, 1}};
+  EXPECT_DOUBLE_EQ(QuantileMs(b, 0.5).value(), 1.0);
+  EXPECT_DOUBLE_EQ(QuantileMs(b, 0.9).value(), 1.0);
+  EXPECT_DOUBLE_EQ(QuantileMs(b, 0.95).value(), 5.0);
+  EXPECT_DOUBLE_EQ(QuantileMs(b, 1.0).value(), 20.0);
+  EXPECT_FALSE(QuantileMs({}, 0.5).known());
+}
+
 TEST(Responsiveness, TheDraftsTcpFormula) {
   EXPECT_DOUBLE_EQ(RoundTripsPerMinute(60), 1000);
   // foreign = 60000 / ((2 + 4) / 2) = 20000; loaded = 60000 / 6 = 10000; their mean.

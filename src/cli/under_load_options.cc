@@ -17,9 +17,10 @@ void AddUnderLoadOptions(CLI::App& app, UnderLoadArgs& a) {
 }
 
 Result<std::optional<job::ProbeOptions>> ApplyUnderLoadArgs(const UnderLoadArgs& a,
-                                                           const record::TestSpec& spec) {
+                                                            const record::TestSpec& spec) {
   if (!a.on) {
-    if (!a.rate.empty() || !a.idle.empty()) return Fail("--probe-rate and --idle-time need --under-load");
+    if (!a.rate.empty() || !a.idle.empty())
+      return Fail("--probe-rate and --idle-time need --under-load");
     return std::nullopt;
   }
   if (spec.rr.enabled()) return Fail("--under-load runs probes beside a bulk test, not --rr/--crr");
@@ -43,9 +44,10 @@ Result<std::optional<job::ProbeOptions>> ApplyUnderLoadArgs(const UnderLoadArgs&
     probes.idle = std::chrono::milliseconds(static_cast<int64_t>(*s * 1000));
   }
   if (probes.idle > spec.duration) {
-    return Fail(fmt::format("--idle-time {} s is longer than the test ({} s): the idle phase is a "
-                            "baseline for the test, not the test",
-                            probes.idle.count() / 1000.0, spec.duration.count() / 1000.0));
+    return Fail(
+        fmt::format("--idle-time {} s is longer than the test ({} s): the idle phase is a "
+                    "baseline for the test, not the test",
+                    probes.idle.count() / 1000.0, spec.duration.count() / 1000.0));
   }
   return probes;
 }

@@ -23,6 +23,6 @@ void AddUnderLoadOptions(CLI::App& app, UnderLoadArgs& a);
 // out of range, an option without --under-load, or a test the probes cannot run beside (by
 // bytes or blocks, request/response, an idle phase longer than the test).
 Result<std::optional<job::ProbeOptions>> ApplyUnderLoadArgs(const UnderLoadArgs& a,
-                                                           const record::TestSpec& spec);
+                                                            const record::TestSpec& spec);
 
 }  // namespace nicbench::cli

@@ -21,7 +21,9 @@ constexpr double kMinAddedMs = 5.0;
 // A queue that explains at least this share of the added delay is named as its place.
 constexpr double kExplainsShare = 0.5;
 
-std::string Ms(double ms) { return ms < 10 ? fmt::format("{:.2f} ms", ms) : fmt::format("{:.0f} ms", ms); }
+std::string Ms(double ms) {
+  return ms < 10 ? fmt::format("{:.2f} ms", ms) : fmt::format("{:.0f} ms", ms);
+}
 
 // The queue with the largest delay that foreign probes share (not the sender's own socket).
 const analysis::QueueDelay* LargestShared(const analysis::UnderLoadFigures& f) {
@@ -41,19 +43,18 @@ std::string Interface(const RunView& view, const std::string& end) {
 }
 
 void AddEvidence(const analysis::UnderLoadFigures& f, record::Finding& finding) {
-  finding.evidence.push_back(
-      fmt::format("probes on a kept connection: {} idle, {} loaded (trimmed means; loaded p99 {})",
-                  Ms(f.idle_kept.trimmed_mean_ms.value_or(0)),
-                  Ms(f.loaded_kept.trimmed_mean_ms.value_or(0)),
-                  Ms(f.loaded_kept.p99_ms.value_or(0))));
+  finding.evidence.push_back(fmt::format(
+      "probes on a kept connection: {} idle, {} loaded (trimmed means; loaded p99 {})",
+      Ms(f.idle_kept.trimmed_mean_ms.value_or(0)), Ms(f.loaded_kept.trimmed_mean_ms.value_or(0)),
+      Ms(f.loaded_kept.p99_ms.value_or(0))));
   for (const analysis::QueueDelay& q : f.queues) {
     if (!q.bytes.known()) continue;
-    finding.evidence.push_back(fmt::format(
-        "{} {}: {} waiting on average{}", q.end, q.layer, FormatBytes(q.bytes.value()),
-        q.ms.known() && q.drain_bits_per_second.known()
-            ? fmt::format(" = {} at {}", Ms(q.ms.value()),
-                          FormatBitRate(q.drain_bits_per_second.value()))
-            : ""));
+    finding.evidence.push_back(
+        fmt::format("{} {}: {} waiting on average{}", q.end, q.layer, FormatBytes(q.bytes.value()),
+                    q.ms.known() && q.drain_bits_per_second.known()
+                        ? fmt::format(" = {} at {}", Ms(q.ms.value()),
+                                      FormatBitRate(q.drain_bits_per_second.value()))
+                        : ""));
   }
   if (f.beyond_ms.known()) {
     finding.evidence.push_back("not explained by either host's queues: " + Ms(f.beyond_ms.value()));
@@ -62,14 +63,16 @@ void AddEvidence(const analysis::UnderLoadFigures& f, record::Finding& finding) 
 
 std::string NextStep(const analysis::QueueDelay& q, const std::string& iface) {
   if (q.layer.rfind("qdisc", 0) == 0) {
-    return fmt::format("an AQM qdisc on {} (tc qdisc replace dev {} root fq_codel, or cake with "
-                       "its bandwidth set under the link's), or a smaller limit on the {}",
-                       iface, iface, q.layer);
+    return fmt::format(
+        "an AQM qdisc on {} (tc qdisc replace dev {} root fq_codel, or cake with "
+        "its bandwidth set under the link's), or a smaller limit on the {}",
+        iface, iface, q.layer);
   }
-  return fmt::format("a smaller device queue on {}: byte queue limits "
-                     "(/sys/class/net/{}/queues/tx-*/byte_queue_limits/limit_max) or the "
-                     "transmit ring (ethtool -G {} tx N)",
-                     iface, iface, iface);
+  return fmt::format(
+      "a smaller device queue on {}: byte queue limits "
+      "(/sys/class/net/{}/queues/tx-*/byte_queue_limits/limit_max) or the "
+      "transmit ring (ethtool -G {} tx N)",
+      iface, iface, iface);
 }
 
 }  // namespace

@@ -59,10 +59,6 @@ ProbePhase PhaseOf(const engine::ClientOutcome& kept, const engine::ClientOutcom
   return phase;
 }
 
-ErrorKind Kind(const engine::ClientOutcome& o) {
-  return o.ok() ? ErrorKind::kOther : o.status.error().kind;
-}
-
 ProbePhase Unanswered(const std::string& why) {
   ProbePhase phase;
   phase.kept = Measured<RrStats>::Unknown(Missing::kNotReported, why);
@@ -70,33 +66,64 @@ ProbePhase Unanswered(const std::string& why) {
   return phase;
 }
 
-// Runs the probe test of `config` once `delay` has passed, unless `stop_fd` became readable
-// first (the load ended early).
+ErrorKind Kind(const engine::ClientOutcome& o) {
+  return o.ok() ? ErrorKind::kOther : o.status.error().kind;
+}
+
+// False when `stop_fd` became readable within `wait` (the load ended, the user stopped it).
+bool Waited(int stop_fd, std::chrono::milliseconds wait) {
+  pollfd p{stop_fd, POLLIN, 0};
+  return ::poll(&p, stop_fd >= 0 ? 1 : 0, static_cast<int>(wait.count())) <= 0;
+}
+
+// Whether a failed test may go again: the server still busy with this job's tests of the phase
+// before (it frees their places a moment after they end); after a stock iperf3 refused a probe,
+// any failure before data moved (it closes and reopens its listening socket, and closes a
+// connection that comes while it resets).
+bool Settling(const engine::ClientOutcome& o, bool after_stock) {
+  if (Kind(o) == ErrorKind::kBusy) return true;
+  return after_stock && !o.ok() && Kind(o) != ErrorKind::kInterrupted &&
+         o.record.intervals.empty() && !o.record.incomplete;
+}
+
+// Runs the test of `config`, and again every 100 ms for up to 2 s while the server is settling,
+// unless `stop_fd` becomes readable.
+engine::ClientOutcome RunSettled(const engine::ClientConfig& config,
+                                 const engine::IntervalSink& sink, int stop_fd,
+                                 bool after_stock = false) {
+  constexpr int kTries = 20;
+  constexpr std::chrono::milliseconds kPause{100};
+  engine::ClientOutcome outcome = engine::RunClient(config, sink);
+  for (int i = 1; i < kTries && Settling(outcome, after_stock) && Waited(stop_fd, kPause); ++i) {
+    outcome = engine::RunClient(config, sink);
+  }
+  return outcome;
+}
+
+// The probe test of `config` once `delay` has passed, unless `stop_fd` became readable first.
 engine::ClientOutcome ProbeAfter(const engine::ClientConfig& config,
                                  std::chrono::milliseconds delay, int stop_fd) {
-  if (delay.count() > 0) {
-    pollfd p{stop_fd, POLLIN, 0};
-    if (::poll(&p, stop_fd >= 0 ? 1 : 0, static_cast<int>(delay.count())) > 0) {
-      engine::ClientOutcome stopped;
-      stopped.status = Fail(ErrorKind::kInterrupted, "the test ended before its warm-up did");
-      return stopped;
-    }
+  if (delay.count() > 0 && !Waited(stop_fd, delay)) {
+    engine::ClientOutcome stopped;
+    stopped.status = Fail(ErrorKind::kInterrupted, "the test ended before its warm-up did");
+    return stopped;
   }
-  return engine::RunClient(config);
+  return RunSettled(config, {}, stop_fd);
 }
 
 // Both probes for `length` after `delay`, on threads of their own, while `beside` runs on this
 // thread.
 template <typename Beside>
-std::pair<engine::ClientOutcome, engine::ClientOutcome> WithProbes(
-    const engine::ClientConfig& load, const ProbeOptions& probes, std::chrono::milliseconds delay,
-    std::chrono::milliseconds length, int stop_fd, Beside&& beside) {
+std::pair<engine::ClientOutcome, engine::ClientOutcome> WithProbes(const engine::ClientConfig& load,
+                                                                   const ProbeOptions& probes,
+                                                                   std::chrono::milliseconds delay,
+                                                                   std::chrono::milliseconds length,
+                                                                   int stop_fd, Beside&& beside) {
   const uint32_t each = std::max<uint32_t>(probes.rate_per_second / 2, 1);
   engine::ClientConfig kept = ProbeConfig(load, record::RrMode::kRr, each, length);
   engine::ClientConfig fresh = ProbeConfig(load, record::RrMode::kCrr, each, length);
   kept.stop_fd = fresh.stop_fd = stop_fd;
-  auto kept_run =
-      std::async(std::launch::async, [&] { return ProbeAfter(kept, delay, stop_fd); });
+  auto kept_run = std::async(std::launch::async, [&] { return ProbeAfter(kept, delay, stop_fd); });
   auto fresh_run =
       std::async(std::launch::async, [&] { return ProbeAfter(fresh, delay, stop_fd); });
   beside();
@@ -116,23 +143,6 @@ struct ProbeStop {
     }
   }
 };
-
-// A stock iperf3 server closes its listening socket while it resets from the probe it refused
-// and opens a new one: a connection refused in that moment is tried again, for up to 2 s.
-engine::ClientOutcome RunAfterIperf3Reset(const engine::ClientConfig& load,
-                                          const engine::IntervalSink& sink) {
-  constexpr int kTries = 20;
-  constexpr int kPauseMs = 100;
-  engine::ClientOutcome outcome = engine::RunClient(load, sink);
-  for (int i = 1; i < kTries && Kind(outcome) == ErrorKind::kConnect &&
-                  outcome.status.error().sys_errno == ECONNREFUSED;
-       ++i) {
-    pollfd p{load.stop_fd, POLLIN, 0};
-    if (::poll(&p, load.stop_fd >= 0 ? 1 : 0, kPauseMs) > 0) break;  // the user stopped it
-    outcome = engine::RunClient(load, sink);
-  }
-  return outcome;
-}
 
 }  // namespace
 
@@ -179,8 +189,8 @@ engine::ClientOutcome RunUnderLoad(const engine::ClientConfig& load, const Probe
   if (!idle_kept.ok() || !idle_fresh.ok()) {
     // A stock iperf3 asks the first probe for a bulk test's streams and refuses the second as
     // busy, in either order; any other failure leaves the test to run (and say) alone as well.
-    const bool stock = Kind(idle_kept) == ErrorKind::kPeerCannot ||
-                       Kind(idle_fresh) == ErrorKind::kPeerCannot;
+    const bool stock =
+        Kind(idle_kept) == ErrorKind::kPeerCannot || Kind(idle_fresh) == ErrorKind::kPeerCannot;
     const engine::ClientOutcome& failed = idle_kept.ok() ? idle_fresh : idle_kept;
     const std::string why =
         stock ? "the server answers no probes (a stock iperf3: run `nicbench serve` on " +
@@ -188,13 +198,13 @@ engine::ClientOutcome RunUnderLoad(const engine::ClientConfig& load, const Probe
               : "the probes failed: " + failed.status.error().message;
     under.idle = Unanswered(why);
     under.loaded = Unanswered(why);
-    outcome = stock ? RunAfterIperf3Reset(load, sink) : engine::RunClient(load, sink);
+    outcome = RunSettled(load, sink, load.stop_fd, stock);
   } else {
     ProbeStop stop;
     // The load's warm-up (-O) is not its working condition: the probes start after it.
     const auto length = load.spec.duration;
     auto [kept, fresh] = WithProbes(load, probes, load.spec.omit, length, stop.fd, [&] {
-      outcome = engine::RunClient(load, sink);
+      outcome = RunSettled(load, sink, load.stop_fd);
       stop.Now();
     });
     under.loaded = PhaseOf(kept, fresh, length);

@@ -24,8 +24,8 @@ Measured<uint64_t> ReadBqlInflight(FileSource& files, const std::string& iface) 
     any = true;
   }
   if (!any) {
-    return Measured<uint64_t>::Unknown(Missing::kNotSupported,
-                                       "no byte queue limits on " + iface + " (the driver has none)");
+    return Measured<uint64_t>::Unknown(
+        Missing::kNotSupported, "no byte queue limits on " + iface + " (the driver has none)");
   }
   return sum;
 }
@@ -33,7 +33,8 @@ Measured<uint64_t> ReadBqlInflight(FileSource& files, const std::string& iface) 
 Measured<record::QueueSample> ReadQueueSample(FileSource& files, const std::string& iface) {
   if (!files.IsLive()) {
     return Measured<record::QueueSample>::Unknown(
-        Missing::kNotSupported, "a captured tree holds no qdisc backlog (a moment of the live kernel)");
+        Missing::kNotSupported,
+        "a captured tree holds no qdisc backlog (a moment of the live kernel)");
   }
   Measured<record::QueueSample> queue = internal::ReadRootBacklog(iface);
   if (queue.known()) queue.value().bql_inflight_bytes = ReadBqlInflight(files, iface);

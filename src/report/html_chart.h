@@ -55,6 +55,8 @@ Json TcpSection(const record::RunRecord& run);
 // charts (transactions/s, latency percentiles, connect times, loss) over the intervals.
 Json RrSummaryRows(const record::RunRecord& run);
 Json RrSection(const record::RunRecord& run);
+// run --under-load (html_latency.cc): the probes' quantiles idle and loaded, the queues over time.
+Json LatencySection(const record::RunRecord& run);
 
 // The ends of a run as (name, record) pairs, local first; remote only when known.
 std::vector<std::pair<std::string, const record::EndpointRecord*>> Ends(

@@ -269,6 +269,7 @@ nlohmann::ordered_json BuildHtmlModel(const record::RunRecord& run) {
                         {"note", "Each direction as both ends counted it; they should agree."},
                         {"charts", ThroughputCharts(run)}});
   }
+  if (run.under_load) sections.push_back(html::LatencySection(run));
   sections.push_back(html::CpuSection(run));
   sections.push_back(html::IrqSection(run));
   if (run.spec.transport == record::Transport::kTcp) sections.push_back(html::TcpSection(run));

@@ -62,6 +62,39 @@ TEST(HtmlModel, FactsThatDifferAreMarked) {
   EXPECT_TRUE(model_unmarked);
 }
 
+TEST(HtmlModel, UnderLoadHasTheQuantilesAndTheQueuesOverTime) {
+  record::RunRecord run = MakeTcpRun(true);
+  record::RrStats probes;
+  probes.transactions = 10;
+  probes.latency = record::LatencySummary{10, 2000, 1000, 2000, 3000, 3000, 3000, 3000};
+  probes.latency_buckets = std::vector<record::LatencyBucket>{{1000, 5}, {3000, 5}};
+  record::UnderLoad u;
+  u.idle.kept = probes;
+  u.loaded.kept = probes;
+  u.loaded.fresh = record::Measured<record::RrStats>::Unknown(record::Missing::kError, "refused");
+  run.under_load = u;
+  for (auto& s : run.local.samples) s.queues = record::QueueSample{"tbf", 125000, 80, 0, {}};
+  const auto m = BuildHtmlModel(run);
+  const nlohmann::ordered_json* section = nullptr;
+  for (const auto& s : m["sections"]) {
+    if (s["id"] == "latency") section = &s;
+  }
+  ASSERT_NE(section, nullptr) << m["sections"].dump();
+  const auto& quantiles = (*section)["charts"][0];
+  EXPECT_EQ(quantiles["x"].front(), "p10");
+  EXPECT_EQ(quantiles["x"].back(), "max");
+  const auto* loaded = SeriesOf(quantiles, "request, loaded");
+  ASSERT_NE(loaded, nullptr);
+  EXPECT_DOUBLE_EQ((*loaded)["data"][0].get<double>(), 1.0);  // p10 of 1 and 3 ms
+  EXPECT_DOUBLE_EQ((*loaded)["data"].back().get<double>(), 3.0);
+  // The handshake that was refused is null, not 0.
+  EXPECT_TRUE((*SeriesOf(quantiles, "handshake, loaded"))["data"][0].is_null());
+  const auto& queues = (*section)["charts"][1];
+  ASSERT_FALSE(queues["series"].empty()) << queues.dump();
+  EXPECT_EQ(queues["series"][0]["label"], "client qdisc tbf");
+  EXPECT_FALSE(RenderHtml(run).empty());
+}
+
 TEST(HtmlReport, PeerTextCannotEndTheDataScriptOrAddMarkup) {
   auto run = MakeTcpRun(true);
   run.remote.value().host.hostname = std::string("</script><script>alert(1)</script>");

@@ -17,9 +17,9 @@ namespace {
 using nlohmann::json;
 
 json RunUnderLoad(int port, const std::vector<std::string>& extra) {
-  std::vector<std::string> args = {"run",         "127.0.0.1", "-p", std::to_string(port),
-                                   "--under-load", "-t",        "3",  "--idle-time",
-                                   "1",           "-J"};
+  std::vector<std::string> args = {
+      "run",         "127.0.0.1", "-p", std::to_string(port), "--under-load", "-t", "3",
+      "--idle-time", "1",         "-J"};
   args.insert(args.end(), extra.begin(), extra.end());
   testing::ProcessResult r = testing::RunNicbench(args);
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
@@ -58,9 +58,9 @@ TEST(UnderLoad, ProbesOfBothPhasesAgainstANicbenchServer) {
 
 TEST(UnderLoad, TextSummaryShowsTheSection) {
   testing::ServeChild server = testing::StartServe();
-  testing::ProcessResult r = testing::RunNicbench({"run", "127.0.0.1", "-p",
-                                                   std::to_string(server.port), "--under-load",
-                                                   "-t", "2", "--idle-time", "1"});
+  testing::ProcessResult r =
+      testing::RunNicbench({"run", "127.0.0.1", "-p", std::to_string(server.port), "--under-load",
+                            "-t", "2", "--idle-time", "1"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("Latency under load"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("responsiveness:"), std::string::npos) << r.out;
@@ -71,14 +71,13 @@ TEST(UnderLoad, AStockIperf3ServerAnswersNoProbesAndTheOutputSaysSo) {
   if (!testing::HaveProgram("iperf3")) GTEST_SKIP() << "iperf3 is not installed";
   const int port = testing::FreeTcpPort();
   // Not -1: the probe's refused test must not end the server before the real one.
-  testing::BackgroundProcess server({"iperf3", "-s", "-p", std::to_string(port), "-B",
-                                     "127.0.0.1"});
+  testing::BackgroundProcess server(
+      {"iperf3", "-s", "-p", std::to_string(port), "-B", "127.0.0.1"});
   ASSERT_TRUE(testing::WaitListening(port)) << server.StderrSoFar();
   const json doc = RunUnderLoad(port, {});
   const json& u = doc["nicbench"]["under_load"];
   ASSERT_TRUE(u.is_object());
-  EXPECT_NE(u["foreign_probes_unknown"].get<std::string>().find("stock iperf3"),
-            std::string::npos)
+  EXPECT_NE(u["foreign_probes_unknown"].get<std::string>().find("stock iperf3"), std::string::npos)
       << u.dump();
   EXPECT_TRUE(u["loaded"]["kept"]["p50_ms"].is_null());
   // The load itself ran and its own RTT is measured.

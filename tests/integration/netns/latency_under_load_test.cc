@@ -43,8 +43,17 @@ LoadedRun UploadUnderLoad(const stand::StandSpec& asked, const std::vector<std::
     ADD_FAILURE() << "server did not listen: " << server.StderrSoFar();
     return out;
   }
-  std::vector<std::string> run = {"run",          server_host.address, "--under-load", "-t", "8",
-                                  "--idle-time", "2",                 "-C",           "cubic", "-O", "2",
+  std::vector<std::string> run = {"run",
+                                  server_host.address,
+                                  "--under-load",
+                                  "-t",
+                                  "8",
+                                  "--idle-time",
+                                  "2",
+                                  "-C",
+                                  "cubic",
+                                  "-O",
+                                  "2",
                                   "-J"};
   run.insert(run.end(), args.begin(), args.end());
   testing::ProcessResult r = Run(Prioritized(NicbenchIn(st->host(1), run)));
@@ -153,8 +162,7 @@ TEST(LatencyUnderLoad, Iperf2BouncebackAgreesThroughTheSameQueue) {
       st->host(1), {"run", server_host.address, "--under-load", "-t", "10", "-O", "2",
                     "--idle-time", "2", "-C", "cubic", "-P", "4", "--json-stream", "--no-store"})));
   // The load's fourth interval: past its warm-up, the queue full.
-  ASSERT_TRUE(load.WaitForOutput("\"start\":3.0", std::chrono::seconds(60)))
-      << load.StderrSoFar();
+  ASSERT_TRUE(load.WaitForOutput("\"start\":3.0", std::chrono::seconds(60))) << load.StderrSoFar();
   testing::ProcessResult bb = accuracy::Run(InHost(
       st->host(1), {"iperf", "-c", server_host.address, "-p", "5002", "--bounceback", "-t", "5"}));
   testing::ProcessResult ours = load.Wait();
@@ -163,7 +171,8 @@ TEST(LatencyUnderLoad, Iperf2BouncebackAgreesThroughTheSameQueue) {
   ASSERT_EQ(ours.exit_code, 0) << ours.err;
   // "[  1] 0.0000-5.0123 sec ... 50=82.123/0.010/101.8/12.3 ms": count=mean/min/max/stdev.
   // The per-second lines match too: the total is the last line that starts at 0.
-  const std::regex line(R"(\[\s*1\] 0\.0000-[0-9.]+ sec.* ([0-9]+)=([0-9.]+)/[0-9.]+/[0-9.]+/[0-9.]+ ms)");
+  const std::regex line(
+      R"(\[\s*1\] 0\.0000-[0-9.]+ sec.* ([0-9]+)=([0-9.]+)/[0-9.]+/[0-9.]+/[0-9.]+ ms)");
   std::smatch m;
   for (auto it = std::sregex_iterator(bb.out.begin(), bb.out.end(), line);
        it != std::sregex_iterator(); ++it) {
@@ -179,8 +188,9 @@ TEST(LatencyUnderLoad, Iperf2BouncebackAgreesThroughTheSameQueue) {
   // Means against means: iperf 2 reports a plain mean.
   const double mine = u["probes"]["loaded"]["kept"]["latency"]["mean_us"].get<double>() / 1000;
   EXPECT_GT(mine, 50.0) << u.dump();
-  EXPECT_LT(RelativeError(mine, theirs), 0.15) << "nicbench " << mine << " ms, iperf 2 " << theirs
-                                               << " ms\n" << bb.out;
+  EXPECT_LT(RelativeError(mine, theirs), 0.15)
+      << "nicbench " << mine << " ms, iperf 2 " << theirs << " ms\n"
+      << bb.out;
 }
 
 }  // namespace
