@@ -186,6 +186,9 @@ class ServerImpl final : public Server {
   void Reap(bool all);
   void ExpirePending();
   void DropPending(int fd);
+  // Takes a connection out of the pending set (epoll, order, its address's count) and returns
+  // it; an empty Pending if `fd` is not pending.
+  Pending TakePending(int fd);
   // Drops the oldest pending connection of the address with the most (or of `host` if given).
   void DropOldestPending(const std::string* host);
   int TestsFrom(const std::string& host) const;
@@ -348,13 +351,22 @@ void ServerImpl::AcceptAll() {
   }
 }
 
-void ServerImpl::DropPending(int fd) {
+void ServerImpl::DropPending(int fd) { (void)TakePending(fd); }
+
+Pending ServerImpl::TakePending(int fd) {
   auto it = pending_.find(fd);
-  if (it == pending_.end()) return;
+  if (it == pending_.end()) return {};
   epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, fd, nullptr);
   pending_order_.remove(fd);
-  if (--pending_per_host_[it->second.host] <= 0) pending_per_host_.erase(it->second.host);
+  // The address's count is lowered before the entry is moved out (a moved-from address is
+  // empty: the count was lowered for "" and the real one never went down).
+  if (auto n = pending_per_host_.find(it->second.host);
+      n != pending_per_host_.end() && --n->second <= 0) {
+    pending_per_host_.erase(n);
+  }
+  Pending taken = std::move(it->second);
   pending_.erase(it);
+  return taken;
 }
 
 void ServerImpl::DropOldestPending(const std::string* host) {
@@ -429,8 +441,7 @@ void ServerImpl::ReadCookie(int fd) {
   }
   if (!drop && p.have < protocol::kCookieBytes) return;
   if (n == 0 && p.have == 0) silent_closes_.Note(p.host, Clock::now());
-  Pending done = std::move(p);
-  DropPending(fd);
+  Pending done = TakePending(fd);
   if (drop) {
     if (n > 0) Refuse(done.fd.get());
     return;
