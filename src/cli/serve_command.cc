@@ -70,8 +70,9 @@ void AddOptions(CLI::App& app, ServeArgs& a) {
                  "tests one client address may start in any hour (default: no limit)");
   app.add_option("--max-connections-per-second", a.max_connection_rate,
                  "new connections one client address may open a second (1..1000000, default "
-                 "1000, with a burst of one whole test set-up); beyond it a connection is "
-                 "closed at once unless its cookie is already in");
+                 "1000, with a burst of one whole test set-up); beyond it one already closed or "
+                 "sending garbage is closed at once, and a silent one waits in 16 places, not "
+                 "1100");
   app.add_option("--max-memory", a.max_memory,
                  "buffers of all tests together (K/M/G bytes, default 256M); more is refused");
   app.add_flag("-J,--json", a.json, "one JSON document per test on stdout");
