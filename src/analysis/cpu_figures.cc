@@ -49,22 +49,21 @@ std::optional<HostProcesses> ProcessesOnHost(const record::HostInterval& sample,
   return HostProcesses{std::max(*own, *theirs), *own + *theirs};
 }
 
-// The mean use of the nicbench process confined to `core` alone, if one is and no other
-// nicbench process of this run may run there.
-std::optional<double> PinnedProcessPercent(const record::RunRecord& run,
-                                           const record::EndpointRecord& end, int core) {
+// The end whose nicbench process is confined to `core` alone, if one is and no other nicbench
+// process of this run may run there; null otherwise.
+const record::EndpointRecord* PinnedEnd(const record::RunRecord& run,
+                                        const record::EndpointRecord& end, int core) {
   std::vector<const record::EndpointRecord*> ends = {&end};
   if (SharedPeer(run, end) != nullptr) ends = {&run.local, &run.remote.value()};
   const record::EndpointRecord* pinned = nullptr;
   for (const record::EndpointRecord* e : ends) {
     const std::vector<int> allowed = AllowedCpus(run, *e);
-    if (allowed.empty()) return std::nullopt;  // unknown: it may run anywhere
+    if (allowed.empty()) return nullptr;  // unknown: it may run anywhere
     if (std::find(allowed.begin(), allowed.end(), core) == allowed.end()) continue;
-    if (allowed.size() != 1 || pinned != nullptr) return std::nullopt;
+    if (allowed.size() != 1 || pinned != nullptr) return nullptr;
     pinned = e;
   }
-  if (pinned == nullptr) return std::nullopt;
-  return MeanProcessPercent(run, *pinned);
+  return pinned;
 }
 
 // What one pass over the counted samples collects besides CoreSaturation's sample figures.
@@ -115,15 +114,16 @@ void SetProcessFigures(const Tally& tally, CoreSaturation& out) {
   }
 }
 
-// Among the cores saturated in at least `fraction` of `samples` (and once at least), the one
-// with the most process (user+system) time; -1 when there is none.
+// Among the cores saturated in more than `fraction` of `samples`, the one with the most process
+// (user+system) time; -1 when there is none.
 int ChooseCore(const std::map<int, std::vector<const record::CpuShare*>>& saturated_by_core,
                int samples, double fraction) {
-  const size_t needed = static_cast<size_t>(std::ceil(fraction * static_cast<double>(samples)));
+  const size_t needed =
+      static_cast<size_t>(std::floor(fraction * static_cast<double>(samples))) + 1;
   double best = -1;
   int core = -1;
   for (const auto& [cpu, shares] : saturated_by_core) {
-    if (shares.size() < std::max<size_t>(needed, 1)) continue;
+    if (shares.size() < needed) continue;
     double user_system = 0;
     for (const record::CpuShare* c : shares) user_system += UserSystem(*c);
     user_system /= static_cast<double>(shares.size());
@@ -149,7 +149,51 @@ void AverageShares(const std::vector<const record::CpuShare*>& chosen, CoreSatur
   for (double* v : {&out.busy, &out.user, &out.system, &out.irq, &out.softirq, &out.steal}) *v /= n;
 }
 
+// `core` in each counted sample that carries per-CPU shares (those TallySamples counts).
+std::vector<CoreInterval> CoreIntervals(const record::RunRecord& run,
+                                        const record::EndpointRecord& end, int core,
+                                        const SaturationLimits& limits) {
+  const Samples samples = CountedSamples(run, end);
+  const record::EndpointRecord* peer = SharedPeer(run, end);
+  const Samples peer_samples = peer ? CountedSamples(run, *peer) : Samples{};
+  const record::EndpointRecord* pinned = PinnedEnd(run, end, core);
+  std::vector<CoreInterval> out;
+  for (size_t i = 0; i < samples.size(); ++i) {
+    const auto* cpus = samples[i]->cpus.get();
+    if (cpus == nullptr || cpus->empty()) continue;
+    CoreInterval& ci = out.emplace_back();
+    const record::HostInterval* theirs = i < peer_samples.size() ? peer_samples[i] : nullptr;
+    ci.process = ProcessPercent(*samples[i]);
+    ci.wait = RunQueueWaitShare(*samples[i]);
+    if (theirs != nullptr) {
+      ci.peer_process = ProcessPercent(*theirs);
+      ci.peer_wait = RunQueueWaitShare(*theirs);
+    }
+    if (pinned != nullptr) ci.pinned_process = pinned == &end ? ci.process : ci.peer_process;
+    double host_user_system = 0;
+    for (const record::CpuShare& c : *cpus) {
+      host_user_system += UserSystem(c);
+      if (c.cpu != core) continue;
+      ci.saturated = c.Busy() >= limits.core_busy_percent;
+      ci.user_system = UserSystem(c);
+      ci.steal = c.steal;
+    }
+    if (auto all = ProcessesOnHost(*samples[i], peer != nullptr, peer_samples, i)) {
+      ci.others = std::max(0.0, host_user_system - all->sum);
+      ci.core_process = all->largest;
+    }
+  }
+  return out;
+}
+
 }  // namespace
+
+double CompetitorShare(double user_system, std::optional<double> pinned_process,
+                       std::optional<double> others, std::optional<double> core_process) {
+  if (pinned_process) return std::max(0.0, user_system - *pinned_process);
+  if (!others || !core_process) return 0;
+  return std::max(0.0, std::min(user_system - *core_process, *others));
+}
 
 std::optional<double> ProcessPercent(const record::HostInterval& sample) {
   const record::ProcessUsage* p = sample.process.get();
@@ -186,9 +230,8 @@ std::vector<int> AllowedCpus(const record::RunRecord& run, const record::Endpoin
 }
 
 double CoreSaturation::CompetitorPercent() const {
-  if (pinned_process_percent) return std::max(0.0, user + system - *pinned_process_percent);
-  if (!others_percent || !core_process_percent) return 0;
-  return std::max(0.0, std::min(user + system - *core_process_percent, *others_percent));
+  return CompetitorShare(user + system, pinned_process_percent, others_percent,
+                         core_process_percent);
 }
 
 CoreSaturation SaturatedCore(const record::RunRecord& run, const record::EndpointRecord& end,
@@ -199,8 +242,11 @@ CoreSaturation SaturatedCore(const record::RunRecord& run, const record::Endpoin
   out.core = ChooseCore(tally.saturated_by_core, out.samples, limits.saturated_interval_fraction);
   if (out.core < 0) return out;
   AverageShares(tally.saturated_by_core.at(out.core), out);
-  out.pinned_process_percent = PinnedProcessPercent(run, end, out.core);
+  if (const record::EndpointRecord* pinned = PinnedEnd(run, end, out.core)) {
+    out.pinned_process_percent = MeanProcessPercent(run, *pinned);
+  }
   out.run_queue_wait = MeanRunQueueWait(run, end);
+  out.intervals = CoreIntervals(run, end, out.core, limits);
   return out;
 }
 

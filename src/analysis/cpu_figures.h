@@ -32,10 +32,35 @@ std::optional<double> MeanRunQueueWait(const record::RunRecord& run,
 std::vector<int> AllowedCpus(const record::RunRecord& run, const record::EndpointRecord& end);
 
 // When a core counts as saturated (the diagnosis's thresholds): at or above this busy share
-// (user+nice+system+irq+softirq+steal) in at least this share of the counted samples.
+// (user+nice+system+irq+softirq+steal) in more than this share of the counted samples (most of
+// them: half a run is not evidence that holds across it).
 struct SaturationLimits {
   double core_busy_percent = 0;
   double saturated_interval_fraction = 0;
+};
+
+// Of a core's user+nice+system time (percent), the share other processes plausibly took: what
+// is beyond the nicbench process pinned to the core alone, when one is; else what is beyond the
+// nicbench process taken to run there, and no more than all the host's user+system time
+// nicbench does not account for (`others`). 0 when unknown.
+double CompetitorShare(double user_system, std::optional<double> pinned_process,
+                       std::optional<double> others, std::optional<double> core_process);
+
+// The chosen saturated core in one counted sample, with what judging competition there needs:
+// the diagnosis judges each interval, so that a few intervals cannot decide for a whole run.
+struct CoreInterval {
+  bool saturated = false;  // the core at or above the busy limit in this sample
+  double user_system = 0;  // its user+nice+system share, percent
+  double steal = 0;
+  // As CoreSaturation's means below, in this sample.
+  std::optional<double> others, core_process, pinned_process;
+  // nicbench's CPU use (percent of a core) and run-queue wait (RunQueueWaitShare) at this end
+  // and, when both ends share the host, at the other end in the same interval.
+  std::optional<double> process, wait, peer_process, peer_wait;
+
+  double CompetitorPercent() const {
+    return CompetitorShare(user_system, pinned_process, others, core_process);
+  }
 };
 
 // The saturated core of one end over its counted samples that carry per-CPU shares.
@@ -62,6 +87,8 @@ struct CoreSaturation {
   std::optional<double> pinned_process_percent;
   // Mean run-queue wait of nicbench's threads at this end (RunQueueWaitShare), when sampled.
   std::optional<double> run_queue_wait;
+  // The chosen core in each of the `samples` samples, in order; empty when no core was chosen.
+  std::vector<CoreInterval> intervals;
 
   // Of the saturated core, the share other processes plausibly took: its user+system time
   // beyond what nicbench could have used there, and no more than all the host's CPU time
@@ -74,8 +101,8 @@ struct CoreSaturation {
 // Every saturated core of every sample counts, not only the busiest: when both ends share the
 // host or a competitor runs, several cores are saturated at once, and the one that tells the
 // story is the one where processes' own time (user+system) is largest; a core saturated by
-// softirq alone comes after. `core` stays -1 when no core is saturated in at least
-// `saturated_interval_fraction` of the samples (and in one at least).
+// softirq alone comes after. `core` stays -1 when no core is saturated in more than
+// `saturated_interval_fraction` of the samples.
 CoreSaturation SaturatedCore(const record::RunRecord& run, const record::EndpointRecord& end,
                              const SaturationLimits& limits);
 

@@ -87,8 +87,10 @@ TEST(CpuFigures, ACoreSaturatedInTooFewSamplesIsNone) {
   EXPECT_EQ(cpu.saturated, 1);
   EXPECT_EQ(cpu.core, -1);
   EXPECT_DOUBLE_EQ(cpu.busy, 0);
-  // Half the samples is enough.
+  // Half the samples is not most of them; three of four are.
   run.local.samples[1].cpus.value()[2] = c;
+  EXPECT_EQ(SaturatedCore(run, run.local, kLimits).core, -1);
+  run.local.samples[2].cpus.value()[2] = c;
   EXPECT_EQ(SaturatedCore(run, run.local, kLimits).core, 2);
 }
 
@@ -115,6 +117,40 @@ TEST(CpuFigures, OnASharedHostBothEndsProcessesAreTheHosts) {
   EXPECT_NEAR(*cpu.core_process_percent, 60, 1e-9);  // the busier of the two
   EXPECT_NEAR(*cpu.others_percent, 145 - 90, 1e-9);  // beyond both
   EXPECT_NEAR(cpu.CompetitorPercent(), 95 - 60, 1e-9);
+}
+
+TEST(CpuFigures, EachIntervalOfTheChosenCoreCarriesItsOwnFigures) {
+  record::RunRecord run = TwoSaturatedCores();
+  run.remote.value().host.hostname = run.local.host.hostname;
+  SetProcessSeconds(run.local, 0.3);
+  SetProcessSeconds(run.remote.value(), 0.6);
+  run.local.samples[1].run_queue = record::RunQueueDelay{0.5, 0.25, 2};
+  run.remote.value().samples[1].run_queue = record::RunQueueDelay{0.5, 0.1, 2};
+  // In the last sample another process fills cpu2 and nicbench ran 10% of it.
+  record::CpuShare& last = run.local.samples[3].cpus.value()[2];
+  last.user = 90, last.system = 5, last.idle = 5;
+  run.local.samples[3].process.value().system_seconds = 0.1;
+  const CoreSaturation cpu = SaturatedCore(run, run.local, kLimits);
+  ASSERT_EQ(cpu.core, 2);
+  ASSERT_EQ(cpu.intervals.size(), 4u);
+  const CoreInterval& first = cpu.intervals[0];
+  EXPECT_TRUE(first.saturated);
+  EXPECT_DOUBLE_EQ(first.user_system, 95);
+  EXPECT_NEAR(*first.process, 30, 1e-9);
+  EXPECT_NEAR(*first.peer_process, 60, 1e-9);
+  EXPECT_FALSE(first.wait) << "not sampled in this interval";
+  EXPECT_NEAR(*cpu.intervals[1].wait, 0.25, 1e-12);
+  EXPECT_NEAR(*cpu.intervals[1].peer_wait, 0.1, 1e-12);
+  EXPECT_NEAR(first.CompetitorPercent(), 95 - 60, 1e-9);  // as the run's mean says
+  const CoreInterval& competed = cpu.intervals[3];
+  EXPECT_NEAR(*competed.core_process, 60, 1e-9);
+  EXPECT_NEAR(*competed.others, 145 - 70, 1e-9);
+  EXPECT_NEAR(competed.CompetitorPercent(), 95 - 60, 1e-9);
+  // Not saturated in an interval: that interval says so.
+  last.user = 40, last.idle = 55;
+  const CoreSaturation three = SaturatedCore(run, run.local, kLimits);
+  ASSERT_EQ(three.core, 2);
+  EXPECT_FALSE(three.intervals[3].saturated);
 }
 
 TEST(CpuFigures, NicInterruptsByLineAndCpu) {

@@ -34,6 +34,8 @@ struct ServeArgs {
   std::string port = "5201", bind, idle_timeout, max_tests, max_duration, max_rate, max_streams,
               max_rr_flows, max_block, pidfile, threads, max_memory, rcv_timeout, max_per_address,
               max_per_hour;
+  // Given or not, it is parsed: an empty value is refused, not taken for the default.
+  std::string max_connection_rate = std::to_string(engine::kDefaultMaxConnectionsPerSecond);
   bool once = false, daemon = false, json = false;
   Iperf3ServeArgs drop_in;  // iperf3's options, cli/iperf3_options.h
   FileArgs file;            // -F, --direct (cli/file_options.h)
@@ -66,6 +68,11 @@ void AddOptions(CLI::App& app, ServeArgs& a) {
                  "tests from one client address at once (default: --max-tests minus 1)");
   app.add_option("--max-tests-per-client-per-hour", a.max_per_hour,
                  "tests one client address may start in any hour (default: no limit)");
+  app.add_option("--max-connections-per-second", a.max_connection_rate,
+                 "new connections one client address may open a second (1..1000000, default "
+                 "1000, with a burst of one whole test set-up); beyond it one already closed or "
+                 "sending garbage is closed at once, and a silent one waits in 16 places, not "
+                 "1100");
   app.add_option("--max-memory", a.max_memory,
                  "buffers of all tests together (K/M/G bytes, default 256M); more is refused");
   app.add_flag("-J,--json", a.json, "one JSON document per test on stdout");
@@ -106,6 +113,29 @@ Status FillLimits(const ServeArgs& a, engine::ServerConfig& config) {
   return Ok();
 }
 
+// What one client address may hold and open: tests at once, tests an hour, connections a second.
+Status FillPerClientLimits(const ServeArgs& a, engine::ServerConfig& config) {
+  if (!a.max_per_address.empty()) {
+    auto n = ParseUnsigned(a.max_per_address);
+    if (!n || *n < 1 || *n > 1024) return Fail("--max-tests-per-client: expected 1..1024");
+    config.max_tests_per_address = static_cast<int>(*n);
+  }
+  if (!a.max_per_hour.empty()) {
+    auto n = ParseUnsigned(a.max_per_hour);
+    if (!n || *n < 1 || *n > 1000000) {
+      return Fail("--max-tests-per-client-per-hour: expected 1..1000000");
+    }
+    config.max_tests_per_address_per_hour = static_cast<int>(*n);
+  }
+  auto rate = ParseUnsigned(a.max_connection_rate);
+  if (!rate || *rate < 1 || *rate > 1000000) {
+    return Fail(fmt::format("--max-connections-per-second: expected 1..1000000, got '{}'",
+                            a.max_connection_rate));
+  }
+  config.max_connections_per_second = static_cast<int>(*rate);
+  return Ok();
+}
+
 Result<engine::ServerConfig> MakeConfig(ServeArgs& a) {
   engine::ServerConfig config;
   auto port = ParseUnsigned(a.port);
@@ -134,24 +164,13 @@ Result<engine::ServerConfig> MakeConfig(ServeArgs& a) {
     if (!ms || *ms > 86400000ull) return Fail("--rcv-timeout: expected milliseconds 0..86400000");
     config.receive_timeout = std::chrono::milliseconds(*ms);
   }
-  if (!a.max_per_address.empty()) {
-    auto n = ParseUnsigned(a.max_per_address);
-    if (!n || *n < 1 || *n > 1024) return Fail("--max-tests-per-client: expected 1..1024");
-    config.max_tests_per_address = static_cast<int>(*n);
-  }
-  if (!a.max_per_hour.empty()) {
-    auto n = ParseUnsigned(a.max_per_hour);
-    if (!n || *n < 1 || *n > 1000000) {
-      return Fail("--max-tests-per-client-per-hour: expected 1..1000000");
-    }
-    config.max_tests_per_address_per_hour = static_cast<int>(*n);
-  }
   if (!a.max_memory.empty()) {
     auto m = ParseByteSize(a.max_memory);
     if (!m || *m < (1u << 20)) return Fail("--max-memory: expected a size of at least 1M");
     config.memory_budget_bytes = *m;
   }
   if (auto s = FillLimits(a, config); !s) return tl::unexpected(s.error());
+  if (auto s = FillPerClientLimits(a, config); !s) return tl::unexpected(s.error());
   if (auto s = ApplyIperf3ServeArgs(a.drop_in, config, &a.cpu); !s)
     return tl::unexpected(s.error());
   // --get-server-output from a client: this server's rendering of the test, JSON in -J mode.

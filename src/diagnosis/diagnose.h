@@ -25,7 +25,8 @@ struct Thresholds {
   double far_below_fraction = 0.50;
   // A core at or above this busy share (user+nice+system+irq+softirq+steal) is saturated...
   double core_busy_percent = 90.0;
-  // ...and an end is CPU-bound when that holds in at least this share of its intervals.
+  // ...and an end is CPU-bound when that holds in more than this share of its intervals (so
+  // most of them; a competitor must also hold nicbench back in most of them, rules_cpu.cc).
   double saturated_interval_fraction = 0.5;
   // CPU time (percent of one core) used by processes other than nicbench that counts as
   // competition for a saturated core.

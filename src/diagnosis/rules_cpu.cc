@@ -110,13 +110,14 @@ enum class Contention {
                  // did not delay this transfer, so the saturation is not its limit
 };
 
-// Busy time alone is no evidence: a host may be busy with work that never delays this
-// transfer; the run-queue delay of nicbench's own threads is.
-// `own_percent`: nicbench's CPU time at the end that owns the core, percent of one core.
-Contention Judge(const CoreSaturation& cpu, std::optional<double> wait,
-                 std::optional<double> own_percent, const Thresholds& t) {
-  if (cpu.steal >= t.competitor_percent) return Contention::kHeldBack;
-  if (cpu.CompetitorPercent() < t.competitor_percent) return Contention::kNone;
+// One interval of the saturated core. Busy time alone is no evidence: a host may be busy with
+// work that never delays this transfer; the run-queue delay of nicbench's own threads is.
+// `wait` and `own_percent` (nicbench's CPU time, percent of one core) are those of the end
+// that owns the core in that interval.
+Contention JudgeInterval(const analysis::CoreInterval& ci, const std::optional<double>& wait,
+                         const std::optional<double>& own_percent, const Thresholds& t) {
+  if (ci.steal >= t.competitor_percent) return Contention::kHeldBack;
+  if (ci.CompetitorPercent() < t.competitor_percent) return Contention::kNone;
   if (!wait) return Contention::kNotHeldBack;
   if (*wait >= t.run_queue_wait_fraction) return Contention::kHeldBack;
   if (own_percent && *wait >= t.run_queue_wait_floor &&
@@ -124,6 +125,48 @@ Contention Judge(const CoreSaturation& cpu, std::optional<double> wait,
     return Contention::kHeldBack;
   }
   return Contention::kNotHeldBack;
+}
+
+// How the counted intervals were judged: `held` back by other processes, or with other
+// processes on the core that did `not_held` nicbench back, of `counted`.
+struct Verdicts {
+  int held = 0, not_held = 0, counted = 0;
+};
+
+// Each interval judged with the owner's figures in it (`owner` null: the longer of both ends'
+// waits, as OwnerWait). An interval where the core was not saturated holds nothing.
+Verdicts JudgeIntervals(const CoreSaturation& cpu, const End* owner, const End& analysed,
+                        const Thresholds& t) {
+  static const std::optional<double> kUnknown;
+  Verdicts v;
+  for (const analysis::CoreInterval& ci : cpu.intervals) {
+    ++v.counted;
+    if (!ci.saturated) continue;
+    // Pointers to the interval's own figures (copies of optionals tripped g++ 12's
+    // maybe-uninitialized warning).
+    const std::optional<double>* wait = &ci.wait;
+    const std::optional<double>* own = &ci.process;
+    if (owner == nullptr) {
+      if (ci.peer_wait && (!ci.wait || *ci.peer_wait > *ci.wait)) wait = &ci.peer_wait;
+      own = &kUnknown;
+    } else if (owner != &analysed) {
+      wait = &ci.peer_wait;
+      own = &ci.peer_process;
+    }
+    const Contention c = JudgeInterval(ci, *wait, *own, t);
+    v.held += c == Contention::kHeldBack ? 1 : 0;
+    v.not_held += c == Contention::kNotHeldBack ? 1 : 0;
+  }
+  return v;
+}
+
+// The run's verdict needs the condition in most counted intervals: a few intervals in which
+// another process took the core (the run's means moved past the thresholds by them) made
+// findings flip between runs of one command.
+Contention Judge(const Verdicts& v) {
+  if (2 * v.held > v.counted) return Contention::kHeldBack;
+  if (2 * (v.held + v.not_held) > v.counted) return Contention::kNotHeldBack;
+  return Contention::kNone;
 }
 
 std::string WaitEvidence(const std::string& who, std::optional<double> wait) {
@@ -149,9 +192,8 @@ std::optional<record::Finding> CpuFinding(const RunView& view, const End& analys
   const End& named = end ? *end : analysed;
   const std::string who = end ? end->name : "both ends (one host)";
   const std::optional<double> wait = OwnerWait(view, end, analysed);
-  const std::optional<double> own_cpu =
-      end ? analysis::MeanProcessPercent(view.run(), *end->record) : std::nullopt;
-  const Contention contention = Judge(cpu, wait, own_cpu, t);
+  const Verdicts verdicts = JudgeIntervals(cpu, end, analysed, t);
+  const Contention contention = Judge(verdicts);
   if (contention == Contention::kNotHeldBack) return std::nullopt;
   competes = contention == Contention::kHeldBack;
   std::string title =
@@ -172,6 +214,12 @@ std::optional<record::Finding> CpuFinding(const RunView& view, const End& analys
     f.evidence.emplace_back("nicbench's own CPU use was not sampled: competition cannot be judged");
   }
   f.evidence.push_back(WaitEvidence(named.name, wait));
+  if (competes) {
+    f.evidence.push_back(fmt::format(
+        "other processes held nicbench back in {} of {} intervals (took >= {:.0f}% of the core "
+        "while its threads waited for a CPU)",
+        verdicts.held, verdicts.counted, t.competitor_percent));
+  }
   if (cpu.others_percent) {
     f.evidence.push_back(
         fmt::format("other processes on that host used ~{:.0f}% of one core (user+system time not "
@@ -267,7 +315,8 @@ Findings ToolCpuBound(const RunView& view, const Thresholds& t) {
       use.push_back(*p);
       if (*p >= limit) ++over;
     }
-    if (counted == 0 || over < t.saturated_interval_fraction * counted) continue;
+    // Most of the counted intervals, as the CPU rule (saturation.h).
+    if (counted == 0 || over <= t.saturated_interval_fraction * counted) continue;
     record::Finding f = MakeFinding(
         "measurement-tool-cpu-bound", Severity::kWarning,
         fmt::format("Measurement suspect: nicbench itself uses {:.0f}% of a core at the {}",

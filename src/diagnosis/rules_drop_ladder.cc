@@ -19,59 +19,82 @@ using record::Severity;
 // The rungs that drop packets: the retransmissions rung is what followed, not a drop.
 bool DropLayer(const Rung& rung) { return rung.layer != Layer::kRetransmissions; }
 
-std::string LadderText(const End& end, const std::vector<Rung>& ladder) {
-  std::string text = end.name + ":";
-  for (const Rung& r : ladder) {
-    if (!DropLayer(r)) continue;
-    text += fmt::format(" {} {};", r.name,
-                        r.dropped ? std::to_string(*r.dropped) : std::string("not measured"));
+// On one host both ends read the same softnet_stat, and on loopback the same /proc/net/snmp:
+// such a rung is the host's, judged and shown once, from the local end's ladder (bug: a
+// loopback UDP test's Udp.RcvbufErrors was shown at both ends and the lowest drop blamed on
+// the sender).
+bool HostWide(const RunView& view, const Rung& rung) {
+  return (rung.layer == Layer::kSoftnet && view.SharedSoftnet()) ||
+         (rung.layer == Layer::kSocket && view.SharedProtocolCounters());
+}
+
+// Where a drop on `rung` of `end` happened: the end, or for a host-wide rung the receiving end
+// (the socket rung's counters are all receive-side) or else the host.
+std::string PlaceOf(const RunView& view, const End& end, const Rung& rung) {
+  if (!HostWide(view, rung)) return end.name;
+  return rung.layer == Layer::kSocket ? view.SharedPlace(true) : view.HostPlace();
+}
+
+std::string LadderText(const std::string& who, const std::vector<const Rung*>& rungs) {
+  std::string text = who + ":";
+  for (const Rung* r : rungs) {
+    text += fmt::format(" {} {};", r->name,
+                        r->dropped ? std::to_string(*r->dropped) : std::string("not measured"));
   }
   text.pop_back();
   return text;
 }
 
+struct LowestDrop {
+  size_t rank = 0;
+  const Rung* rung = nullptr;
+  std::string place;
+};
+
 }  // namespace
 
 Findings DropLadder(const RunView& view, const Thresholds&) {
   record::Finding f = MakeFinding("drop-ladder", Severity::kNotice, "");
-  const End* lowest_end = nullptr;
-  const Rung* lowest = nullptr;
-  size_t lowest_rank = 0;
+  LowestDrop lowest;
+  std::vector<const Rung*> shared;  // the host-wide rungs, read once
   std::vector<std::vector<Rung>> ladders;
   const auto ends = view.ends();
   ladders.reserve(ends.size());
   for (const End* end : ends) {
     ladders.push_back(analysis::DropLadderOf(view.run(), *end->record));
-    const auto& ladder = ladders.back();
-    f.evidence.push_back(LadderText(*end, ladder));
-    for (size_t rank = 0; rank < ladder.size(); ++rank) {
-      if (!DropLayer(ladder[rank]) || !ladder[rank].dropped || *ladder[rank].dropped == 0) {
-        continue;
+    std::vector<const Rung*> own;
+    for (size_t rank = 0; rank < ladders.back().size(); ++rank) {
+      const Rung& rung = ladders.back()[rank];
+      if (!DropLayer(rung)) continue;
+      if (HostWide(view, rung) && !end->local) continue;
+      (HostWide(view, rung) ? shared : own).push_back(&rung);
+      if (!rung.dropped || *rung.dropped == 0) continue;
+      if (lowest.rung == nullptr || rank < lowest.rank) {
+        lowest = {rank, &rung, PlaceOf(view, *end, rung)};
       }
-      if (lowest == nullptr || rank < lowest_rank) {
-        lowest = &ladder[rank];
-        lowest_rank = rank;
-        lowest_end = end;
-      }
-      break;
     }
+    if (!own.empty()) f.evidence.push_back(LadderText(end->name, own));
   }
-  if (lowest == nullptr) return {};
+  if (!shared.empty()) {
+    f.evidence.push_back(LadderText(view.HostPlace() + ", one host's counters read once", shared));
+  }
+  if (lowest.rung == nullptr) return {};
   for (const Flow& flow : view.flows()) {
     f.evidence.push_back(
         fmt::format("{}: TCP retransmitted {}", FlowName(flow),
                     flow.retransmits ? std::to_string(*flow.retransmits) : std::string("unknown")));
   }
-  f.title = fmt::format("The lowest layer that dropped packets: the {} at the {} ({} dropped, {})",
-                        lowest->name, lowest_end->name, *lowest->dropped, lowest->source);
+  f.title =
+      fmt::format("The lowest layer that dropped packets: the {} at the {} ({} dropped, {})",
+                  lowest.rung->name, lowest.place, *lowest.rung->dropped, lowest.rung->source);
   f.meaning =
       "A packet dropped low on the receive path never reaches the layers above it: TCP sees a "
       "loss and retransmits, and counters higher up may stay clean. Fix the lowest layer that "
       "dropped first; the others often clear with it.";
   f.next_step =
-      lowest_rank == 0
+      lowest.rank == 0
           ? "See the nic-ring-overruns or nic-drops finding for the NIC's counters and ring sizes."
-      : lowest_rank == 1
+      : lowest.rank == 1
           ? "Raise net.core.netdev_max_backlog and spread the receive work (RPS/RSS)."
           : "Raise the socket buffers (-w, net.core.rmem_max) and check the reading process.";
   return {f};

@@ -229,7 +229,8 @@ const Case kCases[] = {
      [](RunRecord& run) { VethBacklogDrops(run); },
      "drop-ladder",
      true,
-     {"the softnet backlog at the local client (sender)", "NIC not measured"}},
+     // Both stand ends are one machine: its softnet backlog, named once (issue 27, item 4).
+     {"the softnet backlog at the host alpha (both ends)", "NIC not measured"}},
     {"veth backlog overflow: no nic-drops, the backlog accounts for the veth's counters",
      [](RunRecord& run) { VethBacklogDrops(run); }, "nic-drops", false},
     {"veth drops beyond the backlog's: the veth's, never the NIC's",

@@ -146,31 +146,12 @@ Findings UdpLoss(const RunView& view, const Thresholds& t) {
 
 namespace {
 
-// On one host the ends read the same counters: softnet_stat is the host's (every network
-// namespace sees it), /proc/net/snmp a network namespace's, which two loopback ends share. Such
-// a counter is judged once, from the local end's samples (bug: Udp.RcvbufErrors +124085 was
-// blamed on the sender and on the receiver of one loopback test).
-bool SameSoftnet(const RunView& view) { return view.SharedHost(); }
-bool SameProtocolCounters(const RunView& view) {
-  return view.SharedHost() && view.local().record->nic.loopback &&
-         view.remote()->record->nic.loopback;
-}
-
+// On one host the ends read the same counters (RunView::SharedSoftnet,
+// SharedProtocolCounters): such a counter is judged once, from the local end's samples (bug:
+// Udp.RcvbufErrors +124085 was blamed on the sender and on the receiver of one loopback test).
 std::vector<const End*> EndsToJudge(const RunView& view, bool same_counters) {
   if (same_counters) return {&view.local()};
   return view.ends();
-}
-
-// Where a counter read once on a shared host points: the one end on its side (the receiver of
-// a receive buffer's drops), else the host both ends run on.
-std::string SharedPlace(const RunView& view, bool receive_side) {
-  std::vector<const End*> side;
-  for (const End* end : view.ends()) {
-    if (receive_side ? end->receives : end->sends) side.push_back(end);
-  }
-  if (side.size() == 1) return side.front()->name;
-  const auto& host = view.local().record->host.hostname;
-  return fmt::format("host {} (both ends)", host.known() ? host.value() : std::string("?"));
 }
 
 record::Finding SoftnetFinding(const std::string& place, uint64_t dropped, uint64_t squeezed) {
@@ -190,7 +171,7 @@ record::Finding SoftnetFinding(const std::string& place, uint64_t dropped, uint6
 
 Findings SoftnetDrops(const RunView& view) {
   Findings out;
-  const bool once = SameSoftnet(view);
+  const bool once = view.SharedSoftnet();
   for (const End* end : EndsToJudge(view, once)) {
     uint64_t dropped = 0, squeezed = 0;
     for (const auto* s : view.Samples(*end)) {
@@ -202,10 +183,7 @@ Findings SoftnetDrops(const RunView& view) {
       }
     }
     if (dropped == 0) continue;
-    const auto& host = end->record->host.hostname;
-    const std::string place =
-        once ? fmt::format("host {} (both ends)", host.known() ? host.value() : std::string("?"))
-             : end->name;
+    const std::string place = once ? view.HostPlace() : end->name;
     out.push_back(SoftnetFinding(place, dropped, squeezed));
   }
   return out;
@@ -220,14 +198,14 @@ Findings SocketDrops(const RunView& view) {
                                             {"Udp.SndbufErrors", false},
                                             {"TcpExt.TCPRcvQDrop", true},
                                             {"TcpExt.TCPBacklogDrop", true}};
-  const bool once = SameProtocolCounters(view);
+  const bool once = view.SharedProtocolCounters();
   // Evidence by the place it is blamed on, in the order the places come.
   std::vector<std::pair<std::string, std::vector<std::string>>> places;
   for (const End* end : EndsToJudge(view, once)) {
     for (const Counter& c : kSocketCounters) {
       auto sum = CounterSum(view, *end, c.key);
       if (!sum || *sum <= 0) continue;
-      const std::string place = once ? SharedPlace(view, c.receive_side) : end->name;
+      const std::string place = once ? view.SharedPlace(c.receive_side) : end->name;
       auto it = std::find_if(places.begin(), places.end(),
                              [&](const auto& p) { return p.first == place; });
       if (it == places.end()) it = places.insert(places.end(), {place, {}});

@@ -172,6 +172,23 @@ bool RunView::UnshapedSoftwarePath() const {
 
 bool RunView::SharedHost() const { return remote_ && analysis::SharedHost(run_); }
 
+bool RunView::SharedProtocolCounters() const {
+  return SharedHost() && local_.record->nic.loopback && remote_->record->nic.loopback;
+}
+
+std::string RunView::SharedPlace(bool receive_side) const {
+  std::vector<const End*> side;
+  for (const End* end : ends()) {
+    if (receive_side ? end->receives : end->sends) side.push_back(end);
+  }
+  return side.size() == 1 ? side.front()->name : HostPlace();
+}
+
+std::string RunView::HostPlace() const {
+  const auto& host = local_.record->host.hostname;
+  return fmt::format("host {} (both ends)", host.known() ? host.value() : std::string("?"));
+}
+
 bool IsSoftwareNic(const record::NicFacts& nic) { return analysis::IsSoftwareNic(nic); }
 
 uint64_t QdiscRate(const record::NicFacts& nic) {

@@ -76,6 +76,17 @@ class RunView {
   // True when both ends report one machine (same hostname and CPU count): stand namespaces
   // share /proc/stat, so their CPU samples are the same cores seen twice.
   bool SharedHost() const;
+  // Host-wide counters both ends read alike on one host (issue 27: one drop was blamed on both
+  // ends): softnet_stat is the machine's (every network namespace sees it), /proc/net/snmp a
+  // network namespace's, which two loopback ends share. Such a counter is judged once, from
+  // the local end's samples, and named by SharedPlace.
+  bool SharedSoftnet() const { return SharedHost(); }
+  bool SharedProtocolCounters() const;
+  // Where a counter read once on a shared host points: the one end on its side (the receiver
+  // of a receive buffer's drops, `receive_side`), else the host both ends run on.
+  std::string SharedPlace(bool receive_side) const;
+  // "host alpha (both ends)".
+  std::string HostPlace() const;
 
  private:
   void BuildFlows();

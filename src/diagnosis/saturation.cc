@@ -16,7 +16,7 @@ CoreSaturation CoreSaturationAt(const RunView& view, const End& end, const Thres
 
 bool Saturated(const CoreSaturation& cpu, const Thresholds& t) {
   return cpu.samples > 0 && cpu.core >= 0 &&
-         cpu.saturated >= t.saturated_interval_fraction * cpu.samples;
+         cpu.saturated > t.saturated_interval_fraction * cpu.samples;
 }
 
 std::string DominantKind(const CoreSaturation& cpu) {

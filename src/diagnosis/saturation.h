@@ -17,8 +17,8 @@ using analysis::CoreSaturation;
 // saturated_interval_fraction.
 CoreSaturation CoreSaturationAt(const RunView& view, const End& end, const Thresholds& t);
 
-// True when the end is CPU-bound: a core saturated in at least saturated_interval_fraction of
-// the samples that carry per-CPU shares.
+// True when the end is CPU-bound: a core saturated in more than saturated_interval_fraction of
+// the samples that carry per-CPU shares (most of them, not one interval's noise).
 bool Saturated(const CoreSaturation& cpu, const Thresholds& t);
 
 // The kind of work that filled the core: "softirq (NET_RX/NET_TX packet processing)", ...

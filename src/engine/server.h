@@ -22,6 +22,9 @@
 
 namespace nicbench::engine {
 
+// ServerConfig::max_connections_per_second's default (serve --max-connections-per-second).
+inline constexpr int kDefaultMaxConnectionsPerSecond = 1000;
+
 struct ServerConfig {
   std::string bind_address;  // empty = "::" with IPV6_V6ONLY=0 (IPv4 and IPv6)
   uint16_t port = 5201;      // 0 = ephemeral (see Server::port())
@@ -47,6 +50,15 @@ struct ServerConfig {
   // Tests one client address may start in any hour (a sliding hour); more get ACCESS_DENIED.
   // 0 = no limit.
   int max_tests_per_address_per_hour = 0;
+  // New connections one client address may open a second (serve --max-connections-per-second,
+  // engine/connection_rate.h), with a burst of one whole set-up (the per-address pending quota:
+  // 1,100, or 4 x max_parallel + 2). A connection beyond it is looked at once as it is accepted
+  // and closed unless its cookie is already there (docs/protocol.md, "Budgets"), so a
+  // connect/close flood costs an accept and a close, not a pending slot and an epoll round.
+  // 1,000: far above what a client needs (a test opens 1 + streams connections; tests one after
+  // another stay below a few hundred a second) and far below a flood (14,000 a second from one
+  // address was measured). 0 = no limit.
+  int max_connections_per_second = kDefaultMaxConnectionsPerSecond;
   // Tests from one subnet at once (serve --max-tests-per-subnet); more get ACCESS_DENIED, as
   // beyond the per-address limit. A subnet is a client address's first subnet_prefix_v4 bits
   // (IPv4) or subnet_prefix_v6 bits (IPv6): one host with many addresses, or a neighbourhood of

@@ -56,10 +56,53 @@ TEST(OneHostDropBlamedTwice, TheHostsSoftnetDropsAreNamedOnce) {
   EXPECT_NE(softnet[0].title.find("host alpha (both ends)"), std::string::npos) << softnet[0].title;
 }
 
+// The drop ladder read the same host counters at both ends too: its evidence listed the
+// socket's drops at the sender and at the receiver, and its title blamed the first end it
+// looked at, the sender.
+TEST(OneHostDropBlamedTwice, TheDropLadderNamesTheSocketsDropsOnceAtTheReceiver) {
+  record::RunRecord run = OneHostRun();
+  for (auto* end : {&run.local, &Remote(run)}) {
+    EachSample(*end, [](record::HostInterval& s) {
+      s.softnet = std::vector<record::SoftnetDelta>{{0, 1000, 0, 0}};
+    });
+  }
+  const auto ladder = WithId(diagnosis::Diagnose(run), "drop-ladder");
+  ASSERT_EQ(ladder.size(), 1u);
+  EXPECT_NE(ladder[0].title.find("the socket at the remote server (receiver) (124080 dropped"),
+            std::string::npos)
+      << ladder[0].title;
+  int socket_lines = 0;
+  for (const std::string& e : ladder[0].evidence) {
+    socket_lines += e.find("socket 124080") != std::string::npos ? 1 : 0;
+  }
+  EXPECT_EQ(socket_lines, 1) << "the host's counter is shown once";
+}
+
+TEST(OneHostDropBlamedTwice, TheDropLadderNamesTheHostsSoftnetDropsOnce) {
+  const auto ladder = WithId(diagnosis::Diagnose(OneHostRun()), "drop-ladder");
+  ASSERT_EQ(ladder.size(), 1u);
+  EXPECT_NE(ladder[0].title.find("the softnet backlog at the host alpha (both ends)"),
+            std::string::npos)
+      << ladder[0].title;
+  int softnet_lines = 0;
+  for (const std::string& e : ladder[0].evidence) {
+    softnet_lines += e.find("softnet backlog 50") != std::string::npos ? 1 : 0;
+  }
+  EXPECT_EQ(softnet_lines, 1) << "the host's counter is shown once";
+}
+
 TEST(OneHostDropBlamedTwice, TwoHostsKeepTheirOwnCounters) {
   record::RunRecord run = OneHostRun();
   Remote(run).host.hostname = record::Measured<std::string>(std::string("beta"));
-  EXPECT_EQ(WithId(diagnosis::Diagnose(run), "socket-buffer-drops").size(), 2u);
+  const auto findings = diagnosis::Diagnose(run);
+  EXPECT_EQ(WithId(findings, "socket-buffer-drops").size(), 2u);
+  const auto ladder = WithId(findings, "drop-ladder");
+  ASSERT_EQ(ladder.size(), 1u);
+  int softnet_lines = 0;
+  for (const std::string& e : ladder[0].evidence) {
+    softnet_lines += e.find("softnet backlog 50") != std::string::npos ? 1 : 0;
+  }
+  EXPECT_EQ(softnet_lines, 2) << "each host's own counter";
 }
 
 }  // namespace

@@ -115,6 +115,34 @@ TEST(EngineCli, ServeRefusesBadValuesWithExitCode2) {
   }
 }
 
+TEST(EngineCli, ServeRefusesABadConnectionRateNamingTheValue) {
+  // Each value separate and in --opt=value form (a separate "-5" could be taken for an option).
+  for (const std::string value : {"0", "-5", "abc", "12x", "2.5", "", "1000001", "99999999999"}) {
+    for (bool joined : {false, true}) {
+      // A value taken by mistake would serve until the bound: a failure, not a hang.
+      std::vector<std::string> args = {
+          testing::NicbenchPath(), "serve", "-p", "0", "--bind", "127.0.0.1"};
+      if (joined) {
+        args.push_back("--max-connections-per-second=" + value);
+      } else {
+        args.insert(args.end(), {"--max-connections-per-second", value});
+      }
+      testing::ProcessResult r = testing::RunProcess(args, "", std::chrono::seconds(20));
+      EXPECT_EQ(r.exit_code, 2) << ::testing::PrintToString(args) << ": " << r.err;
+      // "--opt=" is an option without its value to the parser: its own message names it.
+      const std::string message =
+          joined && value.empty()
+              ? "--max-connections-per-second: 1 required TEXT missing"
+              : "nicbench serve: --max-connections-per-second: expected 1..1000000, got '" + value +
+                    "'";
+      EXPECT_NE(r.err.find(message), std::string::npos) << r.err;
+    }
+  }
+  testing::ProcessResult missing = testing::RunNicbench({"serve", "--max-connections-per-second"});
+  EXPECT_EQ(missing.exit_code, 2) << missing.err;
+  EXPECT_NE(missing.err.find("--max-connections-per-second"), std::string::npos) << missing.err;
+}
+
 TEST(EngineCli, ServeOncePidfileAndJson) {
   const std::string pidfile = ::testing::TempDir() + "/nicbench-serve.pid";
   testing::ServeChild child = testing::StartServe({"--once", "-J", "--pidfile", pidfile});
