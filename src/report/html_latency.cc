@@ -30,8 +30,9 @@ Json QuantileSeries(const std::string& label, const record::Measured<record::RrS
 
 Json QuantileChart(const record::UnderLoad& u) {
   Json c = Chart("latency-quantiles", "Probe latency, idle and under load", "ms", false);
-  c["note"] = "Each probe kind's latency at the quantile on the axis: a request on a kept "
-              "connection, and a new connection's handshake.";
+  c["note"] =
+      "Each probe kind's latency at the quantile on the axis: a request on a kept "
+      "connection, and a new connection's handshake.";
   for (double q : kQuantiles) {
     c["x"].push_back(q == 1.0 ? std::string("max") : fmt::format("p{:g}", q * 100));
   }
