@@ -65,6 +65,36 @@ std::vector<double> RpmPerInterval(const std::vector<uint32_t>& rtts_us) {
   return out;
 }
 
+// The intervals a sending end recorded (the remote end's are in its record, the local one's in
+// the run's when its record holds none); null when that end did not report.
+const std::vector<record::IntervalRecord>* SenderIntervals(const record::RunRecord& run,
+                                                           Role role) {
+  const record::EndpointRecord* end = EndIn(run, role);
+  if (end != nullptr && !end->intervals.empty()) return &end->intervals;
+  return RoleOf(run.local) == role ? &run.intervals : nullptr;
+}
+
+// The load's own smoothed RTT at each counted interval, over its sending streams (the self
+// probe): what the confidence is judged on when no foreign probe was answered.
+std::vector<uint32_t> LoadRttsPerInterval(const record::RunRecord& run) {
+  std::vector<uint32_t> out;
+  for (Role role : {Role::kClient, Role::kServer}) {
+    if (!DutyOf(role, run.spec.direction).sends) continue;
+    const auto* intervals = SenderIntervals(run, role);
+    if (intervals == nullptr) continue;
+    for (const record::IntervalRecord& i : *intervals) {
+      uint64_t sum = 0, n = 0;
+      for (const record::StreamInterval& s : i.streams) {
+        const record::TcpInfoSample* t = s.tcp_info.get();
+        if (s.sender && t != nullptr && t->rtt_us > 0) sum += t->rtt_us, ++n;
+      }
+      if (!i.omitted && n > 0) out.push_back(static_cast<uint32_t>(sum / n));
+    }
+    break;  // one direction's intervals are enough to judge steadiness
+  }
+  return out;
+}
+
 // The rate an end's queues drain at: what it sends, else its shaper's rate.
 Measured<double> DrainRate(const record::RunRecord& run, Role role) {
   const Duty duty = DutyOf(role, run.spec.direction);
@@ -125,10 +155,7 @@ void AddEndQueues(const record::RunRecord& run, Role role, std::vector<QueueDela
 void AddSocketQueue(const record::RunRecord& run, std::vector<QueueDelay>& out) {
   for (Role role : {Role::kClient, Role::kServer}) {
     if (!DutyOf(role, run.spec.direction).sends) continue;
-    const record::EndpointRecord* end = EndIn(run, role);
-    const std::vector<record::IntervalRecord>* intervals =
-        end == nullptr ? nullptr : (end->intervals.empty() ? nullptr : &end->intervals);
-    if (intervals == nullptr && RoleOf(run.local) == role) intervals = &run.intervals;
+    const std::vector<record::IntervalRecord>* intervals = SenderIntervals(run, role);
     if (intervals == nullptr) continue;
     double sum = 0;
     int n = 0;
@@ -275,7 +302,8 @@ UnderLoadFigures ComputeUnderLoad(const record::RunRecord& run) {
       ResponsivenessOf(f.idle_connect.trimmed_mean_ms, f.idle_kept.trimmed_mean_ms, f.idle_rtt_ms);
   f.loaded = ResponsivenessOf(f.loaded_connect.trimmed_mean_ms, f.loaded_kept.trimmed_mean_ms,
                               f.loaded_rtt_ms);
-  f.confidence = ConfidenceOf(RpmPerInterval(u.loaded.kept_rtt_us));
+  f.confidence = ConfidenceOf(RpmPerInterval(u.loaded.kept_rtt_us.empty() ? LoadRttsPerInterval(run)
+                                                                          : u.loaded.kept_rtt_us));
   for (Role role : {Role::kClient, Role::kServer}) AddEndQueues(run, role, f.queues);
   AddSocketQueue(run, f.queues);
   f.beyond_ms = Beyond(f.added_ms, f.queues);

@@ -33,7 +33,8 @@ record::Measured<double> QuantileMs(const std::vector<record::LatencyBucket>& bu
 
 // The draft's confidence in a responsiveness figure: low when the phase had fewer than MAD (4)
 // intervals, high when the moving averages (over MAD intervals) of the last MAD intervals are
-// within 5% (SDT) of the latest, medium otherwise.
+// within 5% (SDT) of the latest, medium otherwise. ComputeUnderLoad judges the kept probe's
+// TCP_INFO RTT per interval, or the load's own when no probe was answered.
 enum class Confidence { kLow, kMedium, kHigh };
 const char* ConfidenceName(Confidence c);  // "low", "medium", "high"
 Confidence ConfidenceOf(const std::vector<double>& per_interval_rpm);

@@ -125,6 +125,9 @@ TEST(UnderLoad, UnansweredProbesAreUnknownWithTheReason) {
   EXPECT_EQ(f.unknown_why, "a stock iperf3 answers no probes");
   EXPECT_FALSE(f.added_ms.known());
   EXPECT_TRUE(f.loaded.rpm.known());  // the load's own RTT is still measured
+  // ... and judged for steadiness: 10 intervals of the same RTT.
+  run.under_load->loaded.kept_rtt_us.clear();
+  EXPECT_EQ(ComputeUnderLoad(run).confidence, Confidence::kHigh);
 }
 
 TEST(UnderLoad, NoProbesNoFigures) {

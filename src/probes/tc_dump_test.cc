@@ -2,6 +2,7 @@
 // out (include/uapi/linux/netlink.h, rtnetlink.h, pkt_sched.h).
 #include "probes/tc_dump.h"
 
+#include <linux/gen_stats.h>
 #include <linux/netlink.h>
 #include <linux/pkt_sched.h>
 #include <linux/rtnetlink.h>
@@ -145,6 +146,46 @@ TEST(TcDump, MoreToComeWithoutDone) {
   auto done = WalkTcDump(reply.data(), reply.size(), 1, [](const tcmsg&, const rtattr*, int) {});
   ASSERT_TRUE(done);
   EXPECT_FALSE(*done);
+}
+
+TEST(TcDump, RootBacklogFromTheQueueStatistics) {
+  // TCA_STATS2 nests TCA_STATS_QUEUE (struct gnet_stats_queue), as `tc -s qdisc` reads it.
+  gnet_stats_queue q{};
+  q.qlen = 17, q.backlog = 25738, q.drops = 42;
+  const std::vector<char> queue = Attr(TCA_STATS_QUEUE, &q, sizeof q);
+  Reply reply;
+  reply.Message(
+      RTM_NEWQDISC,
+      Tc(3, TC_H_ROOT, {Attr(TCA_KIND, "tbf", 4), Attr(TCA_STATS2, queue.data(), queue.size())}));
+  // A child qdisc's message is not the root's.
+  reply.Message(RTM_NEWQDISC, Tc(3, 0x10001, {Attr(TCA_KIND, "bfifo", 6)}));
+  record::QueueSample sample;
+  int roots = 0;
+  ASSERT_TRUE(
+      WalkTcDump(reply.data(), reply.size(), 3, [&](const tcmsg& tc, const rtattr* a, int len) {
+        roots += RootBacklogFromMessage(tc, a, len, sample) ? 1 : 0;
+      }));
+  EXPECT_EQ(roots, 1);
+  EXPECT_EQ(sample.qdisc, "tbf");
+  EXPECT_EQ(sample.backlog_bytes, 25738u);
+  EXPECT_EQ(sample.backlog_packets, 17u);
+  EXPECT_EQ(sample.drops, 42u);
+}
+
+TEST(TcDump, RootBacklogFromTheOlderStatistics) {
+  tc_stats old{};
+  old.backlog = 3000, old.qlen = 2, old.drops = 7;
+  Reply reply;
+  reply.Message(
+      RTM_NEWQDISC,
+      Tc(1, TC_H_ROOT, {Attr(TCA_KIND, "pfifo_fast", 11), Attr(TCA_STATS, &old, sizeof old)}));
+  record::QueueSample sample;
+  ASSERT_TRUE(
+      WalkTcDump(reply.data(), reply.size(), 1, [&](const tcmsg& tc, const rtattr* a, int len) {
+        RootBacklogFromMessage(tc, a, len, sample);
+      }));
+  EXPECT_EQ(sample.backlog_bytes, 3000u);
+  EXPECT_EQ(sample.drops, 7u);
 }
 
 }  // namespace
