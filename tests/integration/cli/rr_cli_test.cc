@@ -6,17 +6,13 @@
 #include <gtest/gtest.h>
 
 #include "support/run_binary.h"
+#include "support/usage_errors.h"
 
 namespace nicbench {
 namespace {
 
-struct BadCase {
-  std::vector<std::string> args;
-  std::string message;
-};
-
 TEST(RrCli, BadValuesAreUsageErrors) {
-  const std::vector<BadCase> cases = {
+  const std::vector<testing::UsageCase> cases = {
       {{"--rr", "-l", "0"}, "request size must be at least 1 byte"},
       {{"--rr", "-l", "1,0"}, "response size must be at least 1 byte"},
       {{"--rr", "-l", "1,x"}, "-l: response size"},
@@ -45,15 +41,8 @@ TEST(RrCli, BadValuesAreUsageErrors) {
       {{"--rr", "--rr-rate", "10", "-u"}, "--rr-rate paces one TCP flow"},
       {{"--rr-rate", "10"}, "need --rr or --crr"},
   };
-  for (const BadCase& c : cases) {
-    std::vector<std::string> args = {"run", "127.0.0.1", "-p", "1"};
-    args.insert(args.end(), c.args.begin(), c.args.end());
-    testing::ProcessResult r = testing::RunNicbench(args);
-    std::string joined;
-    for (const auto& a : c.args) joined += a + " ";
-    EXPECT_EQ(r.exit_code, 2) << joined << r.err;
-    EXPECT_NE(r.err.find(c.message), std::string::npos) << joined << ": " << r.err;
-  }
+  // Port 1: nobody listens, and nothing may be tried anyway.
+  testing::ExpectUsageErrors({"run", "127.0.0.1", "-p", "1"}, cases);
 }
 
 TEST(RrCli, NeedsAHost) {

@@ -16,12 +16,17 @@ namespace nicbench::accuracy {
 Result<stand::ScopedStand> UpStand(const std::string& name, stand::Profile profile,
                                    stand::Offloads offloads) {
   stand::StandSpec spec;
+  spec.name = name;
+  spec.profile = profile;
+  spec.offloads = offloads;
+  return UpStand(spec);
+}
+
+Result<stand::ScopedStand> UpStand(stand::StandSpec spec) {
   // NICBENCH_STAND_PREFIX (lower-case letters) keeps the stands of test runs made side by side
   // on one machine apart.
   const char* prefix = std::getenv("NICBENCH_STAND_PREFIX");
-  spec.name = (prefix != nullptr ? std::string(prefix) : std::string()) + name;
-  spec.profile = profile;
-  spec.offloads = offloads;
+  spec.name = (prefix != nullptr ? std::string(prefix) : std::string()) + spec.name;
   return stand::ScopedStand::Create(spec);
 }
 

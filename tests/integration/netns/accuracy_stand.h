@@ -39,6 +39,8 @@ struct Shaping {
 // down when the ScopedStand goes out of scope, also when the test fails.
 Result<stand::ScopedStand> UpStand(const std::string& name, stand::Profile profile,
                                    stand::Offloads offloads = {});
+// The same for a whole spec (hosts, queue limit, bottleneck); its name gets the prefix too.
+Result<stand::ScopedStand> UpStand(stand::StandSpec spec);
 
 // The shaping on `host`'s egress, read with `tc` (and the MTU from the stand's spec).
 Shaping ReadShaping(const stand::ScopedStand& stand, int host);

@@ -3,7 +3,6 @@
 // finding places it beyond the two hosts; with a shallow one it stays near idle and nothing is
 // raised; a deep qdisc on the sender's own egress is named as the place.
 #include <csignal>
-#include <cstdlib>
 #include <regex>
 #include <string>
 #include <vector>
@@ -26,11 +25,8 @@ struct LoadedRun {
 // `nicbench serve` in host 2 (several tests at once: the probes are tests of their own) and
 // `run --under-load ARGS` from host 1, with cubic: this machine's default may be BBR, which
 // keeps a bottleneck's queue short by design.
-LoadedRun UploadUnderLoad(const stand::StandSpec& asked, const std::vector<std::string>& args) {
-  stand::StandSpec spec = asked;
-  const char* prefix = std::getenv("NICBENCH_STAND_PREFIX");
-  spec.name = (prefix != nullptr ? std::string(prefix) : std::string()) + asked.name;
-  auto st = stand::ScopedStand::Create(spec);
+LoadedRun UploadUnderLoad(const stand::StandSpec& spec, const std::vector<std::string>& args) {
+  auto st = UpStand(spec);
   LoadedRun out;
   if (!st) {
     ADD_FAILURE() << st.error().ToString();
@@ -147,10 +143,7 @@ TEST(LatencyUnderLoad, ASendersOwnDeepQdiscIsNamed) {
 TEST(LatencyUnderLoad, Iperf2BouncebackAgreesThroughTheSameQueue) {
   ACCURACY_SKIP_UNLESS_ROOT();
   if (!testing::HaveProgram("iperf")) GTEST_SKIP() << "iperf (iperf 2) is not installed";
-  stand::StandSpec spec = Bottleneck("lui", "100ms");
-  const char* prefix = std::getenv("NICBENCH_STAND_PREFIX");
-  spec.name = (prefix != nullptr ? std::string(prefix) : std::string()) + spec.name;
-  auto st = stand::ScopedStand::Create(spec);
+  auto st = UpStand(Bottleneck("lui", "100ms"));
   ASSERT_TRUE(st) << st.error().ToString();
   const stand::HostInfo& server_host = st->host(2);
   testing::BackgroundProcess server(
