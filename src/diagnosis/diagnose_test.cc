@@ -48,12 +48,6 @@ bool AnyWarning(const std::vector<record::Finding>& findings) {
                      [](const auto& f) { return f.severity >= Severity::kWarning; });
 }
 
-std::string Ids(const std::vector<record::Finding>& findings) {
-  std::string out;
-  for (const auto& f : findings) out += f.id + "(" + SeverityName(f.severity) + ") ";
-  return out;
-}
-
 struct Case {
   const char* name;
   std::function<void(RunRecord&)> setup;

@@ -21,12 +21,8 @@ record::RunRecord Recorded(const std::string& name) {
   return run ? *run : record::RunRecord{};
 }
 
+using testing::AnyEvidence;
 using testing::Find;
-
-bool AnyEvidence(const record::Finding& f, const std::string& phrase) {
-  return std::any_of(f.evidence.begin(), f.evidence.end(),
-                     [&](const auto& e) { return e.find(phrase) != std::string::npos; });
-}
 
 TEST(UdpOfferedAboveLink, RecordedStandRunSaysWhatWasAskedAndWhatTheLinkCarries) {
   const record::RunRecord run = Recorded("udp-b200M-100baseTX-stand.json");

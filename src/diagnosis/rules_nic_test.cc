@@ -181,12 +181,6 @@ bool Mentions(const record::Finding& f, const std::string& phrase) {
                      [&](const std::string& e) { return e.find(phrase) != std::string::npos; });
 }
 
-std::string Ids(const std::vector<record::Finding>& findings) {
-  std::string out;
-  for (const auto& f : findings) out += f.id + "(" + SeverityName(f.severity) + ") ";
-  return out;
-}
-
 struct Case {
   const char* name;
   std::function<void(RunRecord&)> setup;

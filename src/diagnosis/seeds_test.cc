@@ -14,17 +14,6 @@ namespace {
 using namespace testing;  // NOLINT: the test record helpers
 using record::RunRecord;
 
-std::string Ids(const std::vector<record::Finding>& findings) {
-  std::string out;
-  for (const auto& f : findings) out += f.id + " ";
-  return out;
-}
-
-bool AnyEvidence(const record::Finding& f, const std::string& phrase) {
-  return std::any_of(f.evidence.begin(), f.evidence.end(),
-                     [&](const auto& e) { return e.find(phrase) != std::string::npos; });
-}
-
 // A host sample with `cpus` CPUs, each with the given busy shares, and the NIC's IRQ lines.
 record::HostInterval Sample(int i, const std::vector<record::CpuShare>& cpus,
                             const std::vector<std::pair<std::string, uint64_t>>& lines) {

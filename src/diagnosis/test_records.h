@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "diagnosis/diagnose.h"
 #include "record/run_record.h"
 
 namespace nicbench::diagnosis::testing {
@@ -18,6 +19,19 @@ inline const record::Finding* Find(const std::vector<record::Finding>& findings,
   auto it = std::find_if(findings.begin(), findings.end(),
                          [&](const record::Finding& f) { return f.id == id; });
   return it == findings.end() ? nullptr : &*it;
+}
+
+// The findings' ids and severities, for a failing assertion's message.
+inline std::string Ids(const std::vector<record::Finding>& findings) {
+  std::string out;
+  for (const auto& f : findings) out += f.id + "(" + diagnosis::SeverityName(f.severity) + ") ";
+  return out;
+}
+
+// Whether any line of the finding's evidence holds `phrase`.
+inline bool AnyEvidence(const record::Finding& f, const std::string& phrase) {
+  return std::any_of(f.evidence.begin(), f.evidence.end(),
+                     [&](const auto& e) { return e.find(phrase) != std::string::npos; });
 }
 
 inline constexpr int kIntervals = 10;

@@ -21,7 +21,7 @@ constexpr const char kHtbClass[] =
     "12500b \n";
 // `ethtool -k nb-h1-e0` (ethtool 6.1, veth, kernel 6.18) after `ethtool -K nb-h1-e0 tso off`,
 // first lines.
-constexpr const char kVethFeatures[] =
+constexpr const char kReadbackFeatures[] =
     "Features for nb-h1-e0:\n"
     "rx-checksumming: on\n"
     "tx-checksumming: on\n"
@@ -76,7 +76,7 @@ TEST(StandReadbackTest, HtbClassRate) {
 }
 
 TEST(StandReadbackTest, EthtoolTopLevelFeaturesOnly) {
-  OffloadFlags flags = ParseEthtoolFeatures(kVethFeatures);
+  OffloadFlags flags = ParseEthtoolFeatures(kReadbackFeatures);
   EXPECT_EQ(flags.tso, false);
   EXPECT_EQ(flags.gso, true);
   EXPECT_EQ(flags.gro, false);
@@ -108,7 +108,7 @@ TEST(StandReadbackTest, ReadQdiscInOwnNamespaceAndItsErrors) {
 
 TEST(StandReadbackTest, ReadOffloadsRunsEthtoolInTheNamespace) {
   FakeCommandRunner runner;
-  runner.Answer({"ip", "netns", "exec"}, {0, kVethFeatures, ""});
+  runner.Answer({"ip", "netns", "exec"}, {0, kReadbackFeatures, ""});
   auto flags = ReadOffloads(runner, "nb-h1", "nb-h1-e0");
   ASSERT_TRUE(flags);
   EXPECT_EQ(flags->tso, false);

@@ -17,17 +17,6 @@ namespace nicbench::regress {
 namespace {
 
 // A listening socket on 127.0.0.1, port 0; returns the fd and sets `port`.
-int ListenLoopback(int* port) {
-  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in addr = Loopback("127.0.0.1", 0);
-  bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
-  listen(fd, 16);
-  socklen_t len = sizeof addr;
-  getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
-  *port = ntohs(addr.sin_port);
-  return fd;
-}
-
 // Plays a server up to TEST_RUNNING, then sends live samples without end (and drains the
 // client's data) until `stop` or the client goes away.
 void FloodingServer(int listener, const std::atomic<bool>& stop) {

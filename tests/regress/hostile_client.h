@@ -114,6 +114,18 @@ inline sockaddr_in Loopback(const std::string& ip, int port) {
   return addr;
 }
 
+// A TCP listener on 127.0.0.1 at a port the kernel picks (written to *port): a fake peer.
+inline int ListenLoopback(int* port) {
+  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in addr = Loopback("127.0.0.1", 0);
+  bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
+  listen(fd, 16);
+  socklen_t len = sizeof addr;
+  getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+  *port = ntohs(addr.sin_port);
+  return fd;
+}
+
 // A TCP connection to 127.0.0.1:port from `source` (any 127/8 address); -1 on failure.
 inline int ConnectFrom(const std::string& source, int port) {
   int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);

@@ -9,21 +9,13 @@
 #include <nlohmann/json.hpp>
 
 #include "support/run_binary.h"
+#include "support/text.h"
 
 namespace nicbench::regress {
 namespace {
 
 // The default IPv4 route's interface from /proc/net/route, as the test reads it; "" if none.
-std::string DefaultRouteInterface() {
-  std::ifstream in("/proc/net/route");
-  std::string line, iface, destination;
-  std::getline(in, line);
-  while (std::getline(in, line)) {
-    std::istringstream fields(line);
-    if (fields >> iface >> destination && destination == "00000000") return iface;
-  }
-  return {};
-}
+using testing::DefaultRouteInterface;
 
 TEST(InspectWithoutArguments, DescribesTheNicOfTheDefaultRoute) {
   const std::string iface = DefaultRouteInterface();

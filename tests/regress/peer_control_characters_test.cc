@@ -15,17 +15,6 @@ namespace {
 constexpr char kEvilHost[] = "\x1b]0;pwned\x07host\x1b[2J";
 constexpr char kEvilOutput[] = "server says \x1b]0;owned\x07\x1b[31mred\r\n";
 
-int ListenLoopback(int* port) {
-  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in addr = Loopback("127.0.0.1", 0);
-  bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
-  listen(fd, 16);
-  socklen_t len = sizeof addr;
-  getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
-  *port = ntohs(addr.sin_port);
-  return fd;
-}
-
 std::string ReadJsonText(int fd) {
   unsigned char len[4];
   if (recv(fd, len, 4, MSG_WAITALL) != 4) return "";

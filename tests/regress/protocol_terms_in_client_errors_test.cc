@@ -13,17 +13,6 @@
 namespace nicbench::regress {
 namespace {
 
-int ListenLoopback(int* port) {
-  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in addr = Loopback("127.0.0.1", 0);
-  bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
-  listen(fd, 16);
-  socklen_t len = sizeof addr;
-  getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
-  *port = ntohs(addr.sin_port);
-  return fd;
-}
-
 // Plays a stock server up to TEST_RUNNING, drains the data until the client's TEST_END, then
 // closes everything instead of asking for the results.
 void ServerThatHangsUpAtTheEnd(int listener) {

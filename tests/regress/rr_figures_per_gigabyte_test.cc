@@ -12,15 +12,14 @@
 #include "report/store_report.h"
 #include "report/text_report.h"
 #include "support/run_binary.h"
+#include "support/text.h"
 
 namespace nicbench::regress {
 namespace {
 
 using record::testing::MakeRrRun;
 
-bool Has(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
+using testing::Has;
 
 TEST(RrFiguresPerGigabyte, TheSummaryGivesCpuPerTransaction) {
   record::RunRecord run = MakeRrRun(record::Transport::kTcp, record::RrMode::kCrr);

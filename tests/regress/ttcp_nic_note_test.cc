@@ -8,19 +8,13 @@
 #include <gtest/gtest.h>
 
 #include "support/run_binary.h"
+#include "support/text.h"
 #include "support/wait.h"
 
 namespace nicbench::regress {
 namespace {
 
-std::vector<std::string> Lines(const std::string& text) {
-  std::vector<std::string> lines;
-  size_t at = 0;
-  for (size_t nl; (nl = text.find('\n', at)) != std::string::npos; at = nl + 1) {
-    lines.push_back(text.substr(at, nl - at));
-  }
-  return lines;
-}
+using testing::Lines;
 
 testing::ProcessResult Transmit(bool note) {
   const std::string port = std::to_string(testing::FreeTcpPort());

@@ -156,6 +156,10 @@ ProcessResult RunNicbench(const std::vector<std::string>& args, const std::strin
   return RunProcess(argv, stdin_text);
 }
 
+ProcessResult RunFrom(int port, const std::string& source) {
+  return RunNicbench({"run", "127.0.0.1", "-p", std::to_string(port), "-B", source, "-n", "1M"});
+}
+
 BackgroundProcess::BackgroundProcess(const std::vector<std::string>& argv)
     : out_path_(TempPath("bgout")), err_path_(TempPath("bgerr")) {
   pid_ = Spawn(argv, "", out_path_, err_path_);

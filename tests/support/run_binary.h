@@ -38,6 +38,8 @@ ProcessResult RunProcess(const std::vector<std::string>& argv, const std::string
 
 // Shorthand: RunProcess({NicbenchPath(), args...}).
 ProcessResult RunNicbench(const std::vector<std::string>& args, const std::string& stdin_text = "");
+// A 1 MB test against 127.0.0.1:port from the local address `source` (any 127/8 address).
+ProcessResult RunFrom(int port, const std::string& source);
 
 // A child left running in the background (a server); killed and reaped by the destructor.
 class BackgroundProcess {

@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "support/run_binary.h"
+#include "support/text.h"
 
 namespace nicbench {
 namespace {
@@ -65,12 +66,7 @@ class IncompleteRunsCli : public ::testing::Test {
 std::string* IncompleteRunsCli::dir_ = nullptr;
 ProcessResult* IncompleteRunsCli::interrupted_ = nullptr;
 
-std::vector<std::string> Lines(const std::string& text) {
-  std::vector<std::string> lines;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
-  return lines;
-}
+using testing::Lines;
 
 std::vector<std::string> Cells(const std::string& line) {
   std::vector<std::string> cells;

@@ -75,9 +75,9 @@ TEST(InspectCliTest, CapturedTreeShowsPlacement) {
   // A VM's vCPUs have no cpufreq: unknown, never a guessed frequency.
   EXPECT_NE(text.out.find("cpu frequency: unknown (not supported: no cpufreq"), std::string::npos)
       << text.out;
-  auto json = RunNicbench({"inspect", "--root", root, "--iface", "eth0", "--json"});
-  ASSERT_EQ(json.exit_code, 0) << json.err;
-  auto doc = nlohmann::json::parse(json.out);
+  auto shown = RunNicbench({"inspect", "--root", root, "--iface", "eth0", "--json"});
+  ASSERT_EQ(shown.exit_code, 0) << shown.err;
+  auto doc = nlohmann::json::parse(shown.out);
   EXPECT_TRUE(doc["nic"]["numa_node"].is_null());
   EXPECT_TRUE(doc["host"]["cpu_frequencies"].is_null());
   EXPECT_EQ(doc["nic"]["local_cpus"], "0-1");
@@ -97,9 +97,9 @@ TEST(InspectCliTest, BadInterfaceIsEnvironmentError) {
   auto result = RunNicbench({"inspect", "--iface", "nbpr-none0"});
   EXPECT_EQ(result.exit_code, 3);
   EXPECT_NE(result.err.find("no interface 'nbpr-none0'"), std::string::npos) << result.err;
-  auto json = RunNicbench({"inspect", "--iface", "nbpr-none0", "--json"});
-  EXPECT_EQ(json.exit_code, 3);
-  EXPECT_TRUE(nlohmann::json::parse(json.out).contains("error"));
+  auto shown = RunNicbench({"inspect", "--iface", "nbpr-none0", "--json"});
+  EXPECT_EQ(shown.exit_code, 3);
+  EXPECT_TRUE(nlohmann::json::parse(shown.out).contains("error"));
 }
 
 TEST(InspectCliTest, BadOptionsAreUsageErrors) {

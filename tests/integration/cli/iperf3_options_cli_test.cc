@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "support/run_binary.h"
+#include "support/text.h"
 #include "support/wait.h"
 
 namespace nicbench {
@@ -115,12 +116,7 @@ TEST(Iperf3Options, SocketOptionsRunAgainstTheKernel) {
   }
 }
 
-std::vector<std::string> Lines(const std::string& text) {
-  std::vector<std::string> lines;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
-  return lines;
-}
+using testing::Lines;
 
 TEST(Iperf3Options, TextTitleVerboseFormatAndConnectedLines) {
   testing::ServeChild serve = testing::StartServe();

@@ -65,9 +65,9 @@ TEST(ProgressLine, NeverInPipedOrJsonOutput) {
   EXPECT_EQ(piped.out.find('\r'), std::string::npos);
   if (!testing::HaveProgram("script")) GTEST_SKIP() << "util-linux's script is not installed";
   for (const char* mode : {"-J", "--json-stream"}) {
-    auto json = OnTerminal("run 127.0.0.1 -p " + port + " -t 0.6 -i 0.3 --no-store " + mode);
-    ASSERT_EQ(json.exit_code, 0) << json.out;
-    EXPECT_EQ(json.out.find('\033'), std::string::npos) << mode;
+    auto as_json = OnTerminal("run 127.0.0.1 -p " + port + " -t 0.6 -i 0.3 --no-store " + mode);
+    ASSERT_EQ(as_json.exit_code, 0) << as_json.out;
+    EXPECT_EQ(as_json.out.find('\033'), std::string::npos) << mode;
   }
 }
 

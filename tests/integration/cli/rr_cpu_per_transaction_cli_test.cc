@@ -10,15 +10,14 @@
 
 #include "store/store_test_backends.h"
 #include "support/run_binary.h"
+#include "support/text.h"
 
 namespace nicbench {
 namespace {
 
 using testing::ProcessResult;
 
-bool Has(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
+using testing::Has;
 
 // The "Host busy" and "Transfer" rows of every end of a text summary.
 std::string CpuRows(const std::string& out) {

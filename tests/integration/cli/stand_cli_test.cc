@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "support/run_binary.h"
+#include "support/text.h"
 
 namespace nicbench {
 namespace {
@@ -11,9 +12,7 @@ namespace {
 using testing::IsRoot;
 using testing::RunNicbench;
 
-bool Has(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
+using testing::Has;
 
 TEST(StandCliTest, HelpListsTheSubcommands) {
   auto result = RunNicbench({"stand", "--help"});

@@ -19,6 +19,7 @@
 
 #include "store/store_test_backends.h"
 #include "support/run_binary.h"
+#include "support/text.h"
 
 namespace nicbench {
 namespace {
@@ -67,12 +68,7 @@ json History(const std::string& store, std::vector<std::string> extra = {}) {
   return doc.is_object() ? doc["runs"] : json::array();
 }
 
-std::vector<std::string> Lines(const std::string& text) {
-  std::vector<std::string> lines;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
-  return lines;
-}
+using testing::Lines;
 
 TEST(StoreCli, LoopbackStoresBothDirectionsWithLabelsAndSaysTheIds) {
   TempDir dir;

@@ -17,10 +17,7 @@ namespace {
 
 using testing::ProcessResult;
 
-ProcessResult RunFrom(int port, const std::string& source) {
-  return testing::RunNicbench(
-      {"run", "127.0.0.1", "-p", std::to_string(port), "-B", source, "-n", "1M"});
-}
+using testing::RunFrom;
 
 TEST(AccessControl, DenyRefusesOneAddressAndServesTheOther) {
   testing::ServeChild server = testing::StartServe({"--deny", "127.0.0.2/32"});

@@ -22,10 +22,7 @@ namespace {
 using regress::ProcStats;
 using testing::ProcessResult;
 
-ProcessResult RunFrom(int port, const std::string& source) {
-  return testing::RunNicbench(
-      {"run", "127.0.0.1", "-p", std::to_string(port), "-B", source, "-n", "1M"});
-}
+using testing::RunFrom;
 
 // A test from `source` that runs (slowly: -b 1M) until it is stopped, holding its slot.
 std::unique_ptr<testing::BackgroundProcess> HoldSlot(int port, const std::string& source) {

@@ -24,7 +24,7 @@ using namespace std::chrono_literals;
 
 // Plays a nicbench server through the parameters (which must ask for the announcement), then
 // sends NICBENCH_READY and `next`, and waits until the client goes.
-void FakeServer(int listen_fd, State next) {
+void ServerUpTo(int listen_fd, State next) {
   pollfd p{listen_fd, POLLIN, 0};
   ASSERT_EQ(poll(&p, 1, 10000), 1);
   auto control = net::Accept(listen_fd);
@@ -48,7 +48,7 @@ void ExpectProtocolError(State next) {
   auto listener = net::Listen(*net::SocketAddress::FromNumeric("127.0.0.1", 0), 4, {});
   ASSERT_TRUE(listener);
   const int port = net::SocketAddress::Local(listener->get())->port();
-  std::thread server(FakeServer, listener->get(), next);
+  std::thread server(ServerUpTo, listener->get(), next);
   testing::ProcessResult r = testing::RunNicbench(
       {"run", "127.0.0.1", "-p", std::to_string(port), "-t", "1", "--no-store", "-d"});
   server.join();

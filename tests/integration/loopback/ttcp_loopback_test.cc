@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "support/run_binary.h"
+#include "support/text.h"
 #include "support/wait.h"
 
 namespace nicbench::testing {
@@ -43,13 +44,7 @@ void WaitBound(int port, bool udp) {
 // process once it exits (it is killed only if it is still running after the helper's grace).
 ProcessResult WaitExit(BackgroundProcess& receiver) { return receiver.Stop(0); }
 
-std::vector<std::string> Lines(const std::string& text) {
-  std::vector<std::string> lines;
-  std::istringstream in(text);
-  std::string line;
-  while (std::getline(in, line)) lines.push_back(line);
-  return lines;
-}
+using testing::Lines;
 
 // Each line format of ttcp 1.12, by name.
 struct LineFormat {

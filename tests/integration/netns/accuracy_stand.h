@@ -98,7 +98,20 @@ bool WaitForListener(const stand::HostInfo& host, int port,
 testing::ProcessResult Run(const std::vector<std::string>& argv);
 
 // Parses stdout as one JSON document; fails the test (and returns null) when it is not.
+// Runs an accuracy scenario may make before it judges: a loaded host's starvation only lowers a
+// rate or raises a loss, so the best of a few runs is the link's.
+inline constexpr int kAttempts = 3;
+
 nlohmann::json ParseJson(const testing::ProcessResult& result);
+
+// The finding `id` of a run's JSON document, or nullptr.
+inline const nlohmann::json* FindingOf(const nlohmann::json& doc, const std::string& id) {
+  if (!doc.is_object() || !doc.contains("findings")) return nullptr;
+  for (const auto& f : doc["findings"]) {
+    if (f.value("id", "") == id) return &f;
+  }
+  return nullptr;
+}
 
 // A number at a JSON pointer ("/end/sum_received/bytes"), or NaN when absent or not a number.
 double NumberAt(const nlohmann::json& doc, const std::string& pointer);

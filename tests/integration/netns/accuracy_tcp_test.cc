@@ -26,7 +26,6 @@ constexpr double kReferenceTolerance = 0.05;
 // that dequeues tbf) for longer than the bucket's 1 ms of burst; that only ever lowers the
 // goodput. Up to this many runs are made and the best is judged, so a starved run does not
 // fail the scenario while a tool that mis-counts (too high or too low every time) still does.
-constexpr int kAttempts = 3;
 
 // "-t 8 -O 2": 8 counted seconds after a 2 s warm-up that covers slow start and filling the
 // tbf queue (50 ms at line rate); the bucket's initial burst (1 ms) is then long gone.

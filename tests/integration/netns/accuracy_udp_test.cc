@@ -18,7 +18,6 @@ namespace {
 // held to the TCP scenarios' ±3% of the bucket's capacity, which at ~64% delivered is ±1.9
 // points of loss; rounded up to 2.
 constexpr double kLossTolerancePoints = 2.0;
-constexpr int kAttempts = 3;  // as in accuracy_tcp_test.cc: starvation only raises the loss
 
 struct UdpOutcome {
   double offered_bits_per_second = NAN;  // the sender's payload rate

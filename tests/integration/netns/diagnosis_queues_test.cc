@@ -132,14 +132,6 @@ json RunAcross(const QueuedVethPair& pair, std::vector<std::string> client_args)
   return ParseJson(result);
 }
 
-const json* FindingOf(const json& doc, const std::string& id) {
-  if (!doc.is_object() || !doc.contains("findings")) return nullptr;
-  for (const auto& f : doc["findings"]) {
-    if (f.value("id", "") == id) return &f;
-  }
-  return nullptr;
-}
-
 std::string Titles(const json& doc) {
   std::string out;
   if (!doc.is_object() || !doc.contains("findings")) return "(no findings in the report)";

@@ -72,13 +72,6 @@ stand::StandSpec Bottleneck(const std::string& name, const std::string& limit) {
   return spec;
 }
 
-const json* FindingOf(const json& doc, const std::string& id) {
-  for (const json& f : doc["findings"]) {
-    if (f["id"] == id) return &f;
-  }
-  return nullptr;
-}
-
 double QueueMs(const json& under, const std::string& end, const std::string& layer) {
   for (const json& q : under["queues"]) {
     if (q["end"] == end && q["layer"] == layer && q["ms"].is_number()) return q["ms"].get<double>();

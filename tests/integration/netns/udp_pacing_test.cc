@@ -16,7 +16,6 @@ namespace {
 
 // As accuracy_udp_test.cc: a receiver starved of the CPU on a busy machine only adds loss, so
 // the loss bound must hold in one of a few runs; the rate and the agreement in every run.
-constexpr int kAttempts = 3;
 
 // One run at 60 Mbit/s; returns the share of datagrams lost.
 double PacedRun(const stand::ScopedStand& stand, const std::vector<std::string>& extra) {
