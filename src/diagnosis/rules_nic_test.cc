@@ -279,7 +279,18 @@ const Case kCases[] = {
      ReceiverSendsPauses,
      "nic-pause-frames",
      true,
-     {"port.link_xoff_tx +1200", "ethtool -a eth0", "0 pause frames received, 1200 sent"},
+     {"port.link_xoff_tx +1200", "ethtool -a eth0", "0 pause frames received, 1200 sent",
+      "flow control settings unknown"},
+     Severity::kNotice},
+    {"i40e receiver sends pause frames, its flow control settings beside them",
+     [](RunRecord& run) {
+       ReceiverSendsPauses(run);
+       Remote(run).nic.pause = record::PauseSettings{true, true, true};
+     },
+     "nic-pause-frames",
+     true,
+     {"port.link_xoff_tx +1200",
+      "eth0: flow control rx on (stops sending on a pause), tx on (sends pauses), autoneg on"},
      Severity::kNotice},
     {"i40e without pauses: nothing",
      [](RunRecord& run) {

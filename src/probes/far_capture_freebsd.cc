@@ -64,6 +64,7 @@ void MarkUnread(record::NicFacts& nic) {
   nic.firmware_version = NotInCapture<std::string>("firmware version");
   nic.rings = NotInCapture<record::RingSizes>("ring sizes (per-driver sysctls)");
   nic.coalescing = NotInCapture<record::Coalescing>("coalescing (per-driver sysctls)");
+  nic.pause = NotInCapture<record::PauseSettings>("flow control (per-driver sysctls)");
   nic.channels = NotInCapture<record::ChannelCounts>("queue counts (per-driver sysctls)");
   nic.irq_mode = NotInCapture<std::string>("MSI/MSI-X mode (pciconf -lc is not parsed)");
   nic.counters = NotInCapture<std::map<std::string, uint64_t>>("netstat -I is not parsed");
