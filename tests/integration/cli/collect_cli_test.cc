@@ -202,7 +202,11 @@ TEST(CollectCli, ScriptFreebsdBranchCapturesWhatTheParsersRead) {
            "printf 'em0: flags=8843<UP,BROADCAST,RUNNING,SIMPLEX,MULTICAST> metric 0 mtu 1500\\n"
            "\\toptions=4019b<RXCSUM,TXCSUM,VLAN_MTU,VLAN_HWTAGGING,VLAN_HWCSUM,TSO4>\\n"
            "\\tmedia: Ethernet autoselect (1000baseT <full-duplex>)\\n\\tstatus: active\\n'");
-  FakeTool(bin, "pciconf", "[ \"$1\" = -lv ] && cat " + fixtures + "pciconf-lv-em0-nas4free.txt");
+  FakeTool(bin, "pciconf",
+           "[ \"$1\" = -lv ] && cat " + fixtures +
+               "pciconf-lv-em0-nas4free.txt\n"
+               "[ \"$1\" = -lc ] && cat " +
+               fixtures + "pciconf-lvc-em0-nas4free.txt\nexit 0");
   const std::string vmstat = fixtures + "vmstat-i-em0-nas4free-stormed.txt";
   FakeTool(bin, "vmstat",
            "if [ -f " + f.dir +
@@ -226,7 +230,7 @@ TEST(CollectCli, ScriptFreebsdBranchCapturesWhatTheParsersRead) {
   for (const char* line :
        {"hostname:      nas", "driver:                   em", "speed:                    1000",
         "pci:                      8086:10d3 Intel Corporation / 82574L", "irq 257 em0:rx0",
-        "captured  cpu0 100% hi"}) {
+        "captured  cpu0 100% hi", "irq mode:                 MSI"}) {
     EXPECT_NE(text.out.find(line), std::string::npos) << line << "\n" << text.out;
   }
   const json back = json::parse(testing::RunNicbench({"inspect", "--root", out, "--json"}).out);
