@@ -91,6 +91,15 @@ void ReceiverStarvedOnSharedStand(RunRecord& run) {
 // The stand scenario as measured: server and a busy loop pinned to cpu0, client on cpu1. The
 // client's rusage holds softirq work /proc/stat books as softirq, so the host-wide estimate of
 // other processes (128% user+system - 110% nicbench = 18%) would miss the busy loop.
+// The receiver's NIC interrupts all on cpu0, which is 99% busy in softirq while the others idle.
+void IrqsOnOneSaturatedCore(RunRecord& run) {
+  SetCpu(Remote(run), 0, 0, 0, 70, 29);
+  EachSample(Remote(run), [](record::HostInterval& s) {
+    s.irqs.value()[0].per_cpu = {30000, 10, 10, 10};
+    s.irqs.value()[0].total = 30030;
+  });
+}
+
 void ReceiverPinnedWithBusyLoop(RunRecord& run) {
   run.local.nic = VethNic();
   Remote(run).nic = VethNic();
@@ -262,24 +271,10 @@ const Case kCases[] = {
      "receiver-cpu-bound", false},
     {"starved receiver on a stand is a warning, not the software-path note",
      ReceiverStarvedOnSharedStand, "cpu-bound-software-path", false},
-    {"NIC interrupts all on one saturated core while others idle",
-     [](RunRecord& run) {
-       SetCpu(Remote(run), 0, 0, 0, 70, 29);
-       EachSample(Remote(run), [](record::HostInterval& s) {
-         s.irqs.value()[0].per_cpu = {30000, 10, 10, 10};
-         s.irqs.value()[0].total = 30030;
-       });
-     },
+    {"NIC interrupts all on one saturated core while others idle", IrqsOnOneSaturatedCore,
      "irq-concentration", true, "landed on cpu0"},
     {"one flow on one saturated interrupt core: one flow is always one queue, use -P",
-     [](RunRecord& run) {
-       SetCpu(Remote(run), 0, 0, 0, 70, 29);
-       EachSample(Remote(run), [](record::HostInterval& s) {
-         s.irqs.value()[0].per_cpu = {30000, 10, 10, 10};
-         s.irqs.value()[0].total = 30030;
-       });
-     },
-     "irq-concentration", true, "one flow is always one queue"},
+     IrqsOnOneSaturatedCore, "irq-concentration", true, "one flow is always one queue"},
     {"spread interrupts are not concentration",
      [](RunRecord& run) { SetCpu(Remote(run), 0, 0, 0, 70, 29); }, "irq-concentration", false},
     {"2% retransmissions warn",
@@ -478,11 +473,7 @@ TEST(Diagnose, CleanLoopbackHasNoWarning) {
 // affinity, and says nothing of one flow being one queue.
 TEST(Diagnose, IrqConcentrationOfSeveralFlowsPointsAtRss) {
   RunRecord run = MakeRun();
-  SetCpu(Remote(run), 0, 0, 0, 70, 29);
-  EachSample(Remote(run), [](record::HostInterval& s) {
-    s.irqs.value()[0].per_cpu = {30000, 10, 10, 10};
-    s.irqs.value()[0].total = 30030;
-  });
+  IrqsOnOneSaturatedCore(run);
   for (int id = 2; id <= 4; ++id) {
     auto t = run.streams[0];
     t.id = id;
