@@ -27,7 +27,7 @@ int MostStreams(const RunView& view, const End& end) {
 // queue (one interrupt line, one core), so a single-stream test's receive work stays on one
 // core whatever RSS does. Only more flows (-P) show whether the host spreads them.
 void ExplainOneFlow(record::Finding& f) {
-  f.evidence.push_back(
+  f.evidence.emplace_back(
       "1 stream: one flow is always one queue (RSS hashes all of a flow's packets to the same "
       "queue and interrupt line), so more queues cannot spread it");
   f.meaning =

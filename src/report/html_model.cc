@@ -236,6 +236,7 @@ Json FactRows(const record::RunRecord& run) {
 Json DropLadderRows(const record::RunRecord& run) {
   auto ends = html::Ends(run);
   std::vector<std::vector<analysis::Rung>> ladders;
+  ladders.reserve(ends.size());
   for (const auto& e : ends) ladders.push_back(analysis::DropLadderOf(run, *e.second));
   Json rows = Json::array();
   for (size_t r = 0; r < ladders[0].size(); ++r) {
