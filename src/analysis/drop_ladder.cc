@@ -163,6 +163,34 @@ Rung SocketRung(const Samples& samples) {
   return rung;
 }
 
+// The root qdisc's drops over the counted intervals. Its counter is cumulative and read at each
+// interval's end: the last counted reading less the one before the first counted interval (an
+// omitted warm-up interval's) or, without one, less the first counted reading, so that
+// interval's own drops are left out and the source says so. A counter that went back, or a
+// qdisc of another kind at the end, means the qdisc was replaced during the test: unknown.
+Rung QdiscRung(const record::EndpointRecord& end, const Samples& counted) {
+  Rung rung = MakeRung(Layer::kQdisc, "qdisc");
+  const std::string tc = "; `tc -s qdisc show dev " + end.nic.interface + "` shows its drops";
+  const record::QueueSample* last = counted.empty() ? nullptr : counted.back()->queues.get();
+  if (last == nullptr) {
+    rung.why = WhyUnknown(counted, &record::HostInterval::queues) + tc;
+    return rung;
+  }
+  const size_t first = static_cast<size_t>(counted.front() - end.samples.data());
+  const bool before =
+      first > 0 && first < end.samples.size() && end.samples[first - 1].queues.known();
+  const record::QueueSample* base =
+      before ? end.samples[first - 1].queues.get() : counted.front()->queues.get();
+  if (base == nullptr || base->qdisc != last->qdisc || base->drops > last->drops) {
+    rung.why = "the root qdisc was replaced during the test" + tc;
+    return rung;
+  }
+  rung.dropped = last->drops - base->drops;
+  rung.source = "the root qdisc's drop counter (" + last->qdisc + "), read at each interval's end";
+  if (!before) rung.source += ", from the end of the first counted interval";
+  return rung;
+}
+
 Rung RetransmissionRung(const record::RunRecord& run, const record::EndpointRecord& end) {
   Rung rung = MakeRung(Layer::kRetransmissions, "retransmissions");
   if (run.spec.transport != record::Transport::kTcp) {
@@ -187,9 +215,7 @@ Rung RetransmissionRung(const record::RunRecord& run, const record::EndpointReco
 
 std::vector<Rung> DropLadderOf(const record::RunRecord& run, const record::EndpointRecord& end) {
   const Samples samples = CountedSamples(run, end);
-  Rung qdisc = MakeRung(Layer::kQdisc, "qdisc");
-  qdisc.why = "not sampled; `tc -s qdisc show dev " + end.nic.interface + "` shows its drops";
-  return {NicRung(samples, end), SoftnetRung(samples), std::move(qdisc), SocketRung(samples),
+  return {NicRung(samples, end), SoftnetRung(samples), QdiscRung(end, samples), SocketRung(samples),
           RetransmissionRung(run, end)};
 }
 

@@ -34,7 +34,9 @@ struct Rung {
 };
 
 // The rungs of `end` in `run`, bottom up, one per Layer in enum order, over the end's counted
-// samples (figures.h CountedSamples) and its NIC's driver counters.
+// samples (figures.h CountedSamples) and its NIC's driver counters. The qdisc rung is the root
+// qdisc's (the egress queue of the interface that carries the test), from the queue readings
+// (record::QueueSample) at the interval ends.
 std::vector<Rung> DropLadderOf(const record::RunRecord& run, const record::EndpointRecord& end);
 
 // "5000 (misses 5000, no-buffer 6200)" or "unknown (why)".

@@ -26,13 +26,40 @@ TEST(DropLadder, OneRungPerLayerBottomUp) {
   EXPECT_EQ(ladder[0].dropped, 4u * 12);  // 4 samples: misses and no-buffer, not the errors
   EXPECT_EQ(RungText(ladder[0]), "48 (misses 40, no-buffer 8, tx drops 0, errors 40)");
   EXPECT_EQ(RungText(ladder[1]), "16 (dropped 16, time squeeze 28)");
-  EXPECT_FALSE(ladder[2].dropped);  // the qdisc is not sampled
+  EXPECT_FALSE(ladder[2].dropped);  // the samples carry no queue readings
   EXPECT_EQ(RungText(ladder[2]),
-            "unknown (not sampled; `tc -s qdisc show dev eth0` shows its drops)");
+            "unknown (not present; `tc -s qdisc show dev eth0` shows its drops)");
   EXPECT_EQ(RungText(ladder[3]), "20 (RcvbufErrors 0, TCPRcvQDrop 20)");
   // The server receives: it sends nothing to retransmit.
   EXPECT_EQ(RungText(ladder[4]), "unknown (this end sends no data)");
   EXPECT_EQ(RungText(DropLadderOf(run, run.local)[4]), "0");  // the client's streams: 0
+}
+
+// Issue 28's ladder has a qdisc rung: a shaper that drops (a tbf with a short queue) is counted
+// from the root qdisc's cumulative drop counter read at each interval's end. It read "not
+// sampled" although the samples carry the reading.
+TEST(DropLadder, TheQdiscRungCountsTheRootQdiscsDropsDuringTheTest) {
+  record::RunRecord run = MakeRun();
+  auto& samples = run.local.samples;  // 4 intervals; the first is the warm-up (omitted)
+  run.spec.omit = std::chrono::milliseconds(1000);
+  const uint64_t drops[] = {100, 130, 190, 260};  // cumulative, since the qdisc was made
+  for (size_t i = 0; i < samples.size(); ++i) {
+    samples[i].queues = record::QueueSample{"tbf", 3000, 2, drops[i], {}};
+  }
+  Rung qdisc = DropLadderOf(run, run.local)[2];
+  EXPECT_EQ(qdisc.layer, Layer::kQdisc);
+  EXPECT_EQ(qdisc.dropped, 160u);  // 260 at the end less 100 when the counted intervals began
+  EXPECT_EQ(qdisc.source, "the root qdisc's drop counter (tbf), read at each interval's end");
+  // Nothing omitted: the first interval's end is the base, and the source says so.
+  run.spec.omit = std::chrono::milliseconds(0);
+  qdisc = DropLadderOf(run, run.local)[2];
+  EXPECT_EQ(qdisc.dropped, 160u);
+  EXPECT_NE(qdisc.source.find("from the end of the first counted interval"), std::string::npos);
+  // A qdisc replaced during the test (its counter starts again): unknown, with the reason.
+  samples.back().queues = record::QueueSample{"fq_codel", 0, 0, 3, {}};
+  qdisc = DropLadderOf(run, run.local)[2];
+  EXPECT_FALSE(qdisc.dropped);
+  EXPECT_NE(qdisc.why.find("replaced during the test"), std::string::npos) << qdisc.why;
 }
 
 TEST(DropLadder, UnknownLayersSayWhy) {

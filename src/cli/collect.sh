@@ -13,7 +13,7 @@
 # Layout: DIR/nicbench-capture names the kind ("os Linux" or "os FreeBSD"), the interface and
 # the seconds measured between the samples. Linux: DIR/proc and DIR/sys hold the files the
 # probes read at the first sample (a tree `inspect --root` reads); DIR/ethtool/IF/X.txt the
-# output of `ethtool IF` (settings.txt) and `ethtool -X IF` for X in i k g c l S, X.err its
+# output of `ethtool IF` (settings.txt) and `ethtool -X IF` for X in i k g c l a S, X.err its
 # messages; DIR/tc/IF/{qdisc,class}.txt that of `tc -s qdisc|class show dev IF`; DIR/later/
 # the files that change, at the second sample. `nicbench inspect --capture` and `nicbench
 # collect -o` write the same layout. FreeBSD: DIR/freebsd/*.txt the command outputs at the
@@ -142,7 +142,7 @@ linux_facts() {
   done
   if [ -n "$iface" ] && command -v ethtool >/dev/null 2>&1; then
     mkdir -p "$dir/ethtool/$iface"
-    for o in i k g c l; do
+    for o in i k g c l a; do
       ethtool -"$o" "$iface" >"$dir/ethtool/$iface/$o.txt" 2>"$dir/ethtool/$iface/$o.err"
     done
     ethtool "$iface" >"$dir/ethtool/$iface/settings.txt" 2>"$dir/ethtool/$iface/settings.err"

@@ -241,4 +241,22 @@ Result<report::MatrixTable> BuildTable(const MatrixContext& ctx) {
   return table;
 }
 
+Result<std::optional<report::MatrixTable>> StoredExperimentTable(store::Store& store, int64_t id) {
+  auto found = store.GetExperiment(id);
+  if (!found) return tl::unexpected(found.error());
+  if (!*found) return std::optional<report::MatrixTable>();
+  auto definition = DefinitionFromJson((*found)->definition);
+  if (!definition) {
+    return Fail(fmt::format("experiment {}: {}", id, definition.error().message));
+  }
+  MatrixContext ctx;
+  ctx.store = &store;
+  ctx.experiment = id;
+  ctx.variants = CrossProduct(definition->varies);
+  ctx.definition = std::move(*definition);
+  auto table = BuildTable(ctx);
+  if (!table) return tl::unexpected(table.error());
+  return std::optional<report::MatrixTable>(std::move(*table));
+}
+
 }  // namespace nicbench::cli

@@ -39,5 +39,9 @@ MatrixOutcome RunRemaining(const MatrixContext& ctx);
 
 // Every stored run of the experiment, grouped by variant, each compared with the first.
 Result<report::MatrixTable> BuildTable(const MatrixContext& ctx);
+// The same table for experiment `id` from its stored definition alone (`nicbench report
+// experiment:ID` draws what `matrix` printed: its variants' order, names and seed); nullopt when
+// the store has no such experiment. A definition that does not read back is an error.
+Result<std::optional<report::MatrixTable>> StoredExperimentTable(store::Store& store, int64_t id);
 
 }  // namespace nicbench::cli

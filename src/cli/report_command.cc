@@ -1,7 +1,9 @@
 // `nicbench report SELECTOR... -o FILE.html [--store PATH]`: stored runs as a self-contained
 // HTML page (docs/report.md). One run: its full report. Several runs of one set with the same
-// labels: each run's full report, one after the other. Several sets (one per selector), or an
-// experiment's runs grouped by their variant labels: the comparison page, a bar chart per metric.
+// labels: each run's full report, one after the other. Several sets (one per selector, the first
+// the baseline as compare's A), an experiment (its variants as `matrix` printed them) or one
+// set's runs grouped by their labels: the comparison page, a bar chart per metric.
+#include <algorithm>
 #include <cstdio>
 #include <map>
 #include <set>
@@ -15,6 +17,7 @@
 #include "base/exit_code.h"
 #include "base/log.h"
 #include "cli/commands.h"
+#include "cli/matrix_runner.h"
 #include "cli/output_options.h"
 #include "cli/parse_args.h"
 #include "cli/selector.h"
@@ -89,14 +92,21 @@ tl::expected<std::string, Failure> RenderRuns(store::Store& store,
   return report::RenderHtml(records);
 }
 
+// Several groups, each compared with the first. Several selectors are sets as compare takes
+// them (the first is A, the baseline) and the page names them; one selector's groups are
+// variants named by their labels.
 tl::expected<std::string, Failure> RenderGroups(store::Store& store,
-                                                const std::vector<Group>& groups,
+                                                const std::vector<Group>& groups, bool named_sets,
                                                 const std::string& title) {
   std::vector<std::vector<analysis::RunInput>> inputs;
+  std::vector<report::SetName> sets;
   for (const Group& g : groups) {
     auto loaded = LoadInputs(store, g.runs);
     if (!loaded) return tl::unexpected(Failure{loaded.error().message, ExitCode::kStore});
     inputs.push_back(std::move(*loaded));
+    std::vector<int64_t> ids = IdsOf(g.runs);
+    std::reverse(ids.begin(), ids.end());  // newest first, as compare lists them
+    if (named_sets) sets.push_back({g.name, std::move(ids)});
   }
   auto pointers = [](const std::vector<analysis::RunInput>& in) {
     std::vector<const analysis::RunInput*> out;
@@ -104,16 +114,39 @@ tl::expected<std::string, Failure> RenderGroups(store::Store& store,
     for (const auto& i : in) out.push_back(&i);
     return out;
   };
-  report::MatrixTable table;
-  if (!groups[0].runs.empty()) {
-    auto e = groups[0].runs[0].labels.find("experiment");
-    if (e != groups[0].runs[0].labels.end()) table.experiment = std::atoll(e->second.c_str());
-  }
+  report::MatrixTable table;  // no experiment: sets or label groups are not one
   for (size_t v = 0; v < groups.size(); ++v) {
     table.variants.push_back(groups[v].name);
     table.versus_first.push_back(analysis::CompareInputs(pointers(inputs[0]), pointers(inputs[v])));
   }
-  return report::RenderHtmlMatrix(table, title);
+  return report::RenderHtmlMatrix(table, title, sets);
+}
+
+// `experiment:ID` with several variants: the table `matrix` printed, from the experiment's
+// stored definition (its variants' order, names and seed); nullopt to draw the runs as any set.
+tl::expected<std::optional<std::string>, Failure> RenderExperiment(store::Store& store,
+                                                                   const Selector& selector,
+                                                                   const std::string& title) {
+  if (!selector.query.experiment) return std::nullopt;
+  auto table = StoredExperimentTable(store, *selector.query.experiment);
+  if (!table) return tl::unexpected(Failure{table.error().message, ExitCode::kStore});
+  if (!*table || (*table)->variants.size() < 2) return std::nullopt;
+  return report::RenderHtmlMatrix(**table, title);
+}
+
+tl::expected<std::string, Failure> RenderPage(store::Store& store,
+                                              const std::vector<Selector>& selectors) {
+  auto groups = Groups(store, selectors);
+  if (!groups) return tl::unexpected(groups.error());
+  std::string title = "nicbench report:";
+  for (const auto& s : selectors) title += " " + s.text;
+  if (selectors.size() == 1) {
+    auto experiment = RenderExperiment(store, selectors[0], title);
+    if (!experiment) return tl::unexpected(experiment.error());
+    if (*experiment) return std::move(**experiment);
+  }
+  if (groups->size() == 1) return RenderRuns(store, (*groups)[0].runs);
+  return RenderGroups(store, *groups, selectors.size() > 1, title);
 }
 
 int Report(const ReportArgs& args, const std::vector<Selector>& selectors) {
@@ -127,17 +160,7 @@ int Report(const ReportArgs& args, const std::vector<Selector>& selectors) {
     LogError("nicbench report: " + store.error().message);
     return ToInt(ExitCode::kStore);
   }
-  auto groups = Groups(**store, selectors);
-  tl::expected<std::string, Failure> page = tl::unexpected(Failure{"", ExitCode::kOk});
-  if (groups && groups->size() == 1) {
-    page = RenderRuns(**store, (*groups)[0].runs);
-  } else if (groups) {
-    std::string title = "nicbench report:";
-    for (const auto& s : selectors) title += " " + s.text;
-    page = RenderGroups(**store, *groups, title);
-  } else {
-    page = tl::unexpected(groups.error());
-  }
+  auto page = RenderPage(**store, selectors);
   if (!page) {
     LogError("nicbench report: " + page.error().message);
     std::remove(args.output.c_str());  // no empty page left behind

@@ -85,6 +85,15 @@ void ReceiverStarvedOnSharedStand(RunRecord& run) {
 // The stand scenario as measured: server and a busy loop pinned to cpu0, client on cpu1. The
 // client's rusage holds softirq work /proc/stat books as softirq, so the host-wide estimate of
 // other processes (128% user+system - 110% nicbench = 18%) would miss the busy loop.
+// The receiver's NIC interrupts all on cpu0, which is 99% busy in softirq while the others idle.
+void IrqsOnOneSaturatedCore(RunRecord& run) {
+  SetCpu(Remote(run), 0, 0, 0, 70, 29);
+  EachSample(Remote(run), [](record::HostInterval& s) {
+    s.irqs.value()[0].per_cpu = {30000, 10, 10, 10};
+    s.irqs.value()[0].total = 30030;
+  });
+}
+
 void ReceiverPinnedWithBusyLoop(RunRecord& run) {
   run.local.nic = VethNic();
   Remote(run).nic = VethNic();
@@ -256,15 +265,10 @@ const Case kCases[] = {
      "receiver-cpu-bound", false},
     {"starved receiver on a stand is a warning, not the software-path note",
      ReceiverStarvedOnSharedStand, "cpu-bound-software-path", false},
-    {"NIC interrupts all on one saturated core while others idle",
-     [](RunRecord& run) {
-       SetCpu(Remote(run), 0, 0, 0, 70, 29);
-       EachSample(Remote(run), [](record::HostInterval& s) {
-         s.irqs.value()[0].per_cpu = {30000, 10, 10, 10};
-         s.irqs.value()[0].total = 30030;
-       });
-     },
+    {"NIC interrupts all on one saturated core while others idle", IrqsOnOneSaturatedCore,
      "irq-concentration", true, "landed on cpu0"},
+    {"one flow on one saturated interrupt core: one flow is always one queue, use -P",
+     IrqsOnOneSaturatedCore, "irq-concentration", true, "one flow is always one queue"},
     {"spread interrupts are not concentration",
      [](RunRecord& run) { SetCpu(Remote(run), 0, 0, 0, 70, 29); }, "irq-concentration", false},
     {"2% retransmissions warn",
@@ -457,6 +461,24 @@ TEST(Diagnose, CleanLoopbackHasNoWarning) {
   auto findings = Diagnose(run);
   EXPECT_FALSE(AnyWarning(findings)) << Ids(findings);
   EXPECT_NE(Find(findings, "cpu-bound-software-path"), nullptr) << Ids(findings);
+}
+
+// Several flows on one interrupt core are RSS's to spread: the finding points at queues and
+// affinity, and says nothing of one flow being one queue.
+TEST(Diagnose, IrqConcentrationOfSeveralFlowsPointsAtRss) {
+  RunRecord run = MakeRun();
+  IrqsOnOneSaturatedCore(run);
+  for (int id = 2; id <= 4; ++id) {
+    auto t = run.streams[0];
+    t.id = id;
+    run.streams.push_back(t);
+  }
+  run.spec.parallel = 4;
+  const auto findings = Diagnose(run);
+  const record::Finding* f = Find(findings, "irq-concentration");
+  ASSERT_NE(f, nullptr) << Ids(findings);
+  EXPECT_NE(f->next_step.find("Use more queues with RSS"), std::string::npos) << f->next_step;
+  EXPECT_EQ(f->meaning.find("one flow is always one queue"), std::string::npos) << f->meaning;
 }
 
 TEST(Diagnose, SortedMostSevereFirst) {

@@ -96,6 +96,10 @@ Findings DropLadder(const RunView& view, const Thresholds&) {
           ? "See the nic-ring-overruns or nic-drops finding for the NIC's counters and ring sizes."
       : lowest.rank == 1
           ? "Raise net.core.netdev_max_backlog and spread the receive work (RPS/RSS)."
+      : lowest.rung->layer == Layer::kQdisc
+          ? "Look at the qdisc's queue (tc -s qdisc show dev IF): a shaper's limit or a full "
+            "fq/fq_codel queue drops what the rate cannot carry; raise its limit or its rate "
+            "if it is not meant to drop."
           : "Raise the socket buffers (-w, net.core.rmem_max) and check the reading process.";
   return {f};
 }

@@ -14,6 +14,33 @@ namespace {
 
 using record::Severity;
 
+// The most streams of a flow this end takes part in; 0 when none is known.
+int MostStreams(const RunView& view, const End& end) {
+  int most = 0;
+  for (const Flow& flow : view.flows()) {
+    if (flow.sender == &end || flow.receiver == &end) most = std::max(most, flow.streams);
+  }
+  return most;
+}
+
+// More queues and RSS spread flows, not one flow: the NIC hashes each flow's packets to one
+// queue (one interrupt line, one core), so a single-stream test's receive work stays on one
+// core whatever RSS does. Only more flows (-P) show whether the host spreads them.
+void ExplainOneFlow(record::Finding& f) {
+  f.evidence.emplace_back(
+      "1 stream: one flow is always one queue (RSS hashes all of a flow's packets to the same "
+      "queue and interrupt line), so more queues cannot spread it");
+  f.meaning =
+      "The NIC's interrupts and the packet processing of the one flow run on one core, which has "
+      "no time left, while other cores idle: one flow is always one queue, so RSS and more queues "
+      "cannot help it; that core's speed is the limit for this flow, not the link.";
+  f.next_step =
+      "Repeat with several flows (-P 4): RSS spreads flows over queues and cores, and the sum "
+      "shows what the host can do. For one flow: move its interrupt off the application's core "
+      "(/proc/irq/N/smp_affinity_list), raise interrupt coalescing (ethtool -C), or enable RFS "
+      "so its protocol work runs where the reading process runs.";
+}
+
 }  // namespace
 
 Findings IrqConcentration(const RunView& view, const Thresholds& t) {
@@ -57,6 +84,7 @@ Findings IrqConcentration(const RunView& view, const Thresholds& t) {
         "(/proc/irq/N/smp_affinity_list) or RPS over idle cores, raise interrupt "
         "coalescing (ethtool -C), and check for an interrupt storm (a rate far above "
         "the packet rate).";
+    if (MostStreams(view, *end) == 1) ExplainOneFlow(f);
     out.push_back(std::move(f));
   }
   return out;

@@ -164,6 +164,27 @@ Findings NicRings(const RunView& view, const Thresholds& t) {
   return out;
 }
 
+namespace {
+
+// "local client (sender) eth0: flow control rx on, tx on, autoneg on (ethtool -a)": what the NIC
+// was set to do with pause frames, or why that is unknown.
+std::string PauseSettingsText(const End& end) {
+  const auto& nic = end.record->nic;
+  const auto* p = nic.pause.get();
+  if (p == nullptr) {
+    const std::string detail = nic.pause.detail().empty() ? "" : ": " + nic.pause.detail();
+    return fmt::format("{} {}: flow control settings unknown ({}{})", end.name, nic.interface,
+                       record::MissingName(nic.pause.why()), detail);
+  }
+  return fmt::format(
+      "{} {}: flow control rx {} (stops sending on a pause), tx {} (sends pauses), "
+      "autoneg {} (ethtool -a)",
+      end.name, nic.interface, p->rx ? "on" : "off", p->tx ? "on" : "off",
+      p->autoneg ? "on" : "off");
+}
+
+}  // namespace
+
 Findings PauseFrames(const RunView& view, const Thresholds&) {
   Findings out;
   for (const End* end : view.ends()) {
@@ -178,6 +199,7 @@ Findings PauseFrames(const RunView& view, const Thresholds&) {
                     end->name, got, sent));
     MovedEvidence(*end, *m, CounterKind::kPauseRx, f.evidence);
     MovedEvidence(*end, *m, CounterKind::kPauseTx, f.evidence);
+    f.evidence.push_back(PauseSettingsText(*end));
     f.meaning =
         sent > 0
             ? "This NIC ran short of buffer and asked its link partner to stop sending: the host "

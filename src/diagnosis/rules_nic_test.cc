@@ -13,6 +13,7 @@
 
 #include "diagnosis/diagnose.h"
 #include "diagnosis/test_records.h"
+#include "probes/ethtool_text.h"
 #include "probes/proc_parsers.h"
 #include "probes/test_fixture.h"
 
@@ -173,6 +174,29 @@ void IgbMisses(RunRecord& run) {
   });
 }
 
+// An igb receiver (the host of the ethtool-c-igb.txt capture) at 700 Mbit/s, TSO/GSO/GRO on,
+// 90,000 packets a second both ways: its captured coalescing (rx-usecs 3) with the interrupt
+// rate the quiet baseline has (8,000/s), or coalescing turned off (rx-usecs 0) and an
+// interrupt every packet or two, 60,000/s (the "coalescing 0" case).
+void IgbCoalescing(RunRecord& run, bool off) {
+  auto& end = Remote(run);
+  auto c =
+      probes::ParseEthtoolCoalescing(probes::testing::ReadFixture("ethtool/ethtool-c-igb.txt"));
+  ASSERT_TRUE(c.has_value());
+  ASSERT_EQ(c->rx_usecs, 3u);
+  if (off) c->rx_usecs = 0;
+  end.nic.coalescing = *c;
+  SysPackets(end, 60000, 30000);
+  if (!off) return;
+  EachSample(end, [](record::HostInterval& s) {
+    auto lines = s.irqs.value();
+    lines[0].per_cpu = {60000, 0, 0, 0};
+    lines[0].total = 60000;
+    lines[0].per_second = 60000;
+    s.irqs = lines;
+  });
+}
+
 bool Mentions(const record::Finding& f, const std::string& phrase) {
   if (f.title.find(phrase) != std::string::npos || f.next_step.find(phrase) != std::string::npos) {
     return true;
@@ -249,7 +273,18 @@ const Case kCases[] = {
      ReceiverSendsPauses,
      "nic-pause-frames",
      true,
-     {"port.link_xoff_tx +1200", "ethtool -a eth0", "0 pause frames received, 1200 sent"},
+     {"port.link_xoff_tx +1200", "ethtool -a eth0", "0 pause frames received, 1200 sent",
+      "flow control settings unknown"},
+     Severity::kNotice},
+    {"i40e receiver sends pause frames, its flow control settings beside them",
+     [](RunRecord& run) {
+       ReceiverSendsPauses(run);
+       Remote(run).nic.pause = record::PauseSettings{true, true, true};
+     },
+     "nic-pause-frames",
+     true,
+     {"port.link_xoff_tx +1200",
+      "eth0: flow control rx on (stops sending on a pause), tx on (sends pauses), autoneg on"},
      Severity::kNotice},
     {"i40e without pauses: nothing",
      [](RunRecord& run) {
@@ -300,6 +335,15 @@ const Case kCases[] = {
      "nic-queue-imbalance",
      true,
      {"interrupt lines"}},
+    {"igb with coalescing 0 and offloads on: an interrupt every packet or two",
+     [](RunRecord& run) { IgbCoalescing(run, true); },
+     "nic-interrupt-rate",
+     true,
+     {"60000 NIC interrupts a second for 700 Mbit/s", "rx-usecs 0", "adaptive-rx off",
+      "generic-receive-offload on", "ethtool -C eth0 adaptive-rx on"},
+     Severity::kNotice},
+    {"igb with its captured coalescing: nothing", [](RunRecord& run) { IgbCoalescing(run, false); },
+     "nic-interrupt-rate", false},
     {"PCIe x1 of x8 under a 10 Gbit/s line",
      PcieTrainedX1,
      "pcie-link-degraded",

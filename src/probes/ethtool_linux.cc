@@ -218,6 +218,14 @@ void FillRingsCoalesceChannels(EthtoolSocket& sock, const std::string& iface,
   } else {
     facts.coalescing = Unknown<record::Coalescing>(status.error());
   }
+  struct ethtool_pauseparam pause {};
+  pause.cmd = ETHTOOL_GPAUSEPARAM;
+  if (auto status = sock.Call(iface, &pause, "ETHTOOL_GPAUSEPARAM"); status) {
+    facts.pause =
+        record::PauseSettings{pause.autoneg != 0, pause.rx_pause != 0, pause.tx_pause != 0};
+  } else {
+    facts.pause = Unknown<record::PauseSettings>(status.error());
+  }
   struct ethtool_channels channels {};
   channels.cmd = ETHTOOL_GCHANNELS;
   if (auto status = sock.Call(iface, &channels, "ETHTOOL_GCHANNELS"); status) {

@@ -159,6 +159,23 @@ Result<record::Coalescing> ParseEthtoolCoalescing(std::string_view text) {
   return out;
 }
 
+Result<record::PauseSettings> ParseEthtoolPause(std::string_view text) {
+  record::PauseSettings out;
+  bool autoneg = false;
+  for (const auto& [name, value] : NameValueLines(text)) {
+    if (name == "Autonegotiate") {
+      out.autoneg = value.starts_with("on");
+      autoneg = true;
+    } else if (name == "RX") {
+      out.rx = value.starts_with("on");
+    } else if (name == "TX") {
+      out.tx = value.starts_with("on");
+    }
+  }
+  if (!autoneg) return Fail("no \"Autonegotiate:\" line: not ethtool -a output");
+  return out;
+}
+
 }  // namespace nicbench::probes
 
 namespace nicbench::probes {
@@ -216,6 +233,12 @@ std::string RenderEthtoolCoalescing(const record::Coalescing& c) {
          "\nrx-frames: " + std::to_string(c.rx_frames) +
          "\n\ntx-usecs: " + std::to_string(c.tx_usecs) +
          "\ntx-frames: " + std::to_string(c.tx_frames) + "\n";
+}
+
+std::string RenderEthtoolPause(const record::PauseSettings& p) {
+  const auto on = [](bool b) { return b ? "on" : "off"; };
+  return std::string("Pause parameters:\nAutonegotiate:\t") + on(p.autoneg) + "\nRX:\t\t" +
+         on(p.rx) + "\nTX:\t\t" + on(p.tx) + "\n";
 }
 
 std::string RenderEthtoolStatistics(const std::map<std::string, uint64_t>& stats) {

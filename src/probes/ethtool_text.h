@@ -43,6 +43,10 @@ Result<record::ChannelCounts> ParseEthtoolChannels(std::string_view text);
 // TX: off". Error when rx-usecs is absent.
 Result<record::Coalescing> ParseEthtoolCoalescing(std::string_view text);
 
+// `ethtool -a`: "Autonegotiate:", "RX:" and "TX:" as on/off (the "RX negotiated:" lines and the
+// statistics of `--include-statistics` are read past). Error when "Autonegotiate:" is absent.
+Result<record::PauseSettings> ParseEthtoolPause(std::string_view text);
+
 }  // namespace nicbench::probes
 
 namespace nicbench::probes {
@@ -56,6 +60,7 @@ std::string RenderEthtoolFeatures(const std::vector<record::OffloadState>& offlo
 std::string RenderEthtoolRings(const record::RingSizes& rings);
 std::string RenderEthtoolChannels(const record::ChannelCounts& channels);
 std::string RenderEthtoolCoalescing(const record::Coalescing& coalescing);
+std::string RenderEthtoolPause(const record::PauseSettings& pause);
 std::string RenderEthtoolStatistics(const std::map<std::string, uint64_t>& stats);
 
 }  // namespace nicbench::probes

@@ -33,6 +33,29 @@ TEST(EthtoolTextTest, CoalescingOfRealCaptures) {
   EXPECT_FALSE(ParseEthtoolCoalescing(ReadFixture("ethtool/ethtool-g-igb.txt")));
 }
 
+// Flow control (issue 28): `ethtool -a` as the kernel's documentation prints it, statistics and
+// all, and the text a capture writes from the ioctl's answer.
+TEST(EthtoolTextTest, PauseSettings) {
+  auto doc = ParseEthtoolPause(ReadFixture("ethtool/ethtool-a-include-statistics-kernel-doc.txt"));
+  ASSERT_TRUE(doc) << doc.error().ToString();
+  EXPECT_TRUE(doc->autoneg);
+  EXPECT_TRUE(doc->rx);
+  EXPECT_TRUE(doc->tx);
+  auto off = ParseEthtoolPause(
+      "Pause parameters for eth0:\nAutonegotiate:  on\nRX:             off\nTX:             off\n"
+      "RX negotiated: on\nTX negotiated: on\n");
+  ASSERT_TRUE(off) << off.error().ToString();
+  EXPECT_TRUE(off->autoneg);
+  EXPECT_FALSE(off->rx);
+  EXPECT_FALSE(off->tx);
+  auto back = ParseEthtoolPause(RenderEthtoolPause({false, true, false}));
+  ASSERT_TRUE(back);
+  EXPECT_FALSE(back->autoneg);
+  EXPECT_TRUE(back->rx);
+  EXPECT_FALSE(back->tx);
+  EXPECT_FALSE(ParseEthtoolPause(ReadFixture("ethtool/ethtool-g-igb.txt")));
+}
+
 TEST(EthtoolTextTest, DriverInfoFeaturesChannels) {
   auto info = ParseEthtoolDriverInfo(
       "driver: virtio_net\nversion: 1.0.0\nfirmware-version: \nbus-info: 0000:00:03.0\n");

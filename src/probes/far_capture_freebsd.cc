@@ -64,8 +64,9 @@ void MarkUnread(record::NicFacts& nic) {
   nic.firmware_version = NotInCapture<std::string>("firmware version");
   nic.rings = NotInCapture<record::RingSizes>("ring sizes (per-driver sysctls)");
   nic.coalescing = NotInCapture<record::Coalescing>("coalescing (per-driver sysctls)");
+  nic.pause = NotInCapture<record::PauseSettings>("flow control (per-driver sysctls)");
   nic.channels = NotInCapture<record::ChannelCounts>("queue counts (per-driver sysctls)");
-  nic.irq_mode = NotInCapture<std::string>("MSI/MSI-X mode (pciconf -lc is not parsed)");
+  nic.irq_mode = NotInCapture<std::string>("MSI/MSI-X mode (no capability lines in pciconf -lc)");
   nic.counters = NotInCapture<std::map<std::string, uint64_t>>("netstat -I is not parsed");
   nic.qdisc = NotInCapture<record::Qdisc>("FreeBSD has no qdisc");
   nic.pci = NotInCapture<record::PciIdentity>("no pciconf -lv line for the interface");
@@ -86,11 +87,27 @@ void FillFromPciconf(const PciconfDevice& dev, record::NicFacts& nic) {
   if (dev.class_code.size() == 8) pci.class_id = dev.class_code.substr(2, 4);
   pci.class_name = dev.subclass.empty() ? dev.class_name : dev.class_name + "/" + dev.subclass;
   if (dev.revision.size() == 4) pci.revision = dev.revision.substr(2);
-  pci.link = NotInCapture<record::PciLinkState>("pciconf -lc is not parsed");
-  pci.msi = NotInCapture<record::PciInterruptCap>("pciconf -lc is not parsed");
-  pci.msix = pci.msi;
+  pci.link = NotInCapture<record::PciLinkState>("no PCI-Express line in pciconf -lc");
+  pci.msi = NotInCapture<record::PciInterruptCap>("no MSI line in pciconf -lc");
+  pci.msix = NotInCapture<record::PciInterruptCap>("no MSI-X line in pciconf -lc");
   nic.pci = std::move(pci);
   nic.bus_info = dev.selector;
+}
+
+// The function's capabilities from `pciconf -lc` (the capture's pciconf-lc.txt): its PCI
+// Express link and its MSI and MSI-X state, and from them the interrupt mode, as the Linux
+// probes tell it (MSI-X when enabled, else MSI when enabled, else INTx).
+void FillFromPciconfCaps(const PciconfDevice& dev, record::NicFacts& nic) {
+  if (nic.pci.known()) {
+    record::PciIdentity& pci = nic.pci.value();
+    if (dev.link) pci.link = *dev.link;
+    if (dev.msi) pci.msi = *dev.msi;
+    if (dev.msix) pci.msix = *dev.msix;
+  }
+  if (!dev.msi && !dev.msix) return;
+  nic.irq_mode = std::string(dev.msix && dev.msix->enabled ? "MSI-X"
+                             : dev.msi && dev.msi->enabled ? "MSI"
+                                                           : "INTx");
 }
 
 // The driver's numeric sysctls under dev.DRIVER.UNIT. ("mac_stats.missed_packets"), the
@@ -238,6 +255,13 @@ Result<FarCapture> ReadFreebsd(const std::string& dir, const Marker& marker) {
     if (auto devices = ParsePciconf(*text)) {
       for (const PciconfDevice& d : *devices) {
         if (d.name == names.iface || d.name == names.parent) FillFromPciconf(d, nic);
+      }
+    }
+  }
+  if (auto text = ReadText(base + "/pciconf-lc.txt")) {
+    if (auto devices = ParsePciconf(*text)) {
+      for (const PciconfDevice& d : *devices) {
+        if (d.name == names.iface || d.name == names.parent) FillFromPciconfCaps(d, nic);
       }
     }
   }

@@ -179,6 +179,33 @@ TEST(FarCaptureTest, FreebsdSeedOneFacts) {
   EXPECT_FALSE(capture->end.samples[0].irqs.known());
 }
 
+// Seed 2's em0 with its `pciconf -lvc` lines as the capture's pciconf -lv and -lc: the PCI
+// identity, the interrupt mode (MSI, one message) and the PCIe link (x1 at 2.5 GT/s, as capable),
+// so the rules that read them (legacy IRQ mode, PCIe below capability) see a FreeBSD far end.
+TEST(FarCaptureTest, FreebsdPciconfCapabilities) {
+  CaptureDir dir;
+  dir.Write("nicbench-capture", "nicbench-capture 1\nos FreeBSD\ninterface em0\nseconds 3\n");
+  dir.Write("freebsd/ifconfig-a.txt",
+            "em0: flags=8843<UP,BROADCAST,RUNNING,SIMPLEX,MULTICAST> metric 0 mtu 1500\n"
+            "\tmedia: Ethernet autoselect (1000baseT <full-duplex>)\n\tstatus: active\n");
+  const std::string lvc = ReadFixture("freebsd/pciconf-lvc-em0-nas4free.txt");
+  dir.Write("freebsd/pciconf-lv.txt", lvc);
+  dir.Write("freebsd/pciconf-lc.txt", lvc);
+  auto capture = ReadFarCapture(dir.path());
+  ASSERT_TRUE(capture) << capture.error().ToString();
+  const record::NicFacts& nic = capture->end.nic;
+  ASSERT_TRUE(nic.pci.known());
+  EXPECT_EQ(nic.pci.value().device_id, "10d3");
+  ASSERT_TRUE(nic.pci.value().link.known());
+  EXPECT_EQ(nic.pci.value().link.value().current.width, 1u);
+  EXPECT_DOUBLE_EQ(nic.pci.value().link.value().max.speed_gts, 2.5);
+  ASSERT_TRUE(nic.pci.value().msi.known());
+  EXPECT_TRUE(nic.pci.value().msi.value().enabled);
+  ASSERT_TRUE(nic.pci.value().msix.known());
+  EXPECT_FALSE(nic.pci.value().msix.value().enabled);
+  EXPECT_EQ(nic.irq_mode.value(), "MSI");
+}
+
 TEST(FarCaptureTest, BadCapturesAreClearErrors) {
   auto missing = ReadFarCapture("/nonexistent/nicbench-capture-dir");
   ASSERT_FALSE(missing);

@@ -1,6 +1,7 @@
 #include "probes/freebsd_parse.h"
 
 #include <cctype>
+#include <cstdio>
 #include <cstdlib>
 
 #include "probes/text_scan.h"
@@ -136,6 +137,40 @@ void ParsePciconfDetail(std::string_view line, PciconfDevice& out) {
   if (field != nullptr) *field = std::string(value);
 }
 
+// The leading number of `text` ("5 messages" 5); 0 without one.
+uint32_t LeadingNumber(std::string_view text) {
+  return static_cast<uint32_t>(std::strtoul(std::string(text.substr(0, 12)).c_str(), nullptr, 10));
+}
+
+// pciconf's capability lines (usr.sbin/pciconf/cap.c): "MSI supports N message[s][, 64 bit]
+// [enabled with M message[s]]", "MSI-X supports N message[s][, enabled]", and PCI Express's
+// "link xW(xMAXW) speed S(MAXS)" on the line after its "PCI-Express" one.
+void ParsePciconfCap(std::string_view line, PciconfDevice& out) {
+  const size_t eq = line.find("= ");
+  const std::string_view cap = eq == std::string_view::npos ? line : line.substr(eq + 2);
+  if (scan::StartsWith(cap, "MSI-X supports ")) {
+    record::PciInterruptCap c;
+    c.messages = LeadingNumber(cap.substr(15));
+    c.enabled = cap.find(", enabled") != std::string_view::npos;
+    c.enabled_messages = c.enabled ? c.messages : 0;
+    out.msix = c;
+  } else if (scan::StartsWith(cap, "MSI supports ")) {
+    record::PciInterruptCap c;
+    c.messages = LeadingNumber(cap.substr(13));
+    const size_t with = cap.find("enabled with ");
+    c.enabled = with != std::string_view::npos;
+    if (c.enabled) c.enabled_messages = LeadingNumber(cap.substr(with + 13));
+    out.msi = c;
+  } else if (scan::StartsWith(cap, "link x")) {
+    record::PciLinkState link;
+    const std::string text(cap);
+    if (std::sscanf(text.c_str(), "link x%u(x%u) speed %lf(%lf)", &link.current.width,
+                    &link.max.width, &link.current.speed_gts, &link.max.speed_gts) == 4) {
+      out.link = link;
+    }
+  }
+}
+
 // "CPU 1:  1.2% user,  0.0% nice, 26.3% system,  0.4% interrupt, 73.4% idle"
 std::optional<record::CpuShare> ParseTopCpuLine(std::string_view line) {
   std::string_view rest = line.substr(4);
@@ -227,7 +262,12 @@ Result<std::vector<PciconfDevice>> ParsePciconf(std::string_view text) {
     if (auto device = ParsePciconfHeader(raw)) {
       out.push_back(std::move(*device));
     } else if (!out.empty()) {
-      ParsePciconfDetail(raw, out.back());
+      const std::string_view line = Trim(raw);
+      if (scan::StartsWith(line, "cap ") || scan::StartsWith(line, "link x")) {
+        ParsePciconfCap(line, out.back());
+      } else {
+        ParsePciconfDetail(raw, out.back());
+      }
     }
   }
   if (out.empty()) return Fail("no \"name@pciD:B:S:F: class=\" line: not pciconf -l output");

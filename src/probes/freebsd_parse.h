@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "base/result.h"
+#include "record/facts.h"
 #include "record/host_sample.h"
 
 namespace nicbench::probes {
@@ -51,6 +52,11 @@ struct PciconfDevice {
   std::string selector;                          // "pci0:134:0:0"
   std::string class_code, card, chip, revision;  // "0x020000", "0x3074103c", "0x436c11ab", "0x10"
   std::string vendor, device, class_name, subclass;  // the quoted/named lines that follow
+  // From the capability lines of `pciconf -lc` ("cap 05[d0] = MSI supports 1 message, 64 bit
+  // enabled with 1 message", "cap 10[e0] = PCI-Express ..." and its "link x1(x1) speed
+  // 2.5(2.5)" line, "cap 11[a0] = MSI-X supports 5 messages[, enabled]"); unset without them.
+  std::optional<record::PciLinkState> link;
+  std::optional<record::PciInterruptCap> msi, msix;
   // chip= and card= split: low 16 bits the vendor, high 16 bits the device ("11ab", "436c").
   std::string VendorId() const;
   std::string DeviceId() const;

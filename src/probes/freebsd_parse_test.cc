@@ -96,6 +96,43 @@ TEST(FreebsdPciconfTest, SeedOneDevice) {
   EXPECT_FALSE(ParsePciconf("vendor = 'x'\n"));
 }
 
+// Seed 2's `pciconf -lvc` of em0: MSI enabled with its one message, MSI-X (5 messages) not
+// enabled, a PCI Express x1 link at 2.5 GT/s of x1 at 2.5 (issue 28: the far end's interrupt mode
+// and PCIe link, which pciconf -lc was captured for and nothing read).
+TEST(FreebsdPciconfTest, SeedTwoCapabilities) {
+  auto list = ParsePciconf(ReadFixture("freebsd/pciconf-lvc-em0-nas4free.txt"));
+  ASSERT_TRUE(list) << list.error().ToString();
+  ASSERT_EQ(list->size(), 1u);
+  const PciconfDevice& d = list->front();
+  EXPECT_EQ(d.device, "82574L Gigabit Network Connection");
+  ASSERT_TRUE(d.msi.has_value());
+  EXPECT_EQ(d.msi->messages, 1u);
+  EXPECT_TRUE(d.msi->enabled);
+  EXPECT_EQ(d.msi->enabled_messages, 1u);
+  ASSERT_TRUE(d.msix.has_value());
+  EXPECT_EQ(d.msix->messages, 5u);
+  EXPECT_FALSE(d.msix->enabled);
+  ASSERT_TRUE(d.link.has_value());
+  EXPECT_EQ(d.link->current.width, 1u);
+  EXPECT_EQ(d.link->max.width, 1u);
+  EXPECT_DOUBLE_EQ(d.link->current.speed_gts, 2.5);
+  EXPECT_DOUBLE_EQ(d.link->max.speed_gts, 2.5);
+  // An enabled MSI-X and a link trained below its maximum, as FreeBSD's cap.c prints them.
+  auto other = ParsePciconf(
+      "ix0@pci0:3:0:0: class=0x020000 card=0x00038086 chip=0x10fb8086 rev=0x01 hdr=0x00\n"
+      "    cap 11[70] = MSI-X supports 64 messages, enabled\n"
+      "    cap 10[a0] = PCI-Express 2 endpoint max data 256(512) FLR RO NS\n"
+      "                 link x1(x8) speed 5.0(5.0) ASPM disabled(L0s)\n");
+  ASSERT_TRUE(other) << other.error().ToString();
+  ASSERT_TRUE(other->front().msix.has_value());
+  EXPECT_TRUE(other->front().msix->enabled);
+  EXPECT_EQ(other->front().msix->enabled_messages, 64u);
+  EXPECT_FALSE(other->front().msi.has_value());
+  ASSERT_TRUE(other->front().link.has_value());
+  EXPECT_EQ(other->front().link->current.width, 1u);
+  EXPECT_EQ(other->front().link->max.width, 8u);
+}
+
 // Seed 2's two top displays: both cores idle after boot; CPU 0 all interrupt when stormed.
 TEST(FreebsdTopTest, SeedTwoCpuLines) {
   auto idle = ParseTopCpus(ReadFixture("freebsd/top-SHPb-em0-nas4free-idle.txt"));

@@ -32,6 +32,7 @@ void MarkAllNicFieldsAbsent(record::NicFacts& facts, const char* why) {
   facts.rings = Absent<record::RingSizes>(why);
   facts.coalescing = Absent<record::Coalescing>(why);
   facts.channels = Absent<record::ChannelCounts>(why);
+  facts.pause = Absent<record::PauseSettings>(why);
   facts.irq_mode = Absent<std::string>(why);
   facts.irq_vectors = Absent<std::vector<record::IrqVector>>(why);
   facts.driver_stats = Absent<std::map<std::string, uint64_t>>(why);

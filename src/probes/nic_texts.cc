@@ -159,6 +159,7 @@ void FillFromCapturedTexts(FileSource& files, record::NicFacts& nic) {
   FromText(files, base + "k.txt", nic.offloads, ParseEthtoolFeatures);
   FromText(files, base + "g.txt", nic.rings, ParseEthtoolRings);
   FromText(files, base + "c.txt", nic.coalescing, ParseEthtoolCoalescing);
+  FromText(files, base + "a.txt", nic.pause, ParseEthtoolPause);
   FromText(files, base + "l.txt", nic.channels, ParseEthtoolChannels);
   FromText(files, base + "S.txt", nic.driver_stats, ParseEthtoolStatistics);
 }
@@ -196,6 +197,7 @@ Status WriteNicTexts(const std::string& dir, const record::NicFacts& nic) {
   WriteFact(base, "k", nic.offloads, RenderEthtoolFeatures);
   WriteFact(base, "g", nic.rings, RenderEthtoolRings);
   WriteFact(base, "c", nic.coalescing, RenderEthtoolCoalescing);
+  WriteFact(base, "a", nic.pause, RenderEthtoolPause);
   WriteFact(base, "l", nic.channels, RenderEthtoolChannels);
   WriteFact(base, "S", nic.driver_stats, RenderEthtoolStatistics);
   if (!std::filesystem::exists(base + "k.txt")) return Fail("--capture: cannot write " + base);

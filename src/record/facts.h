@@ -54,6 +54,13 @@ struct Coalescing {
   bool adaptive_rx = false, adaptive_tx = false;
 };
 
+// Ethernet flow control (IEEE 802.3x PAUSE frames), as `ethtool -a` shows it: whether the NIC
+// sends a pause when its receive side runs full (tx) and stops sending when it receives one (rx),
+// and whether the two ends negotiate it.
+struct PauseSettings {
+  bool autoneg = false, rx = false, tx = false;
+};
+
 struct IrqVector {
   std::string irq;       // "45"
   std::string name;      // "eth0-TxRx-0"
@@ -139,6 +146,8 @@ struct NicFacts {
   // that does not tell.
   Measured<int> numa_node;
   Measured<std::string> local_cpus;
+  // Flow control (ETHTOOL_GPAUSEPARAM, `ethtool -a`); unknown in records from before this field.
+  Measured<PauseSettings> pause;
 };
 
 }  // namespace nicbench::record

@@ -62,6 +62,7 @@ void from_json(const nlohmann::json& j, FileRecord& v);
 #define NICBENCH_RECORD_JSON_TYPES(X)                                                             \
   /* facts.h */                                                                                   \
   X(CpuFrequency) X(HostFacts) X(OffloadState) X(RingSizes) X(ChannelCounts) X(Coalescing)       \
+  X(PauseSettings)                                                                                \
   X(IrqVector) X(Qdisc) X(PciLink) X(PciLinkState) X(PciInterruptCap) X(PciIdentity) X(NicFacts)  \
   /* host_sample.h */                                                                             \
   X(CpuShare) X(IrqRate) X(SoftnetDelta) X(ProcessUsage) X(RunQueueDelay) X(HostInterval)         \

@@ -84,6 +84,11 @@ constexpr auto FieldsOf(Type<RingSizes>) {
                 Field("tx_max", &T::tx_max));
 }
 
+constexpr auto FieldsOf(Type<PauseSettings>) {
+  using T = PauseSettings;
+  return Fields(Field("autoneg", &T::autoneg), Field("rx", &T::rx), Field("tx", &T::tx));
+}
+
 constexpr auto FieldsOf(Type<ChannelCounts>) {
   using T = ChannelCounts;
   return Fields(Field("rx", &T::rx), Field("tx", &T::tx), Field("other", &T::other),
@@ -153,7 +158,8 @@ constexpr auto FieldsOf(Type<NicFacts>) {
                 Field("irq_mode", &T::irq_mode), Field("irq_vectors", &T::irq_vectors),
                 Field("counters", &T::counters), Field("driver_stats", &T::driver_stats),
                 Field("qdisc", &T::qdisc), LaterField("driver_stats_after", &T::driver_stats_after),
-                Field("numa_node", &T::numa_node), Field("local_cpus", &T::local_cpus));
+                Field("numa_node", &T::numa_node), Field("local_cpus", &T::local_cpus),
+                Field("pause", &T::pause));
 }
 
 // ---- host_sample.h

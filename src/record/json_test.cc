@@ -36,6 +36,24 @@ TEST(RecordJsonTest, EndpointRoundTripsUnchanged) {
   EXPECT_EQ(decoded->intervals[0].streams[0].tcp_info.why(), Missing::kAbsent);
 }
 
+// The NIC's flow control settings (issue 28) travel and read back; a record from before them
+// reads them as unknown, not as "off".
+TEST(RecordJsonTest, PauseSettingsRoundTripAndOlderRecordsLackThem) {
+  EndpointRecord end = MakeEndpoint();
+  end.nic.pause = PauseSettings{true, true, false};
+  Result<EndpointRecord> back = EndpointFromJson(json::parse(json(end).dump()));
+  ASSERT_TRUE(back.has_value()) << back.error().message;
+  ASSERT_TRUE(back->nic.pause.known());
+  EXPECT_TRUE(back->nic.pause.value().autoneg);
+  EXPECT_TRUE(back->nic.pause.value().rx);
+  EXPECT_FALSE(back->nic.pause.value().tx);
+  json older = end;
+  older["nic"].erase("pause");
+  Result<EndpointRecord> old = EndpointFromJson(older);
+  ASSERT_TRUE(old.has_value()) << old.error().message;
+  EXPECT_FALSE(old->nic.pause.known());
+}
+
 TEST(RecordJsonTest, TcpInfoFromAnOlderPeerWithoutReorderingCountsReads) {
   json doc = MakeTcpRun();
   json& info = doc["local"]["intervals"][0]["streams"][0]["tcp_info"];

@@ -1,6 +1,7 @@
 // Several runs as an HTML page: an experiment's variants (or the sets a user named), a bar chart
 // per metric with each variant's median, its min and max and n, the U test against the first
-// variant as `compare` prints it, and what differs from the first variant.
+// variant as `compare` prints it, what differs from the first variant and what differs inside
+// one. The variants come in the caller's order, the one `matrix` and `compare` print.
 #include <fmt/format.h>
 
 #include "report/compare_report.h"
@@ -101,7 +102,7 @@ std::string Values(const std::vector<analysis::ValueCount>& values) {
   return HtmlEscape(text);
 }
 
-std::string DiffersTable(const MatrixTable& t) {
+std::string DiffersBetweenRows(const MatrixTable& t) {
   std::string rows;
   for (size_t v = 1; v < t.variants.size(); ++v) {
     for (const auto& d : t.versus_first[v].differs) {
@@ -110,6 +111,38 @@ std::string DiffersTable(const MatrixTable& t) {
                           HtmlEscape(d.name), HtmlEscape(t.variants[v]), Values(d.a), Values(d.b));
     }
   }
+  return rows;
+}
+
+// A fact with several values inside one variant, as compare's "Differs inside one set": the
+// first variant's from its comparison with itself, every other's from its side b.
+std::string DiffersInsideRows(const MatrixTable& t) {
+  std::string rows;
+  for (size_t v = 0; v < t.variants.size(); ++v) {
+    for (const auto& d : t.versus_first[v].differs) {
+      if (!(v == 0 ? d.a_mixed : d.b_mixed)) continue;
+      rows += fmt::format("<tr class=\"differs\"><td>{}</td><td>{}</td><td>{}</td></tr>",
+                          HtmlEscape(d.name), HtmlEscape(t.variants[v]), Values(d.b));
+    }
+  }
+  return rows;
+}
+
+std::string DiffersInside(const MatrixTable& t) {
+  const std::string rows = DiffersInsideRows(t);
+  if (rows.empty()) return "";
+  return "<section id=\"differs-inside\" aria-labelledby=\"differs-inside-h\"><h2 "
+         "id=\"differs-inside-h\">Differs inside one set</h2><p class=\"warning\">Such a set is "
+         "not one configuration: its runs ran with different values of these facts, and its "
+         "figures mix them.</p><div class=\"table-wrap\" tabindex=\"0\"><table class=\"facts\">"
+         "<caption>Facts with several values inside one set</caption><thead><tr><th "
+         "scope=\"col\">fact</th><th scope=\"col\">set</th><th scope=\"col\">values (runs)"
+         "</th></tr></thead><tbody>" +
+         rows + "</tbody></table></div></section>";
+}
+
+std::string DiffersTable(const MatrixTable& t) {
+  const std::string rows = DiffersBetweenRows(t);
   std::string out = fmt::format(
       "<section id=\"differs\" aria-labelledby=\"differs-h\"><h2 id=\"differs-h\">What differs "
       "from the first variant ({})</h2>",
@@ -117,7 +150,8 @@ std::string DiffersTable(const MatrixTable& t) {
   if (rows.empty()) {
     return out +
            "<p class=\"empty\">Nothing: every variant ran with the same options and "
-           "facts.</p></section>";
+           "facts.</p></section>" +
+           DiffersInside(t);
   }
   return out +
          "<p class=\"note\">Values with the number of runs that had them.</p>"
@@ -125,12 +159,34 @@ std::string DiffersTable(const MatrixTable& t) {
          "that differ</caption><thead><tr><th scope=\"col\">fact</th><th scope=\"col\">"
          "variant</th><th scope=\"col\">first variant</th><th scope=\"col\">this variant"
          "</th></tr></thead><tbody>" +
-         rows + "</tbody></table></div></section>";
+         rows + "</tbody></table></div></section>" + DiffersInside(t);
+}
+
+// The header: an experiment's id and seed (as `matrix` prints them), or the sets as the user
+// named them with their runs, the first marked as the baseline.
+std::string Summary(const MatrixTable& t, const std::vector<SetName>& sets) {
+  std::string out = "<dl class=\"summary\">";
+  if (t.experiment != 0) {
+    out +=
+        fmt::format("<div><dt>experiment</dt><dd>{}</dd></div><div><dt>seed</dt><dd>{}</dd></div>",
+                    t.experiment, t.seed);
+  }
+  out += fmt::format("<div><dt>{}</dt><dd>{}</dd></div></dl>", sets.empty() ? "variants" : "sets",
+                     t.variants.size());
+  if (sets.empty()) return out;
+  out += "<ol class=\"sets\">";
+  for (size_t i = 0; i < sets.size(); ++i) {
+    out += fmt::format("<li><b>{}</b>: {} runs ({}){}</li>", HtmlEscape(sets[i].selector),
+                       sets[i].ids.size(), IdsText(sets[i].ids),
+                       i == 0 ? ", the baseline each set is compared with" : "");
+  }
+  return out + "</ol>";
 }
 
 }  // namespace
 
-std::string RenderHtmlMatrix(const MatrixTable& t, const std::string& title) {
+std::string RenderHtmlMatrix(const MatrixTable& t, const std::string& title,
+                             const std::vector<SetName>& sets) {
   Json charts = Json::array();
   if (!t.versus_first.empty()) {
     for (const auto& m : t.versus_first[0].metrics) charts.push_back(MetricChart(t, m));
@@ -143,15 +199,7 @@ std::string RenderHtmlMatrix(const MatrixTable& t, const std::string& title) {
                {"charts", std::move(charts)}};
   Json page{{"runs",
              Json::array({Json{{"anchor", "nb-charts-0"}, {"sections", Json::array({section})}}})}};
-  std::string summary = "<dl class=\"summary\">";
-  if (t.experiment != 0) {
-    summary += fmt::format(
-        "<div><dt>experiment</dt><dd>{}</dd></div><div><dt>seed</dt><dd>{}"
-        "</dd></div>",
-        t.experiment, t.seed);
-  }
-  summary += fmt::format("<div><dt>variants</dt><dd>{}</dd></div></dl>", t.variants.size());
-  std::string body = "<header><h1>" + HtmlEscape(title) + "</h1>" + summary +
+  std::string body = "<header><h1>" + HtmlEscape(title) + "</h1>" + Summary(t, sets) +
                      "</header>\n<main id=\"main\">\n<div id=\"nb-charts-0\"><p class=\"empty\">"
                      "The charts need the page's script.</p></div>\n" +
                      (t.versus_first.empty() ? "" : VerdictTable(t) + DiffersTable(t)) + "</main>";

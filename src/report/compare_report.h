@@ -44,6 +44,9 @@ std::string RenderMatrixJson(const MatrixTable& t);
 // change_percent_vs_first,p_vs_first,verdict_vs_first.
 std::string RenderMatrixCsv(const MatrixTable& t);
 
+// "1,3,5" or, past twelve, "1,2,...,12,... (40 runs)": a set's run ids for a header.
+std::string IdsText(const std::vector<int64_t>& ids);
+
 // "~", "~ (too few runs)" or "+12.3%": the change column of a metric.
 std::string ChangeText(const analysis::Comparison& c);
 

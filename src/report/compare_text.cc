@@ -96,14 +96,14 @@ const char kLegend[] =
     "\n~ : no difference shown: not significant at p < 0.05 (two-sided Mann-Whitney U test), or\n"
     "    too few runs to tell (3 runs a side can never reach p < 0.05; 5 a side can)\n";
 
+}  // namespace
+
 std::string IdsText(const std::vector<int64_t>& ids) {
   std::string text;
   for (size_t i = 0; i < ids.size() && i < 12; ++i) text += (i ? "," : "") + std::to_string(ids[i]);
   if (ids.size() > 12) text += fmt::format(",... ({} runs)", ids.size());
   return text;
 }
-
-}  // namespace
 
 std::string ChangeText(const Comparison& c) {
   if (!c.a || !c.b) return "~ (not measured in both sets)";

@@ -152,6 +152,10 @@ void AddQueues(Section& s, const record::NicFacts& nic) {
                        c.adaptive_rx ? " adaptive" : "", c.tx_usecs, c.tx_frames,
                        c.adaptive_tx ? " adaptive" : "");
   });
+  s.AddMeasured("flow control", nic.pause, [](const record::PauseSettings& p) {
+    return fmt::format("rx {}, tx {}, autoneg {}", p.rx ? "on" : "off", p.tx ? "on" : "off",
+                       p.autoneg ? "on" : "off");
+  });
   if (!nic.offloads.known()) {
     s.Add("offloads", Section::Unknown(nic.offloads));
   } else {

@@ -14,6 +14,7 @@ h1 { font-size: 1.5rem; margin: 0 0 8px; }
 h2 { font-size: 1.2rem; margin: 28px 0 4px; border-bottom: 1px solid var(--line); padding-bottom: 4px; }
 h3 { font-size: 1rem; margin: 0 0 4px; }
 p.note { color: var(--muted); margin: 4px 0 12px; }
+p.warning { border-left: 5px solid var(--warn); background: var(--band); padding: 6px 10px; }
 .skip { position: absolute; left: -9999px; }
 .skip:focus { left: 8px; top: 8px; background: var(--bg); padding: 4px 8px; z-index: 1; }
 :focus-visible { outline: 3px solid #0969da; outline-offset: 2px; }

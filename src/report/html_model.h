@@ -28,6 +28,8 @@ nlohmann::ordered_json BuildHtmlModel(const record::RunRecord& run);
 nlohmann::ordered_json ThroughputCharts(const record::RunRecord& run);
 
 // Both ends' host and NIC facts flattened to one row per fact: [name, local, remote, differs].
+// differs is never set on counters kept since the interface came up (nic.counters.*,
+// nic.driver_stats*), which differ between any two hosts.
 nlohmann::ordered_json FactRows(const record::RunRecord& run);
 
 // The drop ladder (analysis/drop_ladder.h): one row per layer, [layer, local, remote].

@@ -74,7 +74,8 @@ std::string FactsHtml(const Json& facts, const std::string& prefix) {
       "<section id=\"{2}facts\" aria-labelledby=\"{2}facts-h\"><h2 id=\"{2}facts-h\">Both ends' "
       "host and "
       "NIC facts</h2><p class=\"note\">Rows where the ends differ are highlighted and marked "
-      "\u2260.</p><div class=\"table-wrap facts-wrap\" tabindex=\"0\"><table class=\"facts\">"
+      "\u2260; counters kept since the interface came up (nic.counters, nic.driver_stats) "
+      "never are.</p><div class=\"table-wrap facts-wrap\" tabindex=\"0\"><table class=\"facts\">"
       "<caption>Facts of each end</caption><thead><tr><th scope=\"col\">fact</th>"
       "<th scope=\"col\">{0}</th><th scope=\"col\">{1}</th></tr></thead><tbody>",
       HtmlEscape(facts["ends"][0].get<std::string>()),

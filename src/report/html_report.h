@@ -31,8 +31,11 @@ std::string RenderHtml(const std::vector<const record::RunRecord*>& runs,
 
 // An experiment or several sets of runs: a bar chart per metric, one bar per variant with its
 // min, max and n; each variant against the first (change or `~`, p) as compare prints it; what
-// differs from the first variant (compare_html.cc).
-std::string RenderHtmlMatrix(const MatrixTable& t, const std::string& title);
+// differs from the first variant, and what differs inside one variant (compare_html.cc). The
+// header names the experiment and its seed when t.experiment is set, else `sets`: the sets as
+// the user named them, in t.variants' order (the first is the baseline, compare's A).
+std::string RenderHtmlMatrix(const MatrixTable& t, const std::string& title,
+                             const std::vector<SetName>& sets = {});
 
 // The page around a prepared model (html_model.h shape, or the several-runs shape of
 // compare_html.cc): `body` is the server-rendered HTML of the sections that need no script

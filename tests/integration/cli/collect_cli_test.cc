@@ -1,7 +1,8 @@
 // `nicbench collect`: the capture script as the binary writes it, run for real with the
 // system's sh on this Linux host (tar on stdout and -o DIR), read back by `inspect --root`, and
 // given to `run --remote-facts` against a stock `iperf3 -s` on loopback, whose end then carries
-// the capture's facts. Bad captures: clear errors, exit 2 or 3.
+// the capture's facts. The script's FreeBSD branch runs too, against stand-ins for FreeBSD's base
+// tools that print the seed posts' own output. Bad captures: clear errors, exit 2 or 3.
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -168,6 +169,72 @@ TEST(CollectCli, RemoteFactsJoinARunAgainstStockIperf3) {
   EXPECT_EQ(remote["nic"]["interface"], "lo");
   ASSERT_EQ(remote["samples"].size(), 1u);
   EXPECT_TRUE(remote["samples"][0]["cpus"].is_array()) << remote["samples"][0].dump();
+}
+
+// A stand-in for one FreeBSD tool: an sh script in `bin` named `name` with `body`.
+void FakeTool(const std::string& bin, const std::string& name, const std::string& body) {
+  const std::string path = bin + "/" + name;
+  std::ofstream(path) << "#!/bin/sh\n" << body << "\n";
+  fs::permissions(path, fs::perms::owner_all);
+}
+
+// The script's FreeBSD branch, run here with FreeBSD's base tools played by scripts in PATH
+// that print seed 2's own output (its `pciconf -lv` line for em0, `vmstat -i` and `top -SHPb`
+// of the stormed server; tests/testdata/freebsd), the second `vmstat -i` its rates carried on
+// for two seconds, the `ifconfig` line for em0 constructed (the post shows none). The capture
+// reads back through `inspect --root` with the NIC, the interrupt lines and the CPU sample.
+TEST(CollectCli, ScriptFreebsdBranchCapturesWhatTheParsersRead) {
+  Fixture f;
+  WriteScript(f);
+  const std::string bin = f.dir + "/bin", fixtures = testing::TestdataDir() + "/freebsd/";
+  fs::create_directories(bin);
+  FakeTool(bin, "uname",
+           "case \"$1\" in -s) echo FreeBSD ;; *) echo 'FreeBSD nas 9.3-RELEASE amd64' ;; esac");
+  FakeTool(
+      bin, "sysctl",
+      "case \"$*\" in\n"
+      "  hw) printf 'hw.ncpu: 2\\nhw.model: Intel(R) Pentium(R) CPU G2020\\n' ;;\n"
+      "  kern.hostname*) printf 'kern.hostname: nas\\nkern.osrelease: 9.3-RELEASE\\n' ;;\n"
+      "  '-n dev.em.0.%parent') echo pci1 ;;\n"
+      "  dev.em) printf 'dev.em.0.%%parent: pci1\\ndev.em.0.mac_stats.missed_packets: 10\\n' ;;\n"
+      "  *) exit 1 ;;\nesac");
+  FakeTool(bin, "ifconfig",
+           "printf 'em0: flags=8843<UP,BROADCAST,RUNNING,SIMPLEX,MULTICAST> metric 0 mtu 1500\\n"
+           "\\toptions=4019b<RXCSUM,TXCSUM,VLAN_MTU,VLAN_HWTAGGING,VLAN_HWCSUM,TSO4>\\n"
+           "\\tmedia: Ethernet autoselect (1000baseT <full-duplex>)\\n\\tstatus: active\\n'");
+  FakeTool(bin, "pciconf",
+           "[ \"$1\" = -lv ] && cat " + fixtures +
+               "pciconf-lv-em0-nas4free.txt\n"
+               "[ \"$1\" = -lc ] && cat " +
+               fixtures + "pciconf-lvc-em0-nas4free.txt\nexit 0");
+  const std::string vmstat = fixtures + "vmstat-i-em0-nas4free-stormed.txt";
+  FakeTool(bin, "vmstat",
+           "if [ -f " + f.dir +
+               "/vmstat-ran ]; then\n"
+               "  awk 'NR > 1 && $1 ~ /^irq/ { $(NF - 1) += 2 * $NF } { print }' " +
+               vmstat +
+               "\n"
+               "else touch " +
+               f.dir + "/vmstat-ran; cat " + vmstat + "; fi");
+  FakeTool(bin, "top", "cat " + fixtures + "top-SHPb-em0-nas4free-stormed.txt");
+  for (const char* quiet : {"netstat", "route"}) FakeTool(bin, quiet, "exit 0");
+  const std::string out = f.dir + "/capture";
+  const testing::ProcessResult r =
+      testing::RunProcess({"/usr/bin/env", "PATH=" + bin + ":" + std::getenv("PATH"), Shell(),
+                           f.script, "-i", "em0", "-s", "1", "-o", out});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(Slurp(out + "/nicbench-capture").find("os FreeBSD\ninterface em0\n"),
+            std::string::npos);
+  const testing::ProcessResult text = testing::RunNicbench({"inspect", "--root", out});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  for (const char* line :
+       {"hostname:      nas", "driver:                   em", "speed:                    1000",
+        "pci:                      8086:10d3 Intel Corporation / 82574L", "irq 257 em0:rx0",
+        "captured  cpu0 100% hi", "irq mode:                 MSI"}) {
+    EXPECT_NE(text.out.find(line), std::string::npos) << line << "\n" << text.out;
+  }
+  const json back = json::parse(testing::RunNicbench({"inspect", "--root", out, "--json"}).out);
+  EXPECT_EQ(back["nic"]["driver_stats"]["mac_stats.missed_packets"], 10) << back.dump(2);
 }
 
 TEST(CollectCli, BadCapturesAndArguments) {

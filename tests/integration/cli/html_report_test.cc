@@ -17,6 +17,9 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "cli/matrix_plan.h"
+#include "record/json_test_records.h"
+#include "store/store.h"
 #include "support/run_binary.h"
 
 namespace nicbench {
@@ -302,6 +305,49 @@ TEST_F(HtmlReport, SetsOfStoredRunsAsBarsWithTheMediansCompareGives) {
         << d["fact"];
   }
   EXPECT_GT(between, 0) << compare.out;
+}
+
+// An experiment's page as `matrix` printed it: its seed, its variants in its own order (the
+// first the baseline, although it ran second in every round), and a variant whose runs had two
+// kernels warned of; drawn cleanly by the browser.
+TEST_F(HtmlReport, ExperimentPageInTheMatrixOrderWithItsSeed) {
+  NB_NEED_CHROMIUM();
+  const std::string db = Path("results.db");
+  cli::MatrixDefinition d;
+  d.host = "198.18.0.2";
+  d.varies = {{"streams", {"4", "1"}}};
+  d.repeat = 3;
+  d.seed = 7515384567968678901u;
+  d.schedule = {{1, 0}, {1, 0}, {1, 0}};
+  {
+    auto store = store::OpenStore(db);
+    ASSERT_TRUE(store) << store.error().message;
+    auto id = (*store)->PutExperiment(cli::DefinitionToJson(d));
+    ASSERT_TRUE(id) << id.error().message;
+    const auto variants = cli::CrossProduct(d.varies);
+    for (int round = 1; round <= 3; ++round) {
+      for (int v : {1, 0}) {
+        record::RunRecord run = record::testing::MakeTcpRun();
+        if (v == 1 && round == 3) run.local.host.kernel = std::string("6.12.0-1-amd64");
+        ASSERT_TRUE((*store)->Put(run, cli::RunLabels(*id, round, v + 1, variants[v])));
+      }
+    }
+  }
+  const std::string page = Path("experiment.html");
+  auto report = testing::RunNicbench({"report", "experiment:1", "-o", page, "--store", db});
+  ASSERT_EQ(report.exit_code, 0) << report.err;
+  auto browser = Open(page);
+  const json check = CheckOf(browser.out);
+  ExpectCleanPage(browser, check);
+  EXPECT_NE(browser.out.find("<dt>seed</dt><dd>7515384567968678901</dd>"), std::string::npos);
+  const auto bars = TableOf(browser.out, check["charts"][0]["id"].get<std::string>());
+  ASSERT_EQ(bars.size(), 2u) << browser.out;
+  EXPECT_EQ(bars[0][0].rfind("streams=4 (n=3)", 0), 0u) << bars[0][0];
+  EXPECT_EQ(bars[1][0].rfind("streams=1 (n=3)", 0), 0u) << bars[1][0];
+  const size_t inside = browser.out.find("id=\"differs-inside\"");
+  ASSERT_NE(inside, std::string::npos);
+  EXPECT_NE(browser.out.find("<td>client.kernel</td><td>streams=1</td>", inside),
+            std::string::npos);
 }
 
 TEST_F(HtmlReport, BadInputsFailClearly) {

@@ -190,6 +190,12 @@ TEST(DiagnosisStand, DroppingShaperShowsRetransmissions) {
   Outcome o = RunPair(*st, {}, {"-t", "5"});
   SKIP_IF_RUN_MISSING(o);
   EXPECT_TRUE(Has(o, "retransmissions")) << o.titles;
+  // The drop ladder counts the tbf's own drops (its root qdisc's counter) and names the qdisc
+  // as the lowest layer that dropped (issue 28): not "not sampled".
+  EXPECT_NE(o.titles.find("drop-ladder: The lowest layer that dropped packets: the qdisc at the "
+                          "local client"),
+            std::string::npos)
+      << o.titles;
 }
 
 }  // namespace
