@@ -95,14 +95,18 @@ void AddRtts(const std::vector<record::IntervalRecord>& intervals, double& sum, 
   }
 }
 
+// The intervals the end in the sender's seat kept: the local end's own, or the run's when an
+// older record has only those.
+const std::vector<record::IntervalRecord>& LocalIntervals(const record::RunRecord& run) {
+  return run.local.intervals.empty() ? run.intervals : run.local.intervals;
+}
+
 Measured<double> MeanRtt(const record::RunRecord& run) {
   if (run.spec.transport != record::Transport::kTcp) return Unknown(Missing::kAbsent, "not TCP");
   double sum = 0;
   int n = 0;
   const Duty local = DutyOf(RoleOf(run.local), run.spec.direction);
-  if (local.sends) {
-    AddRtts(run.local.intervals.empty() ? run.intervals : run.local.intervals, sum, n);
-  }
+  if (local.sends) AddRtts(LocalIntervals(run), sum, n);
   if (local.receives && run.remote.known()) AddRtts(run.remote.value().intervals, sum, n);
   if (n == 0) return Unknown(Missing::kNotReported, "no sender TCP_INFO");
   return sum / n;
@@ -111,6 +115,14 @@ Measured<double> MeanRtt(const record::RunRecord& run) {
 }  // namespace
 
 double SampleSeconds(const record::HostInterval& sample) { return sample.end - sample.start; }
+
+Measured<double> SenderMeanRttUs(const std::vector<record::IntervalRecord>& intervals) {
+  double sum = 0;
+  int n = 0;
+  AddRtts(intervals, sum, n);
+  if (n == 0) return Unknown(Missing::kNotReported, "no sender TCP_INFO");
+  return sum / n;
+}
 
 Role RoleOf(const record::EndpointRecord& end) { return end.role; }
 

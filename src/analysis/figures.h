@@ -35,6 +35,12 @@ Duty DutyOf(Role role, record::Direction direction);
 std::vector<const record::HostInterval*> CountedSamples(const record::RunRecord& run,
                                                         const record::EndpointRecord& end);
 
+// The one rule for a mean RTT: the sending streams' smoothed RTT (TCP_INFO rtt, microseconds),
+// mean over the counted intervals (past the omitted warm-up) and the streams, samples without an
+// estimate yet (0) left out. `intervals`: one sending end's. RunFigures::mean_rtt_us pools both
+// senders' samples by the same rule; diagnosis's per-flow RTT is this of the flow's sender.
+record::Measured<double> SenderMeanRttUs(const std::vector<record::IntervalRecord>& intervals);
+
 // One direction of data, from the record's stream totals.
 struct DirectionTotals {
   int streams = 0;

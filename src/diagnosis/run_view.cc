@@ -63,7 +63,6 @@ std::optional<SenderTcp> LastSenderTcp(const std::vector<record::IntervalRecord>
     tcp.dsack_dups = dsack > base.first ? dsack - base.first : 0;
     tcp.reord_seen = seen > base.second ? seen - base.second : 0;
     int known = 0;
-    double rtt_sum = 0;
     for (const auto& stream : it->streams) {
       const record::TcpInfoSample* info = stream.tcp_info.get();
       if (!stream.sender || info == nullptr) continue;
@@ -72,14 +71,15 @@ std::optional<SenderTcp> LastSenderTcp(const std::vector<record::IntervalRecord>
       tcp.rwnd_limited_us += info->rwnd_limited_us;
       tcp.sndbuf_limited_us += info->sndbuf_limited_us;
       tcp.snd_mss = std::max(tcp.snd_mss, info->snd_mss);
-      rtt_sum += info->rtt_us;
       tcp.reordering = std::max(tcp.reordering, info->reordering);
       if (info->snd_wnd > 0 && (tcp.snd_wnd == 0 || info->snd_wnd < tcp.snd_wnd)) {
         tcp.snd_wnd = info->snd_wnd;
       }
     }
     if (known == 0) continue;
-    tcp.mean_rtt_us = rtt_sum / known;
+    // Over every counted interval, as analysis computes it for the store and compare: the
+    // last interval alone once stood here under the same name.
+    tcp.mean_rtt_us = analysis::SenderMeanRttUs(intervals).value_or(0);
     return tcp;
   }
   return std::nullopt;

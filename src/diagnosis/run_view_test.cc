@@ -1,0 +1,53 @@
+// One rule per figure: the RTT diagnosis words ("mean RTT 0.25 ms"), the one the store keeps and
+// compare tests, and the load's RTT of latency under load are one computation.
+#include "diagnosis/run_view.h"
+
+#include <gtest/gtest.h>
+
+#include "analysis/figure_table.h"
+#include "analysis/figures.h"
+#include "analysis/test_runs.h"
+#include "analysis/under_load.h"
+
+namespace nicbench::diagnosis {
+namespace {
+
+// Four counted intervals at 100..400 us after an omitted one at 5 ms: the mean is 250 us,
+// the last interval alone 400 us, and the warm-up counts for nothing.
+record::RunRecord RisingRtt() {
+  record::RunRecord run = analysis::testing::MakeRun({}, 5);
+  auto& intervals = run.local.intervals;
+  intervals[0].omitted = true;
+  intervals[0].streams[0].omitted = true;
+  const uint32_t rtts[] = {5000, 100, 200, 300, 400};
+  for (size_t i = 0; i < intervals.size(); ++i) {
+    intervals[i].streams[0].tcp_info.value().rtt_us = rtts[i];
+  }
+  return run;
+}
+
+TEST(OneRule, TheMeanRttsGiveOneAnswer) {
+  record::RunRecord run = RisingRtt();
+  run.under_load = record::UnderLoad{};  // the load's RTT of latency under load
+  const double figures = analysis::ComputeFigures(run).mean_rtt_us.value();
+  const double table = analysis::ComputeFigureValues(run).Get("mean_rtt_us").value();
+  const double loaded = analysis::ComputeUnderLoad(run).loaded_rtt_ms.value() * 1000;
+  const RunView view(run);
+  ASSERT_EQ(view.flows().size(), 1u);
+  ASSERT_TRUE(view.flows()[0].tcp.has_value());
+  const double diagnosis = view.flows()[0].tcp->mean_rtt_us;
+  EXPECT_DOUBLE_EQ(figures, 250);
+  EXPECT_DOUBLE_EQ(table, figures);
+  EXPECT_DOUBLE_EQ(loaded, figures);
+  EXPECT_DOUBLE_EQ(diagnosis, figures);  // not the last interval's 400
+}
+
+TEST(OneRule, ASenderWithoutAnRttEstimateIsUnknownNotZero) {
+  record::RunRecord run = RisingRtt();
+  for (auto& iv : run.local.intervals) iv.streams[0].tcp_info.value().rtt_us = 0;
+  EXPECT_FALSE(analysis::SenderMeanRttUs(run.local.intervals).known());
+  EXPECT_FALSE(analysis::ComputeFigures(run).mean_rtt_us.known());
+}
+
+}  // namespace
+}  // namespace nicbench::diagnosis
