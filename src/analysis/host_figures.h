@@ -31,8 +31,12 @@ struct CoreLoad {
 // The busiest core of one interval; nullopt when per-CPU shares are unknown or empty.
 std::optional<CoreLoad> BusiestCore(const record::HostInterval& sample);
 
-// Per-core averages over all samples, busiest first, at most `limit`.
-std::vector<CoreLoad> BusiestCores(const std::vector<record::HostInterval>& samples, size_t limit);
+// The one rule for "the busiest core" of an end: per-core busy shares averaged over `samples`
+// weighted by their length, busiest first, at most `limit`. Pass the counted samples
+// (figures.h CountedSamples: past the omitted warm-up, not the short remainder), as the
+// summary, the HTML report, the frequency fact and the request/response rules all do.
+std::vector<CoreLoad> BusiestCores(const std::vector<const record::HostInterval*>& samples,
+                                   size_t limit);
 
 // Sum of the NIC's IRQ lines' rates in one interval; nullopt when IRQs are unknown or no line
 // belongs to the NIC (loopback).

@@ -4,8 +4,13 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <vector>
+
 #include "analysis/figure_table.h"
 #include "analysis/figures.h"
+#include "analysis/frequency.h"
+#include "analysis/host_figures.h"
 #include "analysis/test_runs.h"
 #include "analysis/under_load.h"
 
@@ -47,6 +52,30 @@ TEST(OneRule, ASenderWithoutAnRttEstimateIsUnknownNotZero) {
   for (auto& iv : run.local.intervals) iv.streams[0].tcp_info.value().rtt_us = 0;
   EXPECT_FALSE(analysis::SenderMeanRttUs(run.local.intervals).known());
   EXPECT_FALSE(analysis::ComputeFigures(run).mean_rtt_us.known());
+}
+
+// A warm-up (omitted) second with CPU 0 flat out, then CPU 2 the busiest: every "busiest core"
+// (the summary's, the HTML report's, the frequency fact's, the request/response rules') is CPU 2.
+TEST(OneRule, TheBusiestCoreLeavesOutTheWarmUp) {
+  record::RunRecord run = analysis::testing::MakeRun({}, 5);
+  run.spec.omit = std::chrono::seconds(1);
+  run.spec.interval = std::chrono::seconds(1);
+  auto& samples = run.local.samples;
+  samples[0].cpus.value()[0].system = 100, samples[0].cpus.value()[0].idle = 0;
+  for (size_t i = 1; i < samples.size(); ++i) {
+    samples[i].cpus.value()[2].system = 60, samples[i].cpus.value()[2].idle = 40;
+  }
+  const auto cores = analysis::BusiestCores(analysis::CountedSamples(run, run.local), 1);
+  ASSERT_EQ(cores.size(), 1u);
+  EXPECT_EQ(cores[0].cpu, 2);
+  EXPECT_DOUBLE_EQ(cores[0].busy_percent, 60);
+  std::vector<record::CpuFrequency> frequencies(4);
+  for (int c = 0; c < 4; ++c) frequencies[c].cpu = c;
+  run.local.host.cpu_frequencies = frequencies;
+  const auto frequency = analysis::BusiestCoreFrequency(run, run.local);
+  ASSERT_TRUE(frequency.has_value());
+  EXPECT_EQ(frequency->cpu, 2);
+  EXPECT_DOUBLE_EQ(frequency->mean_busy_percent, 60);
 }
 
 }  // namespace

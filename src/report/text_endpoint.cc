@@ -76,8 +76,9 @@ std::string CpuRows(const record::RunRecord& run, const record::EndpointRecord& 
   return Row("Host busy", HostBusy(cost, end)) + Row("Transfer", TransferCost(cost));
 }
 
-std::string Busiest(const record::EndpointRecord& end) {
-  const std::vector<analysis::CoreLoad> cores = analysis::BusiestCores(end.samples, 3);
+std::string Busiest(const record::RunRecord& run, const record::EndpointRecord& end) {
+  const std::vector<analysis::CoreLoad> cores =
+      analysis::BusiestCores(analysis::CountedSamples(run, end), 3);
   if (cores.empty())
     return end.samples.empty() ? "unknown (no host samples)"
                                : UnknownText(end.samples.front().cpus);
@@ -219,7 +220,7 @@ std::string EndpointSection(const record::RunRecord& run, const record::Endpoint
   if (end.host.kernel.known()) head += ", Linux " + TerminalSafe(end.host.kernel.value());
   std::string out = head + "\n";
   out += CpuRows(run, end);
-  out += Row("Busiest", Busiest(end));
+  out += Row("Busiest", Busiest(run, end));
   out += Row("Interrupts", Interrupts(end));
   out += Row("Drops", Drops(end));
   out += NicSection(end.nic);
