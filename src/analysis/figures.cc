@@ -136,16 +136,32 @@ Duty DutyOf(Role role, record::Direction direction) {
   return duty;
 }
 
+bool Counts(const record::RunRecord& run, double start, double end) {
+  const double omit = std::chrono::duration<double>(run.spec.omit).count();
+  const double interval = std::chrono::duration<double>(run.spec.interval).count();
+  const double dt = end - start;
+  if (dt <= 0 || end <= omit + 1e-6) return false;
+  return !(interval > 0 && dt < interval / 4);
+}
+
 std::vector<const record::HostInterval*> CountedSamples(const record::RunRecord& run,
                                                         const record::EndpointRecord& end) {
   std::vector<const record::HostInterval*> out;
-  const double omit = std::chrono::duration<double>(run.spec.omit).count();
-  const double interval = std::chrono::duration<double>(run.spec.interval).count();
   for (const record::HostInterval& sample : end.samples) {
-    const double dt = SampleSeconds(sample);
-    if (dt <= 0 || sample.end <= omit + 1e-6) continue;
-    if (interval > 0 && dt < interval / 4) continue;
-    out.push_back(&sample);
+    if (Counts(run, sample.start, sample.end)) out.push_back(&sample);
+  }
+  return out;
+}
+
+std::vector<double> IntervalBitsPerSecond(const record::RunRecord& run, bool local_sends) {
+  std::vector<double> out;
+  for (const record::IntervalRecord& iv : run.intervals) {
+    if (iv.omitted || !Counts(run, iv.start, iv.end)) continue;
+    uint64_t bytes = 0;
+    for (const record::StreamInterval& s : iv.streams) {
+      if (s.sender == local_sends) bytes += s.bytes;
+    }
+    out.push_back(bytes * 8.0 / (iv.end - iv.start));
   }
   return out;
 }

@@ -78,5 +78,32 @@ TEST(OneRule, TheBusiestCoreLeavesOutTheWarmUp) {
   EXPECT_DOUBLE_EQ(frequency->mean_busy_percent, 60);
 }
 
+// The per-interval goodput the diagnosis judges and the host samples count the same stretches of
+// the test: past the warm-up, and not a remainder under a quarter of the interval.
+TEST(OneRule, IntervalsAndSamplesCountTheSameStretches) {
+  record::RunRecord run = analysis::testing::MakeRun({}, 0);
+  run.spec.omit = std::chrono::seconds(1);
+  run.spec.interval = std::chrono::seconds(1);
+  const double bounds[][2] = {{0, 1}, {1, 2}, {2, 3}, {3, 3.2}};
+  for (const auto& b : bounds) {
+    record::IntervalRecord iv;
+    iv.start = b[0], iv.end = b[1], iv.omitted = b[1] <= 1;
+    record::StreamInterval st;
+    st.id = 1, st.sender = true, st.start = b[0], st.end = b[1];
+    st.bytes = static_cast<uint64_t>(125e6 * (b[1] - b[0]));  // 1 Gbit/s
+    iv.streams.push_back(st);
+    run.intervals.push_back(iv);
+    record::HostInterval sample;
+    sample.start = b[0], sample.end = b[1];
+    run.local.samples.push_back(sample);
+  }
+  const std::vector<double> rates = analysis::IntervalBitsPerSecond(run, true);
+  EXPECT_EQ(rates, (std::vector<double>{1e9, 1e9}));
+  EXPECT_EQ(analysis::CountedSamples(run, run.local).size(), rates.size());
+  const RunView view(run);
+  ASSERT_FALSE(view.flows().empty());
+  EXPECT_EQ(view.flows()[0].interval_bits_per_second, rates);
+}
+
 }  // namespace
 }  // namespace nicbench::diagnosis
