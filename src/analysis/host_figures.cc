@@ -132,11 +132,12 @@ std::vector<IrqLineTotal> TopIrqLines(const std::vector<record::HostInterval>& s
   return result;
 }
 
-std::optional<CpuSeconds> HostCpuSeconds(const std::vector<record::HostInterval>& samples) {
+std::optional<CpuSeconds> HostCpuSeconds(const std::vector<const record::HostInterval*>& samples) {
   CpuSeconds cost;
   std::map<std::string, double> by_kind;
   bool any = false;
-  for (const record::HostInterval& sample : samples) {
+  for (const record::HostInterval* counted : samples) {
+    const record::HostInterval& sample = *counted;
     if (!sample.cpus.known() || !(Seconds(sample) > 0)) continue;
     any = true;
     const double w = Seconds(sample);

@@ -73,7 +73,10 @@ struct CpuSeconds {
   int cpus = 0;
   double wall_seconds = 0;
 };
-std::optional<CpuSeconds> HostCpuSeconds(const std::vector<record::HostInterval>& samples);
+// The one rule for the whole host's busy CPU time: every core's busy share times the sample's
+// length, over `samples` (pass the counted ones, figures.h CountedSamples), by kind of work;
+// cost.h's host_cpu_seconds_per_gigabyte is its total per GB. nullopt without per-CPU shares.
+std::optional<CpuSeconds> HostCpuSeconds(const std::vector<const record::HostInterval*>& samples);
 
 // Sums of the counters over the samples whose names say drops or errors, nonzero only.
 std::vector<std::pair<std::string, int64_t>> DropCounters(

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <vector>
 
+#include "analysis/cost.h"
 #include "analysis/figure_table.h"
 #include "analysis/figures.h"
 #include "analysis/frequency.h"
@@ -76,6 +77,20 @@ TEST(OneRule, TheBusiestCoreLeavesOutTheWarmUp) {
   ASSERT_TRUE(frequency.has_value());
   EXPECT_EQ(frequency->cpu, 2);
   EXPECT_DOUBLE_EQ(frequency->mean_busy_percent, 60);
+}
+
+// The whole host's busy time: the cost per GB and the summary's split by kind count the same
+// samples (a warm-up with every core flat out counts in neither).
+TEST(OneRule, TheHostBusyTimeIsOneFigure) {
+  record::RunRecord run = analysis::testing::MakeRun({}, 5);
+  run.spec.omit = std::chrono::seconds(1);
+  run.spec.interval = std::chrono::seconds(1);
+  for (record::CpuShare& c : run.local.samples[0].cpus.value()) c.system = 100, c.idle = 0;
+  const auto host = analysis::HostCpuSeconds(analysis::CountedSamples(run, run.local));
+  ASSERT_TRUE(host.has_value());
+  EXPECT_DOUBLE_EQ(host->total, 4.0);  // 4 counted seconds, one core's worth busy
+  const analysis::EndCost cost = analysis::CostOf(run, analysis::Role::kClient);
+  EXPECT_NEAR(cost.host_cpu_seconds_per_gigabyte.value(), 1.0, 1e-9);  // 4 CPU-s over 4 GB
 }
 
 // The per-interval goodput the diagnosis judges and the host samples count the same stretches of
