@@ -9,24 +9,18 @@
 #include <vector>
 
 #include "analysis/differs.h"
+#include "analysis/figure_table.h"
 #include "analysis/figures.h"
 #include "analysis/statistics.h"
 #include "record/run_record.h"
 
 namespace nicbench::analysis {
 
-// One metric compare shows: a stable key for scripts, a name for people, its one unit.
-struct Metric {
-  const char* key;          // "server_cpu_seconds_per_gigabyte"
-  const char* what;         // "CPU per GB"
-  const char* unit;         // "CPU-s/GB"
-  std::optional<Role> end;  // the end a per-end figure belongs to
-  record::Measured<double> (*get)(const RunFigures&);
-};
-// Every metric, in display order: the bulk ones, then the request/response ones (keys "rr_...",
-// unknown for a bulk run, so they show only when a set holds request/response runs).
-const std::vector<Metric>& Metrics();
-bool IsRrMetric(const Metric& metric);
+// The metrics compare shows are the compared rows of the figure table (figure_table.h), in its
+// order: the bulk ones, then the request/response ones (keys "rr_...") and the latency-under-load
+// ones (keys "under_load_..."), each unknown for a run of another kind, so they show only when a
+// set holds runs of their kind.
+bool IsRrMetric(const Figure& metric);
 
 // A metric's values over one set: the known ones, and how many runs had it unknown.
 struct MetricValues {
@@ -35,7 +29,7 @@ struct MetricValues {
 };
 
 struct MetricComparison {
-  const Metric* metric = nullptr;
+  const Figure* metric = nullptr;
   MetricValues a, b;
   Comparison comparison;
 };
@@ -45,8 +39,8 @@ struct SetComparison {
   // The direction of every run of both sets when they share one, so "server" can be read as
   // "receiver"; unset when the sets mix directions.
   std::optional<record::Direction> direction;
-  // Metrics known in at least one run of either set, in Metrics() order; when every run of both
-  // sets is a request/response run, without goodput and the costs per gigabyte.
+  // Compared figures known in at least one run of either set, in Figures() order; when every run
+  // of both sets is a request/response run, without the figures per byte moved.
   std::vector<MetricComparison> metrics;
   std::vector<FactDifference> differs;
 };
@@ -56,7 +50,7 @@ struct SetComparison {
 // facts without parsing whole records.
 struct RunInput {
   int64_t id = 0;  // the store's id; 0 when not stored
-  RunFigures figures;
+  FigureValues figures;
   std::vector<Fact> facts;
   record::Direction direction = record::Direction::kForward;
 };
@@ -70,6 +64,6 @@ SetComparison CompareInputs(const std::vector<const RunInput*>& a,
 // "server (receiver)" for a metric name's end when the direction says which end receives.
 std::string EndLabel(Role role, std::optional<record::Direction> direction);
 // "server (receiver) CPU per GB", "goodput client->server (receiver)".
-std::string MetricName(const Metric& metric, std::optional<record::Direction> direction);
+std::string MetricName(const Figure& metric, std::optional<record::Direction> direction);
 
 }  // namespace nicbench::analysis

@@ -6,6 +6,7 @@
 #include <numeric>
 
 #include "analysis/figures.h"
+#include "analysis/host_figures.h"
 
 namespace nicbench::analysis {
 namespace {
@@ -76,13 +77,14 @@ Spent Add(const record::RunRecord& run, const record::EndpointRecord& end,
     const double dt = SampleSeconds(s);
     out.seconds += dt;
     for (const record::CpuShare& c : *cpus) {
-      out.host_busy += c.Busy() / 100 * dt;
       if (std::find(cores.begin(), cores.end(), c.cpu) == cores.end()) continue;
       out.softirq += c.softirq / 100 * dt;
       out.irq += c.irq / 100 * dt;
     }
   }
   if (samples.empty()) out.have_process = false;
+  // The whole host's busy time by the one rule the summary's kind split also uses.
+  if (const auto host = HostCpuSeconds(samples)) out.host_busy = host->total;
   return out;
 }
 

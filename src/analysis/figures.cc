@@ -95,14 +95,18 @@ void AddRtts(const std::vector<record::IntervalRecord>& intervals, double& sum, 
   }
 }
 
+// The intervals the end in the sender's seat kept: the local end's own, or the run's when an
+// older record has only those.
+const std::vector<record::IntervalRecord>& LocalIntervals(const record::RunRecord& run) {
+  return run.local.intervals.empty() ? run.intervals : run.local.intervals;
+}
+
 Measured<double> MeanRtt(const record::RunRecord& run) {
   if (run.spec.transport != record::Transport::kTcp) return Unknown(Missing::kAbsent, "not TCP");
   double sum = 0;
   int n = 0;
   const Duty local = DutyOf(RoleOf(run.local), run.spec.direction);
-  if (local.sends) {
-    AddRtts(run.local.intervals.empty() ? run.intervals : run.local.intervals, sum, n);
-  }
+  if (local.sends) AddRtts(LocalIntervals(run), sum, n);
   if (local.receives && run.remote.known()) AddRtts(run.remote.value().intervals, sum, n);
   if (n == 0) return Unknown(Missing::kNotReported, "no sender TCP_INFO");
   return sum / n;
@@ -111,6 +115,14 @@ Measured<double> MeanRtt(const record::RunRecord& run) {
 }  // namespace
 
 double SampleSeconds(const record::HostInterval& sample) { return sample.end - sample.start; }
+
+Measured<double> SenderMeanRttUs(const std::vector<record::IntervalRecord>& intervals) {
+  double sum = 0;
+  int n = 0;
+  AddRtts(intervals, sum, n);
+  if (n == 0) return Unknown(Missing::kNotReported, "no sender TCP_INFO");
+  return sum / n;
+}
 
 Role RoleOf(const record::EndpointRecord& end) { return end.role; }
 
@@ -124,16 +136,32 @@ Duty DutyOf(Role role, record::Direction direction) {
   return duty;
 }
 
+bool Counts(const record::RunRecord& run, double start, double end) {
+  const double omit = std::chrono::duration<double>(run.spec.omit).count();
+  const double interval = std::chrono::duration<double>(run.spec.interval).count();
+  const double dt = end - start;
+  if (dt <= 0 || end <= omit + 1e-6) return false;
+  return !(interval > 0 && dt < interval / 4);
+}
+
 std::vector<const record::HostInterval*> CountedSamples(const record::RunRecord& run,
                                                         const record::EndpointRecord& end) {
   std::vector<const record::HostInterval*> out;
-  const double omit = std::chrono::duration<double>(run.spec.omit).count();
-  const double interval = std::chrono::duration<double>(run.spec.interval).count();
   for (const record::HostInterval& sample : end.samples) {
-    const double dt = SampleSeconds(sample);
-    if (dt <= 0 || sample.end <= omit + 1e-6) continue;
-    if (interval > 0 && dt < interval / 4) continue;
-    out.push_back(&sample);
+    if (Counts(run, sample.start, sample.end)) out.push_back(&sample);
+  }
+  return out;
+}
+
+std::vector<double> IntervalBitsPerSecond(const record::RunRecord& run, bool local_sends) {
+  std::vector<double> out;
+  for (const record::IntervalRecord& iv : run.intervals) {
+    if (iv.omitted || !Counts(run, iv.start, iv.end)) continue;
+    uint64_t bytes = 0;
+    for (const record::StreamInterval& s : iv.streams) {
+      if (s.sender == local_sends) bytes += s.bytes;
+    }
+    out.push_back(bytes * 8.0 / (iv.end - iv.start));
   }
   return out;
 }

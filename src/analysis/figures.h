@@ -30,10 +30,24 @@ struct Duty {
 };
 Duty DutyOf(Role role, record::Direction direction);
 
-// The host samples of `end` that count: past the omitted warm-up, and at least a quarter of
-// the requested interval long (a short remainder at the end of a test is noise).
+// The one rule for what counts of a test's time: a stretch [start, end) counts when it ends past
+// the omitted warm-up and is at least a quarter of the requested interval long (a short
+// remainder at the end of a test is noise). Host samples and per-interval goodput both use it.
+bool Counts(const record::RunRecord& run, double start, double end);
+
+// The host samples of `end` that count (Counts).
 std::vector<const record::HostInterval*> CountedSamples(const record::RunRecord& run,
                                                         const record::EndpointRecord& end);
+
+// The one rule for a mean RTT: the sending streams' smoothed RTT (TCP_INFO rtt, microseconds),
+// mean over the counted intervals (past the omitted warm-up) and the streams, samples without an
+// estimate yet (0) left out. `intervals`: one sending end's. RunFigures::mean_rtt_us pools both
+// senders' samples by the same rule; diagnosis's per-flow RTT is this of the flow's sender.
+record::Measured<double> SenderMeanRttUs(const std::vector<record::IntervalRecord>& intervals);
+
+// Goodput of each counted interval (Counts) of the run's intervals in the direction the local
+// end sends (`local_sends`) or receives, bits per second, in time order.
+std::vector<double> IntervalBitsPerSecond(const record::RunRecord& run, bool local_sends);
 
 // One direction of data, from the record's stream totals.
 struct DirectionTotals {

@@ -1,5 +1,7 @@
 #include "analysis/frequency.h"
 
+#include "analysis/host_figures.h"
+
 #include <algorithm>
 #include <map>
 
@@ -13,19 +15,10 @@ std::optional<CoreFrequency> BusiestCoreFrequency(const record::RunRecord& run,
                                                   const record::EndpointRecord& end) {
   const auto* frequencies = end.host.cpu_frequencies.get();
   if (frequencies == nullptr || frequencies->empty()) return std::nullopt;
-  std::map<int, double> busy;
-  int samples = 0;
-  for (const record::HostInterval* s : CountedSamples(run, end)) {
-    const auto* cpus = s->cpus.get();
-    if (cpus == nullptr) continue;
-    ++samples;
-    for (const record::CpuShare& c : *cpus) busy[c.cpu] += c.Busy();
-  }
-  if (samples == 0 || busy.empty()) return std::nullopt;
-  const auto top = std::max_element(
-      busy.begin(), busy.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
+  const std::vector<CoreLoad> top = BusiestCores(CountedSamples(run, end), 1);
+  if (top.empty()) return std::nullopt;
   for (const record::CpuFrequency& f : *frequencies) {
-    if (f.cpu == top->first) return CoreFrequency{f.cpu, top->second / samples, f};
+    if (f.cpu == top[0].cpu) return CoreFrequency{f.cpu, top[0].busy_percent, f};
   }
   return std::nullopt;
 }

@@ -31,11 +31,13 @@ std::optional<CoreLoad> BusiestCore(const record::HostInterval& sample) {
   return CoreLoad{busiest->cpu, busiest->Busy(), BusyKinds(*busiest)};
 }
 
-std::vector<CoreLoad> BusiestCores(const std::vector<record::HostInterval>& samples, size_t limit) {
+std::vector<CoreLoad> BusiestCores(const std::vector<const record::HostInterval*>& samples,
+                                   size_t limit) {
   // Weighted by interval length, so a short last interval counts for what it is.
   std::map<int, record::CpuShare> sums;
   std::map<int, double> seconds;
-  for (const record::HostInterval& sample : samples) {
+  for (const record::HostInterval* counted : samples) {
+    const record::HostInterval& sample = *counted;
     if (!sample.cpus.known() || !(Seconds(sample) > 0)) continue;
     const double w = Seconds(sample);
     for (const record::CpuShare& c : sample.cpus.value()) {
@@ -130,11 +132,12 @@ std::vector<IrqLineTotal> TopIrqLines(const std::vector<record::HostInterval>& s
   return result;
 }
 
-std::optional<CpuSeconds> HostCpuSeconds(const std::vector<record::HostInterval>& samples) {
+std::optional<CpuSeconds> HostCpuSeconds(const std::vector<const record::HostInterval*>& samples) {
   CpuSeconds cost;
   std::map<std::string, double> by_kind;
   bool any = false;
-  for (const record::HostInterval& sample : samples) {
+  for (const record::HostInterval* counted : samples) {
+    const record::HostInterval& sample = *counted;
     if (!sample.cpus.known() || !(Seconds(sample) > 0)) continue;
     any = true;
     const double w = Seconds(sample);

@@ -31,8 +31,12 @@ struct CoreLoad {
 // The busiest core of one interval; nullopt when per-CPU shares are unknown or empty.
 std::optional<CoreLoad> BusiestCore(const record::HostInterval& sample);
 
-// Per-core averages over all samples, busiest first, at most `limit`.
-std::vector<CoreLoad> BusiestCores(const std::vector<record::HostInterval>& samples, size_t limit);
+// The one rule for "the busiest core" of an end: per-core busy shares averaged over `samples`
+// weighted by their length, busiest first, at most `limit`. Pass the counted samples
+// (figures.h CountedSamples: past the omitted warm-up, not the short remainder), as the
+// summary, the HTML report, the frequency fact and the request/response rules all do.
+std::vector<CoreLoad> BusiestCores(const std::vector<const record::HostInterval*>& samples,
+                                   size_t limit);
 
 // Sum of the NIC's IRQ lines' rates in one interval; nullopt when IRQs are unknown or no line
 // belongs to the NIC (loopback).
@@ -69,7 +73,10 @@ struct CpuSeconds {
   int cpus = 0;
   double wall_seconds = 0;
 };
-std::optional<CpuSeconds> HostCpuSeconds(const std::vector<record::HostInterval>& samples);
+// The one rule for the whole host's busy CPU time: every core's busy share times the sample's
+// length, over `samples` (pass the counted ones, figures.h CountedSamples), by kind of work;
+// cost.h's host_cpu_seconds_per_gigabyte is its total per GB. nullopt without per-CPU shares.
+std::optional<CpuSeconds> HostCpuSeconds(const std::vector<const record::HostInterval*>& samples);
 
 // Sums of the counters over the samples whose names say drops or errors, nonzero only.
 std::vector<std::pair<std::string, int64_t>> DropCounters(

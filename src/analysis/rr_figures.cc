@@ -44,10 +44,17 @@ RrFigures ComputeRrFigures(const record::RunRecord& run) {
   if (s.local.connect && s.local.connect->count > 0) {
     f.connect_p50_us = s.local.connect->p50_us;
     f.connect_p99_us = s.local.connect->p99_us;
+  } else {
+    f.connect_p50_us = f.connect_p99_us =
+        Unknown(Missing::kAbsent, run.spec.rr.mode == record::RrMode::kCrr
+                                      ? "no connection timed at this end"
+                                      : "not a CRR test: the flows keep their connections");
   }
   if (run.spec.transport == record::Transport::kUdp) {
     f.lost = static_cast<double>(s.local.lost);
     f.late = static_cast<double>(s.local.late);
+  } else {
+    f.lost = f.late = Unknown(Missing::kAbsent, "not UDP: TCP loses no transaction");
   }
   const bool local_client = RoleOf(run.local) == Role::kClient;
   const char* why = "the end did not report its CPU time";

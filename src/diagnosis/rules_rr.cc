@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "analysis/host_figures.h"
 #include "diagnosis/rules.h"
 
 namespace nicbench::diagnosis {
@@ -23,22 +24,9 @@ constexpr double kCoalescingShare = 0.25;
 
 // The busiest core of an end over its counted samples: (cpu, mean busy percent).
 std::optional<std::pair<int, double>> BusiestCore(const RunView& view, const End& end) {
-  std::map<int, std::pair<double, int>> sums;
-  for (const record::HostInterval* s : view.Samples(end)) {
-    const auto* cpus = s->cpus.get();
-    if (cpus == nullptr) continue;
-    for (size_t i = 0; i < cpus->size(); ++i) {
-      auto& [sum, n] = sums[static_cast<int>(i)];
-      sum += (*cpus)[i].Busy();
-      ++n;
-    }
-  }
-  std::optional<std::pair<int, double>> best;
-  for (const auto& [cpu, v] : sums) {
-    const double mean = v.first / v.second;
-    if (!best || mean > best->second) best = std::make_pair(cpu, mean);
-  }
-  return best;
+  const std::vector<analysis::CoreLoad> top = analysis::BusiestCores(view.Samples(end), 1);
+  if (top.empty()) return std::nullopt;
+  return std::make_pair(top[0].cpu, top[0].busy_percent);
 }
 
 const record::RrStats* Totals(const RunView& view) {

@@ -31,12 +31,6 @@ End MakeEnd(const record::EndpointRecord& rec, bool local, bool client, Directio
   return end;
 }
 
-double Median(std::vector<double> values) {
-  if (values.empty()) return 0;
-  std::sort(values.begin(), values.end());
-  return values[values.size() / 2];
-}
-
 // Sums of the sender streams' cumulative DSACK and reordering counts at the end of `interval`.
 std::pair<uint64_t, uint64_t> ReorderCounts(const record::IntervalRecord& interval) {
   uint64_t dsack = 0, seen = 0;
@@ -63,7 +57,6 @@ std::optional<SenderTcp> LastSenderTcp(const std::vector<record::IntervalRecord>
     tcp.dsack_dups = dsack > base.first ? dsack - base.first : 0;
     tcp.reord_seen = seen > base.second ? seen - base.second : 0;
     int known = 0;
-    double rtt_sum = 0;
     for (const auto& stream : it->streams) {
       const record::TcpInfoSample* info = stream.tcp_info.get();
       if (!stream.sender || info == nullptr) continue;
@@ -72,14 +65,15 @@ std::optional<SenderTcp> LastSenderTcp(const std::vector<record::IntervalRecord>
       tcp.rwnd_limited_us += info->rwnd_limited_us;
       tcp.sndbuf_limited_us += info->sndbuf_limited_us;
       tcp.snd_mss = std::max(tcp.snd_mss, info->snd_mss);
-      rtt_sum += info->rtt_us;
       tcp.reordering = std::max(tcp.reordering, info->reordering);
       if (info->snd_wnd > 0 && (tcp.snd_wnd == 0 || info->snd_wnd < tcp.snd_wnd)) {
         tcp.snd_wnd = info->snd_wnd;
       }
     }
     if (known == 0) continue;
-    tcp.mean_rtt_us = rtt_sum / known;
+    // Over every counted interval, as analysis computes it for the store and compare: the
+    // last interval alone once stood here under the same name.
+    tcp.mean_rtt_us = analysis::SenderMeanRttUs(intervals).value_or(0);
     return tcp;
   }
   return std::nullopt;
@@ -136,21 +130,8 @@ Flow RunView::MakeFlow(bool local_sends) const {
     flow.tcp = LastSenderTcp(intervals);
   }
 
-  std::vector<double> durations;
-  for (const auto& iv : run_.intervals) {
-    if (!iv.omitted && iv.end > iv.start) durations.push_back(iv.end - iv.start);
-  }
-  double typical = Median(durations);
-  for (const auto& iv : run_.intervals) {
-    double dt = iv.end - iv.start;
-    // The last interval of a test is often a short remainder; its rate is noise.
-    if (iv.omitted || dt <= 0 || dt < typical / 2) continue;
-    uint64_t bytes_in = 0;
-    for (const auto& s : iv.streams) {
-      if (s.sender == local_sends) bytes_in += s.bytes;
-    }
-    flow.interval_bits_per_second.push_back(bytes_in * 8.0 / dt);
-  }
+  // Each counted interval's goodput, by analysis's one rule for what counts.
+  flow.interval_bits_per_second = analysis::IntervalBitsPerSecond(run_, local_sends);
   return flow;
 }
 

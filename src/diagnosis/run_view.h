@@ -25,12 +25,12 @@ struct End {
 };
 
 // TCP_INFO of the sender's sockets at the end of the last counted interval, summed over
-// streams (times) or averaged (rtt).
+// streams (times); the RTT is analysis::SenderMeanRttUs, over every counted interval.
 struct SenderTcp {
   uint64_t busy_us = 0, rwnd_limited_us = 0, sndbuf_limited_us = 0;
   uint32_t snd_mss = 0;
-  double mean_rtt_us = 0;
-  uint32_t snd_wnd = 0;  // smallest advertised window seen among the streams, 0 = unknown
+  double mean_rtt_us = 0;  // 0 when unknown
+  uint32_t snd_wnd = 0;    // smallest advertised window seen among the streams, 0 = unknown
   // Over the counted intervals (after omit), summed over the streams: segments the receiver got
   // twice (DSACK), i.e. needless retransmissions, and reordering events the sender detected.
   uint64_t dsack_dups = 0, reord_seen = 0;

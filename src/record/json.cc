@@ -41,6 +41,19 @@ std::string UnknownReason(Missing why, std::string_view detail) {
   return text;
 }
 
+std::pair<Missing, std::string> ParseUnknownReason(std::string_view text) {
+  for (Missing why : kAllMissing) {
+    const std::string_view name = MissingName(why);
+    if (text == name) return {why, {}};
+    if (text.size() > name.size() + 2 && text.substr(0, name.size()) == name &&
+        text.substr(name.size(), 2) == ": ") {
+      return {why, std::string(text.substr(name.size() + 2))};
+    }
+  }
+  // A reason we do not recognise (a newer peer's wording) is still a reason: keep its text.
+  return {Missing::kError, std::string(text)};
+}
+
 namespace json_detail {
 
 std::pair<Missing, std::string> ReadUnknownReason(const json& obj, const char* key) {
@@ -50,17 +63,7 @@ std::pair<Missing, std::string> ReadUnknownReason(const json& obj, const char* k
   const auto reason = unknown->find(key);
   if (reason == unknown->end()) return {Missing::kNotReported, "no reason given"};
   if (!reason->is_string()) throw ShapeError(std::string("unknown.") + key, "expected a string");
-  const std::string& text = reason->get_ref<const std::string&>();
-  for (Missing why : kAllMissing) {
-    const std::string_view name = MissingName(why);
-    if (text == name) return {why, {}};
-    if (text.size() > name.size() + 2 && text.compare(0, name.size(), name) == 0 &&
-        text.compare(name.size(), 2, ": ") == 0) {
-      return {why, text.substr(name.size() + 2)};
-    }
-  }
-  // A reason we do not recognise (a newer peer's wording) is still a reason: keep its text.
-  return {Missing::kError, text};
+  return ParseUnknownReason(reason->get_ref<const std::string&>());
 }
 
 void ReadOptionalString(const json& obj, const char* key, std::optional<std::string>& out) {

@@ -33,6 +33,7 @@
 #include <cstddef>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
@@ -94,6 +95,9 @@ const char* MissingToken(Missing why);   // same text as MissingName()
 
 // The reason string of the unknown rule: "permission denied: needs CAP_NET_ADMIN".
 std::string UnknownReason(Missing why, std::string_view detail);
+// Its inverse: the kind and the detail of a reason string; a reason in words this nicbench does
+// not know (a newer peer's) is kError with the whole text as detail.
+std::pair<Missing, std::string> ParseUnknownReason(std::string_view text);
 
 // Trust-boundary readers: never throw; a bad document gives an Error naming the member path.
 Result<EndpointRecord> EndpointFromJson(const nlohmann::json& j);

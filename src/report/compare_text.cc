@@ -16,7 +16,7 @@ using analysis::Verdict;
 
 // "10.99 Gbits/sec [10.88 .. 11.10] n=5": the median with its unit, the range in the median's
 // scale, then n.
-std::string Spread(const std::optional<analysis::Summary>& s, const analysis::Metric& metric,
+std::string Spread(const std::optional<analysis::Summary>& s, const analysis::Figure& metric,
                    int unknown) {
   if (!s) return unknown > 0 ? fmt::format("unknown in {} runs", unknown) : "no runs";
   const std::string unit = metric.unit;
@@ -39,8 +39,11 @@ std::string Spread(const std::optional<analysis::Summary>& s, const analysis::Me
                        CompactCount(s->max));
   } else if (unit == "us") {
     text = fmt::format("{:.0f} us [{:.0f} .. {:.0f}]", s->median, s->min, s->max);
+  } else if (unit == "RPM") {
+    text = fmt::format("{:.0f} RPM [{:.0f} .. {:.0f}]", s->median, s->min, s->max);
   } else {
-    const char* suffix = unit == "CPU-s/GB" ? " CPU-s/GB" : "";
+    // Milliseconds of latency under load and the probes' share keep three significant digits.
+    const std::string suffix = unit == "CPU-s/GB" || unit == "ms" || unit == "%" ? " " + unit : "";
     text = fmt::format("{:.3g}{} [{:.3g} .. {:.3g}]", s->median, suffix, s->min, s->max);
   }
   text += fmt::format(" n={}", s->n);

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <map>
 
+#include "analysis/figures.h"
 #include "analysis/host_figures.h"
 #include "record/json.h"
 #include "report/html_chart.h"
@@ -123,7 +124,7 @@ Json CpuSection(const record::RunRecord& run) {
   Json charts = Json::array();
   std::string note;
   for (const auto& [end, rec] : Ends(run)) {
-    auto cores = analysis::BusiestCores(rec->samples, kHtmlMaxCores);
+    auto cores = analysis::BusiestCores(analysis::CountedSamples(run, *rec), kHtmlMaxCores);
     std::sort(cores.begin(), cores.end(),
               [](const auto& a, const auto& b) { return a.cpu < b.cpu; });
     for (const auto& core : cores) charts.push_back(CoreChart(end, rec->samples, core.cpu));

@@ -7,7 +7,9 @@
 #include <functional>
 #include <map>
 
+#include "analysis/compare_sets.h"
 #include "analysis/drop_ladder.h"
+#include "analysis/figure_table.h"
 #include "analysis/stream_limits.h"
 #include "record/json.h"
 #include "report/format.h"
@@ -261,6 +263,22 @@ Json StreamLimitRows(const record::RunRecord& run) {
   return rows;
 }
 
+Json FigureRows(const record::RunRecord& run) {
+  const analysis::FigureValues values = analysis::ComputeFigureValues(run);
+  Json rows = Json::array();
+  for (const analysis::Figure& f : analysis::Figures()) {
+    // The groups history shows for this run: request/response and under-load only for their runs.
+    if (f.group == analysis::FigureGroup::kRr && !run.spec.rr.enabled()) continue;
+    if (f.group == analysis::FigureGroup::kUnderLoad && !run.under_load) continue;
+    const record::Measured<double>& v = values[f];
+    rows.push_back({analysis::MetricName(f, run.spec.direction),
+                    v.known() ? fmt::format("{:.6g}", v.value())
+                              : "unknown (" + record::UnknownReason(v.why(), v.detail()) + ")",
+                    f.unit, f.key});
+  }
+  return rows;
+}
+
 nlohmann::ordered_json BuildHtmlModel(const record::RunRecord& run) {
   auto ends = html::Ends(run);
   Json m;
@@ -291,6 +309,7 @@ nlohmann::ordered_json BuildHtmlModel(const record::RunRecord& run) {
   m["facts"] = {{"ends", names}, {"rows", FactRows(run)}};
   if (!run.spec.rr.enabled()) m["drop_ladder"] = {{"ends", names}, {"rows", DropLadderRows(run)}};
   m["stream_limits"] = StreamLimitRows(run);
+  m["figures"] = FigureRows(run);
   return m;
 }
 

@@ -20,8 +20,13 @@ inline constexpr size_t kHtmlMaxIrqLines = 8;
 // {"title", "summary": [[name, value]...], "findings": [...], "sections": [{id, title, note,
 // charts: [...]}], "facts": {"ends": [name, name], "rows": [[fact, a, b, differs]...]},
 // "drop_ladder": {"ends": [name, name], "rows": [[layer, a, b]...]} (bulk tests),
-// "stream_limits": [[id, sender, limit, detail]...]}.
+// "stream_limits": [[id, sender, limit, detail]...], "figures": FigureRows}.
 nlohmann::ordered_json BuildHtmlModel(const record::RunRecord& run);
+
+// Every figure of the table of figures (analysis/figure_table.h) the store keeps of this run,
+// in the table's order, the request/response and under-load groups only for their runs:
+// [name, value or "unknown (why)", unit, key].
+nlohmann::ordered_json FigureRows(const record::RunRecord& run);
 
 // One throughput chart per direction (client -> server, server -> client): each end's sum in
 // Mbit/s per interval, the per-stream stack of the receiving end when there are several streams.

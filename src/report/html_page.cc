@@ -118,6 +118,12 @@ std::string LadderAndLimitsHtml(const Json& model, const std::string& prefix) {
         {"layer", ladder["ends"][0].get<std::string>(), ladder["ends"][1].get<std::string>()},
         ladder["rows"]);
   }
+  if (model.contains("figures")) {
+    out += RowsHtml(prefix + "figures", "Figures",
+                    "Every figure the result store keeps of this run, as history, compare and "
+                    "matrix read them; unknown says why.",
+                    {"figure", "value", "unit", "key"}, model["figures"]);
+  }
   if (model.contains("stream_limits") && !model["stream_limits"].empty()) {
     out += RowsHtml(prefix + "stream-limits", "What limited each TCP stream",
                     "From the sender's TCP_INFO busy, rwnd-limited and sndbuf-limited times.",

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "analysis/figure_table.h"
 #include "record/json_test_records.h"
 #include "report/html_model.h"
 
@@ -48,6 +49,25 @@ TEST(HtmlModel, AStockPeerSaysWhatIsMissingInsteadOfDrawingZeros) {
   EXPECT_NE(m["sections"][1]["note"].get<std::string>().find("no CPU samples"), std::string::npos);
   EXPECT_EQ(m["facts"]["rows"][0][2], "not reported");
   EXPECT_FALSE(RenderHtml(run).empty());
+}
+
+// The figures table is the table of figures: every bulk row, in its order, unknown with why.
+TEST(HtmlModel, FiguresAreTheTableOfFigures) {
+  auto run = MakeTcpRun(true);
+  const auto rows = FigureRows(run);
+  size_t bulk = 0;
+  for (const analysis::Figure& f : analysis::Figures())
+    bulk += f.group == analysis::FigureGroup::kBulk;
+  ASSERT_EQ(rows.size(), bulk);
+  EXPECT_EQ(rows[0][3], "sender_bits_per_second");
+  bool reverse_unknown = false;
+  for (const auto& row : rows) {
+    if (row[3] == "goodput_server_to_client_bits_per_second") {
+      reverse_unknown = row[1] == "unknown (not present: no data in this direction)";
+    }
+  }
+  EXPECT_TRUE(reverse_unknown);
+  EXPECT_NE(RenderHtml(run).find("id=\"figures\""), std::string::npos);
 }
 
 TEST(HtmlModel, FactsThatDifferAreMarked) {

@@ -28,12 +28,12 @@ store::RunSummary RrRunSummary() {
   s.direction = "forward";
   s.protocol = "udp";
   s.streams = 1;
-  s.rr.mode = "rr";
-  s.rr.transactions_per_second = 27254.3;
-  s.rr.p50_us = 35.1;
-  s.rr.p99_us = 55.6;
-  s.rr.lost = 3;
-  s.rr.client_process_us_per_transaction = 14.2;
+  s.rr_mode = "rr";
+  s.figures.Get("rr_transactions_per_second") = 27254.3;
+  s.figures.Get("rr_latency_p50_us") = 35.1;
+  s.figures.Get("rr_latency_p99_us") = 55.6;
+  s.figures.Get("rr_lost") = 3;
+  s.figures.Get("rr_client_process_us_per_transaction") = 14.2;
   return s;
 }
 
@@ -42,7 +42,7 @@ store::RunSummary BulkSummary() {
   s.id = 6;
   s.protocol = "tcp";
   s.direction = "forward";
-  s.receiver_bits_per_second = 941e6;
+  s.figures.Get("receiver_bits_per_second") = 941e6;
   return s;
 }
 

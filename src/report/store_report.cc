@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "analysis/figure_table.h"
 #include "record/json.h"
 #include "report/csv.h"
 #include "report/format.h"
@@ -40,25 +41,37 @@ std::string LabelsText(const store::Labels& labels, const char* separator) {
   return text;
 }
 
-std::string Fixed(std::optional<double> v) { return v ? fmt::format("{:.2f}", *v) : "-"; }
+std::string Fixed(const record::Measured<double>& v) {
+  return v.known() ? fmt::format("{:.2f}", v.value()) : "-";
+}
+
+bool IsRr(const RunSummary& s) { return !s.rr_mode.empty(); }
 
 // A request/response run shows its CPU time per transaction where a bulk run shows its CPU
 // per GB (per GB of 1-byte transactions is a meaningless huge number).
 std::string CpuText(const RunSummary& s, bool client) {
-  if (s.rr.mode.empty())
-    return Fixed(client ? s.client_cpu_seconds_per_gb : s.server_cpu_seconds_per_gb);
-  const std::optional<double>& us =
-      client ? s.rr.client_process_us_per_transaction : s.rr.server_process_us_per_transaction;
-  return us ? fmt::format("{:.2f} us/tx", *us) : "-";
+  if (!IsRr(s)) {
+    return Fixed(s.figures.Get(client ? "client_cpu_seconds_per_gigabyte"
+                                      : "server_cpu_seconds_per_gigabyte"));
+  }
+  const record::Measured<double>& us = s.figures.Get(
+      client ? "rr_client_process_us_per_transaction" : "rr_server_process_us_per_transaction");
+  return us.known() ? fmt::format("{:.2f} us/tx", us.value()) : "-";
 }
 
 // A request/response run shows its transactions/s where a bulk run shows its goodput.
 std::string RateText(const RunSummary& s) {
-  if (!s.rr.mode.empty()) {
-    return s.rr.transactions_per_second ? fmt::format("{:.0f} tx/s", *s.rr.transactions_per_second)
-                                        : "-";
+  if (IsRr(s)) {
+    const record::Measured<double>& tps = s.figures.Get("rr_transactions_per_second");
+    return tps.known() ? fmt::format("{:.0f} tx/s", tps.value()) : "-";
   }
-  return s.receiver_bits_per_second ? IperfBitRate(*s.receiver_bits_per_second) : "-";
+  const record::Measured<double>& bps = s.figures.Get("receiver_bits_per_second");
+  return bps.known() ? IperfBitRate(bps.value()) : "-";
+}
+
+std::string RetransmitsText(const RunSummary& s) {
+  const record::Measured<double>& r = s.figures.Get("retransmits");
+  return r.known() ? fmt::format("{:.0f}", r.value()) : "-";
 }
 
 // An incomplete run was not diagnosed: the column says what it is instead.
@@ -72,51 +85,58 @@ std::vector<std::string> TextRow(const RunSummary& s) {
           Time(s),
           Hosts(s),
           s.direction == "bidirectional" ? "bidir" : s.direction,
-          s.rr.mode.empty() ? s.protocol : s.protocol + " " + s.rr.mode,
+          IsRr(s) ? s.protocol + " " + s.rr_mode : s.protocol,
           std::to_string(s.streams),
           RateText(s),
           CpuText(s, /*client=*/true),
           CpuText(s, /*client=*/false),
-          s.retransmits ? std::to_string(*s.retransmits) : "-",
+          RetransmitsText(s),
           FindingText(s),
           s.labels.empty() ? "-" : LabelsText(s.labels, " ")};
 }
 
-template <typename T>
-nlohmann::json OrNull(const std::optional<T>& v) {
-  return v ? nlohmann::json(*v) : nlohmann::json();
+// The figures of a group a run shows: the bulk ones always, the request/response ones for a
+// request/response run, the latency-under-load ones where any is known.
+bool ShowsGroup(const RunSummary& s, analysis::FigureGroup group) {
+  switch (group) {
+    case analysis::FigureGroup::kRr: return IsRr(s);
+    case analysis::FigureGroup::kUnderLoad: return s.figures.AnyKnown(group);
+    case analysis::FigureGroup::kBulk: break;
+  }
+  return true;
 }
 
-// The request/response members and columns of history, in one order (docs/store.md).
-struct RrField {
-  const char* name;
-  std::optional<double> RunSummary::Rr::*member;
-};
-const std::vector<RrField>& RrFields() {
-  using R = RunSummary::Rr;
-  static const std::vector<RrField> kFields = {
-      {"transactions_per_second", &R::transactions_per_second},
-      {"latency_p50_us", &R::p50_us},
-      {"latency_p90_us", &R::p90_us},
-      {"latency_p99_us", &R::p99_us},
-      {"latency_p99_9_us", &R::p999_us},
-      {"latency_max_us", &R::max_us},
-      {"latency_mean_us", &R::mean_us},
-      {"connect_p50_us", &R::connect_p50_us},
-      {"connect_p99_us", &R::connect_p99_us},
-      {"lost", &R::lost},
-      {"late", &R::late},
-      {"client_process_us_per_transaction", &R::client_process_us_per_transaction},
-      {"server_process_us_per_transaction", &R::server_process_us_per_transaction},
-      {"client_host_us_per_transaction", &R::client_host_us_per_transaction},
-      {"server_host_us_per_transaction", &R::server_host_us_per_transaction},
-  };
-  return kFields;
-}
-
-bool AnyRr(const std::vector<RunSummary>& runs) {
+bool AnyShows(const std::vector<RunSummary>& runs, analysis::FigureGroup group) {
   return std::any_of(runs.begin(), runs.end(),
-                     [](const RunSummary& s) { return !s.rr.mode.empty(); });
+                     [&](const RunSummary& s) { return ShowsGroup(s, group); });
+}
+
+// A count (retransmitted segments, lost transactions) is written as an integer, as it was.
+nlohmann::ordered_json FigureJson(const analysis::Figure& f, const record::Measured<double>& v) {
+  if (!v.known()) return nullptr;
+  const std::string_view unit = f.unit;
+  if (unit == "segments" || unit == "transactions") return static_cast<int64_t>(v.value());
+  return v.value();
+}
+
+// One group's figures as JSON members, the group's key prefix left out inside its own member
+// ("rr": {"latency_p99_us"}), unknown ones null with their reason under "unknown" (the record's
+// rule, record/json.h).
+nlohmann::ordered_json GroupJson(const RunSummary& s, analysis::FigureGroup group) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::object();
+  nlohmann::ordered_json unknown = nlohmann::ordered_json::object();
+  const std::string prefix = group == analysis::FigureGroup::kBulk
+                                 ? std::string()
+                                 : std::string(analysis::FigureGroupName(group)) + "_";
+  for (const analysis::Figure& f : analysis::Figures()) {
+    if (f.group != group) continue;
+    const std::string name = std::string(f.key).substr(prefix.size());
+    const record::Measured<double>& v = s.figures[f];
+    out[name] = FigureJson(f, v);
+    if (!v.known()) unknown[name] = record::UnknownReason(v.why(), v.detail());
+  }
+  if (!unknown.empty()) out["unknown"] = std::move(unknown);
+  return out;
 }
 
 // Samples are taken on the interval boundaries: the i-th sample belongs to the i-th interval.
@@ -250,25 +270,27 @@ std::string RenderHistoryJson(const std::vector<RunSummary>& runs) {
     r["streams"] = s.streams;
     r["duration_seconds"] = s.duration_seconds;
     r["incomplete"] = s.incomplete;
-    r["sender_bits_per_second"] = OrNull(s.sender_bits_per_second);
-    r["receiver_bits_per_second"] = OrNull(s.receiver_bits_per_second);
-    r["client_cpu_seconds_per_gb"] = OrNull(s.client_cpu_seconds_per_gb);
-    r["server_cpu_seconds_per_gb"] = OrNull(s.server_cpu_seconds_per_gb);
-    r["client_interrupts_per_gb"] = OrNull(s.client_interrupts_per_gb);
-    r["server_interrupts_per_gb"] = OrNull(s.server_interrupts_per_gb);
-    r["retransmits"] = OrNull(s.retransmits);
-    r["mean_rtt_us"] = OrNull(s.mean_rtt_us);
+    // The bulk figures at the top level, as history always had them; their reasons last.
+    nlohmann::ordered_json bulk = GroupJson(s, analysis::FigureGroup::kBulk);
+    nlohmann::ordered_json unknown;
+    if (const auto it = bulk.find("unknown"); it != bulk.end()) {
+      unknown = std::move(*it);
+      bulk.erase("unknown");
+    }
+    r.update(bulk);
     r["top_finding"] = s.top_finding.empty() ? nlohmann::ordered_json()
                                              : nlohmann::ordered_json{{"id", s.top_finding},
                                                                       {"severity", s.top_severity}};
     r["labels"] = nlohmann::ordered_json::object();
     for (const auto& [key, value] : s.labels) r["labels"][key] = value;
-    if (!s.rr.mode.empty()) {
-      nlohmann::ordered_json rr;
-      rr["mode"] = s.rr.mode;
-      for (const RrField& f : RrFields()) rr[f.name] = OrNull(s.rr.*f.member);
-      r["rr"] = std::move(rr);
+    if (IsRr(s)) {
+      r["rr"] = {{"mode", s.rr_mode}};
+      r["rr"].update(GroupJson(s, analysis::FigureGroup::kRr));
     }
+    if (ShowsGroup(s, analysis::FigureGroup::kUnderLoad)) {
+      r["under_load"] = GroupJson(s, analysis::FigureGroup::kUnderLoad);
+    }
+    if (!unknown.is_null()) r["unknown"] = std::move(unknown);
     list.push_back(std::move(r));
   }
   nlohmann::ordered_json doc;
@@ -282,38 +304,42 @@ bool AnyIncomplete(const std::vector<RunSummary>& runs) {
   return std::any_of(runs.begin(), runs.end(), [](const RunSummary& s) { return s.incomplete; });
 }
 
-std::vector<std::string> HistoryCsvHeader(bool incomplete, bool rr) {
-  std::vector<std::string> header = {"id",
-                                     "time",
-                                     "client_host",
-                                     "server_host",
-                                     "peer",
-                                     "direction",
-                                     "protocol",
-                                     "streams",
-                                     "duration_seconds",
-                                     "sender_bits_per_second",
-                                     "receiver_bits_per_second",
-                                     "client_cpu_seconds_per_gb",
-                                     "server_cpu_seconds_per_gb",
-                                     "client_interrupts_per_gb",
-                                     "server_interrupts_per_gb",
-                                     "retransmits",
-                                     "mean_rtt_us",
-                                     "top_finding",
-                                     "top_severity",
-                                     "labels"};
-  if (incomplete) header.emplace_back("incomplete");
-  if (rr) {
-    header.emplace_back("rr_mode");
-    for (const RrField& f : RrFields()) header.push_back(std::string("rr_") + f.name);
+// The CSV groups shown: request/response and latency under load only when a run has them.
+struct CsvGroups {
+  bool incomplete = false, rr = false, under_load = false;
+};
+
+void AddFigureHeader(analysis::FigureGroup group, std::vector<std::string>& header) {
+  for (const analysis::Figure& f : analysis::Figures()) {
+    if (f.group == group) header.emplace_back(f.key);
   }
+}
+
+void AddFigureCells(const RunSummary& s, analysis::FigureGroup group,
+                    std::vector<std::string>& row) {
+  for (const analysis::Figure& f : analysis::Figures()) {
+    if (f.group != group) continue;
+    const record::Measured<double>& v = s.figures[f];
+    row.push_back(CsvNumber(v.known() ? std::optional<double>(v.value()) : std::nullopt));
+  }
+}
+
+std::vector<std::string> HistoryCsvHeader(const CsvGroups& g) {
+  std::vector<std::string> header = {"id",          "time",    "client_host",
+                                     "server_host", "peer",    "direction",
+                                     "protocol",    "streams", "duration_seconds"};
+  AddFigureHeader(analysis::FigureGroup::kBulk, header);
+  for (const char* name : {"top_finding", "top_severity", "labels"}) header.emplace_back(name);
+  if (g.incomplete) header.emplace_back("incomplete");
+  if (g.rr) {
+    header.emplace_back("rr_mode");
+    AddFigureHeader(analysis::FigureGroup::kRr, header);
+  }
+  if (g.under_load) AddFigureHeader(analysis::FigureGroup::kUnderLoad, header);
   return header;
 }
 
-std::vector<std::string> HistoryCsvRow(const RunSummary& s, bool incomplete, bool rr) {
-  std::optional<double> retransmits;
-  if (s.retransmits) retransmits = static_cast<double>(*s.retransmits);
+std::vector<std::string> HistoryCsvRow(const RunSummary& s, const CsvGroups& g) {
   std::vector<std::string> row = {std::to_string(s.id),
                                   s.timestamp,
                                   s.client_host,
@@ -322,34 +348,31 @@ std::vector<std::string> HistoryCsvRow(const RunSummary& s, bool incomplete, boo
                                   s.direction,
                                   s.protocol,
                                   std::to_string(s.streams),
-                                  CsvNumber(s.duration_seconds),
-                                  CsvNumber(s.sender_bits_per_second),
-                                  CsvNumber(s.receiver_bits_per_second),
-                                  CsvNumber(s.client_cpu_seconds_per_gb),
-                                  CsvNumber(s.server_cpu_seconds_per_gb),
-                                  CsvNumber(s.client_interrupts_per_gb),
-                                  CsvNumber(s.server_interrupts_per_gb),
-                                  CsvNumber(retransmits),
-                                  CsvNumber(s.mean_rtt_us),
-                                  s.top_finding,
-                                  s.top_severity,
-                                  LabelsText(s.labels, ";")};
-  if (incomplete) row.emplace_back(s.incomplete ? "1" : "0");
-  if (rr) {
-    row.push_back(s.rr.mode);
-    for (const RrField& f : RrFields()) row.push_back(CsvNumber(s.rr.*f.member));
+                                  CsvNumber(s.duration_seconds)};
+  AddFigureCells(s, analysis::FigureGroup::kBulk, row);
+  for (std::string cell : {s.top_finding, s.top_severity, LabelsText(s.labels, ";")}) {
+    row.push_back(std::move(cell));
   }
+  if (g.incomplete) row.emplace_back(s.incomplete ? "1" : "0");
+  if (g.rr) {
+    row.push_back(s.rr_mode);
+    AddFigureCells(s, analysis::FigureGroup::kRr, row);
+  }
+  if (g.under_load) AddFigureCells(s, analysis::FigureGroup::kUnderLoad, row);
   return row;
 }
 
 }  // namespace
 
 std::string RenderHistoryCsv(const std::vector<RunSummary>& runs) {
-  // The incomplete and request/response columns only when a run has them: a table of complete
-  // bulk runs is as it was.
-  const bool incomplete = AnyIncomplete(runs), rr = AnyRr(runs);
-  std::string out = CsvRow(HistoryCsvHeader(incomplete, rr));
-  for (const RunSummary& s : runs) out += CsvRow(HistoryCsvRow(s, incomplete, rr));
+  // The incomplete, request/response and under-load columns only when a run has them: a table
+  // of complete bulk runs keeps its shape.
+  CsvGroups g;
+  g.incomplete = AnyIncomplete(runs);
+  g.rr = AnyShows(runs, analysis::FigureGroup::kRr);
+  g.under_load = AnyShows(runs, analysis::FigureGroup::kUnderLoad);
+  std::string out = CsvRow(HistoryCsvHeader(g));
+  for (const RunSummary& s : runs) out += CsvRow(HistoryCsvRow(s, g));
   return out;
 }
 

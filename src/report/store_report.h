@@ -21,16 +21,18 @@ namespace nicbench::report {
 // "incomplete (interrupted)" under FINDING. No runs: a line saying so.
 std::string RenderHistoryText(const std::vector<store::RunSummary>& runs);
 // {"runs": [{"id", "time", "time_secs", "client_host", "server_host", "peer", "direction",
-// "protocol", "streams", "duration_seconds", "incomplete", "sender_bits_per_second",
-// "receiver_bits_per_second", "client_cpu_seconds_per_gb", "server_cpu_seconds_per_gb",
-// "client_interrupts_per_gb", "server_interrupts_per_gb", "retransmits", "mean_rtt_us",
-// "top_finding": {"id", "severity"} | null, "labels": {...}}]}; unknown figures are null. A
-// request/response run also has "rr": {"mode", "transactions_per_second", "latency_p50_us", ...}
-// (docs/rr.md).
+// "protocol", "streams", "duration_seconds", "incomplete", then every bulk figure of the table of
+// figures by its key (analysis/figure_table.h: "sender_bits_per_second", ...,
+// "client_cpu_seconds_per_gigabyte", "retransmits", "mean_rtt_us"), "top_finding": {"id",
+// "severity"} | null, "labels": {...}}]}; unknown figures are null, with their reason under
+// "unknown" (the record's rule). A request/response run also has "rr": {"mode", then the "rr_"
+// figures without the prefix: "transactions_per_second", "latency_p50_us", ...}, a run with
+// latency-under-load figures "under_load": {"loaded_p99_ms", "loaded_rpm", ...} (docs/store.md).
 std::string RenderHistoryJson(const std::vector<store::RunSummary>& runs);
 // The same members as columns (labels as one "k=v;k=v" column), a header row first; an
-// "incomplete" column (1 or 0) after them only when a run of the list is incomplete, then the
-// "rr" members as rr_* columns only when a run of the list is a request/response run.
+// "incomplete" column (1 or 0) after them only when a run of the list is incomplete, then
+// rr_mode and the rr_* figures only when a run of the list is a request/response run, then the
+// under_load_* figures only when a run of the list has them. Figure columns are the table's keys.
 std::string RenderHistoryCsv(const std::vector<store::RunSummary>& runs);
 
 // The text a run printed: the interval header, each interval's lines with both ends' samples,

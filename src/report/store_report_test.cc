@@ -22,9 +22,9 @@ store::RunSummary Summary() {
   s.protocol = "tcp";
   s.streams = 4;
   s.duration_seconds = 10;
-  s.receiver_bits_per_second = 941e6;
-  s.client_cpu_seconds_per_gb = 1.234;
-  s.retransmits = 7;
+  s.figures.Get("receiver_bits_per_second") = 941e6;
+  s.figures.Get("client_cpu_seconds_per_gigabyte") = 1.234;
+  s.figures.Get("retransmits") = 7;
   s.top_finding = "link-rate-limited";
   s.top_severity = "warning";
   s.labels = {{"nic", "re0"}, {"note", "a, b"}};
@@ -48,7 +48,9 @@ TEST(HistoryReport, JsonHasNullForUnknownsAndTheTopFinding) {
   const auto& run = doc["runs"][0];
   EXPECT_EQ(run["id"], 12);
   EXPECT_TRUE(run["sender_bits_per_second"].is_null());
-  EXPECT_TRUE(run["server_cpu_seconds_per_gb"].is_null());
+  EXPECT_TRUE(run["server_cpu_seconds_per_gigabyte"].is_null());
+  // The reason an unknown figure is unknown, as the store keeps it (the record's rule).
+  EXPECT_EQ(run["unknown"]["server_cpu_seconds_per_gigabyte"], "not present: not computed");
   EXPECT_EQ(run["retransmits"], 7);
   EXPECT_EQ(run["top_finding"]["severity"], "warning");
   EXPECT_EQ(run["labels"]["note"], "a, b");
@@ -58,7 +60,7 @@ TEST(HistoryReport, CsvQuotesWhatNeedsQuoting) {
   const std::string csv = RenderHistoryCsv({Summary()});
   EXPECT_EQ(csv.substr(0, csv.find('\n')).rfind("id,time,", 0), 0u);
   EXPECT_NE(csv.find("\n12,2026-11-30T09:02:48Z,h1,,198.18.0.2,bidirectional,tcp,4,10,,941000000,"
-                     "1.234,,,,7,,link-rate-limited,warning,\"nic=re0;note=a, b\"\n"),
+                     ",,,,1.234,,,,7,,link-rate-limited,warning,\"nic=re0;note=a, b\"\n"),
             std::string::npos)
       << csv;
   EXPECT_EQ(CsvField("say \"hi\""), "\"say \"\"hi\"\"\"");

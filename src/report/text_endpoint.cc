@@ -26,8 +26,10 @@ std::string PerGigabyte(const record::Measured<double>& m) {
 // The whole host's busy time per GB moved through this end (analysis::EndCost), split by kind
 // of work in the shares the host's samples give. Labelled as the host's: other processes are in
 // it; the transfer's own cost is the next row, part by part the cpu-cost finding's.
-std::string HostBusy(const analysis::EndCost& cost, const record::EndpointRecord& end) {
-  const std::optional<analysis::CpuSeconds> cpu = analysis::HostCpuSeconds(end.samples);
+std::string HostBusy(const record::RunRecord& run, const analysis::EndCost& cost,
+                     const record::EndpointRecord& end) {
+  const std::optional<analysis::CpuSeconds> cpu =
+      analysis::HostCpuSeconds(analysis::CountedSamples(run, end));
   if (!cpu) {
     return end.samples.empty() ? "unknown (no host samples)"
                                : UnknownText(end.samples.front().cpus);
@@ -73,11 +75,12 @@ std::string CpuRows(const record::RunRecord& run, const record::EndpointRecord& 
                                           "nicbench's own time"));
   }
   const analysis::EndCost cost = analysis::CostOf(run, role);
-  return Row("Host busy", HostBusy(cost, end)) + Row("Transfer", TransferCost(cost));
+  return Row("Host busy", HostBusy(run, cost, end)) + Row("Transfer", TransferCost(cost));
 }
 
-std::string Busiest(const record::EndpointRecord& end) {
-  const std::vector<analysis::CoreLoad> cores = analysis::BusiestCores(end.samples, 3);
+std::string Busiest(const record::RunRecord& run, const record::EndpointRecord& end) {
+  const std::vector<analysis::CoreLoad> cores =
+      analysis::BusiestCores(analysis::CountedSamples(run, end), 3);
   if (cores.empty())
     return end.samples.empty() ? "unknown (no host samples)"
                                : UnknownText(end.samples.front().cpus);
@@ -219,7 +222,7 @@ std::string EndpointSection(const record::RunRecord& run, const record::Endpoint
   if (end.host.kernel.known()) head += ", Linux " + TerminalSafe(end.host.kernel.value());
   std::string out = head + "\n";
   out += CpuRows(run, end);
-  out += Row("Busiest", Busiest(end));
+  out += Row("Busiest", Busiest(run, end));
   out += Row("Interrupts", Interrupts(end));
   out += Row("Drops", Drops(end));
   out += NicSection(end.nic);

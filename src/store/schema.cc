@@ -8,7 +8,6 @@
 #include <fmt/format.h>
 
 #include "record/json.h"
-#include "store/rr_columns.h"
 #include "store/sql_store.h"
 #include "store/summary.h"
 
@@ -58,7 +57,7 @@ Status ToVersion1(Connection& c) {
 }
 
 // Version 2: experiments (`nicbench matrix`), the interrupt and RTT columns compare needs, and
-// each run's configuration facts (filled by version 3's recomputation).
+// each run's configuration facts (filled by version 6's recomputation).
 Status ToVersion2(Connection& c) {
   return ExecAll(c,
                  {
@@ -73,27 +72,42 @@ Status ToVersion2(Connection& c) {
                  });
 }
 
-// Version 3: each direction's goodput, and every derived column recomputed from the records by
-// analysis: CPU per GB became the transfer's cost (no longer the whole host's), retransmits are
-// unknown when a sender lacks them, the RTT is the senders' (known for reverse runs too).
+// Version 3: each direction's goodput. Versions 3 and 4 recomputed every figure column from the
+// records; version 6 replaced those columns, and recomputes the figures itself.
 Status ToVersion3(Connection& c) {
-  auto s = ExecAll(c, {
-                          "ALTER TABLE runs ADD COLUMN c2s_sender_bps {real}",
-                          "ALTER TABLE runs ADD COLUMN c2s_receiver_bps {real}",
-                          "ALTER TABLE runs ADD COLUMN s2c_sender_bps {real}",
-                          "ALTER TABLE runs ADD COLUMN s2c_receiver_bps {real}",
-                      });
-  if (!s) return s;
-  return RecomputeDerived(c, 3);
+  return ExecAll(c, {
+                        "ALTER TABLE runs ADD COLUMN c2s_sender_bps {real}",
+                        "ALTER TABLE runs ADD COLUMN c2s_receiver_bps {real}",
+                        "ALTER TABLE runs ADD COLUMN s2c_sender_bps {real}",
+                        "ALTER TABLE runs ADD COLUMN s2c_receiver_bps {real}",
+                    });
 }
 
-// Version 4: the request/response figures (docs/rr.md), computed from the stored records; NULL
-// (and rr_mode '') for a bulk run.
+// The request/response figure columns of versions 4 and 5 (rr_mode stays).
+constexpr const char* kRrFigureColumns[] = {"rr_tps",
+                                            "rr_p50_us",
+                                            "rr_p90_us",
+                                            "rr_p99_us",
+                                            "rr_p999_us",
+                                            "rr_max_us",
+                                            "rr_mean_us",
+                                            "rr_connect_p50_us",
+                                            "rr_connect_p99_us",
+                                            "rr_lost",
+                                            "rr_late",
+                                            "rr_client_us_per_tx",
+                                            "rr_server_us_per_tx",
+                                            "rr_client_host_us_per_tx",
+                                            "rr_server_host_us_per_tx"};
+
+// Version 4: the request/response figures (docs/rr.md) and the test's mode ('' for a bulk run).
 Status ToVersion4(Connection& c) {
-  for (const std::string& ddl : RrColumnDdl()) {
-    if (auto s = c.Exec(Ddl(c, ddl)); !s) return s;
+  auto s = c.Exec("ALTER TABLE runs ADD COLUMN rr_mode TEXT NOT NULL DEFAULT ''");
+  for (const char* column : kRrFigureColumns) {
+    if (!s) return s;
+    s = c.Exec(Ddl(c, std::string("ALTER TABLE runs ADD COLUMN ") + column + " {real}"));
   }
-  return RecomputeDerived(c, 4);
+  return s;
 }
 
 // Version 5: runs interrupted after data moved are stored, marked incomplete (docs/store.md).
@@ -102,8 +116,27 @@ Status ToVersion5(Connection& c) {
   return ExecAll(c, {"ALTER TABLE runs ADD COLUMN incomplete {int} NOT NULL DEFAULT 0"});
 }
 
+// Version 6: the figures as one column, every figure of the table of figures (analysis/
+// figure_table.h) with the reason an unknown one is unknown, recomputed from the records; the
+// column per figure of versions 1 to 5 dropped (SQLite 3.35 and later drop columns).
+Status ToVersion6(Connection& c) {
+  auto s = c.Exec("ALTER TABLE runs ADD COLUMN figures TEXT");
+  if (!s) return s;
+  if (s = RecomputeDerived(c); !s) return s;
+  std::vector<std::string> dropped = {
+      "sender_bps",     "receiver_bps",      "client_cpu_s_per_gb", "server_cpu_s_per_gb",
+      "retransmits",    "client_irq_per_gb", "server_irq_per_gb",   "mean_rtt_us",
+      "c2s_sender_bps", "c2s_receiver_bps",  "s2c_sender_bps",      "s2c_receiver_bps"};
+  dropped.insert(dropped.end(), std::begin(kRrFigureColumns), std::end(kRrFigureColumns));
+  for (const std::string& column : dropped) {
+    if (s = c.Exec("ALTER TABLE runs DROP COLUMN " + column); !s) return s;
+  }
+  return s;
+}
+
 using Migration = Status (*)(Connection&);
-constexpr Migration kMigrations[] = {ToVersion1, ToVersion2, ToVersion3, ToVersion4, ToVersion5};
+constexpr Migration kMigrations[] = {ToVersion1, ToVersion2, ToVersion3,
+                                     ToVersion4, ToVersion5, ToVersion6};
 static_assert(std::size(kMigrations) == kSchemaVersion, "one migration per schema version");
 
 Status Upgrade(Connection& c, int target) {
@@ -174,49 +207,15 @@ Status Migrate(Connection& c) { return MigrateTo(c, kSchemaVersion); }
 
 namespace {
 
-SqlValue Opt(const std::optional<double>& v) {
-  return v ? SqlValue(*v) : SqlValue(std::monostate{});
-}
-
-// The request/response columns, from version 4 on.
-Status UpdateRr(Connection& c, int64_t id, const RunSummary& s) {
-  std::string sql = "UPDATE runs SET ";
-  for (const std::string& name : RrColumnNames()) {
-    sql += (sql.back() == ' ' ? "" : ", ") + name + " = ?";
-  }
-  std::vector<SqlValue> params = RrColumnValues(s);
-  params.emplace_back(id);
-  return c.Exec(sql + " WHERE id = ?", params);
-}
-
-Status UpdateDerived(Connection& c, int64_t id, const RunSummary& s, int version) {
-  if (version >= 4) {
-    if (auto st = UpdateRr(c, id, s); !st) return st;
-  }
-  if (version >= 5) {
-    auto st =
-        c.Exec("UPDATE runs SET incomplete = ? WHERE id = ?", {int64_t{s.incomplete ? 1 : 0}, id});
-    if (!st) return st;
-  }
-  const SqlValue retransmits =
-      s.retransmits ? SqlValue(*s.retransmits) : SqlValue(std::monostate{});
-  return c.Exec(
-      "UPDATE runs SET sender_bps = ?, receiver_bps = ?, client_cpu_s_per_gb = ?, "
-      "server_cpu_s_per_gb = ?, client_irq_per_gb = ?, server_irq_per_gb = ?, retransmits = ?, "
-      "mean_rtt_us = ?, c2s_sender_bps = ?, c2s_receiver_bps = ?, s2c_sender_bps = ?, "
-      "s2c_receiver_bps = ? WHERE id = ?",
-      {Opt(s.sender_bits_per_second), Opt(s.receiver_bits_per_second),
-       Opt(s.client_cpu_seconds_per_gb), Opt(s.server_cpu_seconds_per_gb),
-       Opt(s.client_interrupts_per_gb), Opt(s.server_interrupts_per_gb), retransmits,
-       Opt(s.mean_rtt_us), Opt(s.client_to_server.sender_bits_per_second),
-       Opt(s.client_to_server.receiver_bits_per_second),
-       Opt(s.server_to_client.sender_bits_per_second),
-       Opt(s.server_to_client.receiver_bits_per_second), id});
+// The derived columns of one run: its mode, its figures.
+Status UpdateDerived(Connection& c, int64_t id, const RunSummary& s) {
+  return c.Exec("UPDATE runs SET rr_mode = ?, figures = ? WHERE id = ?",
+                {s.rr_mode, analysis::FigureValuesToJson(s.figures).dump(), id});
 }
 
 }  // namespace
 
-Status RecomputeDerived(Connection& c, int version) {
+Status RecomputeDerived(Connection& c) {
   int64_t after = 0;
   for (;;) {
     auto rows = c.Query(
@@ -230,7 +229,7 @@ Status RecomputeDerived(Connection& c, int version) {
       auto doc = nlohmann::json::parse(AsText(row[1]), nullptr, false);
       auto run = record::RunRecordFromJson(doc);
       if (!run) continue;  // left NULL: unknown, and Get will name the problem
-      auto st = UpdateDerived(c, after, Summarize(*run), version);
+      auto st = UpdateDerived(c, after, Summarize(*run));
       if (!st) return st;
       st = c.Exec("UPDATE run_records SET facts = ? WHERE run_id = ?",
                   {FactsOf(*run).dump(), after});

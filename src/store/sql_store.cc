@@ -10,32 +10,18 @@
 #include <fmt/format.h>
 
 #include "record/json.h"
-#include "store/rr_columns.h"
 #include "store/summary.h"
 
 namespace nicbench::store {
 namespace {
 
-constexpr const char* kBulkSummaryColumns =
+// The columns a summary reads; the figures are one column (docs/store.md).
+constexpr const char* kSummaryColumns =
     "id, start_time, start_secs, client_host, server_host, peer, direction, protocol, streams, "
-    "duration_seconds, sender_bps, receiver_bps, client_cpu_s_per_gb, server_cpu_s_per_gb, "
-    "client_irq_per_gb, server_irq_per_gb, retransmits, mean_rtt_us, top_finding, top_severity, "
-    "labels, c2s_sender_bps, c2s_receiver_bps, s2c_sender_bps, s2c_receiver_bps, incomplete";
-constexpr size_t kBulkSummaryColumnCount = 26;
-// The request/response columns follow (rr_columns.h).
-const std::string& SummaryColumns() {
-  static const std::string kColumns = std::string(kBulkSummaryColumns) + ", " + RrColumns();
-  return kColumns;
-}
-size_t SummaryColumnCount() { return kBulkSummaryColumnCount + RrColumnCount(); }
+    "duration_seconds, top_finding, top_severity, labels, incomplete, rr_mode, figures";
+constexpr size_t kSummaryColumnCount = 16;
 // Ids per `IN (...)` list: well under SQLite's and libpq's parameter limits.
 constexpr size_t kIdsPerQuery = 500;
-
-SqlValue Opt(const std::optional<double>& v) { return v ? SqlValue(*v) : SqlValue(); }
-SqlValue Opt(const std::optional<int64_t>& v) { return v ? SqlValue(*v) : SqlValue(); }
-std::optional<double> OptDouble(const SqlValue& v) {
-  return IsNull(v) ? std::nullopt : std::optional<double>(AsDouble(v));
-}
 
 std::pair<int64_t, std::string> NowUtc() {
   const auto now = std::chrono::system_clock::now();
@@ -69,21 +55,14 @@ RunSummary SummaryFromRow(const SqlRow& r) {
   s.protocol = AsText(r[7]);
   s.streams = static_cast<int>(AsInt(r[8]));
   s.duration_seconds = AsDouble(r[9]);
-  s.sender_bits_per_second = OptDouble(r[10]);
-  s.receiver_bits_per_second = OptDouble(r[11]);
-  s.client_cpu_seconds_per_gb = OptDouble(r[12]);
-  s.server_cpu_seconds_per_gb = OptDouble(r[13]);
-  s.client_interrupts_per_gb = OptDouble(r[14]);
-  s.server_interrupts_per_gb = OptDouble(r[15]);
-  if (!IsNull(r[16])) s.retransmits = AsInt(r[16]);
-  s.mean_rtt_us = OptDouble(r[17]);
-  s.top_finding = AsText(r[18]);
-  s.top_severity = AsText(r[19]);
-  s.labels = ParseLabels(AsText(r[20]));
-  s.client_to_server = {OptDouble(r[21]), OptDouble(r[22])};
-  s.server_to_client = {OptDouble(r[23]), OptDouble(r[24])};
-  s.incomplete = AsInt(r[25]) != 0;
-  s.rr = RrFromRow(r, kBulkSummaryColumnCount);
+  s.top_finding = AsText(r[10]);
+  s.top_severity = AsText(r[11]);
+  s.labels = ParseLabels(AsText(r[12]));
+  s.incomplete = AsInt(r[13]) != 0;
+  s.rr_mode = AsText(r[14]);
+  // NULL: a run whose record did not read when the figures were computed (a hand-edited row).
+  s.figures = analysis::FigureValuesFromJson(
+      IsNull(r[15]) ? nlohmann::json() : nlohmann::json::parse(AsText(r[15]), nullptr, false));
   return s;
 }
 
@@ -107,45 +86,22 @@ class SqlStore final : public Store {
     const std::string labels_text = nlohmann::json(labels).dump();
     Transaction t(*c_);
     if (auto st = t.BeginWrite(); !st) return tl::unexpected(st.error());
-    std::vector<SqlValue> values = {NowUtc().first,
-                                    int64_t{run.schema_version},
-                                    run.version,
-                                    s.timestamp,
-                                    s.timestamp_secs,
-                                    s.client_host,
-                                    s.server_host,
-                                    s.peer,
-                                    s.direction,
-                                    s.protocol,
-                                    int64_t{s.streams},
-                                    s.duration_seconds,
-                                    Opt(s.sender_bits_per_second),
-                                    Opt(s.receiver_bits_per_second),
-                                    Opt(s.client_cpu_seconds_per_gb),
-                                    Opt(s.server_cpu_seconds_per_gb),
-                                    Opt(s.client_interrupts_per_gb),
-                                    Opt(s.server_interrupts_per_gb),
-                                    Opt(s.retransmits),
-                                    Opt(s.mean_rtt_us),
-                                    s.top_finding,
-                                    s.top_severity,
-                                    labels_text,
-                                    Opt(s.client_to_server.sender_bits_per_second),
-                                    Opt(s.client_to_server.receiver_bits_per_second),
-                                    Opt(s.server_to_client.sender_bits_per_second),
-                                    Opt(s.server_to_client.receiver_bits_per_second),
-                                    int64_t{s.incomplete ? 1 : 0}};
-    for (SqlValue& v : RrColumnValues(s)) values.push_back(std::move(v));
+    const std::vector<SqlValue> values = {
+        NowUtc().first,     int64_t{run.schema_version},
+        run.version,        s.timestamp,
+        s.timestamp_secs,   s.client_host,
+        s.server_host,      s.peer,
+        s.direction,        s.protocol,
+        int64_t{s.streams}, s.duration_seconds,
+        s.top_finding,      s.top_severity,
+        labels_text,        int64_t{s.incomplete ? 1 : 0},
+        s.rr_mode,          analysis::FigureValuesToJson(s.figures).dump()};
     auto rows = c_->Query(
         fmt::format("INSERT INTO runs (stored_secs, record_schema, nicbench_version, start_time, "
                     "start_secs, client_host, server_host, peer, direction, protocol, streams, "
-                    "duration_seconds, sender_bps, receiver_bps, client_cpu_s_per_gb, "
-                    "server_cpu_s_per_gb, client_irq_per_gb, server_irq_per_gb, retransmits, "
-                    "mean_rtt_us, top_finding, top_severity, labels, c2s_sender_bps, "
-                    "c2s_receiver_bps, s2c_sender_bps, s2c_receiver_bps, incomplete, {}) "
-                    "VALUES ({}) "
-                    "RETURNING id",
-                    RrColumns(), Placeholders(values.size())),
+                    "duration_seconds, top_finding, top_severity, labels, incomplete, rr_mode, "
+                    "figures) VALUES ({}) RETURNING id",
+                    Placeholders(values.size())),
         values);
     if (!rows) return tl::unexpected(rows.error());
     const int64_t id = AsInt(rows->at(0).at(0));
@@ -170,11 +126,11 @@ class SqlStore final : public Store {
 
   Result<std::vector<StoredRun>> GetMany(const std::vector<int64_t>& ids) override {
     std::unordered_map<int64_t, StoredRun> found;
-    const std::string columns = SummaryColumns() + ", record";
+    const std::string columns = std::string(kSummaryColumns) + ", record";
     auto st = ForChunks(ids, columns, [&](const SqlRow& row) -> Status {
       StoredRun run;
       run.summary = SummaryFromRow(row);
-      auto doc = nlohmann::json::parse(AsText(row[SummaryColumnCount()]), nullptr, false);
+      auto doc = nlohmann::json::parse(AsText(row[kSummaryColumnCount]), nullptr, false);
       auto decoded = record::RunRecordFromJson(doc);
       if (!decoded) {
         return Fail(fmt::format("{}: run {}: the stored record does not read: {}", Describe(),
@@ -212,7 +168,7 @@ class SqlStore final : public Store {
   }
 
   Result<std::vector<RunSummary>> Find(const RunQuery& q) override {
-    std::string sql = fmt::format("SELECT {} FROM runs WHERE 1 = 1", SummaryColumns());
+    std::string sql = fmt::format("SELECT {} FROM runs WHERE 1 = 1", kSummaryColumns);
     std::vector<SqlValue> params;
     if (q.min_id) {
       sql += " AND id >= ?";

@@ -21,10 +21,10 @@ Status Migrate(Connection& c);
 // Applies the migrations up to `version` only (tests build older databases with it).
 Status MigrateTo(Connection& c, int version);
 
-// Recomputes the derived columns of every stored run from its record (for migrations that add
-// a derived column): those that exist at schema `version` (a migration to version N runs before
-// the columns of N+1 exist). Runs whose record does not read keep NULLs there.
-Status RecomputeDerived(Connection& c, int version);
+// Recomputes the derived columns of every stored run from its record (rr_mode, figures, and the
+// facts): for a migration that changes what is derived (version 6). Runs whose record does not
+// read keep NULL figures (every figure unknown) and Get names the problem.
+Status RecomputeDerived(Connection& c);
 
 // REQUIRES: the connection's database is at kSchemaVersion.
 std::unique_ptr<Store> MakeSqlStore(std::unique_ptr<Connection> c);

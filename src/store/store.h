@@ -13,10 +13,9 @@
 // failed ("/x/results.db: database is locked (busy for more than 5000 ms)"), ready for stderr.
 // "Not there" is not an error: Get of an unknown id is an empty optional.
 //
-// Units: times are RFC 3339 UTC text plus Unix seconds; rates are bits per second; CPU cost is
-// CPU-seconds (over all cores) per gigabyte (10^9 bytes) moved through that end; interrupt cost is
-// NIC interrupts per gigabyte; RTT is microseconds. An optional that is empty means "unknown"
-// (not measured, peer did not report, no data moved), never zero.
+// Units: times are RFC 3339 UTC text plus Unix seconds; each figure's unit is its row's in the
+// table of figures (analysis/figure_table.h). A figure that is unknown (not measured, peer did not
+// report, no data moved) stays unknown with its reason, never zero.
 #pragma once
 
 #include <chrono>
@@ -31,6 +30,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "analysis/figure_table.h"
 #include "base/result.h"
 #include "record/run_record.h"
 
@@ -38,7 +38,7 @@ namespace nicbench::store {
 
 // Version of the store's schema (tables and columns, docs/store.md). A database of an older
 // version is upgraded when opened; a newer one is refused.
-inline constexpr int kSchemaVersion = 5;
+inline constexpr int kSchemaVersion = 6;
 
 // Labels of a run: KEY=VALUE tags, ordered by key. The run's free-text RunRecord::label is stored
 // as the label "label"; an experiment's runs carry "experiment"=ID and one label per variant name.
@@ -95,36 +95,12 @@ struct RunSummary {
   std::string protocol;         // "tcp", "udp"
   int streams = 0;              // streams per direction (TestSpec::parallel)
   double duration_seconds = 0;  // measured duration after omit (RunRecord::test_seconds)
-  // Goodput over all streams (both directions summed for a bidirectional test), as the senders
-  // counted their bytes and as the receivers did.
-  std::optional<double> sender_bits_per_second, receiver_bits_per_second;
-  // Goodput of each direction, as its sender and its receiver counted it (analysis::
-  // DirectionFigures); unset for a direction that carried nothing.
-  struct Goodput {
-    std::optional<double> sender_bits_per_second, receiver_bits_per_second;
-  };
-  Goodput client_to_server, server_to_client;
-  // What moving the data cost each end (analysis::EndCost: the transfer's CPU-seconds per GB,
-  // the NIC's interrupts per GB).
-  std::optional<double> client_cpu_seconds_per_gb, server_cpu_seconds_per_gb;
-  std::optional<double> client_interrupts_per_gb, server_interrupts_per_gb;
-  // TCP, as analysis::RunFigures: summed over the sending streams (unset when one lacks them),
-  // and the senders' smoothed RTT over the counted intervals.
-  std::optional<int64_t> retransmits;
-  std::optional<double> mean_rtt_us;
-  // A request/response test's figures (analysis::RrFigures, docs/rr.md): latency and connect
-  // times in microseconds over the whole test, CPU time per transaction in microseconds. mode is
-  // "" and every figure unset for a bulk test.
-  struct Rr {
-    std::string mode;  // "rr", "crr"
-    std::optional<double> transactions_per_second;
-    std::optional<double> p50_us, p90_us, p99_us, p999_us, max_us, mean_us;
-    std::optional<double> connect_p50_us, connect_p99_us;  // CRR
-    std::optional<double> lost, late;                      // UDP, transactions
-    std::optional<double> client_process_us_per_transaction, server_process_us_per_transaction;
-    std::optional<double> client_host_us_per_transaction, server_host_us_per_transaction;
-  };
-  Rr rr;
+  // "rr" or "crr" for a request/response test (docs/rr.md), "" for a bulk test.
+  std::string rr_mode;
+  // Every figure of the table of figures (analysis/figure_table.h), computed once at Put from the
+  // record; an unknown one keeps its reason ("not reported: no sender TCP_INFO"). A figure added
+  // to the table after the run was stored is unknown, "not computed when the run was stored".
+  analysis::FigureValues figures;
   std::string top_finding;   // id of the most severe finding; "" when none
   std::string top_severity;  // "info", "notice", "warning", "critical"; "" when none
   Labels labels;

@@ -101,14 +101,15 @@ TEST_P(StoreSuite, RunReadsBackWholeWithItsSummary) {
   EXPECT_EQ(s.streams, 2);
   EXPECT_DOUBLE_EQ(s.duration_seconds, 2.0);
   // Two streams of 25 MB sent and 24.8 MB received in 2 s.
-  ASSERT_TRUE(s.sender_bits_per_second.has_value());
-  EXPECT_DOUBLE_EQ(*s.sender_bits_per_second, 200e6);
-  EXPECT_DOUBLE_EQ(s.receiver_bits_per_second.value_or(0), 198.4e6);
-  EXPECT_EQ(s.retransmits.value_or(-1), 8);
-  EXPECT_DOUBLE_EQ(s.mean_rtt_us.value_or(0), 520);
-  EXPECT_TRUE(s.client_cpu_seconds_per_gb.has_value());
-  EXPECT_DOUBLE_EQ(s.client_to_server.receiver_bits_per_second.value_or(0), 198.4e6);
-  EXPECT_FALSE(s.server_to_client.sender_bits_per_second.has_value());  // a forward run
+  ASSERT_TRUE(s.figures.Get("sender_bits_per_second").known());
+  EXPECT_DOUBLE_EQ(s.figures.Get("sender_bits_per_second").value(), 200e6);
+  EXPECT_DOUBLE_EQ(s.figures.Get("receiver_bits_per_second").value_or(0), 198.4e6);
+  EXPECT_EQ(s.figures.Get("retransmits").value_or(-1), 8);
+  EXPECT_DOUBLE_EQ(s.figures.Get("mean_rtt_us").value_or(0), 520);
+  EXPECT_TRUE(s.figures.Get("client_cpu_seconds_per_gigabyte").known());
+  EXPECT_DOUBLE_EQ(s.figures.Get("goodput_client_to_server_bits_per_second").value_or(0), 198.4e6);
+  EXPECT_FALSE(
+      s.figures.Get("goodput_server_to_client_sender_bits_per_second").known());  // a forward run
   EXPECT_EQ(s.top_finding, "link-rate-limited");
   EXPECT_EQ(s.top_severity, "warning");
   EXPECT_EQ(s.labels, (Labels{{"nic", "re0"}, {"tso", "off"}}));
@@ -121,9 +122,14 @@ TEST_P(StoreSuite, UnknownsStayUnknownAndUdpHasNoRetransmits) {
   const RunSummary& s = (*got)->summary;
   EXPECT_EQ(s.protocol, "udp");
   EXPECT_EQ(s.server_host, "");
-  EXPECT_FALSE(s.retransmits.has_value());
-  EXPECT_FALSE(s.mean_rtt_us.has_value());
-  EXPECT_FALSE(s.server_cpu_seconds_per_gb.has_value());
+  EXPECT_FALSE(s.figures.Get("retransmits").known());
+  EXPECT_FALSE(s.figures.Get("mean_rtt_us").known());
+  EXPECT_FALSE(s.figures.Get("server_cpu_seconds_per_gigabyte").known());
+  // Each keeps the reason analysis gave, through the store (schema 6).
+  EXPECT_EQ(s.figures.Get("retransmits").why(), record::Missing::kAbsent);
+  EXPECT_EQ(s.figures.Get("retransmits").detail(), "not TCP");
+  EXPECT_EQ(s.figures.Get("rr_latency_p99_us").detail(), "not a request/response test");
+  EXPECT_EQ(s.figures.Get("under_load_loaded_rpm").detail(), "not an --under-load run");
   EXPECT_EQ(s.top_finding, "");
   EXPECT_FALSE((*got)->record.remote.known());
 }
@@ -387,12 +393,16 @@ TEST_P(StoreSuite, AVersion1StoreUpgradesAndKeepsItsRuns) {
   auto found = (*store)->Find(q);
   ASSERT_TRUE(found.has_value()) << found.error().message;
   ASSERT_EQ(found->size(), 1u);
-  EXPECT_DOUBLE_EQ((*found)[0].mean_rtt_us.value_or(0), 520);  // computed by the migration
+  EXPECT_DOUBLE_EQ((*found)[0].figures.Get("mean_rtt_us").value_or(0),
+                   520);  // computed by the migration
   // Version 3 recomputes the derived columns: the transfer's CPU cost, each direction's goodput.
-  EXPECT_TRUE((*found)[0].client_cpu_seconds_per_gb.has_value());
-  EXPECT_DOUBLE_EQ((*found)[0].client_to_server.sender_bits_per_second.value_or(0), 200e6);
-  EXPECT_DOUBLE_EQ((*found)[0].client_to_server.receiver_bits_per_second.value_or(0), 198.4e6);
-  EXPECT_FALSE((*found)[0].server_to_client.receiver_bits_per_second.has_value());
+  EXPECT_TRUE((*found)[0].figures.Get("client_cpu_seconds_per_gigabyte").known());
+  EXPECT_DOUBLE_EQ(
+      (*found)[0].figures.Get("goodput_client_to_server_sender_bits_per_second").value_or(0),
+      200e6);
+  EXPECT_DOUBLE_EQ((*found)[0].figures.Get("goodput_client_to_server_bits_per_second").value_or(0),
+                   198.4e6);
+  EXPECT_FALSE((*found)[0].figures.Get("goodput_server_to_client_bits_per_second").known());
   auto facts = (*store)->GetFacts({1});
   ASSERT_TRUE(facts.has_value());
   ASSERT_EQ(facts->size(), 1u);
@@ -404,23 +414,23 @@ TEST_P(StoreSuite, AVersion1StoreUpgradesAndKeepsItsRuns) {
 }
 
 void ExpectRrFigures(const RunSummary& s, bool udp) {
-  EXPECT_EQ(s.rr.mode, "rr");
-  EXPECT_DOUBLE_EQ(s.rr.transactions_per_second.value_or(0), 20500);
-  EXPECT_DOUBLE_EQ(s.rr.p50_us.value_or(0), 40.5);
-  EXPECT_DOUBLE_EQ(s.rr.p90_us.value_or(0), 50.5);
-  EXPECT_DOUBLE_EQ(s.rr.p99_us.value_or(0), 70.5);
-  EXPECT_DOUBLE_EQ(s.rr.p999_us.value_or(0), 100.5);
-  EXPECT_DOUBLE_EQ(s.rr.max_us.value_or(0), 940.5);
-  EXPECT_DOUBLE_EQ(s.rr.mean_us.value_or(0), 45.5);
-  EXPECT_FALSE(s.rr.connect_p50_us.has_value());  // not a CRR test
-  EXPECT_EQ(s.rr.lost.has_value(), udp);
+  EXPECT_EQ(s.rr_mode, "rr");
+  EXPECT_DOUBLE_EQ(s.figures.Get("rr_transactions_per_second").value_or(0), 20500);
+  EXPECT_DOUBLE_EQ(s.figures.Get("rr_latency_p50_us").value_or(0), 40.5);
+  EXPECT_DOUBLE_EQ(s.figures.Get("rr_latency_p90_us").value_or(0), 50.5);
+  EXPECT_DOUBLE_EQ(s.figures.Get("rr_latency_p99_us").value_or(0), 70.5);
+  EXPECT_DOUBLE_EQ(s.figures.Get("rr_latency_p99_9_us").value_or(0), 100.5);
+  EXPECT_DOUBLE_EQ(s.figures.Get("rr_latency_max_us").value_or(0), 940.5);
+  EXPECT_DOUBLE_EQ(s.figures.Get("rr_latency_mean_us").value_or(0), 45.5);
+  EXPECT_FALSE(s.figures.Get("rr_connect_p50_us").known());  // not a CRR test
+  EXPECT_EQ(s.figures.Get("rr_lost").known(), udp);
   if (udp) {
-    EXPECT_DOUBLE_EQ(s.rr.lost.value_or(0), 6);
+    EXPECT_DOUBLE_EQ(s.figures.Get("rr_lost").value_or(0), 6);
   }
-  EXPECT_DOUBLE_EQ(s.rr.client_process_us_per_transaction.value_or(0), 14.25);
-  EXPECT_DOUBLE_EQ(s.rr.server_process_us_per_transaction.value_or(0), 13.5);
-  EXPECT_DOUBLE_EQ(s.rr.client_host_us_per_transaction.value_or(0), 36.5);
-  EXPECT_DOUBLE_EQ(s.rr.server_host_us_per_transaction.value_or(0), 36.25);
+  EXPECT_DOUBLE_EQ(s.figures.Get("rr_client_process_us_per_transaction").value_or(0), 14.25);
+  EXPECT_DOUBLE_EQ(s.figures.Get("rr_server_process_us_per_transaction").value_or(0), 13.5);
+  EXPECT_DOUBLE_EQ(s.figures.Get("rr_client_host_us_per_transaction").value_or(0), 36.5);
+  EXPECT_DOUBLE_EQ(s.figures.Get("rr_server_host_us_per_transaction").value_or(0), 36.25);
 }
 
 TEST_P(StoreSuite, RequestResponseRunsKeepTheirFigures) {
@@ -434,12 +444,12 @@ TEST_P(StoreSuite, RequestResponseRunsKeepTheirFigures) {
   ASSERT_EQ(got->size(), 4u);
   ExpectRrFigures((*got)[0].summary, false);
   ExpectRrFigures((*got)[1].summary, true);
-  EXPECT_EQ((*got)[2].summary.rr.mode, "crr");
-  EXPECT_DOUBLE_EQ((*got)[2].summary.rr.connect_p50_us.value_or(0), 11);
-  EXPECT_DOUBLE_EQ((*got)[2].summary.rr.connect_p99_us.value_or(0), 20);
-  EXPECT_EQ((*got)[3].summary.rr.mode, "");  // a bulk run has none of them
-  EXPECT_FALSE((*got)[3].summary.rr.transactions_per_second.has_value());
-  EXPECT_FALSE((*got)[3].summary.rr.client_process_us_per_transaction.has_value());
+  EXPECT_EQ((*got)[2].summary.rr_mode, "crr");
+  EXPECT_DOUBLE_EQ((*got)[2].summary.figures.Get("rr_connect_p50_us").value_or(0), 11);
+  EXPECT_DOUBLE_EQ((*got)[2].summary.figures.Get("rr_connect_p99_us").value_or(0), 20);
+  EXPECT_EQ((*got)[3].summary.rr_mode, "");  // a bulk run has none of them
+  EXPECT_FALSE((*got)[3].summary.figures.Get("rr_transactions_per_second").known());
+  EXPECT_FALSE((*got)[3].summary.figures.Get("rr_client_process_us_per_transaction").known());
   // Find reads the same columns.
   auto found = store_->Find({});
   ASSERT_TRUE(found.has_value()) << found.error().message;
@@ -479,10 +489,10 @@ TEST_P(StoreSuite, AVersion3StoreUpgradesAndComputesRequestResponseFigures) {
   ASSERT_TRUE(found.has_value()) << found.error().message;
   ASSERT_EQ(found->size(), 2u);
   ExpectRrFigures((*found)[0], false);  // newest first: the request/response run
-  EXPECT_EQ((*found)[1].rr.mode, "");
-  EXPECT_FALSE((*found)[1].rr.p50_us.has_value());
+  EXPECT_EQ((*found)[1].rr_mode, "");
+  EXPECT_FALSE((*found)[1].figures.Get("rr_latency_p50_us").known());
   // The bulk run's columns were recomputed as before.
-  EXPECT_DOUBLE_EQ((*found)[1].mean_rtt_us.value_or(0), 520);
+  EXPECT_DOUBLE_EQ((*found)[1].figures.Get("mean_rtt_us").value_or(0), 520);
   auto c = OpenConnection();
   ASSERT_TRUE(c.has_value());
   EXPECT_EQ(ReadSchemaVersion(**c).value_or(-1), kSchemaVersion);

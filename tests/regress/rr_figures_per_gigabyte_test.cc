@@ -42,12 +42,12 @@ TEST(RrFiguresPerGigabyte, HistoryShowsCpuPerTransaction) {
   s.protocol = "tcp";
   s.direction = "forward";
   s.streams = 1;
-  s.rr.mode = "rr";
-  s.rr.transactions_per_second = 38147;
-  s.client_cpu_seconds_per_gb = 87098.71;
-  s.server_cpu_seconds_per_gb = 80001.5;
-  s.rr.client_process_us_per_transaction = 14.25;
-  s.rr.server_process_us_per_transaction = 13.5;
+  s.rr_mode = "rr";
+  s.figures.Get("rr_transactions_per_second") = 38147;
+  s.figures.Get("client_cpu_seconds_per_gigabyte") = 87098.71;
+  s.figures.Get("server_cpu_seconds_per_gigabyte") = 80001.5;
+  s.figures.Get("rr_client_process_us_per_transaction") = 14.25;
+  s.figures.Get("rr_server_process_us_per_transaction") = 13.5;
   const std::string text = report::RenderHistoryText({s});
   EXPECT_FALSE(Has(text, "87098.71")) << text;
   EXPECT_TRUE(Has(text, "14.25 us/tx")) << text;

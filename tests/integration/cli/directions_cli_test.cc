@@ -123,10 +123,10 @@ void ExpectFiguresOfTheRuns(const testing::ProcessResult& run, const std::string
   ASSERT_EQ(rev["direction"], "reverse");
   const std::pair<const char*, const char*> same[] = {
       {"goodput", "receiver_bits_per_second"},
-      {"client.cpu_seconds_per_gigabyte", "client_cpu_seconds_per_gb"},
-      {"server.cpu_seconds_per_gigabyte", "server_cpu_seconds_per_gb"},
-      {"client.nic_interrupts_per_gigabyte", "client_interrupts_per_gb"},
-      {"server.nic_interrupts_per_gigabyte", "server_interrupts_per_gb"},
+      {"client.cpu_seconds_per_gigabyte", "client_cpu_seconds_per_gigabyte"},
+      {"server.cpu_seconds_per_gigabyte", "server_cpu_seconds_per_gigabyte"},
+      {"client.nic_interrupts_per_gigabyte", "client_nic_interrupts_per_gigabyte"},
+      {"server.nic_interrupts_per_gigabyte", "server_nic_interrupts_per_gigabyte"},
       {"retransmits", "retransmits"},
       {"mean_rtt_us", "mean_rtt_us"}};
   for (const auto& [id, column] : same) {
