@@ -205,7 +205,7 @@ bool Mentions(const record::Finding& f, const std::string& phrase) {
                      [&](const std::string& e) { return e.find(phrase) != std::string::npos; });
 }
 
-struct Case {
+struct NicCase {
   const char* name;
   std::function<void(RunRecord&)> setup;
   const char* id;
@@ -214,9 +214,9 @@ struct Case {
   Severity severity = Severity::kInfo;  // checked when present and not kInfo
 };
 
-void PrintTo(const Case& c, std::ostream* out) { *out << c.name; }
+void PrintTo(const NicCase& c, std::ostream* out) { *out << c.name; }
 
-const Case kCases[] = {
+const NicCase kNicCases[] = {
     {"e1000e receive ring overruns",
      RingOverrun,
      "nic-ring-overruns",
@@ -365,10 +365,10 @@ const Case kCases[] = {
      "pcie-link-degraded", false},
 };
 
-class NicRuleCase : public ::testing::TestWithParam<Case> {};
+class NicRuleCase : public ::testing::TestWithParam<NicCase> {};
 
 TEST_P(NicRuleCase, FiresExactlyWhenItShould) {
-  const Case& c = GetParam();
+  const NicCase& c = GetParam();
   RunRecord run = MakeRun();
   c.setup(run);
   const auto findings = Diagnose(run);
@@ -385,7 +385,7 @@ TEST_P(NicRuleCase, FiresExactlyWhenItShould) {
   EXPECT_FALSE(f->next_step.empty());
 }
 
-INSTANTIATE_TEST_SUITE_P(Fixtures, NicRuleCase, ::testing::ValuesIn(kCases));
+INSTANTIATE_TEST_SUITE_P(Fixtures, NicRuleCase, ::testing::ValuesIn(kNicCases));
 
 // The healthy baseline and the stand's veth/loopback shapes raise none of the NIC rules.
 TEST(NicRules, SilentWhenTheDataIsUnknownOrHealthy) {

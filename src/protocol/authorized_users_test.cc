@@ -38,11 +38,11 @@ TEST(AuthorizedUsers, ChecksUsersOfAnIperf3File) {
 
 TEST(AuthorizedUsers, BadLinesNameTheFileAndLine) {
   const std::string hash = kAliceHash;
-  struct Case {
+  struct UsersCase {
     std::string text;
     std::string expect;
   };
-  for (const Case& c : std::vector<Case>{
+  for (const UsersCase& c : std::vector<UsersCase>{
            {"# x\nalice " + hash, "users.csv:2: expected username,SHA256HEX"},
            {"alice,abc", "users.csv:1: the hash has 3 characters"},
            {"alice," + hash + " ", "users.csv:1: the hash has 65 characters"},

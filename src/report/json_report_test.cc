@@ -76,16 +76,16 @@ void ExpectHasIperfShape(const json& ours, const json& theirs, const std::string
 }
 
 TEST(JsonReportTest, HasIperf3ShapeForEachKindOfTest) {
-  struct Case {
+  struct JsonCase {
     record::RunRecord run;
     const char* fixture;
   };
-  const Case cases[] = {
+  const JsonCase cases[] = {
       {MakeTcpRun(), "tcp-P2-O1.json"},   {MakeUdpRun(), "udp.json"},
       {MakeBidirRun(), "bidir.json"},     {MakeBidirRun(Transport::kUdp), "udp-bidir.json"},
       {MakeReverseRun(), "reverse.json"},
   };
-  for (const Case& c : cases) {
+  for (const JsonCase& c : cases) {
     SCOPED_TRACE(c.fixture);
     const json ours = Parse(RenderJson(c.run));
     ExpectHasIperfShape(ours, ReadFixture(c.fixture), "");
