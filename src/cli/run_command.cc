@@ -747,4 +747,36 @@ std::optional<std::string> StoredRunArgumentsProblem(const std::vector<std::stri
   return std::nullopt;
 }
 
+Result<std::vector<engine::ClientConfig>> RunArgumentsToTests(
+    const std::vector<std::string>& args) {
+  CLI::App app{"", "run"};
+  RunArgs a;
+  AddOptions(app, a);
+  RepeatsTakeTheLast(app);
+  std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 takes them reversed
+  try {
+    app.parse(reversed);
+  } catch (const CLI::ParseError& e) {
+    return Fail(e.what());
+  }
+  if (auto path = PathOption(a)) return Fail(*path + ": the monitor stores its own runs");
+  if (a.json || a.output.json_stream || !a.output.html.empty()) {
+    return Fail("-J, --json-stream and --html: the monitor writes its own output");
+  }
+  if (a.under_load.on) return Fail("--under-load: the monitor runs its own latency probes");
+  if (auto s = PrepareIperf3Run(app, a.rate, a.drop_in); !s) return tl::unexpected(s.error());
+  auto plan = MakePlan(a);
+  if (!plan) return tl::unexpected(plan.error());
+  if (plan->loopback) return Fail("a monitor's tests need its PEER, not loopback");
+  plan->client.live_samples = false;
+  if (auto refusal = AddAuth(a, *plan)) return Fail(refusal->message);
+  std::vector<engine::ClientConfig> tests = {plan->client};
+  if (plan->both_directions) {
+    tests[0].spec.direction = record::Direction::kForward;
+    tests.push_back(plan->client);
+    tests[1].spec.direction = record::Direction::kReverse;
+  }
+  return tests;
+}
+
 }  // namespace nicbench::cli

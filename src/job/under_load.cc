@@ -86,11 +86,10 @@ bool Settling(const engine::ClientOutcome& o, bool after_stock) {
          o.record.intervals.empty() && !o.record.incomplete;
 }
 
-// Runs the test of `config`, and again every 100 ms for up to 2 s while the server is settling,
-// unless `stop_fd` becomes readable.
+}  // namespace
+
 engine::ClientOutcome RunSettled(const engine::ClientConfig& config,
-                                 const engine::IntervalSink& sink, int stop_fd,
-                                 bool after_stock = false) {
+                                 const engine::IntervalSink& sink, int stop_fd, bool after_stock) {
   constexpr int kTries = 20;
   constexpr std::chrono::milliseconds kPause{100};
   engine::ClientOutcome outcome = engine::RunClient(config, sink);
@@ -99,6 +98,8 @@ engine::ClientOutcome RunSettled(const engine::ClientConfig& config,
   }
   return outcome;
 }
+
+namespace {
 
 // The probe test of `config` once `delay` has passed, unless `stop_fd` became readable first.
 engine::ClientOutcome ProbeAfter(const engine::ClientConfig& config,
