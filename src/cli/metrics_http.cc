@@ -1,6 +1,11 @@
 // The metrics listener on cpp-httplib. Debian ships it as a shared library only (its header
 // declares, libcpp-httplib.so defines), so a static nicbench links metrics_http_absent.cc
 // instead (src/cli/CMakeLists.txt).
+#include <sys/socket.h>
+
+#include <chrono>
+#include <thread>
+
 #include <fmt/format.h>
 #include <httplib.h>
 
@@ -46,6 +51,13 @@ Result<std::unique_ptr<MetricsListener>> MetricsListener::Start(const ListenAddr
   http.set_keep_alive_max_count(kKeepAliveRequests);
   http.new_task_queue = [] { return new httplib::ThreadPool(kWorkers); };
   http.set_pre_routing_handler(Screen);
+  // The library's default sets SO_REUSEPORT as well, with which a second monitor would share
+  // the port of the first without an error: SO_REUSEADDR only (a restart may take the port
+  // while the old connections linger in TIME_WAIT).
+  http.set_socket_options([](int sock) {
+    const int yes = 1;
+    ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+  });
   MetricsListener* self = l.get();
   http.Get("/metrics", [self](const httplib::Request&, httplib::Response& res) {
     std::lock_guard<std::mutex> lock(self->mutex_);
@@ -65,6 +77,9 @@ Result<std::unique_ptr<MetricsListener>> MetricsListener::Start(const ListenAddr
   }
   l->port_ = port;
   l->thread_ = std::thread([self] { self->server_->http.listen_after_bind(); });
+  // stop() before the loop has begun is lost (the loop then never ends): the listener is
+  // handed out only once it runs.
+  while (!http.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
   return l;
 }
 

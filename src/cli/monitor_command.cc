@@ -177,6 +177,11 @@ Result<job::MonitorSpec> MakeSpec(const MonitorArgs& a) {
   if (!thresholds) return tl::unexpected(thresholds.error());
   spec.thresholds = *thresholds;
   if (auto s = FillTests(a, spec); !s) return tl::unexpected(s.error());
+  if (!a.metrics_listen.empty()) {
+    if (auto where = ParseListenAddress(a.metrics_listen); !where) {
+      return tl::unexpected(where.error());
+    }
+  }
   spec.record_dir = a.record;
   return spec;
 }
@@ -228,21 +233,19 @@ struct Outputs {
   std::unique_ptr<MetricsListener> metrics;
 };
 
-Result<Outputs> OpenOutputs(const MonitorArgs& a) {
+// Usage was checked before (MakeSpec, MakeStorePlan): every error here is the machine's.
+Result<Outputs> OpenOutputs(const MonitorArgs& a, StorePlan store) {
   Outputs out;
-  auto store = MakeStorePlan(a.store);
-  if (!store) return tl::unexpected(store.error());
-  out.store = std::move(*store);
+  out.store = std::move(store);
   out.events = std::make_unique<EventWriter>(a.json, a.events);
-  if (auto s = out.events->Open(); !s) return Fail(ErrorKind::kOther, s.error().ToString());
+  if (auto s = out.events->Open(); !s) return Fail(s.error().ToString());
   if (auto s = CheckStoreBeforeTheRun(out.store); !s) {
-    return Fail(ErrorKind::kOther, "the result store cannot take runs: " + s.error().ToString());
+    return Fail("the result store cannot take runs: " + s.error().ToString());
   }
   if (!a.metrics_listen.empty()) {
     auto where = ParseListenAddress(a.metrics_listen);
-    if (!where) return tl::unexpected(where.error());
     auto listener = MetricsListener::Start(*where);
-    if (!listener) return Fail(ErrorKind::kOther, listener.error().message);
+    if (!listener) return Fail(listener.error().message);
     out.metrics = std::move(*listener);
     std::fprintf(stderr, "nicbench monitor: metrics on http://%s:%d/metrics\n",
                  where->host.find(':') != std::string::npos ? ("[" + where->host + "]").c_str()
@@ -284,7 +287,6 @@ int Replay(const MonitorArgs& a) {
 
 int Watch(job::MonitorSpec& spec, Outputs& out) {
   int stopped_by = 0;
-  spec.wake_fd = SignalFd();
   job::MonitorSinks sinks;
   sinks.event = [&out](const record::MonitorEvent& e) { out.events->Write(e); };
   sinks.run = [&out, &spec](const record::RunRecord& run) {
@@ -312,6 +314,14 @@ int Prepare(const MonitorArgs& a) {
     LogError("nicbench monitor: " + spec.error().message);
     return ToInt(ExitCode::kUsage);
   }
+  // Before any thread starts (the metrics listener's), so that every thread has the signals
+  // blocked and they wait in the signalfd instead of ending the process.
+  spec->wake_fd = SignalFd();
+  auto store = MakeStorePlan(a.store);
+  if (!store) {
+    LogError("nicbench monitor: " + store.error().message);
+    return ToInt(ExitCode::kUsage);
+  }
   if (auto s = LoadBaseline(a, *spec); !s) {
     LogError("nicbench monitor: " + s.error().message);
     return ToInt(ExitCode::kUsage);
@@ -322,7 +332,7 @@ int Prepare(const MonitorArgs& a) {
     LogError("nicbench monitor: " + lock.error().ToString());
     return ToInt(ExitCode::kEnvironment);
   }
-  auto out = OpenOutputs(a);
+  auto out = OpenOutputs(a, *store);
   if (!out) {
     LogError("nicbench monitor: " + out.error().ToString());
     return ToInt(out.error().kind == ErrorKind::kOther ? ExitCode::kEnvironment : ExitCode::kUsage);

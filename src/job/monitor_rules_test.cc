@@ -129,7 +129,7 @@ TEST(LinkWatch, SpeedRenegotiatedAndCarrierLost) {
   EXPECT_TRUE(watch.Judge("veth0", {true, std::nullopt}).empty());  // unknown speed: nothing
 }
 
-record::RunRecord Test(record::Direction direction, std::vector<double> mbits) {
+record::RunRecord PeriodicTest(record::Direction direction, std::vector<double> mbits) {
   record::RunRecord run;
   run.spec.direction = direction;
   double t = 0;
@@ -152,17 +152,17 @@ TEST(TestWatch, DegradationIsJudgedAgainstTheFirstTestsWithCompareStatistics) {
   TestWatch watch(Thresholds{});
   const auto fwd = record::Direction::kForward;
   for (int i = 0; i < 3; ++i) {
-    EXPECT_TRUE(watch.Judge(Test(fwd, {941, 940, 942, 939, 941 + i})).empty());
+    EXPECT_TRUE(watch.Judge(PeriodicTest(fwd, {941, 940, 942, 939, 941.0 + i})).empty());
   }
   // The other direction has its own baseline: its first test is not judged.
-  EXPECT_TRUE(watch.Judge(Test(record::Direction::kReverse, {90, 91, 92, 90, 91})).empty());
+  EXPECT_TRUE(watch.Judge(PeriodicTest(record::Direction::kReverse, {90, 91, 92, 90, 91})).empty());
   // A little lower but within the threshold: nothing.
-  EXPECT_TRUE(watch.Judge(Test(fwd, {920, 921, 919, 922, 920})).empty());
-  const auto low = watch.Judge(Test(fwd, {94, 95, 93, 94, 96}));
+  EXPECT_TRUE(watch.Judge(PeriodicTest(fwd, {920, 921, 919, 922, 920})).empty());
+  const auto low = watch.Judge(PeriodicTest(fwd, {94, 95, 93, 94, 96}));
   const Condition* c = Find(low, EventKind::kDegraded);
   ASSERT_NE(c, nullptr);
   EXPECT_EQ(c->subject, "forward");
-  EXPECT_NE(c->summary.find("94.0 Mbit/s against a baseline of 940.8 Mbit/s (-90%)"),
+  EXPECT_NE(c->summary.find("94.0 Mbit/s against a baseline of 941.0 Mbit/s (-90%)"),
             std::string::npos)
       << c->summary;
   EXPECT_NE(Joined(c->evidence).find("Mann-Whitney"), std::string::npos);
@@ -171,15 +171,17 @@ TEST(TestWatch, DegradationIsJudgedAgainstTheFirstTestsWithCompareStatistics) {
 TEST(TestWatch, OneLowIntervalIsNotADegradation) {
   TestWatch watch(Thresholds{});
   const auto fwd = record::Direction::kForward;
-  for (int i = 0; i < 3; ++i) watch.Judge(Test(fwd, {941, 940, 942, 939, 941}));
-  EXPECT_TRUE(watch.Judge(Test(fwd, {941, 100, 940, 942, 941})).empty());
+  for (int i = 0; i < 3; ++i) watch.Judge(PeriodicTest(fwd, {941, 940, 942, 939, 941}));
+  EXPECT_TRUE(watch.Judge(PeriodicTest(fwd, {941, 100, 940, 942, 941})).empty());
 }
 
 TEST(TestWatch, StoredBaselineJudgesTheFirstTest) {
   TestWatch watch(Thresholds{});
   const auto fwd = record::Direction::kForward;
-  watch.SetBaseline({Test(fwd, {941, 940, 942, 939, 941}), Test(fwd, {940, 941, 942, 943, 939})});
-  EXPECT_NE(Find(watch.Judge(Test(fwd, {94, 95, 93, 94, 96})), EventKind::kDegraded), nullptr);
+  watch.SetBaseline(
+      {PeriodicTest(fwd, {941, 940, 942, 939, 941}), PeriodicTest(fwd, {940, 941, 942, 943, 939})});
+  EXPECT_NE(Find(watch.Judge(PeriodicTest(fwd, {94, 95, 93, 94, 96})), EventKind::kDegraded),
+            nullptr);
 }
 
 TEST(LatencyWatch, P99WellAboveTheBaselineAndUnansweredProbes) {

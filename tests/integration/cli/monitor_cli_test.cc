@@ -264,7 +264,7 @@ TEST(MonitorLoopback, ScrapedStoredLockedAndStoppedBySigterm) {
   ProcessResult history = testing::RunNicbench(
       {"history", "--store", dir + "/runs.db", "--label", "monitor=loop1", "--json"});
   ASSERT_EQ(history.exit_code, 0) << history.err;
-  EXPECT_GE(nlohmann::json::parse(history.out).size(), 2u) << history.out;
+  EXPECT_GE(nlohmann::json::parse(history.out)["runs"].size(), 2u) << history.out;
   EXPECT_TRUE(std::filesystem::exists(dir + "/events.ndjson"));
 }
 
