@@ -5,7 +5,14 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
+#include <fstream>
+#include <regex>
+#include <set>
+
 #include <nlohmann/json.hpp>
+
+#include "support/run_binary.h"
 
 namespace nicbench::report {
 namespace {
@@ -81,6 +88,41 @@ TEST(MonitorReport, ExpositionFamiliesLabelsAndHistogram) {
             std::string::npos);
   EXPECT_NE(text.find("open_events{kind=\"core-saturated\"} 1\n"), std::string::npos);
   EXPECT_EQ(text.find("nan"), std::string::npos);
+}
+
+// Every query of the Grafana dashboard (deploy/grafana) names metrics the monitor exports.
+TEST(MonitorReport, GrafanaDashboardQueriesNameExportedMetrics) {
+  std::ifstream in(nicbench::testing::SourceDir() + "/deploy/grafana/nicbench-monitor.json");
+  ASSERT_TRUE(in) << "deploy/grafana/nicbench-monitor.json";
+  const auto dashboard = nlohmann::json::parse(in);
+  std::vector<std::string> queries;
+  for (const auto& panel : dashboard["panels"]) {
+    ASSERT_FALSE(panel["targets"].empty()) << panel["title"];
+    for (const auto& target : panel["targets"]) queries.push_back(target["expr"]);
+  }
+  for (const auto& variable : dashboard["templating"]["list"]) {
+    if (variable["type"] == "query") queries.push_back(variable["query"]);
+  }
+  const std::string exposition = RenderPrometheus(record::MonitorMetrics{});
+  const std::regex name("nicbench_[a-z_]+");
+  for (const std::string& query : queries) {
+    int found = 0;
+    for (std::sregex_iterator it(query.begin(), query.end(), name), end; it != end; ++it) {
+      std::string metric = it->str();
+      // A histogram's series are its family's name with a suffix.
+      for (const char* suffix : {"_bucket", "_sum", "_count"}) {
+        if (metric.ends_with(suffix) &&
+            exposition.find("# TYPE " + metric.substr(0, metric.size() - std::strlen(suffix)) +
+                            " histogram") != std::string::npos) {
+          metric.resize(metric.size() - std::strlen(suffix));
+        }
+      }
+      EXPECT_NE(exposition.find("# TYPE " + metric + " "), std::string::npos)
+          << metric << " in " << query;
+      ++found;
+    }
+    EXPECT_GT(found, 0) << "a query without a nicbench metric: " << query;
+  }
 }
 
 }  // namespace

@@ -182,7 +182,8 @@ struct LoopbackMonitor {
   std::unique_ptr<BackgroundProcess> process;
   int metrics = 0;
 
-  explicit LoopbackMonitor(const std::string& name) : dir(TempDir(name)) {
+  explicit LoopbackMonitor(const std::string& name, const std::vector<std::string>& extra = {})
+      : dir(TempDir(name)) {
     common = {testing::NicbenchPath(),    "monitor",    "127.0.0.1", "-p",
               std::to_string(serve.port), "--lock-dir", dir};
     std::vector<std::string> argv = common;
@@ -192,6 +193,8 @@ struct LoopbackMonitor {
       argv.push_back(a);
     }
     argv.insert(argv.end(), {"--store", dir + "/runs.db", "--events", dir + "/events.ndjson"});
+    for (const std::string& a : extra)
+      argv.push_back(a.starts_with("DIR/") ? dir + a.substr(3) : a);
     process = std::make_unique<BackgroundProcess>(argv);
     metrics = MetricsPort(*process);
   }
@@ -266,6 +269,40 @@ TEST(MonitorLoopback, ScrapedStoredLockedAndStoppedBySigterm) {
   ASSERT_EQ(history.exit_code, 0) << history.err;
   EXPECT_GE(nlohmann::json::parse(history.out)["runs"].size(), 2u) << history.out;
   EXPECT_TRUE(std::filesystem::exists(dir + "/events.ndjson"));
+}
+
+std::string FileText(const std::string& path) {
+  std::ifstream in(path);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+// The peer going away is an event, not an end; SIGHUP reopens the events file (after a
+// rotation moved it); what --record wrote replays.
+TEST(MonitorLoopback, PeerGoneIsAnEventHangupReopensAndTheRecordingReplays) {
+  LoopbackMonitor m("gone", {"--record", "DIR/series"});
+  ASSERT_GT(m.metrics, 0) << m.process->StderrSoFar();
+  // The first tests ran (their goodput is scraped): the peer was there.
+  ASSERT_TRUE(testing::WaitUntil([&] { return BothDirectionsScraped(m.metrics); }))
+      << m.process->StderrSoFar();
+  m.serve.process->Stop();
+  const std::string events = m.dir + "/events.ndjson";
+  ASSERT_TRUE(testing::WaitUntil([&] {
+    return FileText(events).find("\"peer-unreachable\"") != std::string::npos;
+  })) << FileText(events)
+      << m.process->StderrSoFar();
+  EXPECT_FALSE(m.process->Exited());
+  const auto opened = nlohmann::json::parse(FileText(events).substr(FileText(events).rfind('{')));
+  EXPECT_EQ(opened["state"], "opened");
+  EXPECT_NE(opened["evidence"][0].get<std::string>().find("Connection refused"), std::string::npos)
+      << opened.dump();
+  std::filesystem::rename(events, events + ".1");
+  ::kill(m.process->pid(), SIGHUP);
+  ASSERT_TRUE(testing::WaitUntil([&] { return std::filesystem::exists(events); }));
+  EXPECT_FALSE(m.process->Exited());
+  ProcessResult stopped = m.process->Stop(SIGTERM);
+  EXPECT_EQ(stopped.exit_code, 0) << stopped.err;
+  ProcessResult replay = testing::RunNicbench({"monitor", "--replay", m.dir + "/series"});
+  EXPECT_EQ(replay.exit_code, 0) << replay.err;
 }
 
 }  // namespace
