@@ -288,7 +288,14 @@ int Replay(const MonitorArgs& a) {
 int Watch(job::MonitorSpec& spec, Outputs& out) {
   int stopped_by = 0;
   job::MonitorSinks sinks;
-  sinks.event = [&out](const record::MonitorEvent& e) { out.events->Write(e); };
+  sinks.event = [&out](const record::MonitorEvent& e) {
+    out.events->Write(e);
+    // An event the store cannot take is still written above; the store's own trouble shows
+    // as a store-unavailable event when a run cannot be stored either.
+    if (auto s = StoreMonitorEvent(out.store, e); !s) {
+      LogWarning("event " + std::to_string(e.id) + " not stored: " + s.error().ToString());
+    }
+  };
   sinks.run = [&out, &spec](const record::RunRecord& run) {
     return StoreMonitorRun(out.store, spec.id, run);
   };

@@ -102,4 +102,13 @@ Status StoreMonitorRun(const StorePlan& plan, const std::string& monitor_id,
   return Ok();
 }
 
+Status StoreMonitorEvent(const StorePlan& plan, const record::MonitorEvent& event) {
+  if (!plan.location) return Ok();
+  auto store = store::OpenStore(*plan.location, store::OpenMode::kCreate, StoreBusyTimeout());
+  if (!store) return tl::unexpected(store.error());
+  auto id = (*store)->PutEvent(event);
+  if (!id) return tl::unexpected(id.error());
+  return Ok();
+}
+
 }  // namespace nicbench::cli

@@ -59,4 +59,7 @@ std::string DefaultLockDir();
 Status StoreMonitorRun(const StorePlan& plan, const std::string& monitor_id,
                        const record::RunRecord& run);
 
+// Stores one event line as a row (store::Store::PutEvent), a fresh connection each time.
+Status StoreMonitorEvent(const StorePlan& plan, const record::MonitorEvent& event);
+
 }  // namespace nicbench::cli

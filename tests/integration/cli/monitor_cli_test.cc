@@ -20,6 +20,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "store/store.h"
 #include "support/run_binary.h"
 #include "support/usage_errors.h"
 #include "support/wait.h"
@@ -301,6 +302,16 @@ TEST(MonitorLoopback, PeerGoneIsAnEventHangupReopensAndTheRecordingReplays) {
   EXPECT_FALSE(m.process->Exited());
   ProcessResult stopped = m.process->Stop(SIGTERM);
   EXPECT_EQ(stopped.exit_code, 0) << stopped.err;
+  // The events are rows of the store as well.
+  auto store = store::OpenStore(m.dir + "/runs.db", store::OpenMode::kExisting);
+  ASSERT_TRUE(store.has_value()) << store.error().message;
+  auto rows = (*store)->Events("loop1");
+  ASSERT_TRUE(rows.has_value()) << rows.error().message;
+  bool unreachable = false;
+  for (const record::MonitorEvent& e : *rows) {
+    unreachable = unreachable || e.kind == record::EventKind::kPeerUnreachable;
+  }
+  EXPECT_TRUE(unreachable) << rows->size();
   ProcessResult replay = testing::RunNicbench({"monitor", "--replay", m.dir + "/series"});
   EXPECT_EQ(replay.exit_code, 0) << replay.err;
 }

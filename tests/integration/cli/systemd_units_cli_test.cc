@@ -35,8 +35,8 @@ TEST(SystemdUnits, VerifyClean) {
   if (!testing::HaveProgram("systemd-analyze")) {
     GTEST_SKIP() << "systemd-analyze is not installed: the units are not verified";
   }
-  const std::string dir = std::filesystem::temp_directory_path() /
-                          ("nicbench-units-" + std::to_string(::getpid()));
+  const std::string dir =
+      std::filesystem::temp_directory_path() / ("nicbench-units-" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   for (const auto& [unit, name] :
        {std::pair<std::string, std::string>{"nicbench-serve.service", "nicbench-serve.service"},
