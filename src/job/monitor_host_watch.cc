@@ -110,8 +110,8 @@ std::optional<Condition> HostWatch::Saturated(const record::HostInterval& sample
   cond.evidence.push_back(fmt::format("cpu{}: hard irq {:.1f}%, softirq {:.1f}%, idle {:.1f}%", cpu,
                                       c.irq, c.softirq, c.idle));
   if (const auto* rx = sample.net_rx_softirqs.get(); rx && static_cast<size_t>(cpu) < rx->size()) {
-    const double per_second =
-        seconds > 0 ? static_cast<double>((*rx)[cpu]) / (sample.end - sample.start) : 0;
+    const double length = sample.end - sample.start;  // `seconds` is how long it has been hot
+    const double per_second = length > 0 ? static_cast<double>((*rx)[cpu]) / length : 0;
     cond.evidence.push_back(fmt::format("NET_RX softirqs on cpu{}: {:.0f}/s", cpu, per_second));
   }
   if (std::string lines = LinesOnCpu(sample, cpu); !lines.empty()) {
@@ -122,12 +122,14 @@ std::optional<Condition> HostWatch::Saturated(const record::HostInterval& sample
 }
 
 void HostWatch::Counters(const record::HostInterval& sample, std::vector<Condition>& out) {
+  const double seconds = sample.end - sample.start;
   if (auto softnet = analysis::Softnet(sample);
-      softnet && (softnet->dropped > 0 || softnet->time_squeeze > 0)) {
+      softnet && seconds > 0 &&
+      (softnet->dropped > 0 ||
+       static_cast<double>(softnet->time_squeeze) / seconds >= t_.squeezes_per_second)) {
     softnet_rise_ = samples_;
     softnet_evidence_ = {fmt::format("softnet: {} drops, {} time squeezes in {:.1f} s",
-                                     softnet->dropped, softnet->time_squeeze,
-                                     sample.end - sample.start)};
+                                     softnet->dropped, softnet->time_squeeze, seconds)};
   }
   if (samples_ - softnet_rise_ < t_.quiet_samples) {
     out.push_back(Condition{EventKind::kSoftnetDrops, "softnet",

@@ -43,6 +43,9 @@ struct Thresholds {
   double loss_percent = 1;   // probes or UDP datagrams lost
   // A counter event (softnet, NIC errors) resolves after this many samples without a rise.
   int quiet_samples = 5;
+  // Softnet time squeezes count from this rate on: a busy host (or the monitor's own test)
+  // squeezes now and then without losing anything; backlog drops count from the first.
+  double squeezes_per_second = 10;
 };
 
 // A condition that holds now, keyed by kind and subject.

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "job/monitor.h"
+#include "job/monitor_judge.h"
 #include "support/run_binary.h"
 
 namespace nicbench::job {
@@ -101,6 +102,15 @@ TEST(HostWatch, SoftnetDropsHoldUntilQuietSamplesPass) {
   s.softnet = std::vector<record::SoftnetDelta>{{0, 1000, 0, 0}};
   EXPECT_NE(Find(watch.Judge(s), EventKind::kSoftnetDrops), nullptr);  // 1 quiet sample
   EXPECT_EQ(Find(watch.Judge(s), EventKind::kSoftnetDrops), nullptr);  // 2: resolved
+}
+
+TEST(HostWatch, AFewTimeSqueezesOnABusyHostAreNotAnEvent) {
+  HostWatch watch(Thresholds{});
+  record::HostInterval s = Sample(0, 0, 10);
+  s.softnet = std::vector<record::SoftnetDelta>{{0, 1000, 0, 3}};
+  EXPECT_EQ(Find(watch.Judge(s), EventKind::kSoftnetDrops), nullptr);
+  s.softnet = std::vector<record::SoftnetDelta>{{0, 1000, 0, 40}};
+  EXPECT_NE(Find(watch.Judge(s), EventKind::kSoftnetDrops), nullptr);
 }
 
 TEST(HostWatch, NicErrorCountersRisingButNotPackets) {
@@ -230,6 +240,42 @@ TEST(EventBook, OpensOnceResolvesWithTheSameIdAndKeepsSourcesApart) {
   EXPECT_EQ(resolved[0].opened_unix, 100);
   EXPECT_EQ(resolved[0].at_unix, 130);
   EXPECT_EQ(book.Update("host", {hot}, 140).at(0).id, 2u);
+}
+
+// The judge with sinks that record: a store that fails is an event, a store that works again
+// resolves it; the peer's reachability likewise; the metrics follow.
+TEST(MonitorJudge, StoreAndPeerTroubleAreEventsAndTheMetricsFollow) {
+  std::vector<record::MonitorEvent> events;
+  bool store_up = false;
+  record::MonitorMetrics last;
+  MonitorSinks sinks;
+  sinks.event = [&](const record::MonitorEvent& e) { events.push_back(e); };
+  sinks.run = [&](const record::RunRecord&) -> Status {
+    if (store_up) return Ok();
+    return Fail("sqlite:/x.db: database is locked");
+  };
+  sinks.metrics = [&](const record::MonitorMetrics& m) { last = m; };
+  MonitorJudge judge("m", "nas", Thresholds{}, sinks);
+  engine::ClientOutcome test;
+  test.record = PeriodicTest(record::Direction::kForward, {941, 940});
+  judge.OnTest(test, 10);
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(events[0].kind, EventKind::kStoreUnavailable);
+  EXPECT_EQ(events[0].evidence.at(0), "sqlite:/x.db: database is locked");
+  EXPECT_EQ(last.open_events.at("store-unavailable"), 1);
+  EXPECT_DOUBLE_EQ(last.goodput_bits_per_second.at("forward"), 940.5e6);
+  store_up = true;
+  judge.OnTest(test, 20);
+  ASSERT_EQ(events.size(), 2u);
+  EXPECT_TRUE(events[1].resolved);
+  judge.OnPeer(false, "connect: Connection refused", 30);
+  judge.OnPeer(true, "", 40);
+  ASSERT_EQ(events.size(), 4u);
+  EXPECT_EQ(events[2].kind, EventKind::kPeerUnreachable);
+  EXPECT_EQ(events[2].subject, "nas");
+  EXPECT_TRUE(events[3].resolved);
+  EXPECT_EQ(last.tests, 2u);
+  EXPECT_EQ(last.events_opened, 2u);
 }
 
 std::vector<record::MonitorEvent> Replay(const std::string& fixture, Thresholds t) {
