@@ -89,6 +89,10 @@ std::vector<Condition> HostWatch::Judge(const record::HostInterval& sample) {
     }
   }
   Counters(sample, out);
+  for (Condition& c : out) {
+    c.subject = prefix_ + c.subject;
+    c.summary = prefix_ + c.summary;
+  }
   return out;
 }
 

@@ -38,7 +38,12 @@ const std::vector<double>& LatencyBounds() {
 
 MonitorJudge::MonitorJudge(const std::string& id, const std::string& peer,
                            const Thresholds& thresholds, const MonitorSinks& sinks)
-    : sinks_(sinks), book_(id), host_(thresholds), tests_(thresholds), latency_(thresholds) {
+    : sinks_(sinks),
+      book_(id),
+      host_(thresholds),
+      peer_host_(thresholds, "peer "),
+      tests_(thresholds),
+      latency_(thresholds) {
   metrics_.peer = peer;
   metrics_.latency_bounds_seconds = LatencyBounds();
   metrics_.latency_buckets.assign(LatencyBounds().size(), 0);
@@ -124,6 +129,12 @@ void MonitorJudge::OnProbe(const ProbeWindow& window, double at_unix) {
     }
   }
   Emit("probe", latency_.Judge(window), at_unix);
+  // The peer's samples came at the window's end: each judged in turn, as if live (a saturation
+  // lasting longer than the threshold within one window opens its event at the window's end).
+  metrics_.peer_samples += window.peer_samples.size();
+  for (const record::HostInterval& sample : window.peer_samples) {
+    Emit("peer-host", peer_host_.Judge(sample), at_unix);
+  }
   if (sinks_.metrics) sinks_.metrics(metrics_);
 }
 

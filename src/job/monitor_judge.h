@@ -36,6 +36,7 @@ class MonitorJudge {
   const MonitorSinks& sinks_;
   EventBook book_;
   HostWatch host_;
+  HostWatch peer_host_;  // a nicbench peer's samples, sent with each probe window's results
   LinkWatch link_;
   TestWatch tests_;
   LatencyWatch latency_;

@@ -85,7 +85,9 @@ class EventBook {
 // it), softnet drops and squeezes, the NIC's error and drop counters.
 class HostWatch {
  public:
-  explicit HostWatch(const Thresholds& t) : t_(t) {}
+  // `prefix` goes before every subject ("peer " for the peer's host: "peer cpu0").
+  explicit HostWatch(const Thresholds& t, std::string prefix = "")
+      : t_(t), prefix_(std::move(prefix)) {}
   // `sample` covers [start, end] seconds; only its length is used.
   std::vector<Condition> Judge(const record::HostInterval& sample);
 
@@ -95,6 +97,7 @@ class HostWatch {
   void Counters(const record::HostInterval& sample, std::vector<Condition>& out);
 
   Thresholds t_;
+  std::string prefix_;
   std::map<int, double> saturated_seconds_;  // per CPU, how long it has been saturated
   std::deque<double> calm_irq_rates_;        // the interrupt rate of recent calm samples
   std::optional<double> irq_rate_before_;    // frozen when a saturation begins
@@ -147,6 +150,8 @@ struct ProbeWindow {
   uint64_t sent = 0, answered = 0;
   std::optional<record::LatencySummary> latency;
   std::vector<record::LatencyBucket> buckets;  // the whole distribution, for the metrics
+  // A nicbench peer's own host over the window (its samples from the probe test's results).
+  std::vector<record::HostInterval> peer_samples;
 };
 class LatencyWatch {
  public:

@@ -278,6 +278,25 @@ TEST(MonitorJudge, StoreAndPeerTroubleAreEventsAndTheMetricsFollow) {
   EXPECT_EQ(last.events_opened, 2u);
 }
 
+// A nicbench peer's samples come with each probe window: its storm is the peer's event.
+TEST(MonitorJudge, ThePeersSamplesAreJudgedAsThePeersHost) {
+  std::vector<record::MonitorEvent> events;
+  MonitorSinks sinks;
+  sinks.event = [&](const record::MonitorEvent& e) { events.push_back(e); };
+  MonitorJudge judge("m", "nas", Short(), sinks);
+  ProbeWindow window;
+  window.what = "rr";
+  for (int i = 0; i < 5; ++i) window.peer_samples.push_back(Sample(i, 0, 988));
+  for (int i = 5; i < 9; ++i) window.peer_samples.push_back(Sample(i, 100, 898));
+  judge.OnProbe(window, 100);
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(events[0].kind, EventKind::kCoreSaturated);
+  EXPECT_EQ(events[0].subject, "peer cpu0");
+  EXPECT_NE(events[0].summary.find("peer cpu0 saturated by hard irq"), std::string::npos)
+      << events[0].summary;
+  EXPECT_NE(events[0].summary.find("livelocked"), std::string::npos);
+}
+
 std::vector<record::MonitorEvent> Replay(const std::string& fixture, Thresholds t) {
   std::vector<record::MonitorEvent> events;
   MonitorSinks sinks;

@@ -106,6 +106,10 @@ bool Worker::RequestResponse(milliseconds window) {
   engine::ClientConfig probe =
       ProbeConfig(spec_.tests.front(), record::RrMode::kRr, spec_.probe_rate, window);
   probe.stop_fd = stop_fd_;
+  // A nicbench server then samples its host at each interval and sends the samples with the
+  // results: the peer's host is watched between the tests as well (this end's sampling in the
+  // probe test is its cost, the main thread samples this host anyway).
+  probe.sample_host = true;
   engine::ClientOutcome o = RunSettled(probe, {}, stop_fd_);
   if (!o.ok() && o.status.error().kind == ErrorKind::kInterrupted) return true;
   if (!o.ok() && o.status.error().kind == ErrorKind::kPeerCannot) {
@@ -122,6 +126,8 @@ bool Worker::RequestResponse(milliseconds window) {
     obs.probe.answered = s.transactions;
     obs.probe.latency = s.latency;
     if (s.latency_buckets) obs.probe.buckets = *s.latency_buckets;
+    if (o.record.remote.known())
+      obs.probe.peer_samples = std::move(o.record.remote.value().samples);
     obs.at_unix = UnixNow();
     box_.Post(std::move(obs));
   }

@@ -68,7 +68,8 @@ struct MonitorMetrics {
   double latency_sum_seconds = 0;
   std::map<std::string, int> open_events;  // by kind name, every kind present (0 when none)
   uint64_t events_opened = 0;
-  double samples = 0;  // host samples taken
+  double samples = 0;         // host samples taken
+  uint64_t peer_samples = 0;  // a nicbench peer's host samples received (with the probes)
 };
 
 }  // namespace nicbench::record

@@ -120,6 +120,10 @@ void Events(std::string& out, const record::MonitorMetrics& m) {
   out += fmt::format("nicbench_monitor_events_opened_total {}\n", m.events_opened);
   Family(out, "nicbench_monitor_samples_total", "counter", "Host samples taken.");
   out += fmt::format("nicbench_monitor_samples_total {}\n", Value(m.samples));
+  Family(out, "nicbench_monitor_peer_samples_total", "counter",
+         "Host samples of a nicbench peer received with the latency probes.");
+  out += fmt::format("nicbench_monitor_peer_samples_total{{peer=\"{}\"}} {}\n", Label(m.peer),
+                     m.peer_samples);
 }
 
 }  // namespace

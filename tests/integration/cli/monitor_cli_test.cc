@@ -166,6 +166,9 @@ bool BothDirectionsScraped(int port) {
   return body.find("direction=\"forward\"") != std::string::npos &&
          body.find("direction=\"reverse\"") != std::string::npos &&
          body.find("nicbench_monitor_probe_latency_seconds_count{peer=\"127.0.0.1\"} 0") ==
+             std::string::npos &&
+         // The nicbench peer's own samples came with the probes.
+         body.find("nicbench_monitor_peer_samples_total{peer=\"127.0.0.1\"} 0") ==
              std::string::npos;
 }
 

@@ -58,9 +58,11 @@ struct StandMonitor {
     server = std::make_unique<testing::BackgroundProcess>(
         Prioritized(NicbenchIn(peer, {"serve", "-p", "5201", "-B", peer.address})));
     EXPECT_TRUE(WaitForListener(peer, 5201)) << server->StderrSoFar();
-    std::vector<std::string> argv = {"monitor",  peer.address, "--store", dir + "/runs.db",
-                                     "--events", dir + "/events.ndjson", "--lock-dir", dir,
-                                     "--id",     id};
+    std::vector<std::string> argv = {"monitor",    peer.address,
+                                     "--store",    dir + "/runs.db",
+                                     "--events",   dir + "/events.ndjson",
+                                     "--lock-dir", dir,
+                                     "--id",       id};
     argv.insert(argv.end(), args.begin(), args.end());
     monitor = std::make_unique<testing::BackgroundProcess>(NicbenchIn(st.host(1), argv));
   }
@@ -74,8 +76,8 @@ struct StandMonitor {
 
 testing::ProcessResult Tbf(const stand::HostInfo& host, const std::string& rate,
                            const std::string& burst, const std::string& limit) {
-  return Run(InHost(host, {"tc", "qdisc", "replace", "dev", host.interface, "root", "handle", "1:",
-                           "tbf", "rate", rate, "burst", burst, "limit", limit}));
+  return Run(InHost(host, {"tc", "qdisc", "replace", "dev", host.interface, "root", "handle",
+                           "1:", "tbf", "rate", rate, "burst", burst, "limit", limit}));
 }
 
 TEST(MonitorStand, RateLoweredMidRunIsADegradationResolvedWhenRestored) {
@@ -94,9 +96,8 @@ TEST(MonitorStand, RateLoweredMidRunIsADegradationResolvedWhenRestored) {
   const stand::HostInfo& h1 = st->host(1);
   auto slow = Tbf(h1, "100mbit", "15000", "625000");  // 50 ms of queue
   ASSERT_EQ(slow.exit_code, 0) << slow.err;
-  ASSERT_TRUE(testing::WaitUntil(
-      [&] { return !Events(m.events(), "degraded", "opened").empty(); },
-      std::chrono::seconds(90)))
+  ASSERT_TRUE(testing::WaitUntil([&] { return !Events(m.events(), "degraded", "opened").empty(); },
+                                 std::chrono::seconds(90)))
       << FileText(m.events()) << m.monitor->StderrSoFar();
   const nlohmann::json opened = Events(m.events(), "degraded", "opened").front();
   EXPECT_EQ(opened["subject"], "forward");
@@ -105,9 +106,9 @@ TEST(MonitorStand, RateLoweredMidRunIsADegradationResolvedWhenRestored) {
       << opened.dump();
   auto fast = Tbf(h1, "1gbit", "125000", "6250000");
   ASSERT_EQ(fast.exit_code, 0) << fast.err;
-  ASSERT_TRUE(testing::WaitUntil(
-      [&] { return !Events(m.events(), "degraded", "resolved").empty(); },
-      std::chrono::seconds(90)))
+  ASSERT_TRUE(
+      testing::WaitUntil([&] { return !Events(m.events(), "degraded", "resolved").empty(); },
+                         std::chrono::seconds(90)))
       << FileText(m.events());
   EXPECT_EQ(Events(m.events(), "degraded", "resolved").front()["id"], opened["id"]);
   EXPECT_EQ(m.monitor->Stop(SIGTERM).exit_code, 0);
@@ -120,23 +121,24 @@ TEST(MonitorStand, CarrierDownAndUpIsAnEventEachWay) {
   spec.profile = stand::Profile::k1000BaseT;
   auto st = UpStand(spec);
   ASSERT_TRUE(st.has_value()) << st.error().ToString();
-  StandMonitor m(*st, "moncar",
-                 {"--every", "1h", "--test", "-t 1", "--sample-interval", "0.2s",
-                  "--probe-window", "1s"});
+  StandMonitor m(
+      *st, "moncar",
+      {"--every", "1h", "--test", "-t 1", "--sample-interval", "0.2s", "--probe-window", "1s"});
   ASSERT_TRUE(testing::WaitUntil([&] { return StoredRuns(m.dir + "/runs.db", "moncar") >= 1; }))
       << m.monitor->StderrSoFar();
   const stand::HostInfo& h2 = st->host(2);
   auto down = accuracy::Run(InHost(h2, {"ip", "link", "set", "dev", h2.interface, "down"}));
   ASSERT_EQ(down.exit_code, 0) << down.err;
-  ASSERT_TRUE(testing::WaitUntil(
-      [&] { return !Events(m.events(), "carrier-lost", "opened").empty(); }))
-      << FileText(m.events()) << m.monitor->StderrSoFar();
+  ASSERT_TRUE(testing::WaitUntil([&] {
+    return !Events(m.events(), "carrier-lost", "opened").empty();
+  })) << FileText(m.events())
+      << m.monitor->StderrSoFar();
   EXPECT_EQ(Events(m.events(), "carrier-lost", "opened").front()["subject"], st->host(1).interface);
   auto up = accuracy::Run(InHost(h2, {"ip", "link", "set", "dev", h2.interface, "up"}));
   ASSERT_EQ(up.exit_code, 0) << up.err;
-  ASSERT_TRUE(testing::WaitUntil(
-      [&] { return !Events(m.events(), "carrier-lost", "resolved").empty(); }))
-      << FileText(m.events());
+  ASSERT_TRUE(testing::WaitUntil([&] {
+    return !Events(m.events(), "carrier-lost", "resolved").empty();
+  })) << FileText(m.events());
   EXPECT_FALSE(m.monitor->Exited());
   EXPECT_EQ(m.monitor->Stop(SIGTERM).exit_code, 0);
 }
