@@ -722,9 +722,12 @@ int RunRunCommand(int argc, char** argv) {
   return code;
 }
 
-std::optional<std::string> StoredRunArgumentsProblem(const std::vector<std::string>& args) {
-  CLI::App app{"", "run"};
-  RunArgs a;
+namespace {
+
+// Parses run's options from a list that is not the user's argv into `a` (`app` holds them):
+// why it cannot, or nullopt.
+std::optional<std::string> ParseListed(CLI::App& app, RunArgs& a,
+                                       const std::vector<std::string>& args) {
   AddOptions(app, a);
   RepeatsTakeTheLast(app);
   std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 takes them reversed
@@ -735,6 +738,15 @@ std::optional<std::string> StoredRunArgumentsProblem(const std::vector<std::stri
   } catch (const CLI::ParseError& e) {
     return std::string(e.what());
   }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<std::string> StoredRunArgumentsProblem(const std::vector<std::string>& args) {
+  CLI::App app{"", "run"};
+  RunArgs a;
+  if (auto problem = ParseListed(app, a, args)) return problem;
   if (auto path = PathOption(a)) {
     return *path +
            ": a matrix's run options cannot name a file (its definition is stored, and a "
@@ -751,14 +763,7 @@ Result<std::vector<engine::ClientConfig>> RunArgumentsToTests(
     const std::vector<std::string>& args) {
   CLI::App app{"", "run"};
   RunArgs a;
-  AddOptions(app, a);
-  RepeatsTakeTheLast(app);
-  std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 takes them reversed
-  try {
-    app.parse(reversed);
-  } catch (const CLI::ParseError& e) {
-    return Fail(e.what());
-  }
+  if (auto problem = ParseListed(app, a, args)) return Fail(*problem);
   if (auto path = PathOption(a)) return Fail(*path + ": the monitor stores its own runs");
   if (a.json || a.output.json_stream || !a.output.html.empty()) {
     return Fail("-J, --json-stream and --html: the monitor writes its own output");

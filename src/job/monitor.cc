@@ -1,7 +1,6 @@
 #include "job/monitor.h"
 
 #include <poll.h>
-#include <sys/eventfd.h>
 #include <unistd.h>
 
 #include <thread>
@@ -9,6 +8,7 @@
 #include "job/monitor_judge.h"
 #include "job/monitor_series.h"
 #include "job/monitor_worker.h"
+#include "job/stop_event.h"
 #include "probes/host_delta_reader.h"
 #include "probes/host_snapshot.h"
 #include "probes/nic_device.h"
@@ -17,20 +17,6 @@ namespace nicbench::job {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-// An eventfd that ends the worker's current test or probe, closed with the loop.
-struct StopFd {
-  int fd = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-  ~StopFd() {
-    if (fd >= 0) ::close(fd);
-  }
-  void Now() const {
-    const uint64_t one = 1;
-    if (::write(fd, &one, sizeof one) < 0) {
-      // Cannot fail on a fresh eventfd written once.
-    }
-  }
-};
 
 void Judge(MonitorJudge& judge, const Observation& o) {
   switch (o.kind) {
@@ -100,7 +86,7 @@ Status RunMonitor(const MonitorSpec& spec, const MonitorSinks& sinks) {
   MonitorJudge judge(spec.id, spec.peer, spec.thresholds, sinks);
   judge.SetBaseline(spec.baseline);
   Mailbox box;
-  StopFd stop;
+  StopEvent stop;  // ends the worker's current test or probe
   Worker worker(spec, box, stop.fd);
   std::thread tests([&worker] { worker.Run(); });
   auto next_sample = Clock::now() + spec.sample_interval;
