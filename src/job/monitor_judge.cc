@@ -50,8 +50,11 @@ MonitorJudge::MonitorJudge(const std::string& id, const std::string& peer,
   metrics_.open_events = book_.OpenByKind();
 }
 
-void MonitorJudge::Emit(std::string_view source, const std::vector<Condition>& now,
-                        double at_unix) {
+void MonitorJudge::Emit(std::string_view source, std::vector<Condition> now, double at_unix) {
+  // A host's trouble is felt as latency: the probe's latest figure goes with its evidence.
+  if ((source == "host" || source == "peer-host") && !latency_.Latest().empty()) {
+    for (Condition& c : now) c.evidence.push_back("latency probe: " + latency_.Latest());
+  }
   for (const record::MonitorEvent& e : book_.Update(source, now, at_unix)) {
     if (!e.resolved) ++metrics_.events_opened;
     if (sinks_.event) sinks_.event(e);

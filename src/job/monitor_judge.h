@@ -30,7 +30,7 @@ class MonitorJudge {
   const record::MonitorMetrics& metrics() const { return metrics_; }
 
  private:
-  void Emit(std::string_view source, const std::vector<Condition>& now, double at_unix);
+  void Emit(std::string_view source, std::vector<Condition> now, double at_unix);
   void CountSample(const record::HostInterval& sample);
 
   const MonitorSinks& sinks_;

@@ -157,10 +157,14 @@ class LatencyWatch {
  public:
   explicit LatencyWatch(const Thresholds& t) : t_(t) {}
   std::vector<Condition> Judge(const ProbeWindow& window);
+  // The latest window's p99 against the baseline, as evidence for a host event ("latency probe
+  // p99 1500.00 ms, baseline 0.20 ms"); "" before any window.
+  const std::string& Latest() const { return latest_; }
 
  private:
   Thresholds t_;
   std::vector<double> baseline_p99_us_;
+  std::string latest_;
 };
 
 }  // namespace nicbench::job

@@ -286,6 +286,10 @@ TEST(MonitorJudge, ThePeersSamplesAreJudgedAsThePeersHost) {
   MonitorJudge judge("m", "nas", Short(), sinks);
   ProbeWindow window;
   window.what = "rr";
+  record::LatencySummary slow;
+  slow.count = 10;
+  slow.p99_us = 1500000;  // the seed's 1.5 s pings
+  window.latency = slow;
   for (int i = 0; i < 5; ++i) window.peer_samples.push_back(Sample(i, 0, 988));
   for (int i = 5; i < 9; ++i) window.peer_samples.push_back(Sample(i, 100, 898));
   judge.OnProbe(window, 100);
@@ -295,6 +299,7 @@ TEST(MonitorJudge, ThePeersSamplesAreJudgedAsThePeersHost) {
   EXPECT_NE(events[0].summary.find("peer cpu0 saturated by hard irq"), std::string::npos)
       << events[0].summary;
   EXPECT_NE(events[0].summary.find("livelocked"), std::string::npos);
+  EXPECT_EQ(events[0].evidence.back(), "latency probe: request/response p99 1500.00 ms");
 }
 
 std::vector<record::MonitorEvent> Replay(const std::string& fixture, Thresholds t) {

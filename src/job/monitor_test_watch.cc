@@ -129,6 +129,9 @@ std::vector<Condition> LatencyWatch::Judge(const ProbeWindow& window) {
   }
   if (!window.latency || window.latency->count == 0) return out;
   const double p99 = window.latency->p99_us;
+  latest_ = baseline_p99_us_.empty() ? fmt::format("{} p99 {:.2f} ms", what, p99 / 1000)
+                                     : fmt::format("{} p99 {:.2f} ms, baseline {:.2f} ms", what,
+                                                   p99 / 1000, Median(baseline_p99_us_) / 1000);
   if (static_cast<int>(baseline_p99_us_.size()) < t_.baseline_windows) {
     baseline_p99_us_.push_back(p99);
     return out;
