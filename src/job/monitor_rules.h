@@ -40,6 +40,7 @@ struct Thresholds {
   double latency_factor = 3;
   double latency_floor_ms = 1;
   int baseline_windows = 3;  // probe windows that make the latency baseline
+  int latency_windows = 2;   // consecutive windows above it before the event opens
   double loss_percent = 1;   // probes or UDP datagrams lost
   // A counter event (softnet, NIC errors) resolves after this many samples without a rise.
   int quiet_samples = 5;
@@ -165,6 +166,7 @@ class LatencyWatch {
   Thresholds t_;
   std::vector<double> baseline_p99_us_;
   std::string latest_;
+  int high_windows_ = 0;  // consecutive windows above the threshold
 };
 
 }  // namespace nicbench::job

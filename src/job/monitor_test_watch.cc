@@ -137,7 +137,12 @@ std::vector<Condition> LatencyWatch::Judge(const ProbeWindow& window) {
     return out;
   }
   const double base = Median(baseline_p99_us_);
-  if (p99 < base * t_.latency_factor || p99 - base < t_.latency_floor_ms * 1000) return out;
+  if (p99 < base * t_.latency_factor || p99 - base < t_.latency_floor_ms * 1000) {
+    high_windows_ = 0;
+    return out;
+  }
+  // One slow window on a busy host is noise; the event needs them to last.
+  if (++high_windows_ < t_.latency_windows) return out;
   out.push_back(Condition{EventKind::kLatencyUp,
                           "probe",
                           fmt::format("{} p99 {:.2f} ms against a baseline of {:.2f} ms", what,
