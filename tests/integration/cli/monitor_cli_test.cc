@@ -319,5 +319,41 @@ TEST(MonitorLoopback, PeerGoneIsAnEventHangupReopensAndTheRecordingReplays) {
   EXPECT_EQ(replay.exit_code, 0) << replay.err;
 }
 
+// --baseline SELECTOR: stored runs are the baseline, so the first test is judged already: a
+// test held to 50 Mbit/s against unlimited loopback runs is a degradation in each direction.
+TEST(MonitorLoopback, StoredBaselineJudgesTheFirstTests) {
+  testing::ServeChild serve = testing::StartServe();
+  const std::string dir = TempDir("baseline");
+  const std::string db = dir + "/runs.db";
+  const std::string port = std::to_string(serve.port);
+  for (const char* reverse : {"", "-R"}) {
+    std::vector<std::string> run = {"run", "127.0.0.1", "-p",      port, "-t",      "2",
+                                    "-i",  "0.25",      "--store", db,   "--label", "base=1"};
+    if (*reverse) run.push_back(reverse);
+    ProcessResult r = testing::RunNicbench(run);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+  }
+  BackgroundProcess monitor({testing::NicbenchPath(), "monitor", "127.0.0.1", "-p", port, "--store",
+                             db, "--baseline", "label:base=1", "--test",
+                             "-t 2 -i 0.25 -b 50M --both-directions", "--every", "1h", "--lock-dir",
+                             dir, "--events", dir + "/events.ndjson"});
+  ASSERT_TRUE(testing::WaitUntil([&] {
+    const std::string text = FileText(dir + "/events.ndjson");
+    return text.find("\"subject\":\"forward\"") != std::string::npos &&
+           text.find("\"subject\":\"reverse\"") != std::string::npos;
+  })) << FileText(dir + "/events.ndjson")
+      << monitor.StderrSoFar();
+  std::ifstream in(dir + "/events.ndjson");
+  for (std::string line; std::getline(in, line);) {
+    const auto e = nlohmann::json::parse(line);
+    if (e["subject"] != "forward" && e["subject"] != "reverse") continue;  // a busy host's own
+    EXPECT_EQ(e["kind"], "degraded") << line;
+    EXPECT_NE(e["summary"].get<std::string>().find("against a baseline of"), std::string::npos);
+  }
+  EXPECT_EQ(monitor.Stop(SIGTERM).exit_code, 0);
+  serve.process->Stop();
+  std::filesystem::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace nicbench
