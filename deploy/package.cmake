@@ -11,17 +11,19 @@ install(FILES ${gen}/completion/nicbench
 # The unit runs the installed binary: its ExecStart follows the prefix. Under /usr (the package)
 # it goes where Debian 12 keeps units, /lib/systemd/system (lintian flags /usr/lib there);
 # under another prefix, beneath that prefix.
-file(READ deploy/systemd/nicbench-serve.service unit)
-string(REPLACE "ExecStart=/usr/bin/nicbench" "ExecStart=${CMAKE_INSTALL_FULL_BINDIR}/nicbench"
-       unit "${unit}")
-file(WRITE ${gen}/nicbench-serve.service "${unit}")
-set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS deploy/systemd/nicbench-serve.service)
 if(CMAKE_INSTALL_PREFIX STREQUAL "/usr")
   set(unit_dir /lib/systemd/system)
 else()
   set(unit_dir lib/systemd/system)
 endif()
-install(FILES ${gen}/nicbench-serve.service DESTINATION ${unit_dir})
+foreach(unit_name nicbench-serve.service nicbench-monitor@.service)
+  file(READ deploy/systemd/${unit_name} unit)
+  string(REPLACE "ExecStart=/usr/bin/nicbench" "ExecStart=${CMAKE_INSTALL_FULL_BINDIR}/nicbench"
+         unit "${unit}")
+  file(WRITE ${gen}/${unit_name} "${unit}")
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS deploy/systemd/${unit_name})
+  install(FILES ${gen}/${unit_name} DESTINATION ${unit_dir})
+endforeach()
 install(FILES deploy/debian/copyright DESTINATION ${CMAKE_INSTALL_DATADIR}/doc/nicbench)
 install(FILES deploy/debian/lintian-overrides DESTINATION ${CMAKE_INSTALL_DATADIR}/lintian/overrides
         RENAME nicbench)

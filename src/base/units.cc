@@ -79,6 +79,29 @@ Result<double> ParseSeconds(std::string_view text) {
   return value;
 }
 
+Result<std::chrono::milliseconds> ParseDuration(std::string_view text) {
+  struct Unit {
+    std::string_view suffix;
+    double seconds;
+  };
+  // "ms" before "s": the longer suffix first.
+  constexpr Unit kUnits[] = {{"ms", 0.001}, {"s", 1}, {"m", 60}, {"h", 3600}, {"d", 86400}};
+  double scale = 1;
+  std::string_view number = text;
+  for (const Unit& u : kUnits) {
+    if (text.size() > u.suffix.size() && text.ends_with(u.suffix)) {
+      number = text.substr(0, text.size() - u.suffix.size());
+      scale = u.seconds;
+      break;
+    }
+  }
+  auto value = ParseSeconds(number);
+  if (!value || *value * scale > 365.0 * 86400) {
+    return Fail(fmt::format("'{}' is not a duration (e.g. 500ms, 30s, 10m, 1h)", text));
+  }
+  return std::chrono::milliseconds(std::llround(*value * scale * 1000));
+}
+
 Scaled ScaleBy(double value, double step) {
   Scaled out{value, 0};
   while (out.value >= step && out.unit < 4) {

@@ -3,6 +3,7 @@
 // powers of 1000. Both accept either case. Pure functions; thread-safe.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -22,6 +23,10 @@ Result<uint64_t> ParseUnsigned(std::string_view text);
 
 // Seconds as a decimal number ("0.5", "10"); rejects negatives and junk.
 Result<double> ParseSeconds(std::string_view text);
+
+// A duration: a decimal number with a unit, "500ms", "0.2s", "30s", "10m", "1h", "2d"; a bare
+// number is seconds. Rejects negatives, junk and other units; the error names the forms.
+Result<std::chrono::milliseconds> ParseDuration(std::string_view text);
 
 // A value scaled down by `step` (1000 for rates, 1024 for bytes) until below it, at most four
 // times, and the index of its unit in kBitRateUnits / kByteUnits. Shared by every formatter.

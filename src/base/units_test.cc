@@ -41,3 +41,24 @@ TEST(FormatBytes, ScalesBy1024) { EXPECT_EQ(FormatBytes(1536 * 1024.0), "1.50 MB
 
 }  // namespace
 }  // namespace nicbench
+
+namespace nicbench {
+namespace {
+
+TEST(ParseDuration, UnitsAndBareSeconds) {
+  EXPECT_EQ(ParseDuration("500ms").value(), std::chrono::milliseconds(500));
+  EXPECT_EQ(ParseDuration("0.2s").value(), std::chrono::milliseconds(200));
+  EXPECT_EQ(ParseDuration("30s").value(), std::chrono::milliseconds(30000));
+  EXPECT_EQ(ParseDuration("10m").value(), std::chrono::minutes(10));
+  EXPECT_EQ(ParseDuration("1h").value(), std::chrono::hours(1));
+  EXPECT_EQ(ParseDuration("2d").value(), std::chrono::hours(48));
+  EXPECT_EQ(ParseDuration("45").value(), std::chrono::seconds(45));
+  for (const char* bad : {"", "s", "-5s", "10x", "ten minutes", "5 m", "400d"}) {
+    auto d = ParseDuration(bad);
+    ASSERT_FALSE(d.has_value()) << bad;
+    EXPECT_NE(d.error().message.find("is not a duration"), std::string::npos) << bad;
+  }
+}
+
+}  // namespace
+}  // namespace nicbench

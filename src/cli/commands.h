@@ -18,5 +18,6 @@ int RunMatrixCommand(int argc, char** argv);   // matrix_command.cc
 int RunReportCommand(int argc, char** argv);   // report_command.cc
 int RunDiskCommand(int argc, char** argv);     // disk_command.cc
 int RunCollectCommand(int argc, char** argv);  // collect_command.cc
+int RunMonitorCommand(int argc, char** argv);  // monitor_command.cc
 
 }  // namespace nicbench::cli

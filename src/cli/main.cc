@@ -36,6 +36,7 @@ constexpr const char kUsage[] =
     "  matrix HOST   an experiment: every combination of --vary values, interleaved rounds\n"
     "  report SEL -o FILE.html   stored runs as a self-contained HTML report with charts\n"
     "  disk PATH     a file's sequential write and read rate alone, as dd measures it\n"
+    "  monitor PEER  watch a peer and this host, test now and then, raise events\n"
     "\n"
     "Run `nicbench COMMAND --help` for a command's options.\n"
     "Options: -h, --help   this text;  -V, --version   print the version\n";
@@ -51,7 +52,7 @@ constexpr Command kCommands[] = {
     {"stand", nicbench::cli::RunStandCommand},     {"history", nicbench::cli::RunHistoryCommand},
     {"show", nicbench::cli::RunShowCommand},       {"compare", nicbench::cli::RunCompareCommand},
     {"matrix", nicbench::cli::RunMatrixCommand},   {"report", nicbench::cli::RunReportCommand},
-    {"disk", nicbench::cli::RunDiskCommand},
+    {"disk", nicbench::cli::RunDiskCommand},       {"monitor", nicbench::cli::RunMonitorCommand},
 };
 
 // `nicbench --help-table`: one JSON line for nicbench itself (its usage text), one per command
@@ -111,7 +112,7 @@ int main(int argc, char** argv) {
   if (command == "ttcp") return cli::RunTtcpSubcommand(sub_argc, sub_argv);
   // A test holds a socket per stream at each end: -P 1000 needs more than the soft limit of
   // 1024 many systems start with. A failure leaves the limit as it was (EMFILE then says so).
-  if (command == "serve" || command == "run" || command == "matrix") {
+  if (command == "serve" || command == "run" || command == "matrix" || command == "monitor") {
     (void)nicbench::net::RaiseDescriptorLimit();
   }
   for (const Command& c : kCommands) {

@@ -7,6 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "base/result.h"
+#include "engine/client.h"
+
 namespace nicbench::cli {
 
 // Why `args` (what follows "run", the host included) cannot be run, or nullopt: whatever `run`
@@ -15,5 +18,12 @@ namespace nicbench::cli {
 // --no-store): a definition others could have written never chooses paths. Nothing is opened,
 // created or redirected by the check.
 std::optional<std::string> StoredRunArgumentsProblem(const std::vector<std::string>& args);
+
+// The tests `nicbench run ARGS...` would run (`monitor --test`, whose tests are run's tests):
+// one, or forward then reverse with --both-directions. `args` holds the host (and -p) first.
+// Refused beyond what `run` refuses: options naming a file (as above), loopback, --under-load
+// and the output options (-J, --json-stream): the monitor writes its own output. The error is
+// run's message.
+Result<std::vector<engine::ClientConfig>> RunArgumentsToTests(const std::vector<std::string>& args);
 
 }  // namespace nicbench::cli

@@ -1,7 +1,6 @@
 #include "job/under_load.h"
 
 #include <poll.h>
-#include <sys/eventfd.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -9,6 +8,8 @@
 #include <future>
 #include <string>
 #include <utility>
+
+#include "job/stop_event.h"
 
 namespace nicbench::job {
 namespace {
@@ -86,11 +87,10 @@ bool Settling(const engine::ClientOutcome& o, bool after_stock) {
          o.record.intervals.empty() && !o.record.incomplete;
 }
 
-// Runs the test of `config`, and again every 100 ms for up to 2 s while the server is settling,
-// unless `stop_fd` becomes readable.
+}  // namespace
+
 engine::ClientOutcome RunSettled(const engine::ClientConfig& config,
-                                 const engine::IntervalSink& sink, int stop_fd,
-                                 bool after_stock = false) {
+                                 const engine::IntervalSink& sink, int stop_fd, bool after_stock) {
   constexpr int kTries = 20;
   constexpr std::chrono::milliseconds kPause{100};
   engine::ClientOutcome outcome = engine::RunClient(config, sink);
@@ -99,6 +99,8 @@ engine::ClientOutcome RunSettled(const engine::ClientConfig& config,
   }
   return outcome;
 }
+
+namespace {
 
 // The probe test of `config` once `delay` has passed, unless `stop_fd` became readable first.
 engine::ClientOutcome ProbeAfter(const engine::ClientConfig& config,
@@ -129,20 +131,6 @@ std::pair<engine::ClientOutcome, engine::ClientOutcome> WithProbes(const engine:
   beside();
   return {kept_run.get(), fresh_run.get()};
 }
-
-// An eventfd that ends the probes when the load ends before them (or is interrupted).
-struct ProbeStop {
-  int fd = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-  ~ProbeStop() {
-    if (fd >= 0) ::close(fd);
-  }
-  void Now() const {
-    const uint64_t one = 1;
-    if (fd >= 0 && ::write(fd, &one, sizeof one) < 0) {
-      // Nothing more to do: the probes end at their own duration.
-    }
-  }
-};
 
 }  // namespace
 
@@ -200,7 +188,7 @@ engine::ClientOutcome RunUnderLoad(const engine::ClientConfig& load, const Probe
     under.loaded = Unanswered(why);
     outcome = RunSettled(load, sink, load.stop_fd, stock);
   } else {
-    ProbeStop stop;
+    StopEvent stop;  // ends the probes when the load ends before them (or is interrupted)
     // The load's warm-up (-O) is not its working condition: the probes start after it.
     const auto length = load.spec.duration;
     auto [kept, fresh] = WithProbes(load, probes, load.spec.omit, length, stop.fd, [&] {

@@ -41,4 +41,12 @@ engine::ClientOutcome RunUnderLoad(const engine::ClientConfig& load, const Probe
 engine::ClientConfig ProbeConfig(const engine::ClientConfig& load, record::RrMode mode,
                                  uint32_t rate, std::chrono::milliseconds duration);
 
+// Runs the test of `config`, and again every 100 ms for up to 2 s while the server is settling
+// (busy with this job's tests before, which it frees a moment after they end; after a stock
+// iperf3 refused a probe, any failure before data moved), unless `stop_fd` becomes readable.
+// The monitor's periodic tests go through it as well.
+engine::ClientOutcome RunSettled(const engine::ClientConfig& config,
+                                 const engine::IntervalSink& sink, int stop_fd,
+                                 bool after_stock = false);
+
 }  // namespace nicbench::job

@@ -134,9 +134,24 @@ Status ToVersion6(Connection& c) {
   return s;
 }
 
+// Version 7: the monitor's events (docs/monitor.md), one row per opened or resolved line; the
+// evidence is a JSON array of strings.
+Status ToVersion7(Connection& c) {
+  return ExecAll(
+      c, {
+             // One statement over lines, not a missing comma:
+             // NOLINTNEXTLINE(bugprone-suspicious-missing-comma)
+             "CREATE TABLE monitor_events ({id}, monitor TEXT NOT NULL, event_id {int} NOT NULL, "
+             "kind TEXT NOT NULL, state TEXT NOT NULL, subject TEXT NOT NULL, "
+             "time_secs {real} NOT NULL, opened_secs {real} NOT NULL, summary TEXT NOT NULL, "
+             "evidence TEXT NOT NULL)",
+             "CREATE INDEX monitor_events_monitor ON monitor_events (monitor, id)",
+         });
+}
+
 using Migration = Status (*)(Connection&);
-constexpr Migration kMigrations[] = {ToVersion1, ToVersion2, ToVersion3,
-                                     ToVersion4, ToVersion5, ToVersion6};
+constexpr Migration kMigrations[] = {ToVersion1, ToVersion2, ToVersion3, ToVersion4,
+                                     ToVersion5, ToVersion6, ToVersion7};
 static_assert(std::size(kMigrations) == kSchemaVersion, "one migration per schema version");
 
 Status Upgrade(Connection& c, int target) {
@@ -166,7 +181,8 @@ Result<int> ReadSchemaVersion(Connection& c) {
     return std::find(tables->begin(), tables->end(), name) != tables->end();
   };
   if (!has("nicbench_schema")) {
-    for (const char* ours : {"runs", "run_records", "run_labels", "experiments"}) {
+    for (const char* ours :
+         {"runs", "run_records", "run_labels", "experiments", "monitor_events"}) {
       if (has(ours)) {
         return Fail(fmt::format("{}: has a table '{}' that is not nicbench's; not a result store",
                                 c.Describe(), ours));

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "record/json.h"
+#include "store/event_rows.h"
 #include "store/summary.h"
 
 namespace nicbench::store {
@@ -248,6 +249,14 @@ class SqlStore final : public Store {
     if (!rows) return tl::unexpected(rows.error());
     if (rows->empty()) return Fail(fmt::format("{}: no experiment {}", Describe(), id));
     return Ok();
+  }
+
+  Result<int64_t> PutEvent(const record::MonitorEvent& event) override {
+    return InsertEvent(*c_, event);
+  }
+
+  Result<std::vector<record::MonitorEvent>> Events(std::string_view monitor) override {
+    return SelectEvents(*c_, monitor);
   }
 
  private:

@@ -32,13 +32,14 @@
 
 #include "analysis/figure_table.h"
 #include "base/result.h"
+#include "record/monitor.h"
 #include "record/run_record.h"
 
 namespace nicbench::store {
 
 // Version of the store's schema (tables and columns, docs/store.md). A database of an older
 // version is upgraded when opened; a newer one is refused.
-inline constexpr int kSchemaVersion = 6;
+inline constexpr int kSchemaVersion = 7;
 
 // Labels of a run: KEY=VALUE tags, ordered by key. The run's free-text RunRecord::label is stored
 // as the label "label"; an experiment's runs carry "experiment"=ID and one label per variant name.
@@ -181,6 +182,12 @@ class Store {
   // state: short text such as "running", "interrupted", "finished", "failed". Unknown id is an
   // error.
   virtual Status SetExperimentState(int64_t id, std::string_view state) = 0;
+
+  // A monitor's events (`nicbench monitor`, docs/monitor.md): each opened and each resolved
+  // line is a row of its own. PutEvent returns the row's id.
+  virtual Result<int64_t> PutEvent(const record::MonitorEvent& event) = 0;
+  // The rows of one monitor (by its id), in the order they were stored.
+  virtual Result<std::vector<record::MonitorEvent>> Events(std::string_view monitor) = 0;
 };
 
 }  // namespace nicbench::store

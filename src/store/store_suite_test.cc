@@ -257,6 +257,36 @@ TEST_P(StoreSuite, RunsSurviveReopening) {
   EXPECT_GT(MustPut(MakeTcpRun()), id);
 }
 
+TEST_P(StoreSuite, MonitorEventsReadBackInOrderPerMonitor) {
+  record::MonitorEvent e;
+  e.monitor = "nas:5201-1";
+  e.id = 1;
+  e.kind = record::EventKind::kCoreSaturated;
+  e.subject = "cpu0";
+  e.at_unix = e.opened_unix = 1700000009.5;
+  e.summary = "cpu0 saturated by hard irq (100%) for 10 s";
+  e.evidence = {"cpu0: hard irq 100.0%", "interrupts per second unchanged"};
+  ASSERT_TRUE(store_->PutEvent(e).has_value());
+  record::MonitorEvent other = e;
+  other.monitor = "other";
+  ASSERT_TRUE(store_->PutEvent(other).has_value());
+  e.resolved = true;
+  e.at_unix = 1700000051;
+  ASSERT_TRUE(store_->PutEvent(e).has_value());
+  auto got = store_->Events("nas:5201-1");
+  ASSERT_TRUE(got.has_value()) << got.error().message;
+  ASSERT_EQ(got->size(), 2u);
+  EXPECT_FALSE((*got)[0].resolved);
+  EXPECT_TRUE((*got)[1].resolved);
+  EXPECT_EQ((*got)[1].kind, record::EventKind::kCoreSaturated);
+  EXPECT_EQ((*got)[1].subject, "cpu0");
+  EXPECT_EQ((*got)[1].opened_unix, 1700000009.5);
+  EXPECT_EQ((*got)[1].at_unix, 1700000051);
+  EXPECT_EQ((*got)[1].evidence, e.evidence);
+  EXPECT_EQ((*got)[1].summary, e.summary);
+  EXPECT_TRUE(store_->Events("nobody").value().empty());
+}
+
 TEST_P(StoreSuite, ExperimentsKeepTheirDefinitionAndState) {
   const nlohmann::json definition = {
       {"vary", {{"tso", {"on", "off"}}}}, {"repeat", 5}, {"seed", 42}};

@@ -1,0 +1,343 @@
+// The monitor's judgement (job/monitor_rules.h), table by table: each watch on hand-made
+// observations, the event book's open/resolve pairs, and the seed-2 replay fixtures.
+#include "job/monitor_rules.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "job/monitor.h"
+#include "job/monitor_judge.h"
+#include "support/run_binary.h"
+
+namespace nicbench::job {
+namespace {
+
+using record::EventKind;
+
+// A one-second sample of two CPUs: cpu0's hard irq share and NIC interrupts a second.
+record::HostInterval Sample(double t, double cpu0_irq, double nic_per_second) {
+  record::HostInterval s;
+  s.start = t;
+  s.end = t + 1;
+  record::CpuShare c0, c1;
+  c0.cpu = 0;
+  c0.irq = cpu0_irq;
+  c0.idle = 100 - cpu0_irq;
+  c1.cpu = 1;
+  c1.idle = 100;
+  s.cpus = std::vector<record::CpuShare>{c0, c1};
+  record::IrqRate rx;
+  rx.irq = "257";
+  rx.name = "em0-rx-0";
+  rx.nic = true;
+  rx.per_cpu = {static_cast<uint64_t>(nic_per_second), 0};
+  rx.total = static_cast<uint64_t>(nic_per_second);
+  rx.per_second = nic_per_second;
+  s.irqs = std::vector<record::IrqRate>{rx};
+  return s;
+}
+
+Thresholds Short() {
+  Thresholds t;
+  t.saturated_for = std::chrono::milliseconds(3000);
+  return t;
+}
+
+const Condition* Find(const std::vector<Condition>& c, EventKind kind) {
+  for (const Condition& x : c) {
+    if (x.kind == kind) return &x;
+  }
+  return nullptr;
+}
+
+std::string Joined(const std::vector<std::string>& lines) {
+  std::string all;
+  for (const auto& l : lines) all += l + "\n";
+  return all;
+}
+
+TEST(HostWatch, SaturatedCoreWithUnchangedInterruptsIsTheSeed2Signature) {
+  HostWatch watch(Short());
+  double t = 0;
+  for (int i = 0; i < 5; ++i, ++t) EXPECT_TRUE(watch.Judge(Sample(t, 0, 988)).empty());
+  // Saturated for 1 and 2 seconds: not yet an event (the threshold is 3 s).
+  EXPECT_EQ(Find(watch.Judge(Sample(t++, 100, 898)), EventKind::kCoreSaturated), nullptr);
+  EXPECT_EQ(Find(watch.Judge(Sample(t++, 100, 898)), EventKind::kCoreSaturated), nullptr);
+  const auto now = watch.Judge(Sample(t++, 100, 898));
+  const Condition* c = Find(now, EventKind::kCoreSaturated);
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(c->subject, "cpu0");
+  EXPECT_NE(c->summary.find("hard irq"), std::string::npos) << c->summary;
+  EXPECT_NE(c->summary.find("livelocked"), std::string::npos) << c->summary;
+  EXPECT_NE(Joined(c->evidence).find("898/s now, 988/s before"), std::string::npos)
+      << Joined(c->evidence);
+  // The core comes back: the condition no longer holds.
+  EXPECT_EQ(Find(watch.Judge(Sample(t++, 10, 988)), EventKind::kCoreSaturated), nullptr);
+}
+
+TEST(HostWatch, SaturationThatTheInterruptRateExplainsIsLoad) {
+  HostWatch watch(Short());
+  double t = 0;
+  for (int i = 0; i < 5; ++i, ++t) watch.Judge(Sample(t, 0, 1000));
+  std::vector<Condition> now;
+  for (int i = 0; i < 3; ++i) now = watch.Judge(Sample(t++, 100, 50000));
+  const Condition* c = Find(now, EventKind::kCoreSaturated);
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(c->summary.find("livelocked"), std::string::npos) << c->summary;
+  EXPECT_NE(Joined(c->evidence).find("the interrupt load explains"), std::string::npos);
+}
+
+TEST(HostWatch, SoftnetDropsHoldUntilQuietSamplesPass) {
+  Thresholds t;
+  t.quiet_samples = 2;
+  HostWatch watch(t);
+  record::HostInterval s = Sample(0, 0, 10);
+  s.softnet = std::vector<record::SoftnetDelta>{{0, 1000, 7, 3}};
+  const auto first = watch.Judge(s);
+  ASSERT_NE(Find(first, EventKind::kSoftnetDrops), nullptr);
+  EXPECT_NE(Joined(Find(first, EventKind::kSoftnetDrops)->evidence).find("7 drops, 3 time"),
+            std::string::npos);
+  s.softnet = std::vector<record::SoftnetDelta>{{0, 1000, 0, 0}};
+  EXPECT_NE(Find(watch.Judge(s), EventKind::kSoftnetDrops), nullptr);  // 1 quiet sample
+  EXPECT_EQ(Find(watch.Judge(s), EventKind::kSoftnetDrops), nullptr);  // 2: resolved
+}
+
+TEST(HostWatch, AFewTimeSqueezesOnABusyHostAreNotAnEvent) {
+  HostWatch watch(Thresholds{});
+  record::HostInterval s = Sample(0, 0, 10);
+  s.softnet = std::vector<record::SoftnetDelta>{{0, 1000, 0, 3}};
+  EXPECT_EQ(Find(watch.Judge(s), EventKind::kSoftnetDrops), nullptr);
+  s.softnet = std::vector<record::SoftnetDelta>{{0, 1000, 0, 40}};
+  EXPECT_NE(Find(watch.Judge(s), EventKind::kSoftnetDrops), nullptr);
+}
+
+TEST(HostWatch, NicErrorCountersRisingButNotPackets) {
+  HostWatch watch(Thresholds{});
+  record::HostInterval s = Sample(0, 0, 10);
+  s.nic_counters = std::map<std::string, int64_t>{{"rx_packets", 5000}, {"tx_bytes", 100}};
+  EXPECT_EQ(Find(watch.Judge(s), EventKind::kNicErrors), nullptr);
+  s.nic_counters = std::map<std::string, int64_t>{{"rx_packets", 5000}, {"rx_missed_errors", 4}};
+  const auto now = watch.Judge(s);
+  ASSERT_NE(Find(now, EventKind::kNicErrors), nullptr);
+  EXPECT_EQ(Find(now, EventKind::kNicErrors)->evidence,
+            std::vector<std::string>{"rx_missed_errors +4"});
+}
+
+TEST(LinkWatch, SpeedRenegotiatedAndCarrierLost) {
+  LinkWatch watch;
+  EXPECT_TRUE(watch.Judge("eth0", {true, 1000}).empty());
+  const auto slow = watch.Judge("eth0", {true, 100});
+  ASSERT_EQ(slow.size(), 1u);
+  EXPECT_EQ(slow[0].kind, EventKind::kSpeedChanged);
+  EXPECT_NE(slow[0].summary.find("1000 -> 100 Mbit/s"), std::string::npos) << slow[0].summary;
+  EXPECT_TRUE(watch.Judge("eth0", {true, 1000}).empty());
+  const auto down = watch.Judge("eth0", {false, std::nullopt});
+  ASSERT_EQ(down.size(), 1u);
+  EXPECT_EQ(down[0].kind, EventKind::kCarrierLost);
+  EXPECT_TRUE(watch.Judge("veth0", {true, std::nullopt}).empty());  // unknown speed: nothing
+}
+
+record::RunRecord PeriodicTest(record::Direction direction, std::vector<double> mbits) {
+  record::RunRecord run;
+  run.spec.direction = direction;
+  double t = 0;
+  for (double m : mbits) {
+    record::IntervalRecord i;
+    i.start = t;
+    i.end = t + 1;
+    record::StreamInterval s;
+    s.start = t;
+    s.end = t + 1;
+    s.bytes = static_cast<uint64_t>(m * 1e6 / 8);
+    i.streams.push_back(s);
+    run.intervals.push_back(i);
+    t += 1;
+  }
+  return run;
+}
+
+TEST(TestWatch, DegradationIsJudgedAgainstTheFirstTestsWithCompareStatistics) {
+  TestWatch watch(Thresholds{});
+  const auto fwd = record::Direction::kForward;
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_TRUE(watch.Judge(PeriodicTest(fwd, {941, 940, 942, 939, 941.0 + i})).empty());
+  }
+  // The other direction has its own baseline: its first test is not judged.
+  EXPECT_TRUE(watch.Judge(PeriodicTest(record::Direction::kReverse, {90, 91, 92, 90, 91})).empty());
+  // A little lower but within the threshold: nothing.
+  EXPECT_TRUE(watch.Judge(PeriodicTest(fwd, {920, 921, 919, 922, 920})).empty());
+  const auto low = watch.Judge(PeriodicTest(fwd, {94, 95, 93, 94, 96}));
+  const Condition* c = Find(low, EventKind::kDegraded);
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(c->subject, "forward");
+  EXPECT_NE(c->summary.find("94.0 Mbit/s against a baseline of 941.0 Mbit/s (-90%)"),
+            std::string::npos)
+      << c->summary;
+  EXPECT_NE(Joined(c->evidence).find("Mann-Whitney"), std::string::npos);
+}
+
+TEST(TestWatch, OneLowIntervalIsNotADegradation) {
+  TestWatch watch(Thresholds{});
+  const auto fwd = record::Direction::kForward;
+  for (int i = 0; i < 3; ++i) watch.Judge(PeriodicTest(fwd, {941, 940, 942, 939, 941}));
+  EXPECT_TRUE(watch.Judge(PeriodicTest(fwd, {941, 100, 940, 942, 941})).empty());
+}
+
+TEST(TestWatch, StoredBaselineJudgesTheFirstTest) {
+  TestWatch watch(Thresholds{});
+  const auto fwd = record::Direction::kForward;
+  watch.SetBaseline(
+      {PeriodicTest(fwd, {941, 940, 942, 939, 941}), PeriodicTest(fwd, {940, 941, 942, 943, 939})});
+  EXPECT_NE(Find(watch.Judge(PeriodicTest(fwd, {94, 95, 93, 94, 96})), EventKind::kDegraded),
+            nullptr);
+}
+
+TEST(LatencyWatch, P99WellAboveTheBaselineAndUnansweredProbes) {
+  LatencyWatch watch(Thresholds{});
+  auto window = [](double p99_us, uint64_t sent, uint64_t answered) {
+    ProbeWindow w;
+    w.what = "rr";
+    w.sent = sent;
+    w.answered = answered;
+    record::LatencySummary s;
+    s.count = answered;
+    s.p50_us = p99_us / 2;
+    s.p99_us = p99_us;
+    s.max_us = p99_us;
+    w.latency = s;
+    return w;
+  };
+  for (int i = 0; i < 3; ++i) EXPECT_TRUE(watch.Judge(window(200, 100, 100)).empty());
+  EXPECT_TRUE(watch.Judge(window(500, 100, 100)).empty());  // 3x but under the 1 ms floor
+  // One slow window is not yet an event; a second in a row is.
+  EXPECT_TRUE(watch.Judge(window(1500000, 100, 100)).empty());
+  EXPECT_TRUE(watch.Judge(window(200, 100, 100)).empty());
+  EXPECT_TRUE(watch.Judge(window(1500000, 100, 100)).empty());
+  const auto up = watch.Judge(window(1500000, 100, 100));  // the seed's 1.5 s
+  ASSERT_NE(Find(up, EventKind::kLatencyUp), nullptr);
+  EXPECT_NE(Find(up, EventKind::kLatencyUp)
+                ->summary.find("p99 1500.00 ms against a baseline "
+                               "of 0.20 ms"),
+            std::string::npos);
+  EXPECT_NE(Find(watch.Judge(window(200, 100, 90)), EventKind::kLoss), nullptr);
+}
+
+TEST(EventBook, OpensOnceResolvesWithTheSameIdAndKeepsSourcesApart) {
+  EventBook book("m1");
+  const Condition hot{EventKind::kCoreSaturated, "cpu0", "cpu0 saturated", {"evidence"}};
+  auto opened = book.Update("host", {hot}, 100);
+  ASSERT_EQ(opened.size(), 1u);
+  EXPECT_EQ(opened[0].id, 1u);
+  EXPECT_FALSE(opened[0].resolved);
+  EXPECT_EQ(opened[0].monitor, "m1");
+  EXPECT_TRUE(book.Update("host", {hot}, 101).empty());  // still open: no new line
+  // Another source's update leaves the host's event alone.
+  EXPECT_TRUE(book.Update("link", {}, 102).empty());
+  EXPECT_EQ(book.OpenByKind().at("core-saturated"), 1);
+  EXPECT_EQ(book.OpenByKind().at("degraded"), 0);
+  auto resolved = book.Update("host", {}, 130);
+  ASSERT_EQ(resolved.size(), 1u);
+  EXPECT_EQ(resolved[0].id, 1u);
+  EXPECT_TRUE(resolved[0].resolved);
+  EXPECT_EQ(resolved[0].opened_unix, 100);
+  EXPECT_EQ(resolved[0].at_unix, 130);
+  EXPECT_EQ(book.Update("host", {hot}, 140).at(0).id, 2u);
+}
+
+// The judge with sinks that record: a store that fails is an event, a store that works again
+// resolves it; the peer's reachability likewise; the metrics follow.
+TEST(MonitorJudge, StoreAndPeerTroubleAreEventsAndTheMetricsFollow) {
+  std::vector<record::MonitorEvent> events;
+  bool store_up = false;
+  record::MonitorMetrics last;
+  MonitorSinks sinks;
+  sinks.event = [&](const record::MonitorEvent& e) { events.push_back(e); };
+  sinks.run = [&](const record::RunRecord&) -> Status {
+    if (store_up) return Ok();
+    return Fail("sqlite:/x.db: database is locked");
+  };
+  sinks.metrics = [&](const record::MonitorMetrics& m) { last = m; };
+  MonitorJudge judge("m", "nas", Thresholds{}, sinks);
+  engine::ClientOutcome test;
+  test.record = PeriodicTest(record::Direction::kForward, {941, 940});
+  judge.OnTest(test, 10);
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(events[0].kind, EventKind::kStoreUnavailable);
+  EXPECT_EQ(events[0].evidence.at(0), "sqlite:/x.db: database is locked");
+  EXPECT_EQ(last.open_events.at("store-unavailable"), 1);
+  EXPECT_DOUBLE_EQ(last.goodput_bits_per_second.at("forward"), 940.5e6);
+  store_up = true;
+  judge.OnTest(test, 20);
+  ASSERT_EQ(events.size(), 2u);
+  EXPECT_TRUE(events[1].resolved);
+  judge.OnPeer(false, "connect: Connection refused", 30);
+  judge.OnPeer(true, "", 40);
+  ASSERT_EQ(events.size(), 4u);
+  EXPECT_EQ(events[2].kind, EventKind::kPeerUnreachable);
+  EXPECT_EQ(events[2].subject, "nas");
+  EXPECT_TRUE(events[3].resolved);
+  EXPECT_EQ(last.tests, 2u);
+  EXPECT_EQ(last.events_opened, 2u);
+}
+
+// A nicbench peer's samples come with each probe window: its storm is the peer's event.
+TEST(MonitorJudge, ThePeersSamplesAreJudgedAsThePeersHost) {
+  std::vector<record::MonitorEvent> events;
+  MonitorSinks sinks;
+  sinks.event = [&](const record::MonitorEvent& e) { events.push_back(e); };
+  MonitorJudge judge("m", "nas", Short(), sinks);
+  ProbeWindow window;
+  window.what = "rr";
+  record::LatencySummary slow;
+  slow.count = 10;
+  slow.p99_us = 1500000;  // the seed's 1.5 s pings
+  window.latency = slow;
+  for (int i = 0; i < 5; ++i) window.peer_samples.push_back(Sample(i, 0, 988));
+  for (int i = 5; i < 9; ++i) window.peer_samples.push_back(Sample(i, 100, 898));
+  judge.OnProbe(window, 100);
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(events[0].kind, EventKind::kCoreSaturated);
+  EXPECT_EQ(events[0].subject, "peer cpu0");
+  EXPECT_NE(events[0].summary.find("peer cpu0 saturated by hard irq"), std::string::npos)
+      << events[0].summary;
+  EXPECT_NE(events[0].summary.find("livelocked"), std::string::npos);
+  EXPECT_EQ(events[0].evidence.back(), "latency probe: request/response p99 1500.00 ms");
+}
+
+std::vector<record::MonitorEvent> Replay(const std::string& fixture, Thresholds t) {
+  std::vector<record::MonitorEvent> events;
+  MonitorSinks sinks;
+  sinks.event = [&events](const record::MonitorEvent& e) { events.push_back(e); };
+  const Status s =
+      ReplayMonitor(nicbench::testing::TestdataDir() + "/monitor/" + fixture, "r", t, sinks);
+  EXPECT_TRUE(s.has_value()) << s.error().ToString();
+  return events;
+}
+
+TEST(MonitorReplay, Seed2StormRaisesTheLivelockedInterruptEvent) {
+  const auto events = Replay("seed2-storm", Short());
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(events[0].kind, EventKind::kCoreSaturated);
+  EXPECT_EQ(events[0].subject, "cpu0");
+  EXPECT_NE(events[0].summary.find("livelocked"), std::string::npos) << events[0].summary;
+  // The NIC's two lines before and during, as the post's vmstat -i shows them.
+  EXPECT_NE(Joined(events[0].evidence).find("1911/s now, 2160/s before"), std::string::npos)
+      << Joined(events[0].evidence);
+  EXPECT_NE(Joined(events[0].evidence).find("em0-rx-0 898/s"), std::string::npos);
+}
+
+TEST(MonitorReplay, Seed2WithoutTheStormRaisesNothing) {
+  EXPECT_TRUE(Replay("seed2-calm", Short()).empty());
+}
+
+TEST(MonitorReplay, NotASeriesIsAnErrorNamingTheDirectory) {
+  MonitorSinks sinks;
+  const Status s = ReplayMonitor(nicbench::testing::TestdataDir() + "/proc", "r", {}, sinks);
+  ASSERT_FALSE(s.has_value());
+  EXPECT_NE(s.error().message.find("no series there"), std::string::npos) << s.error().message;
+}
+
+}  // namespace
+}  // namespace nicbench::job
