@@ -42,9 +42,9 @@ TEST(StreamLimits, EachCause) {
     uint64_t busy, rwnd, sndbuf;
     Limit limit;
   };
-  for (const LimitCase& c :
-       {LimitCase{1000000, 0, 0, Limit::kNetwork}, LimitCase{1000000, 0, 700000, Limit::kSendBuffer},
-        LimitCase{200000, 0, 0, Limit::kApplication}}) {
+  for (const LimitCase& c : {LimitCase{1000000, 0, 0, Limit::kNetwork},
+                             LimitCase{1000000, 0, 700000, Limit::kSendBuffer},
+                             LimitCase{200000, 0, 0, Limit::kApplication}}) {
     record::RunRecord run = MakeRun();
     Chrono(run.local, c.busy, c.rwnd, c.sndbuf);
     const auto limits = StreamLimits(run);

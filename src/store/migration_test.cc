@@ -3,7 +3,9 @@
 // printed, now with the reasons of the unknown ones and the figures added since.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
 #include <cmath>
+
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -19,9 +21,11 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// A copy of the stored file: opening migrates in place, and the fixture stays as written.
+// A copy of the stored file: opening migrates in place, and the fixture stays as written. The
+// copy's directory is this process's own, since ctest runs the tests of this file side by side.
 std::string CopyOf(const std::string& name) {
-  const fs::path dir = fs::path(::testing::TempDir()) / "nicbench-migration";
+  const fs::path dir =
+      fs::path(::testing::TempDir()) / ("nicbench-migration-" + std::to_string(getpid()));
   fs::create_directories(dir);
   const fs::path copy = dir / name;
   fs::remove(copy);
