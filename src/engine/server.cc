@@ -225,6 +225,7 @@ class ServerImpl final : public Server {
   // A connection over its address's rate closed at once: counted, the first of a flood logged.
   void NoteOverRate(const std::string& host);
   void ReadCookie(int fd);
+  void CatchUpPending(const std::string& host);
   // What becomes of a connection that left the pending set with `got` (not kWaiting).
   void Finish(Pending& done, CookieRead got);
   void Route(Pending& pending);
@@ -418,6 +419,7 @@ void ServerImpl::TakeIn(net::UniqueFd fd, const net::SocketAddress& peer) {
   p.deadline = Clock::now() + shared_.config.setup_timeout;
   (void)net::SetNonBlocking(p.fd.get());
   if (got == CookieRead::kWhole) {
+    CatchUpPending(p.host);
     Route(p);
     return;
   }
@@ -528,6 +530,18 @@ void ServerImpl::ReadCookie(int fd) {
   if (got == CookieRead::kWaiting) return;
   Pending done = TakePending(fd);
   Finish(done, got);
+}
+
+// Routes the connections from `host` accepted before this one whose cookies are in by now, in
+// the order they were accepted. A stream's id is its place in the routing order, and a client
+// sends each stream's cookie before it connects the next: a connection accepted before its
+// cookie came must not lose its place to the next one, whose cookie was read at its accept
+// (1000 flows on a loaded host paired client stream N with the server's N+1).
+void ServerImpl::CatchUpPending(const std::string& host) {
+  const std::vector<int> earlier(pending_order_.begin(), pending_order_.end());
+  for (int fd : earlier) {
+    if (auto it = pending_.find(fd); it != pending_.end() && it->second.host == host) ReadCookie(fd);
+  }
 }
 
 void ServerImpl::Finish(Pending& done, CookieRead got) {
