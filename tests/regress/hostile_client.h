@@ -27,12 +27,15 @@ namespace nicbench::regress {
 
 // Under AddressSanitizer freed memory waits in a quarantine (256 MiB by default) and every
 // process carries shadow memory, so RSS figures get a wider margin there; descriptors and
-// threads are checked the same way in every build.
+// threads are checked the same way in every build. The quarantine alone is half the margin, and
+// shadow and allocator caches vary from build to build (a client flooded with live samples
+// peaked at 586 MiB in one sanitizer build, at 600 in the next): the bound on growth is the
+// optimized build's, where the margin is 0.
 #if defined(__SANITIZE_ADDRESS__)
-inline constexpr long kRssMarginKb = 512 * 1024;
+inline constexpr long kRssMarginKb = 640 * 1024;
 #elif defined(__has_feature)
 #if __has_feature(address_sanitizer)
-inline constexpr long kRssMarginKb = 512 * 1024;
+inline constexpr long kRssMarginKb = 640 * 1024;
 #else
 inline constexpr long kRssMarginKb = 0;
 #endif
