@@ -540,7 +540,8 @@ void ServerImpl::ReadCookie(int fd) {
 void ServerImpl::CatchUpPending(const std::string& host) {
   const std::vector<int> earlier(pending_order_.begin(), pending_order_.end());
   for (int fd : earlier) {
-    if (auto it = pending_.find(fd); it != pending_.end() && it->second.host == host) ReadCookie(fd);
+    if (auto it = pending_.find(fd); it != pending_.end() && it->second.host == host)
+      ReadCookie(fd);
   }
 }
 
