@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <string_view>
 
+#include "record/json.h"
+
 namespace nicbench::analysis {
 namespace {
 
@@ -12,13 +14,23 @@ MetricValues Collect(const Figure& m, const std::vector<const RunInput*>& runs) 
   MetricValues out;
   for (const RunInput* run : runs) {
     const Measured<double>& v = run->figures[m];
-    if (v.known()) {
-      out.values.push_back(v.value());
+    const std::string& caveat = run->figures.Caveat(m);
+    if (!v.known()) {
+      if (out.unknown++ == 0) out.why_unknown = record::UnknownReason(v.why(), v.detail());
+    } else if (!caveat.empty()) {
+      if (out.left_out++ == 0) out.caveat = caveat;
     } else {
-      ++out.unknown;
+      out.values.push_back(v.value());
     }
   }
   return out;
+}
+
+// An end's bulk CPU figures are shown also when no run knows them: that a path has no NIC
+// interrupt lines, or that the peer does not report, is an answer too.
+bool ShownWhenUnknown(const Figure& m) {
+  return m.group == FigureGroup::kBulk &&
+         (m.end == FigureEnd::kClient || m.end == FigureEnd::kServer);
 }
 
 std::optional<record::Direction> CommonDirection(const std::vector<const RunInput*>& a,
@@ -68,7 +80,8 @@ SetComparison CompareInputs(const std::vector<const RunInput*>& a,
     c.metric = &m;
     c.a = Collect(m, a);
     c.b = Collect(m, b);
-    if (c.a.values.empty() && c.b.values.empty()) continue;
+    const bool none = c.a.values.empty() && c.b.values.empty();
+    if (none && c.a.left_out + c.b.left_out == 0 && !ShownWhenUnknown(m)) continue;
     c.comparison = Compare(c.a.values, c.b.values);
     out.metrics.push_back(std::move(c));
   }
@@ -88,7 +101,7 @@ SetComparison CompareSets(const std::vector<const record::RunRecord*>& a,
 }
 
 std::string EndLabel(Role role, std::optional<record::Direction> direction) {
-  std::string label = RoleName(role);
+  std::string label = analysis::RoleName(role);
   if (!direction || *direction == record::Direction::kBidirectional) return label;
   return label + (DutyOf(role, *direction).sends ? " (sender)" : " (receiver)");
 }
@@ -99,7 +112,7 @@ std::string MetricName(const Figure& metric, std::optional<record::Direction> di
   if (metric.end != FigureEnd::kClient && metric.end != FigureEnd::kServer) return metric.label;
   const Role role = metric.end == FigureEnd::kClient ? Role::kClient : Role::kServer;
   // Both ends of a transaction send and receive: sender/receiver would mislead.
-  if (IsRrMetric(metric)) return std::string(RoleName(role)) + " " + metric.label;
+  if (IsRrMetric(metric)) return std::string(analysis::RoleName(role)) + " " + metric.label;
   return EndLabel(role, direction) + " " + metric.label;
 }
 

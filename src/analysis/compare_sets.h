@@ -22,10 +22,15 @@ namespace nicbench::analysis {
 // set holds runs of their kind.
 bool IsRrMetric(const Figure& metric);
 
-// A metric's values over one set: the known ones, and how many runs had it unknown.
+// A metric's values over one set: the known ones that are tested, how many runs had it unknown
+// and why, and how many known values were left out of the test for their caveat
+// (Figure::caveat: other traffic beside the test) and why.
 struct MetricValues {
   std::vector<double> values;
   int unknown = 0;
+  std::string why_unknown;  // the first unknown run's reason ("not supported: ...")
+  int left_out = 0;
+  std::string caveat;  // the first left-out run's caveat
 };
 
 struct MetricComparison {
@@ -39,8 +44,9 @@ struct SetComparison {
   // The direction of every run of both sets when they share one, so "server" can be read as
   // "receiver"; unset when the sets mix directions.
   std::optional<record::Direction> direction;
-  // Compared figures known in at least one run of either set, in Figures() order; when every run
-  // of both sets is a request/response run, without the figures per byte moved.
+  // Compared figures known in at least one run of either set, in Figures() order, and each end's
+  // bulk CPU figures also when unknown in every run (they say why); when every run of both sets
+  // is a request/response run, without the figures per byte moved.
   std::vector<MetricComparison> metrics;
   std::vector<FactDifference> differs;
 };

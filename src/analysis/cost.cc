@@ -98,6 +98,18 @@ void SetAll(EndCost& cost, const Measured<double>& value) {
   cost.softirq_seconds_per_gigabyte = cost.irq_seconds_per_gigabyte = value;
   cost.cpu_seconds_per_gigabyte = cost.host_cpu_seconds_per_gigabyte = value;
   cost.nic_interrupts_per_gigabyte = value;
+  cost.host_idle_percent = value;
+}
+
+// Percent of all the host's CPUs idle over the end's counted samples.
+Measured<double> IdlePercent(const record::RunRecord& run, const record::EndpointRecord& end) {
+  const std::optional<double> busy = BusyCores(run, end);
+  size_t cpus = 0;
+  for (const record::HostInterval* s : CountedSamples(run, end)) {
+    if (const auto* shares = s->cpus.get()) cpus = std::max(cpus, shares->size());
+  }
+  if (!busy || cpus == 0) return Measured<double>::Unknown(Missing::kAbsent, "no CPU samples");
+  return std::clamp(100 * (1 - *busy / static_cast<double>(cpus)), 0.0, 100.0);
 }
 
 void FillCpu(EndCost& cost, const Spent& spent, double gigabytes) {
@@ -156,6 +168,7 @@ EndCost CostOf(const record::RunRecord& run, Role role) {
   const Spent spent = Add(run, *end, cost.flow_cores);
   if (spent.seconds > 0) {
     FillCpu(cost, spent, bits / 8 / 1e9 * spent.seconds);
+    cost.host_idle_percent = IdlePercent(run, *end);
   } else {
     SetAll(cost, Measured<double>::Unknown(Missing::kAbsent, "no CPU samples"));
   }
@@ -167,6 +180,8 @@ EndCost CostOf(const record::RunRecord& run, Role role) {
         Missing::kAbsent,
         IsSoftwareNic(end->nic) ? "no NIC interrupt lines" : "no NIC interrupts sampled");
   }
+  cost.other_traffic = OtherTrafficOf(run, *end, role);
+  cost.polluted = PollutionEvidence(cost.other_traffic);
   return cost;
 }
 

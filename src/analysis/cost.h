@@ -15,6 +15,7 @@
 #include <optional>
 #include <vector>
 
+#include "analysis/other_traffic.h"
 #include "record/measured.h"
 #include "record/run_record.h"
 
@@ -43,6 +44,14 @@ struct EndCost {
   // and irq time of the flow cores; unset without process or CPU samples.
   std::optional<double> other_load_fraction;
   bool HostFigureMeaningless() const { return other_load_fraction && *other_load_fraction > 0.5; }
+  // The share of this end's network namespace's IP traffic that was not the test's
+  // (other_traffic.h), and, when it is above kPollutedShare, the evidence in words: then the
+  // packet-work figures (softirq, irq, the transfer's cost, NIC interrupts, the whole host's
+  // time) are partly other traffic's, and compare leaves them out of its test.
+  record::Measured<OtherTraffic> other_traffic;
+  std::string polluted;
+  // The host's idle share over the counted samples, percent of all its CPUs.
+  record::Measured<double> host_idle_percent;
 };
 
 // Interrupts per gigabyte as interrupts/s per Gbit/s of goodput (per 10^9 bits): an eighth.

@@ -50,6 +50,56 @@ Measured<double> LoadedGoodput(const In& in) {
                                            f.server_to_client.receiver_bits_per_second));
 }
 
+// The caveat of one end's packet-work figures: the other traffic its namespace carried.
+std::string ClientPolluted(const In& in) { return in.figures.client.polluted; }
+std::string ServerPolluted(const In& in) { return in.figures.server.polluted; }
+
+// Each end's CPU per GB broken down (cost.h), and its host's idle share: the units a change of
+// offloads, coalescing or interrupt placement shows in.
+std::vector<Figure> CpuRows() {
+  auto row = [](const char* key, const char* label, const char* unit, E end, bool per_byte,
+                Measured<double> (*compute)(const In&), bool packet_work) {
+    Figure f{key, label, unit, end, G::kBulk, true, per_byte, compute};
+    if (packet_work) f.caveat = end == E::kClient ? ClientPolluted : ServerPolluted;
+    return f;
+  };
+  const char* s = "CPU-s/GB";
+  return {
+      row(
+          "client_process_user_seconds_per_gigabyte", "nicbench user per GB", s, E::kClient, true,
+          [](const In& in) { return in.figures.client.process_user_seconds_per_gigabyte; }, false),
+      row(
+          "client_process_system_seconds_per_gigabyte", "nicbench system per GB", s, E::kClient,
+          true, [](const In& in) { return in.figures.client.process_system_seconds_per_gigabyte; },
+          false),
+      row(
+          "client_softirq_seconds_per_gigabyte", "softirq per GB", s, E::kClient, true,
+          [](const In& in) { return in.figures.client.softirq_seconds_per_gigabyte; }, true),
+      row(
+          "client_irq_seconds_per_gigabyte", "irq per GB", s, E::kClient, true,
+          [](const In& in) { return in.figures.client.irq_seconds_per_gigabyte; }, true),
+      row(
+          "client_host_idle_percent", "host idle", "%", E::kClient, false,
+          [](const In& in) { return in.figures.client.host_idle_percent; }, false),
+      row(
+          "server_process_user_seconds_per_gigabyte", "nicbench user per GB", s, E::kServer, true,
+          [](const In& in) { return in.figures.server.process_user_seconds_per_gigabyte; }, false),
+      row(
+          "server_process_system_seconds_per_gigabyte", "nicbench system per GB", s, E::kServer,
+          true, [](const In& in) { return in.figures.server.process_system_seconds_per_gigabyte; },
+          false),
+      row(
+          "server_softirq_seconds_per_gigabyte", "softirq per GB", s, E::kServer, true,
+          [](const In& in) { return in.figures.server.softirq_seconds_per_gigabyte; }, true),
+      row(
+          "server_irq_seconds_per_gigabyte", "irq per GB", s, E::kServer, true,
+          [](const In& in) { return in.figures.server.irq_seconds_per_gigabyte; }, true),
+      row(
+          "server_host_idle_percent", "host idle", "%", E::kServer, false,
+          [](const In& in) { return in.figures.server.host_idle_percent; }, false),
+  };
+}
+
 // The rows. Keys are the names every output already used (compare's keys; history's for its
 // totals); units are in the key's last word as record/json_schema.h does.
 // Bulk transfer (figures.h, cost.h).
@@ -80,15 +130,17 @@ std::vector<Figure> BulkRows() {
        "bit/s", E::kRun, G::kBulk, true, true,
        [](const In& in) { return in.figures.server_to_client.sender_bits_per_second; }},
       {"client_cpu_seconds_per_gigabyte", "CPU per GB", "CPU-s/GB", E::kClient, G::kBulk, true,
-       true, [](const In& in) { return in.figures.client.cpu_seconds_per_gigabyte; }},
+       true, [](const In& in) { return in.figures.client.cpu_seconds_per_gigabyte; },
+       ClientPolluted},
       {"server_cpu_seconds_per_gigabyte", "CPU per GB", "CPU-s/GB", E::kServer, G::kBulk, true,
-       true, [](const In& in) { return in.figures.server.cpu_seconds_per_gigabyte; }},
+       true, [](const In& in) { return in.figures.server.cpu_seconds_per_gigabyte; },
+       ServerPolluted},
       {"client_nic_interrupts_per_gigabyte", "NIC interrupts per GB", "irq/GB", E::kClient,
        G::kBulk, true, true,
-       [](const In& in) { return in.figures.client.nic_interrupts_per_gigabyte; }},
+       [](const In& in) { return in.figures.client.nic_interrupts_per_gigabyte; }, ClientPolluted},
       {"server_nic_interrupts_per_gigabyte", "NIC interrupts per GB", "irq/GB", E::kServer,
        G::kBulk, true, true,
-       [](const In& in) { return in.figures.server.nic_interrupts_per_gigabyte; }},
+       [](const In& in) { return in.figures.server.nic_interrupts_per_gigabyte; }, ServerPolluted},
       {"retransmits", "retransmits", "segments", E::kBoth, G::kBulk, true, false,
        [](const In& in) { return in.figures.retransmits; }},
       {"mean_rtt_us", "mean RTT", "us", E::kBoth, G::kBulk, true, false,
@@ -169,7 +221,7 @@ std::vector<Figure> UnderLoadRows() {
 
 std::vector<Figure> MakeTable() {
   std::vector<Figure> table = BulkRows();
-  for (auto rows : {RrRows, UnderLoadRows}) {
+  for (auto rows : {CpuRows, RrRows, UnderLoadRows}) {
     for (const Figure& f : rows()) table.push_back(f);
   }
   return table;
@@ -219,7 +271,14 @@ const Figure* FindFigure(std::string_view key) {
 }
 
 FigureValues::FigureValues(std::string_view why)
-    : values_(Figures().size(), Unknown(Missing::kAbsent, why)) {}
+    : values_(Figures().size(), Unknown(Missing::kAbsent, why)), caveats_(Figures().size()) {}
+
+const std::string& FigureValues::Caveat(const Figure& figure) const {
+  return caveats_[IndexOf(figure)];
+}
+void FigureValues::SetCaveat(const Figure& figure, std::string caveat) {
+  caveats_[IndexOf(figure)] = std::move(caveat);
+}
 
 const Measured<double>& FigureValues::operator[](const Figure& figure) const {
   return values_[IndexOf(figure)];
@@ -250,15 +309,20 @@ bool FigureValues::AnyKnown(FigureGroup group) const {
 FigureValues ComputeFigureValues(const record::RunRecord& run) {
   const FigureInputs inputs(run);
   FigureValues out;
-  for (const Figure& f : Figures()) out[f] = f.compute(inputs);
+  for (const Figure& f : Figures()) {
+    out[f] = f.compute(inputs);
+    if (f.caveat != nullptr && out[f].known()) out.SetCaveat(f, f.caveat(inputs));
+  }
   return out;
 }
 
 nlohmann::json FigureValuesToJson(const FigureValues& values) {
   nlohmann::json doc = nlohmann::json::object();
   nlohmann::json unknown = nlohmann::json::object();
+  nlohmann::json caveats = nlohmann::json::object();
   for (const Figure& f : Figures()) {
     const Measured<double>& v = values[f];
+    if (!values.Caveat(f).empty()) caveats[f.key] = values.Caveat(f);
     // A non-finite value can only come from a bug upstream: written as unknown, never NaN.
     if (v.known() && std::isfinite(v.value())) {
       doc[f.key] = v.value();
@@ -269,6 +333,7 @@ nlohmann::json FigureValuesToJson(const FigureValues& values) {
                                : record::UnknownReason(v.why(), v.detail());
   }
   if (!unknown.empty()) doc["unknown"] = std::move(unknown);
+  if (!caveats.empty()) doc["caveats"] = std::move(caveats);
   return doc;
 }
 
@@ -294,7 +359,15 @@ Measured<double> ReadOne(const nlohmann::json& doc, const char* key) {
 FigureValues FigureValuesFromJson(const nlohmann::json& doc) {
   FigureValues out("not computed when the run was stored");
   if (!doc.is_object()) return out;
-  for (const Figure& f : Figures()) out[f] = ReadOne(doc, f.key);
+  const auto caveats = doc.find("caveats");
+  for (const Figure& f : Figures()) {
+    out[f] = ReadOne(doc, f.key);
+    if (caveats == doc.end() || !caveats->is_object()) continue;
+    const auto caveat = caveats->find(f.key);
+    if (caveat != caveats->end() && caveat->is_string() && out[f].known()) {
+      out.SetCaveat(f, caveat->get<std::string>());
+    }
+  }
   return out;
 }
 

@@ -59,6 +59,10 @@ struct Figure {
   // Reported per byte moved: meaningless for request/response runs, which compare leaves out.
   bool per_byte;
   record::Measured<double> (*compute)(const FigureInputs&);
+  // Why a known value is not the tested setting's alone ("" when it is): set on the per-end
+  // packet-work figures of an end that carried other traffic (cost.h EndCost::polluted). compare
+  // and matrix leave such a value out of their test and say why. Null: never.
+  std::string (*caveat)(const FigureInputs&) = nullptr;
 };
 
 // Every figure, in display order: bulk, then request/response, then latency under load.
@@ -78,15 +82,20 @@ class FigureValues {
   record::Measured<double>& Get(std::string_view key);
   // Any figure of the group known.
   bool AnyKnown(FigureGroup group) const;
+  // The figure's caveat (Figure::caveat), "" when none.
+  const std::string& Caveat(const Figure& figure) const;
+  void SetCaveat(const Figure& figure, std::string caveat);
 
  private:
   std::vector<record::Measured<double>> values_;
+  std::vector<std::string> caveats_;
 };
 
 FigureValues ComputeFigureValues(const record::RunRecord& run);
 
 // The store's form, the JSON unknown rule (record/json.h): {"key": value | null, ...,
-// "unknown": {"key": "not reported: no sender TCP_INFO"}}. Reading: a key absent from the
+// "unknown": {"key": "not reported: no sender TCP_INFO"}, "caveats": {"key": "why"}} ("caveats"
+// only when a figure has one). Reading: a key absent from the
 // document is unknown, "not computed when the run was stored" (a figure added later); a
 // document that is not an object leaves every figure unknown with that reason.
 nlohmann::json FigureValuesToJson(const FigureValues& values);

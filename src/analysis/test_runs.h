@@ -2,6 +2,8 @@
 // with both ends reporting, whose goodput, CPU use and NIC facts a test sets. Header-only.
 #pragma once
 
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,6 +20,9 @@ struct RunShape {
   uint32_t mtu = 1500;
   uint64_t retransmits = 0;
   uint32_t rtt_us = 100;
+  // When set, each end's samples carry its namespace's IPv4 bytes (IpExt): the test's own
+  // bytes with their headers, plus this much other traffic a second.
+  std::optional<double> other_ip_bytes_per_second;
 };
 
 inline record::EndpointRecord MakeEnd(const char* role, const RunShape& shape, int seconds) {
@@ -54,6 +59,12 @@ inline record::EndpointRecord MakeEnd(const char* role, const RunShape& shape, i
     line.irq = "45", line.name = "eth0-TxRx-0", line.nic = true;
     line.total = shape.nic_irqs_per_second;
     s.irqs = std::vector<record::IrqRate>{line};
+    if (shape.other_ip_bytes_per_second) {
+      const auto own = static_cast<int64_t>(shape.bits_per_second / 8 * 1.04);
+      const auto other = static_cast<int64_t>(*shape.other_ip_bytes_per_second);
+      s.net_counters =
+          std::map<std::string, int64_t>{{"IpExt.InOctets", own + other}, {"IpExt.OutOctets", 0}};
+    }
     end.samples.push_back(s);
   }
   return end;

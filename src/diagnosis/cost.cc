@@ -34,6 +34,10 @@ std::string CostEvidence(const std::string& end, const analysis::EndCost& cost) 
               ? fmt::format("{:.0f} NIC interrupts/s per Gbit/s",
                             InterruptsPerGbit(cost.nic_interrupts_per_gigabyte.value()))
               : "NIC interrupts unknown (" + cost.nic_interrupts_per_gigabyte.detail() + ")";
+  if (!cost.polluted.empty()) {
+    text +=
+        "; the packet work is partly other traffic's, so compare leaves it out: " + cost.polluted;
+  }
   if (!cost.host_cpu_seconds_per_gigabyte.known()) return text;
   text += fmt::format("; whole host {:.3f} CPU-s/GB", cost.host_cpu_seconds_per_gigabyte.value());
   if (cost.HostFigureMeaningless()) {

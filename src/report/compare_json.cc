@@ -31,10 +31,14 @@ const char* VerdictName(Verdict v) {
   return "?";
 }
 
-Json SummaryJson(const std::optional<analysis::Summary>& s, int unknown) {
+Json SummaryJson(const std::optional<analysis::Summary>& s, const analysis::MetricValues& v) {
   Json j;
   j["n"] = s ? s->n : 0;
-  j["unknown"] = unknown;
+  j["unknown"] = v.unknown;
+  j["why_unknown"] = v.unknown > 0 ? Json(v.why_unknown) : Json(nullptr);
+  // Known values kept out of the test for their caveat (other traffic beside the test).
+  j["left_out"] = v.left_out;
+  j["caveat"] = v.left_out > 0 ? Json(v.caveat) : Json(nullptr);
   for (const char* key : {"median", "min", "max", "q1", "q3"}) j[key] = nullptr;
   if (s) {
     j["median"] = s->median, j["min"] = s->min, j["max"] = s->max;
@@ -49,8 +53,8 @@ Json MetricJson(const MetricComparison& m, std::optional<record::Direction> dire
   j["key"] = m.metric->key;
   j["name"] = analysis::MetricName(*m.metric, direction);
   j["unit"] = m.metric->unit;
-  j["a"] = SummaryJson(c.a, m.a.unknown);
-  j["b"] = SummaryJson(c.b, m.b.unknown);
+  j["a"] = SummaryJson(c.a, m.a);
+  j["b"] = SummaryJson(c.b, m.b);
   // A change that is noise is not written as a number a script could mistake for a result.
   j["change_percent"] = c.verdict == Verdict::kSignificant ? Number(c.change_percent) : nullptr;
   j["median_change_percent"] = Number(c.change_percent);

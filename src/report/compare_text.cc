@@ -16,9 +16,27 @@ using analysis::Verdict;
 
 // "10.99 Gbits/sec [10.88 .. 11.10] n=5": the median with its unit, the range in the median's
 // scale, then n.
+// The runs a summary leaves out: unknown ones with the first reason, and known ones whose
+// caveat (other traffic beside the test) keeps them out of the test.
+std::string LeftOutText(const analysis::MetricValues& v, bool alone) {
+  std::string text;
+  if (v.unknown > 0) {
+    text += alone ? fmt::format("unknown in {} runs: {}", v.unknown, v.why_unknown)
+                  : fmt::format("{} unknown: {}", v.unknown, v.why_unknown);
+  }
+  if (v.left_out > 0) {
+    text += fmt::format("{}{} left out of the test: {}", text.empty() ? "" : "; ", v.left_out,
+                        v.caveat);
+  }
+  return text;
+}
+
 std::string Spread(const std::optional<analysis::Summary>& s, const analysis::Figure& metric,
-                   int unknown) {
-  if (!s) return unknown > 0 ? fmt::format("unknown in {} runs", unknown) : "no runs";
+                   const analysis::MetricValues& values) {
+  if (!s) {
+    const std::string left = LeftOutText(values, true);
+    return left.empty() ? "no runs" : left;
+  }
   const std::string unit = metric.unit;
   std::string text;
   if (analysis::IsRrMetric(metric) && (unit == "us" || unit == "us/tx")) {
@@ -47,7 +65,8 @@ std::string Spread(const std::optional<analysis::Summary>& s, const analysis::Fi
     text = fmt::format("{:.3g}{} [{:.3g} .. {:.3g}]", s->median, suffix, s->min, s->max);
   }
   text += fmt::format(" n={}", s->n);
-  if (unknown > 0) text += fmt::format(" ({} unknown)", unknown);
+  const std::string left = LeftOutText(values, false);
+  if (!left.empty()) text += " (" + left + ")";
   return text;
 }
 
@@ -70,8 +89,8 @@ std::string MetricLines(const SetComparison& c, const char* a_name, const char* 
   std::string out;
   for (const MetricComparison& m : c.metrics) {
     out += fmt::format("  {}\n", analysis::MetricName(*m.metric, c.direction));
-    out += fmt::format("    {}  {}\n", a_name, Spread(m.comparison.a, *m.metric, m.a.unknown));
-    out += fmt::format("    {}  {}\n", b_name, Spread(m.comparison.b, *m.metric, m.b.unknown));
+    out += fmt::format("    {}  {}\n", a_name, Spread(m.comparison.a, *m.metric, m.a));
+    out += fmt::format("    {}  {}\n", b_name, Spread(m.comparison.b, *m.metric, m.b));
     out += fmt::format("    change {}  {}\n", ChangeText(m.comparison), PText(m.comparison));
   }
   return out;
@@ -135,7 +154,7 @@ std::string RenderMatrixText(const MatrixTable& t) {
     for (const MetricComparison& m : c.metrics) {
       if (!m.comparison.b) continue;  // not measured in this variant (another direction)
       out += fmt::format("  {:<40} {}\n", analysis::MetricName(*m.metric, std::nullopt),
-                         Spread(m.comparison.b, *m.metric, m.b.unknown));
+                         Spread(m.comparison.b, *m.metric, m.b));
     }
   }
   for (size_t i = 1; i < t.variants.size() && i < t.versus_first.size(); ++i) {

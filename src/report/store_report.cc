@@ -121,10 +121,11 @@ nlohmann::ordered_json FigureJson(const analysis::Figure& f, const record::Measu
 
 // One group's figures as JSON members, the group's key prefix left out inside its own member
 // ("rr": {"latency_p99_us"}), unknown ones null with their reason under "unknown" (the record's
-// rule, record/json.h).
+// rule, record/json.h), a known one's caveat under "caveats".
 nlohmann::ordered_json GroupJson(const RunSummary& s, analysis::FigureGroup group) {
   nlohmann::ordered_json out = nlohmann::ordered_json::object();
   nlohmann::ordered_json unknown = nlohmann::ordered_json::object();
+  nlohmann::ordered_json caveats = nlohmann::ordered_json::object();
   const std::string prefix = group == analysis::FigureGroup::kBulk
                                  ? std::string()
                                  : std::string(analysis::FigureGroupName(group)) + "_";
@@ -134,8 +135,11 @@ nlohmann::ordered_json GroupJson(const RunSummary& s, analysis::FigureGroup grou
     const record::Measured<double>& v = s.figures[f];
     out[name] = FigureJson(f, v);
     if (!v.known()) unknown[name] = record::UnknownReason(v.why(), v.detail());
+    if (!s.figures.Caveat(f).empty()) caveats[name] = s.figures.Caveat(f);
   }
   if (!unknown.empty()) out["unknown"] = std::move(unknown);
+  // Known values that compare leaves out of its test, and why (analysis/other_traffic.h).
+  if (!caveats.empty()) out["caveats"] = std::move(caveats);
   return out;
 }
 
@@ -272,10 +276,12 @@ std::string RenderHistoryJson(const std::vector<RunSummary>& runs) {
     r["incomplete"] = s.incomplete;
     // The bulk figures at the top level, as history always had them; their reasons last.
     nlohmann::ordered_json bulk = GroupJson(s, analysis::FigureGroup::kBulk);
-    nlohmann::ordered_json unknown;
-    if (const auto it = bulk.find("unknown"); it != bulk.end()) {
-      unknown = std::move(*it);
-      bulk.erase("unknown");
+    nlohmann::ordered_json unknown, caveats;
+    for (auto [key, member] : {std::pair{"unknown", &unknown}, std::pair{"caveats", &caveats}}) {
+      if (const auto it = bulk.find(key); it != bulk.end()) {
+        *member = std::move(*it);
+        bulk.erase(key);
+      }
     }
     r.update(bulk);
     r["top_finding"] = s.top_finding.empty() ? nlohmann::ordered_json()
@@ -291,6 +297,7 @@ std::string RenderHistoryJson(const std::vector<RunSummary>& runs) {
       r["under_load"] = GroupJson(s, analysis::FigureGroup::kUnderLoad);
     }
     if (!unknown.is_null()) r["unknown"] = std::move(unknown);
+    if (!caveats.is_null()) r["caveats"] = std::move(caveats);
     list.push_back(std::move(r));
   }
   nlohmann::ordered_json doc;

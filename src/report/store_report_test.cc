@@ -60,7 +60,7 @@ TEST(HistoryReport, CsvQuotesWhatNeedsQuoting) {
   const std::string csv = RenderHistoryCsv({Summary()});
   EXPECT_EQ(csv.substr(0, csv.find('\n')).rfind("id,time,", 0), 0u);
   EXPECT_NE(csv.find("\n12,2026-11-30T09:02:48Z,h1,,198.18.0.2,bidirectional,tcp,4,10,,941000000,"
-                     ",,,,1.234,,,,7,,link-rate-limited,warning,\"nic=re0;note=a, b\"\n"),
+                     ",,,,1.234,,,,7,,,,,,,,,,,,link-rate-limited,warning,\"nic=re0;note=a, b\"\n"),
             std::string::npos)
       << csv;
   EXPECT_EQ(CsvField("say \"hi\""), "\"say \"\"hi\"\"\"");

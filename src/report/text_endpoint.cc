@@ -51,8 +51,11 @@ std::string HostBusy(const record::RunRecord& run, const analysis::EndCost& cost
 // The transfer's own CPU cost per GB: nicbench's time plus the packet work on the flow cores.
 std::string TransferCost(const analysis::EndCost& cost) {
   if (!cost.cpu_seconds_per_gigabyte.known()) return PerGigabyte(cost.cpu_seconds_per_gigabyte);
-  return PerGigabyte(cost.cpu_seconds_per_gigabyte) +
-         " (nicbench's own time and the packet work of the cores that carried the flows)";
+  std::string text =
+      PerGigabyte(cost.cpu_seconds_per_gigabyte) +
+      " (nicbench's own time and the packet work of the cores that carried the flows)";
+  if (!cost.polluted.empty()) text += "; partly other traffic's: " + cost.polluted;
+  return text;
 }
 
 // A request/response test moves a few bytes per transaction: per GB its CPU time is a

@@ -1,0 +1,87 @@
+// Other traffic beside the test (other_traffic.h).
+#include "analysis/other_traffic.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "analysis/figures.h"
+
+namespace nicbench::analysis {
+namespace {
+
+using record::Measured;
+using record::Missing;
+
+// IP and TCP headers with timestamps are 52 bytes a segment, about 3.6% at a 1448-byte MSS, and
+// the receiver's ACKs (one per two segments) add about 1.8% in the other direction: 10% covers
+// both with room for retransmissions.
+constexpr double kTcpHeaderAllowance = 0.10;
+// A UDP datagram carries 28 bytes of IPv4 and UDP header; with a block size of 0 the datagrams
+// fill the path's MTU.
+constexpr double kUdpHeaderBytes = 28, kUdpDefaultPayload = 1400;
+
+double HeaderAllowance(const record::TestSpec& spec) {
+  if (spec.transport != record::Transport::kUdp) return kTcpHeaderAllowance;
+  const double payload = spec.block_bytes > 0 ? spec.block_bytes : kUdpDefaultPayload;
+  return kUdpHeaderBytes / payload + 0.02;
+}
+
+struct Window {
+  double seconds = 0;
+  double octets = 0;
+  bool counted = false;  // some sample had the IpExt counters
+};
+
+Window Sum(const record::RunRecord& run, const record::EndpointRecord& end) {
+  Window w;
+  for (const record::HostInterval* s : CountedSamples(run, end)) {
+    const auto* counters = s->net_counters.get();
+    if (counters == nullptr) continue;
+    w.seconds += SampleSeconds(*s);
+    for (const char* key : {"IpExt.InOctets", "IpExt.OutOctets"}) {
+      const auto it = counters->find(key);
+      if (it == counters->end()) continue;
+      w.counted = true;
+      w.octets += static_cast<double>(std::max<int64_t>(it->second, 0));
+    }
+  }
+  return w;
+}
+
+Measured<OtherTraffic> Unknown(Missing why, const char* detail) {
+  return Measured<OtherTraffic>::Unknown(why, detail);
+}
+
+}  // namespace
+
+Measured<OtherTraffic> OtherTrafficOf(const record::RunRecord& run,
+                                      const record::EndpointRecord& end, record::Role role) {
+  const Window w = Sum(run, end);
+  if (w.seconds <= 0) return Unknown(Missing::kAbsent, "no network counters sampled");
+  // netstat omits a counter whose delta is 0: an idle namespace, not a missing file.
+  const double bits = EndBitsPerSecond(run, role);
+  if (!(bits > 0)) return Unknown(Missing::kAbsent, "no data moved");
+  // On loopback both ends share the namespace: every byte leaves one end and enters the other.
+  const double ends_here = end.nic.loopback || end.nic.interface == "lo" ? 2 : 1;
+  OtherTraffic out;
+  out.own_bytes = bits / 8 * w.seconds * ends_here * (1 + HeaderAllowance(run.spec));
+  out.host_bytes = w.counted ? w.octets : 0;
+  if (out.host_bytes < out.own_bytes / 2) {
+    return Unknown(Missing::kNotSupported,
+                   "the namespace's IPv4 byte counters do not cover the test (IPv6?)");
+  }
+  out.fraction = std::clamp(1 - out.own_bytes / out.host_bytes, 0.0, 1.0);
+  return out;
+}
+
+std::string PollutionEvidence(const Measured<OtherTraffic>& other) {
+  if (!other.known() || other.value().fraction <= kPollutedShare) return "";
+  const OtherTraffic& o = other.value();
+  return fmt::format(
+      "{:.0f}% of the IP bytes of this end's network namespace over the test were other traffic "
+      "({:.3g} GB of {:.3g} GB)",
+      o.fraction * 100, (o.host_bytes - o.own_bytes) / 1e9, o.host_bytes / 1e9);
+}
+
+}  // namespace nicbench::analysis
