@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "analysis/cost.h"
 #include "analysis/figures.h"
 
 namespace nicbench::analysis {
@@ -31,7 +32,17 @@ struct Window {
   double seconds = 0;
   double octets = 0;
   bool counted = false;  // some sample had the IpExt counters
+  double received = 0;   // Ip.InReceives
+  double processed = 0;  // softnet "processed", every CPU
+  bool softnet = true;   // every sample had softnet counts
 };
+
+double Counter(const std::map<std::string, int64_t>& counters, const char* key, bool* found) {
+  const auto it = counters.find(key);
+  if (it == counters.end()) return 0;
+  if (found != nullptr) *found = true;
+  return static_cast<double>(std::max<int64_t>(it->second, 0));
+}
 
 Window Sum(const record::RunRecord& run, const record::EndpointRecord& end) {
   Window w;
@@ -39,14 +50,31 @@ Window Sum(const record::RunRecord& run, const record::EndpointRecord& end) {
     const auto* counters = s->net_counters.get();
     if (counters == nullptr) continue;
     w.seconds += SampleSeconds(*s);
-    for (const char* key : {"IpExt.InOctets", "IpExt.OutOctets"}) {
-      const auto it = counters->find(key);
-      if (it == counters->end()) continue;
-      w.counted = true;
-      w.octets += static_cast<double>(std::max<int64_t>(it->second, 0));
-    }
+    w.octets += Counter(*counters, "IpExt.InOctets", &w.counted) +
+                Counter(*counters, "IpExt.OutOctets", &w.counted);
+    w.received += Counter(*counters, "Ip.InReceives", nullptr);
+    const auto* softnet = s->softnet.get();
+    w.softnet = w.softnet && softnet != nullptr;
+    if (softnet == nullptr) continue;
+    for (const record::SoftnetDelta& cpu : *softnet) w.processed += cpu.processed;
   }
   return w;
+}
+
+// The host-wide measure: what every CPU received against what the test's namespaces received.
+// The peer's namespace counts when it is another namespace of this host (the stand); on
+// loopback both ends share one namespace and its counter.
+void AddHostShare(const record::RunRecord& run, const record::EndpointRecord& end, const Window& w,
+                  OtherTraffic& out) {
+  if (!w.softnet || w.processed <= 0) return;
+  double own = w.received;
+  const record::EndpointRecord* peer = SharedPeer(run, end);
+  if (peer != nullptr && !end.nic.loopback && end.nic.interface != "lo") {
+    own += Sum(run, *peer).received;
+  }
+  out.own_packets = own;
+  out.host_packets = w.processed;
+  out.host_share = std::clamp(1 - own / w.processed, 0.0, 1.0);
 }
 
 Measured<OtherTraffic> Unknown(Missing why, const char* detail) {
@@ -66,22 +94,30 @@ Measured<OtherTraffic> OtherTrafficOf(const record::RunRecord& run,
   const double ends_here = end.nic.loopback || end.nic.interface == "lo" ? 2 : 1;
   OtherTraffic out;
   out.own_bytes = bits / 8 * w.seconds * ends_here * (1 + HeaderAllowance(run.spec));
-  out.host_bytes = w.counted ? w.octets : 0;
-  if (out.host_bytes < out.own_bytes / 2) {
+  out.namespace_bytes = w.counted ? w.octets : 0;
+  if (out.namespace_bytes < out.own_bytes / 2) {
     return Unknown(Missing::kNotSupported,
                    "the namespace's IPv4 byte counters do not cover the test (IPv6?)");
   }
-  out.fraction = std::clamp(1 - out.own_bytes / out.host_bytes, 0.0, 1.0);
+  out.namespace_share = std::clamp(1 - out.own_bytes / out.namespace_bytes, 0.0, 1.0);
+  AddHostShare(run, end, w, out);
   return out;
 }
 
 std::string PollutionEvidence(const Measured<OtherTraffic>& other) {
-  if (!other.known() || other.value().fraction <= kPollutedShare) return "";
+  if (!other.known()) return "";
   const OtherTraffic& o = other.value();
+  if (o.namespace_share <= kPollutedShare && o.host_share <= kPollutedHostShare) return "";
+  if (o.namespace_share <= kPollutedShare) {
+    return fmt::format(
+        "{:.0f}% of the packets this host's CPUs received over the test were other traffic, "
+        "outside the test's network namespaces ({:.3g} of {:.3g} packets)",
+        o.host_share * 100, *o.host_packets - *o.own_packets, *o.host_packets);
+  }
   return fmt::format(
       "{:.0f}% of the IP bytes of this end's network namespace over the test were other traffic "
       "({:.3g} GB of {:.3g} GB)",
-      o.fraction * 100, (o.host_bytes - o.own_bytes) / 1e9, o.host_bytes / 1e9);
+      o.namespace_share * 100, (o.namespace_bytes - o.own_bytes) / 1e9, o.namespace_bytes / 1e9);
 }
 
 }  // namespace nicbench::analysis

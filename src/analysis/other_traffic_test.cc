@@ -23,7 +23,7 @@ TEST(OtherTraffic, AQuietNamespaceLeavesThePacketWorkTheTests) {
   const record::RunRecord run = MakeRun(WithOtherTraffic(0));
   const EndCost client = CostOf(run, Role::kClient);
   ASSERT_TRUE(client.other_traffic.known());
-  EXPECT_LT(client.other_traffic.value().fraction, 0.01);
+  EXPECT_LT(client.other_traffic.value().namespace_share, 0.01);
   EXPECT_EQ(client.polluted, "");
   const FigureValues values = ComputeFigureValues(run);
   EXPECT_EQ(values.Caveat(*FindFigure("client_cpu_seconds_per_gigabyte")), "");
@@ -34,7 +34,7 @@ TEST(OtherTraffic, AsMuchOtherTrafficAsTheTestsPollutesThePacketWork) {
   const EndCost server = CostOf(run, Role::kServer);
   ASSERT_TRUE(server.other_traffic.known());
   // 1.04 GB/s of the test's IP bytes (1.1 with the allowance) and 1 GB/s of other traffic.
-  EXPECT_NEAR(server.other_traffic.value().fraction, 1 - 1.1 / 2.04, 0.01);
+  EXPECT_NEAR(server.other_traffic.value().namespace_share, 1 - 1.1 / 2.04, 0.01);
   EXPECT_NE(server.polluted.find("% of the IP bytes of this end's network namespace"),
             std::string::npos)
       << server.polluted;
@@ -50,6 +50,41 @@ TEST(OtherTraffic, AsMuchOtherTrafficAsTheTestsPollutesThePacketWork) {
   // nicbench's own process time and the idle share are not packet work.
   EXPECT_EQ(values.Caveat(*FindFigure("server_process_system_seconds_per_gigabyte")), "");
   EXPECT_EQ(values.Caveat(*FindFigure("server_host_idle_percent")), "");
+}
+
+// Another pair of namespaces on the same machine (a second stand pair, a container) is not in
+// this end's namespace counters, but its packets reach the same CPUs.
+TEST(OtherTraffic, PacketsOfOtherNamespacesOnTheHostPolluteToo) {
+  RunShape shape = WithOtherTraffic(0);
+  shape.other_host_packets_per_second = 5 * testing::kNamespacePacketsPerSecond;
+  const EndCost client = CostOf(MakeRun(shape), Role::kClient);
+  ASSERT_TRUE(client.other_traffic.known());
+  EXPECT_NEAR(client.other_traffic.value().host_share, 5.0 / 6, 0.01);
+  EXPECT_NE(client.polluted.find("outside the test's network namespaces"), std::string::npos)
+      << client.polluted;
+}
+
+// A bridge counts each packet twice in the host's CPUs' count: not other traffic.
+TEST(OtherTraffic, APacketCountedTwiceByABridgeIsNotOtherTraffic) {
+  RunShape shape = WithOtherTraffic(0);
+  shape.other_host_packets_per_second = testing::kNamespacePacketsPerSecond;
+  const EndCost client = CostOf(MakeRun(shape), Role::kClient);
+  ASSERT_TRUE(client.other_traffic.known());
+  EXPECT_NEAR(client.other_traffic.value().host_share, 0.5, 0.01);
+  EXPECT_EQ(client.polluted, "");
+}
+
+// On the stand both ends are namespaces of one host: the host's CPUs receive both ends'
+// packets, which are the test's own.
+TEST(OtherTraffic, TheStandsTwoNamespacesAreBothTheTests) {
+  RunShape shape = WithOtherTraffic(0);
+  shape.shared_host = true;
+  const record::RunRecord run = MakeRun(shape);
+  ASSERT_TRUE(SharedHost(run));
+  const EndCost client = CostOf(run, Role::kClient);
+  ASSERT_TRUE(client.other_traffic.known());
+  EXPECT_LT(client.other_traffic.value().host_share, 0.01);
+  EXPECT_EQ(client.polluted, "");
 }
 
 TEST(OtherTraffic, WithoutCountersItIsUnknownAndNothingIsMarked) {

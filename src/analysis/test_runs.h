@@ -23,13 +23,19 @@ struct RunShape {
   // When set, each end's samples carry its namespace's IPv4 bytes (IpExt): the test's own
   // bytes with their headers, plus this much other traffic a second.
   std::optional<double> other_ip_bytes_per_second;
+  // With it, each namespace receives 100,000 packets a second (Ip.InReceives), and the host's
+  // CPUs receive those (both ends' on a shared host) plus this many more (softnet processed).
+  double other_host_packets_per_second = 0;
+  bool shared_host = false;  // both ends on one machine, in two namespaces (the stand)
 };
+inline constexpr int64_t kNamespacePacketsPerSecond = 100000;
 
 inline record::EndpointRecord MakeEnd(const char* role, const RunShape& shape, int seconds) {
   record::EndpointRecord end;
   end.role = std::string_view(role) == "server" ? record::Role::kServer : record::Role::kClient;
   end.software = "nicbench 0.1.0";
-  end.host.hostname = std::string("h-") + role;
+  end.host.hostname = shape.shared_host ? std::string("stand") : std::string("h-") + role;
+  end.host.cpu_count = 4;
   end.host.kernel = std::string("6.1.0");
   end.nic.interface = "eth0";
   end.nic.driver = std::string("igb");
@@ -63,7 +69,16 @@ inline record::EndpointRecord MakeEnd(const char* role, const RunShape& shape, i
       const auto own = static_cast<int64_t>(shape.bits_per_second / 8 * 1.04);
       const auto other = static_cast<int64_t>(*shape.other_ip_bytes_per_second);
       s.net_counters =
-          std::map<std::string, int64_t>{{"IpExt.InOctets", own + other}, {"IpExt.OutOctets", 0}};
+          std::map<std::string, int64_t>{{"IpExt.InOctets", own + other},
+                                         {"IpExt.OutOctets", 0},
+                                         {"Ip.InReceives", kNamespacePacketsPerSecond}};
+      const double here = kNamespacePacketsPerSecond * (shape.shared_host ? 2 : 1);
+      std::vector<record::SoftnetDelta> softnet;
+      for (int c = 0; c < 4; ++c) {
+        softnet.push_back(
+            {c, static_cast<uint64_t>((here + shape.other_host_packets_per_second) / 4), 0, 0});
+      }
+      s.softnet = softnet;
     }
     end.samples.push_back(s);
   }
