@@ -184,15 +184,10 @@ void AddIperf3ServeOptions(CLI::App& app, Iperf3ServeArgs& a) {
   AddRows(app, a, Iperf3ServeRows());
 }
 
-// The options nicbench defines to be given several times, each adding a value (--label K=V,
-// serve --allow/--deny CIDR).
-static bool IsRepeatable(const CLI::Option& option) {
-  return option.check_lname("label") || option.check_lname("allow") || option.check_lname("deny");
-}
-
 void RepeatsTakeTheLast(CLI::App& app) {
   for (CLI::Option* option : app.get_options()) {
-    if (IsRepeatable(*option)) continue;
+    // A row marked kRepeatable (--label K=V, serve --allow/--deny CIDR) keeps every value.
+    if (option->get_multi_option_policy() == CLI::MultiOptionPolicy::TakeAll) continue;
     if (option->get_type_size() != 0 && !option->get_positional()) {
       option->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
     }
