@@ -62,11 +62,8 @@ Status ApplySubnetArgs(const ServeAuthArgs& a, engine::ServerConfig& config) {
     }
     return Ok();
   }
-  auto n = ParseUnsigned(a.max_per_subnet);
-  if (!n || *n < 1 || *n > 1024) {
-    return Fail(
-        fmt::format("--max-tests-per-subnet: expected 1..1024, got '{}'", a.max_per_subnet));
-  }
+  auto n = ParseInRange("--max-tests-per-subnet", a.max_per_subnet, Range{1, 1024});
+  if (!n) return tl::unexpected(n.error());
   config.max_tests_per_subnet = static_cast<int>(*n);
   const struct {
     const char* name;
