@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "base/units.h"
+#include "cli/option_tables.h"
 #include "protocol/authenticator.h"
 
 namespace nicbench::cli {
@@ -61,11 +62,8 @@ Status ApplySubnetArgs(const ServeAuthArgs& a, engine::ServerConfig& config) {
     }
     return Ok();
   }
-  auto n = ParseUnsigned(a.max_per_subnet);
-  if (!n || *n < 1 || *n > 1024) {
-    return Fail(
-        fmt::format("--max-tests-per-subnet: expected 1..1024, got '{}'", a.max_per_subnet));
-  }
+  auto n = ParseInRange("--max-tests-per-subnet", a.max_per_subnet, Range{1, 1024});
+  if (!n) return tl::unexpected(n.error());
   config.max_tests_per_subnet = static_cast<int>(*n);
   const struct {
     const char* name;
@@ -88,43 +86,9 @@ Status ApplySubnetArgs(const ServeAuthArgs& a, engine::ServerConfig& config) {
 
 }  // namespace
 
-void AddServeAuthOptions(CLI::App& app, ServeAuthArgs& a) {
-  app.add_option("--rsa-private-key-path", a.private_key,
-                 "require iperf3 authentication: the server's RSA private key (PEM, mode 600)");
-  app.add_option("--authorized-users-path", a.users,
-                 "file of username,sha256hex lines (the hash of \"{user}password\")");
-  app.add_option("--time-skew-threshold", a.skew,
-                 "seconds a token's time may differ from the server's (default 10)");
-  app.add_flag("--use-pkcs1-padding", a.pkcs1,
-               "accept PKCS#1 v1.5 tokens too (iperf3 clients before 3.17), besides OAEP");
-  // One value per occurrence: `--allow A --allow B`, never `--allow A B`.
-  app.add_option("--allow", a.allow, "serve only clients in this CIDR (repeatable; IPv4 and IPv6)")
-      ->expected(1)
-      ->allow_extra_args(false)
-      ->take_all();
-  app.add_option("--deny", a.deny, "refuse clients in this CIDR (repeatable; wins over --allow)")
-      ->expected(1)
-      ->allow_extra_args(false)
-      ->take_all();
-  app.add_option("--max-tests-per-subnet", a.max_per_subnet,
-                 "tests from one subnet at once (default: no limit; see --subnet-prefix-v4/v6)");
-  app.add_option("--subnet-prefix-v4", a.subnet_v4,
-                 "prefix length of an IPv4 subnet for --max-tests-per-subnet (default 24)");
-  app.add_option("--subnet-prefix-v6", a.subnet_v6,
-                 "prefix length of an IPv6 subnet for --max-tests-per-subnet (default 64)");
-}
+void AddServeAuthOptions(CLI::App& app, ServeAuthArgs& a) { AddRows(app, a, ServeAuthRows()); }
 
-void AddRunAuthOptions(CLI::App& app, RunAuthArgs& a) {
-  app.add_option("--username", a.username,
-                 "authenticate as this user (password from IPERF3_PASSWORD or a prompt)");
-  app.add_option("--rsa-public-key-path", a.public_key,
-                 "the server's RSA public key (PEM) to encrypt the credentials with");
-  app.add_flag("--use-pkcs1-padding", a.pkcs1,
-               "pad with PKCS#1 v1.5 instead of OAEP (iperf3 servers before 3.17)");
-  app.add_option("--server-key", a.server_key,
-                 "the server's RSA public key (PEM): a nicbench server must prove it holds its "
-                 "private half, else the run is refused");
-}
+void AddRunAuthOptions(CLI::App& app, RunAuthArgs& a) { AddRows(app, a, RunAuthRows()); }
 
 Status ApplyServerKey(const RunAuthArgs& a, engine::ClientConfig& config) {
   if (a.server_key.empty()) return Ok();

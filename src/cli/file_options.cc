@@ -2,15 +2,11 @@
 
 #include <sys/stat.h>
 
+#include "cli/option_tables.h"
+
 namespace nicbench::cli {
 
-void AddFileOptions(CLI::App& app, FileArgs& args) {
-  app.add_option("-F,--file", args.file,
-                 "send this file (the test ends at its end), or with -R write what arrives into "
-                 "it; the file calls are timed, for the disk's own rate");
-  app.add_flag("--direct", args.direct,
-               "-F opens the file with O_DIRECT (no page cache) where the filesystem allows");
-}
+void AddFileOptions(CLI::App& app, FileArgs& args) { AddRows(app, args, FileRows()); }
 
 std::optional<FileArgsProblem> ApplyRunFileArgs(const FileArgs& args, const record::TestSpec& spec,
                                                 engine::FileOptions* out) {

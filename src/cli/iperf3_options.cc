@@ -18,6 +18,7 @@
 #include <fmt/format.h>
 
 #include "base/units.h"
+#include "cli/option_tables.h"
 #include "record/json.h"
 #include "report/wrap.h"
 
@@ -55,16 +56,6 @@ Result<int> ParseDscp(const std::string& text) {
   return static_cast<int>(value);
 }
 
-Result<uint64_t> Number(const std::string& text, const char* what, uint64_t min, uint64_t max,
-                        Result<uint64_t> (*parse)(std::string_view) = ParseUnsigned) {
-  auto value = parse(text);
-  if (!value) return Fail(fmt::format("{}: {}", what, value.error().message));
-  if (*value < min || *value > max) {
-    return Fail(fmt::format("{}: {} is out of range {}..{}", what, text, min, max));
-  }
-  return *value;
-}
-
 // -A N[,M]: the client's CPU, then the server's (either may be left out: "N", ",M").
 Status ParseAffinity(const std::string& text, int* client_cpu, int* server_cpu) {
   const size_t comma = text.find(',');
@@ -72,12 +63,12 @@ Status ParseAffinity(const std::string& text, int* client_cpu, int* server_cpu) 
   const std::string second = comma == std::string::npos ? "" : text.substr(comma + 1);
   if (first.empty() && second.empty()) return Fail("-A: expected N or N,M (CPU numbers)");
   if (!first.empty()) {
-    auto n = Number(first, "-A", 0, CPU_SETSIZE - 1);
+    auto n = ParseInRange("-A", first, Range{0, CPU_SETSIZE - 1});
     if (!n) return tl::unexpected(n.error());
     *client_cpu = static_cast<int>(*n);
   }
   if (!second.empty()) {
-    auto m = Number(second, "-A", 0, CPU_SETSIZE - 1);
+    auto m = ParseInRange("-A", second, Range{0, CPU_SETSIZE - 1});
     if (!m) return tl::unexpected(m.error());
     *server_cpu = static_cast<int>(*m);
   }
@@ -93,19 +84,10 @@ Status ParseKeepalive(const std::string& text, engine::ClientConfig& client) {
   for (int i = 0; std::getline(in, part, '/'); ++i) {
     if (i >= 3) return Fail("--cntl-ka: expected IDLE/INTERVAL/COUNT");
     if (part.empty()) continue;
-    auto v = Number(part, "--cntl-ka", 1, 32767);
+    auto v = ParseInRange("--cntl-ka", part, Range{1, 32767});
     if (!v) return tl::unexpected(v.error());
     *parts[i] = static_cast<int>(*v);
   }
-  return Ok();
-}
-
-Status CheckFormat(const std::string& format, record::TestSpec& spec) {
-  if (format.empty()) return Ok();
-  if (format.size() != 1 || std::string_view("kmgtKMGTaA").find(format[0]) == std::string::npos) {
-    return Fail(fmt::format("-f: '{}' is not one of k m g t K M G T", format));
-  }
-  spec.format = format[0] == 'A' ? 'a' : format[0];
   return Ok();
 }
 
@@ -120,14 +102,9 @@ Status ApplyTransportOptions(const Iperf3RunArgs& a, record::TestSpec& spec) {
   spec.dont_fragment = a.dont_fragment;
   if (!a.snd_timeout.empty()) {
     if (udp) return Fail("--snd-timeout applies to TCP only");
-    auto ms = Number(a.snd_timeout, "--snd-timeout", 0, INT32_MAX);
+    auto ms = ParseInRange("--snd-timeout", a.snd_timeout, Range{0, INT32_MAX});
     if (!ms) return tl::unexpected(ms.error());
     spec.snd_timeout_ms = static_cast<uint32_t>(*ms);
-  }
-  if (!a.flowlabel.empty()) {
-    auto label = Number(a.flowlabel, "-L", 0, 0xFFFFF);
-    if (!label) return tl::unexpected(label.error());
-    spec.flowlabel = static_cast<uint32_t>(*label);
   }
   if (!a.bind_dev.empty()) {
     if (a.bind_dev.size() >= IFNAMSIZ) {
@@ -138,17 +115,7 @@ Status ApplyTransportOptions(const Iperf3RunArgs& a, record::TestSpec& spec) {
   return Ok();
 }
 
-Status ApplyRateOptions(const Iperf3RunArgs& a, record::TestSpec& spec) {
-  if (!a.fq_rate.empty()) {
-    auto r = ParseBitRate(a.fq_rate);
-    if (!r) return Fail("--fq-rate: " + r.error().message);
-    spec.fq_rate_bits_per_second = *r;
-  }
-  if (!a.pacing_timer.empty()) {
-    auto us = Number(a.pacing_timer, "--pacing-timer", 1, 10000000, ParseByteSize);
-    if (!us) return tl::unexpected(us.error());
-    spec.pacing_timer_us = static_cast<uint32_t>(*us);
-  }
+Status ApplyDscp(const Iperf3RunArgs& a, record::TestSpec& spec) {
   if (!a.dscp.empty()) {
     auto dscp = ParseDscp(a.dscp);
     if (!dscp) return tl::unexpected(dscp.error());
@@ -209,58 +176,18 @@ void TextOutput::Print(const std::string& text) const {
 }
 
 void AddIperf3RunOptions(CLI::App& app, Iperf3RunArgs& a) {
-  app.add_option("--fq-rate", a.fq_rate,
-                 "fair-queue pacing rate per stream (SO_MAX_PACING_RATE, "
-                 "k/m/g bit/s)");
-  app.add_option("--pacing-timer", a.pacing_timer,
-                 "microseconds between a paced sender's rate "
-                 "checks (default 1000)");
-  app.add_option("-A,--affinity", a.affinity,
-                 "N[,M]: pin nicbench to CPU N (and the server's "
-                 "test to CPU M)");
-  app.add_option("-f,--format", a.format,
-                 "units of the text rates: k m g t (bits) K M G T (bytes)");
-  app.add_flag("-V,--verbose", a.verbose,
-               "more detail: the test's setup, CPU use, congestion "
-               "control");
-  app.add_flag("-d,--debug", a.debug, "the effective options and parameters on stderr");
-  app.add_option("--logfile", a.logfile, "send all output (stdout and stderr) to this file");
-  app.add_option("--dscp", a.dscp, "DSCP bits of the TOS byte: 0..63 or a name (EF, AF41, CS1)");
-  app.add_option("--bind-dev", a.bind_dev, "bind the sockets to this interface (SO_BINDTODEVICE)");
-  app.add_option("-L,--flowlabel", a.flowlabel, "IPv6 flow label of the data streams (0..1048575)");
-  app.add_flag("--dont-fragment", a.dont_fragment, "UDP: set the don't-fragment bit");
-  app.add_option("--extra-data", a.extra_data, "text carried in the JSON output (extra_data)");
-  a.cntl_ka_option = app.add_option("--cntl-ka", a.cntl_ka,
-                                    "[IDLE/INTERVAL/COUNT]: TCP keepalive on the control "
-                                    "connection")
-                         ->expected(0, 1);
-  app.add_option("--snd-timeout", a.snd_timeout,
-                 "ms of unacknowledged data before a TCP stream "
-                 "fails (TCP_USER_TIMEOUT)");
-  app.add_flag("-m,--mptcp", a.mptcp, "Multipath TCP instead of TCP (Linux >= 5.6)");
-  app.add_flag("--sctp", a.sctp, "refused: nicbench tests TCP and UDP");
+  AddRows(app, a, Iperf3RunRows());
+  a.cntl_ka_option = app.get_option("--cntl-ka");
 }
 
 void AddIperf3ServeOptions(CLI::App& app, Iperf3ServeArgs& a) {
-  app.add_option("--server-bitrate-limit", a.bitrate_limit,
-                 "RATE[/SECONDS]: end a test whose total rate over SECONDS (default 5) "
-                 "exceeds RATE");
-  app.add_option("--logfile", a.logfile, "send all output (stdout and stderr) to this file");
-  app.add_option("-A,--affinity", a.affinity, "pin the server to this CPU");
-  app.add_flag("-V,--verbose", a.verbose, "accepted for iperf3 scripts (each test is logged)");
-  app.add_flag("-d,--debug", a.debug, "accepted for iperf3 scripts (each test is logged)");
-  app.add_flag("--sctp", a.sctp, "refused: nicbench tests TCP and UDP");
-}
-
-// The options nicbench defines to be given several times, each adding a value (--label K=V,
-// serve --allow/--deny CIDR).
-static bool IsRepeatable(const CLI::Option& option) {
-  return option.check_lname("label") || option.check_lname("allow") || option.check_lname("deny");
+  AddRows(app, a, Iperf3ServeRows());
 }
 
 void RepeatsTakeTheLast(CLI::App& app) {
   for (CLI::Option* option : app.get_options()) {
-    if (IsRepeatable(*option)) continue;
+    // A row marked kRepeatable (--label K=V, serve --allow/--deny CIDR) keeps every value.
+    if (option->get_multi_option_policy() == CLI::MultiOptionPolicy::TakeAll) continue;
     if (option->get_type_size() != 0 && !option->get_positional()) {
       option->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
     }
@@ -279,7 +206,7 @@ Status SplitBurst(std::string& rate, Iperf3RunArgs& args) {
   if (slash == std::string::npos) return Ok();
   const std::string burst = rate.substr(slash + 1);
   rate.resize(slash);
-  auto n = Number(burst, "-b RATE/BURST", 1, kMaxBurst);
+  auto n = ParseInRange("-b RATE/BURST", burst, Range{1, kMaxBurst});
   if (!n) return tl::unexpected(n.error());
   args.burst = static_cast<uint32_t>(*n);
   if (rate.empty()) rate = "0";  // "-b /10": unlimited rate, bursts of 10
@@ -289,12 +216,11 @@ Status SplitBurst(std::string& rate, Iperf3RunArgs& args) {
 Status ApplyIperf3RunArgs(const Iperf3RunArgs& a, record::TestSpec& spec,
                           engine::ClientConfig& client, int* client_cpu) {
   if (auto s = ApplyTransportOptions(a, spec); !s) return s;
-  if (auto s = ApplyRateOptions(a, spec); !s) return s;
-  if (auto s = CheckFormat(a.format, spec); !s) return s;
+  if (auto s = ApplyRows(a, Iperf3RunRows(), client); !s) return s;
+  if (auto s = ApplyDscp(a, spec); !s) return s;
   if (!a.affinity.empty()) {
     if (auto s = ParseAffinity(a.affinity, client_cpu, &spec.server_affinity); !s) return s;
   }
-  if (!a.extra_data.empty()) spec.extra_data = a.extra_data;
   if (a.burst != 0) spec.burst = a.burst;
   // --cntl-ka without a value leaves every knob at the kernel's default.
   if (!a.cntl_ka.empty() || (a.cntl_ka_option != nullptr && a.cntl_ka_option->count() > 0)) {
@@ -307,7 +233,7 @@ Status ApplyIperf3ServeArgs(const Iperf3ServeArgs& a, engine::ServerConfig& conf
                             int* server_cpu) {
   if (a.sctp) return Fail("--sctp: SCTP is not supported; nicbench tests TCP and UDP");
   if (!a.affinity.empty()) {
-    auto cpu = Number(a.affinity, "-A", 0, CPU_SETSIZE - 1);
+    auto cpu = ParseInRange("-A", a.affinity, Range{0, CPU_SETSIZE - 1});
     if (!cpu) return tl::unexpected(cpu.error());
     *server_cpu = static_cast<int>(*cpu);
   }
@@ -315,7 +241,7 @@ Status ApplyIperf3ServeArgs(const Iperf3ServeArgs& a, engine::ServerConfig& conf
   std::string rate = a.bitrate_limit;
   const size_t slash = rate.find('/');
   if (slash != std::string::npos) {
-    auto seconds = Number(rate.substr(slash + 1), "--server-bitrate-limit", 1, 3600);
+    auto seconds = ParseInRange("--server-bitrate-limit", rate.substr(slash + 1), Range{1, 3600});
     if (!seconds) return tl::unexpected(seconds.error());
     config.total_rate_window = std::chrono::seconds(*seconds);
     rate.resize(slash);

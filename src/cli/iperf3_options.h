@@ -1,8 +1,9 @@
 // The iperf3 options that scripts pass and that `nicbench run` and `nicbench serve` take with
 // iperf3's meaning (docs/engine.md, "Options iperf3 users pass"), kept beside the commands so
-// their own option lists stay short: the table (Add*), the step from text to values (Apply*),
-// the text output's -T prefix, -V and -d lines, and the rules iperf3's getopt has (a repeated
-// option takes its last value). Only cli/ includes this. Not thread-safe (argv time only).
+// their own option lists stay short: the declarations (Add*, from the rows in
+// option_tables.cc), the step from text to values (Apply*, after the rows' own parsers), the
+// text output's -T prefix, -V and -d lines, and the rules iperf3's getopt has (a repeated option
+// takes its last value). Only cli/ includes this. Not thread-safe (argv time only).
 #pragma once
 
 #include <cstdint>

@@ -23,6 +23,7 @@
 #include "cli/commands.h"
 #include "cli/metrics_listener.h"
 #include "cli/monitor_outputs.h"
+#include "cli/option_tables.h"
 #include "cli/parse_args.h"
 #include "cli/run_arguments.h"
 #include "cli/selector.h"
@@ -35,73 +36,9 @@
 namespace nicbench::cli {
 namespace {
 
-struct MonitorArgs {
-  std::string peer, port = "5201", every = "10m", test = "-t 5 --both-directions",
-                    sample_interval = "1s", probe_window = "10s", probe_rate = "10", baseline,
-                    baseline_tests = "3", saturated_for = "10s", saturated_percent = "90",
-                    degraded_percent = "10", events, metrics_listen, record, replay, iface, id,
-                    lock_dir;
-  bool json = false;
-  StoreArgs store;
-};
-
 void AddMonitorOptions(CLI::App& app, MonitorArgs& a) {
-  app.add_option("peer", a.peer, "the peer to watch: `nicbench serve` or a stock iperf3 -s");
-  app.add_option("-p,--port", a.port, "the peer's port (default 5201)");
-  app.add_option("--every", a.every, "time between periodic tests: 30s, 10m, 1h (default 10m)");
-  app.add_option("--test", a.test,
-                 "the periodic test, as run's options in one word list (default\n"
-                 "'-t 5 --both-directions': five seconds each way)");
-  app.add_option("--sample-interval", a.sample_interval,
-                 "time between samples of this host, 0.1s..60s (default 1s)");
-  app.add_option("--probe-window", a.probe_window,
-                 "latency probes between tests: one figure per window, 1s..10m (default 10s)");
-  app.add_option("--probe-rate", a.probe_rate,
-                 "request/response probes a second against a nicbench peer, 1..100 (default 10)");
-  app.add_option("--baseline", a.baseline,
-                 "stored runs to judge the tests against (a selector as compare takes);\n"
-                 "default: the session's first --baseline-tests tests each direction");
-  app.add_option("--baseline-tests", a.baseline_tests,
-                 "tests that make the baseline, 1..100 (default 3)");
-  app.add_option("--saturated-for", a.saturated_for,
-                 "a core busy in irq/softirq this long is an event (default 10s)");
-  app.add_option("--saturated-percent", a.saturated_percent,
-                 "irq+softirq share of a core that counts as saturated, 50..100 (default 90)");
-  app.add_option("--degraded-percent", a.degraded_percent,
-                 "goodput this far below the baseline (and significant) is an event, 1..99\n"
-                 "(default 10)");
-  app.add_option("--events", a.events, "append the events as NDJSON to FILE (SIGHUP reopens it)");
-  app.add_flag("--json", a.json, "NDJSON events on stdout even on a terminal");
-  app.add_option("--metrics-listen", a.metrics_listen,
-                 "serve Prometheus metrics at http://ADDR:PORT/metrics (ADDR defaults to\n"
-                 "127.0.0.1)");
-  app.add_option("--record", a.record, "write every sample's /proc and /sys files under DIR");
-  app.add_option("--replay", a.replay, "judge a recorded series (--record DIR) instead of a peer");
-  app.add_option("--interface", a.iface, "the interface to watch (default: the route to PEER)");
-  app.add_option("--id", a.id, "the monitor's id (default: PEER:PORT and the start time)");
-  app.add_option("--lock-dir", a.lock_dir,
-                 "where the one-monitor-per-peer lock lives (default $XDG_RUNTIME_DIR/nicbench)");
+  AddRows(app, a, MonitorRows());
   AddStoreWriteOptions(app, a.store);
-}
-
-Result<std::chrono::milliseconds> DurationOption(const std::string& text, const char* name,
-                                                 std::chrono::milliseconds low,
-                                                 std::chrono::milliseconds high) {
-  auto d = ParseDuration(text);
-  if (!d) return Fail(fmt::format("{} {}", name, d.error().message));
-  if (*d < low || *d > high) {
-    return Fail(fmt::format("{} {}: expected {} s .. {} s", name, text, low.count() / 1000.0,
-                            high.count() / 1000.0));
-  }
-  return *d;
-}
-
-Result<double> NumberOption(const std::string& text, const char* name, double low, double high) {
-  auto v = ParseSeconds(text);  // a non-negative decimal number
-  if (!v || *v < low || *v > high) {
-    return Fail(fmt::format("{} {}: expected a number {}..{}", name, text, low, high));
-  }
-  return *v;
 }
 
 std::vector<std::string> Words(const std::string& text) {
@@ -113,24 +50,12 @@ std::vector<std::string> Words(const std::string& text) {
 
 using std::chrono::milliseconds;
 
-Result<job::Thresholds> MakeThresholds(const MonitorArgs& a) {
-  job::Thresholds t;
-  auto sat_for =
-      DurationOption(a.saturated_for, "--saturated-for", milliseconds(100), milliseconds(3600000));
-  if (!sat_for) return tl::unexpected(sat_for.error());
-  t.saturated_for = *sat_for;
-  auto sat = NumberOption(a.saturated_percent, "--saturated-percent", 50, 100);
-  if (!sat) return tl::unexpected(sat.error());
-  t.saturated_percent = *sat;
-  auto degraded = NumberOption(a.degraded_percent, "--degraded-percent", 1, 99);
-  if (!degraded) return tl::unexpected(degraded.error());
-  t.degraded_percent = *degraded;
-  auto tests = ParseUnsigned(a.baseline_tests);
-  if (!tests || *tests < 1 || *tests > 100) {
-    return Fail(fmt::format("--baseline-tests {}: expected 1..100", a.baseline_tests));
-  }
-  t.baseline_tests = static_cast<int>(*tests);
-  return t;
+// The rows' values (durations, rates, thresholds), each checked against its range.
+Result<job::MonitorSpec> ApplyMonitorRows(const MonitorArgs& a) {
+  job::MonitorSpec spec;
+  spec.peer = a.peer;
+  if (auto s = ApplyRows(a, MonitorRows(), spec); !s) return tl::unexpected(s.error());
+  return spec;
 }
 
 // The periodic tests from --test, checked by run's own parser; --every must leave them room.
@@ -155,35 +80,16 @@ Status FillTests(const MonitorArgs& a, job::MonitorSpec& spec) {
 }
 
 Result<job::MonitorSpec> MakeSpec(const MonitorArgs& a) {
-  job::MonitorSpec spec;
-  spec.peer = a.peer;
-  auto every = DurationOption(a.every, "--every", milliseconds(1000), milliseconds(86400000));
-  if (!every) return tl::unexpected(every.error());
-  spec.every = *every;
-  auto sample = DurationOption(a.sample_interval, "--sample-interval", milliseconds(100),
-                               milliseconds(60000));
-  if (!sample) return tl::unexpected(sample.error());
-  spec.sample_interval = *sample;
-  auto window =
-      DurationOption(a.probe_window, "--probe-window", milliseconds(1000), milliseconds(600000));
-  if (!window) return tl::unexpected(window.error());
-  spec.probe_window = *window;
-  auto rate = ParseUnsigned(a.probe_rate);
-  if (!rate || *rate < 1 || *rate > 100) {
-    return Fail(fmt::format("--probe-rate {}: expected 1..100 probes a second", a.probe_rate));
-  }
-  spec.probe_rate = static_cast<uint32_t>(*rate);
-  auto thresholds = MakeThresholds(a);
-  if (!thresholds) return tl::unexpected(thresholds.error());
-  spec.thresholds = *thresholds;
+  auto applied = ApplyMonitorRows(a);
+  if (!applied) return applied;
+  job::MonitorSpec& spec = *applied;
   if (auto s = FillTests(a, spec); !s) return tl::unexpected(s.error());
   if (!a.metrics_listen.empty()) {
     if (auto where = ParseListenAddress(a.metrics_listen); !where) {
       return tl::unexpected(where.error());
     }
   }
-  spec.record_dir = a.record;
-  return spec;
+  return applied;
 }
 
 // --baseline SELECTOR: the stored runs, read whole (their intervals are the samples).
@@ -265,9 +171,9 @@ std::string WatchedInterface(const MonitorArgs& a, const engine::ClientConfig& t
 }
 
 int Replay(const MonitorArgs& a) {
-  auto thresholds = MakeThresholds(a);
-  if (!thresholds) {
-    LogError("nicbench monitor: " + thresholds.error().message);
+  auto applied = ApplyMonitorRows(a);
+  if (!applied) {
+    LogError("nicbench monitor: " + applied.error().message);
     return ToInt(ExitCode::kUsage);
   }
   EventWriter events(a.json, a.events);
@@ -277,7 +183,7 @@ int Replay(const MonitorArgs& a) {
   }
   job::MonitorSinks sinks;
   sinks.event = [&events](const record::MonitorEvent& e) { events.Write(e); };
-  auto s = job::ReplayMonitor(a.replay, a.id.empty() ? "replay" : a.id, *thresholds, sinks);
+  auto s = job::ReplayMonitor(a.replay, a.id.empty() ? "replay" : a.id, applied->thresholds, sinks);
   if (!s) {
     LogError("nicbench monitor: " + s.error().message);
     return ToInt(ExitCode::kEnvironment);

@@ -7,21 +7,13 @@
 
 #include "base/exit_code.h"
 #include "base/log.h"
+#include "cli/option_tables.h"
 #include "report/html_report.h"
 #include "report/json_stream.h"
 
 namespace nicbench::cli {
 
-void AddOutputOptions(CLI::App& app, OutputArgs& args) {
-  app.add_option("--html", args.html,
-                 "also write the run as a self-contained HTML report with charts (docs/report.md)");
-  app.add_flag("--json-stream", args.json_stream,
-               "newline-delimited JSON events as the test runs (iperf3 --json-stream)");
-  app.add_flag(
-      "--timestamps{%c }", args.timestamps,
-      "prefix each output line with the time (--timestamps=FORMAT: strftime, default '%c ')");
-  app.add_flag("--forceflush", args.forceflush, "flush output at every interval (always done)");
-}
+void AddOutputOptions(CLI::App& app, OutputArgs& args) { AddRows(app, args, OutputRows()); }
 
 void Emit(const OutputArgs&, const std::string& text) {
   std::fputs(text.c_str(), stdout);

@@ -7,7 +7,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <memory>
@@ -27,6 +26,7 @@
 #include "cli/file_options.h"
 #include "cli/iperf3_options.h"
 #include "cli/loopback_server.h"
+#include "cli/option_tables.h"
 #include "cli/output_options.h"
 #include "cli/parse_args.h"
 #include "cli/progress_line.h"
@@ -44,24 +44,6 @@
 
 namespace nicbench::cli {
 namespace {
-
-// What argv asked for, before it is turned into values.
-struct RunArgs {
-  std::string host, port = "5201", time, bytes, blocks, interval, omit, rate, length, window, mss,
-                    congestion, zerocopy, bind, cport, title, connect_timeout, threads, parallel,
-                    tos, rcv_timeout, remote_facts;
-  bool reverse = false, bidir = false, udp = false, nodelay = false, sendfile = false,
-       skip_rx_copy = false, ipv4 = false, ipv6 = false, server_output = false, counters64 = false,
-       repeating = false, json = false, loopback = false, no_samples = false,
-       both_directions = false, udp_offload = false;
-  StoreArgs store;
-  OutputArgs output;
-  Iperf3RunArgs drop_in;     // iperf3's options, cli/iperf3_options.h
-  FileArgs file;             // -F, --direct (cli/file_options.h)
-  RrArgs rr;                 // --rr, --crr, cli/rr_options.h
-  RunAuthArgs auth;          // --username, cli/auth_options.h
-  UnderLoadArgs under_load;  // --under-load, cli/under_load_options.h
-};
 
 struct RunPlan {
   engine::ClientConfig client;
@@ -85,68 +67,9 @@ engine::ClientOutcome RunTest(const RunPlan& plan, const engine::IntervalSink& s
   return engine::RunClient(plan.client, sink);
 }
 
-// The test itself: what is sent, how, and between which addresses (iperf3's options).
-void AddTestOptions(CLI::App& app, RunArgs& a) {
-  app.add_option("host", a.host, "server to test against (nicbench or iperf3); none = loopback");
-  app.add_option("-c,--client", a.host, "server host (iperf3 spelling)");
-  app.add_option("-p,--port", a.port, "server port (default 5201)");
-  app.add_option("-t,--time", a.time, "seconds to transmit (default 10)");
-  app.add_option("-n,--bytes", a.bytes, "bytes to transmit instead of -t (K/M/G suffix)");
-  app.add_option("-k,--blockcount", a.blocks, "blocks to transmit instead of -t");
-  app.add_option("-i,--interval", a.interval, "seconds between reports (default 1, 0 = none)");
-  app.add_option("-P,--parallel", a.parallel,
-                 "parallel streams per direction (1..2048); --rr/--crr: flows (1..1024)");
-  app.add_flag("-R,--reverse", a.reverse, "server sends, client receives");
-  app.add_flag("--bidir", a.bidir, "both directions at once");
-  app.add_flag("-u,--udp", a.udp, "UDP instead of TCP");
-  app.add_option("-b,--bitrate", a.rate, "target bits/s per stream (k/m/g; UDP default 1M)");
-  app.add_option("-l,--length", a.length, "block length in bytes (K/M suffix)");
-  app.add_option("-w,--window", a.window, "socket buffer size (SO_SNDBUF/SO_RCVBUF)");
-  app.add_option("-M,--set-mss", a.mss, "TCP maximum segment size");
-  app.add_flag("-N,--no-delay", a.nodelay, "TCP_NODELAY on data sockets");
-  app.add_option("-C,--congestion", a.congestion, "TCP congestion control algorithm");
-  app.add_option("-S,--tos", a.tos, "IP type of service (0..255, 0x.. accepted)");
-  app.add_flag("-Z", a.sendfile, "zero-copy send with sendfile (as iperf3 -Z)");
-  app.add_option("--zerocopy", a.zerocopy, "zero-copy send method: sendfile or msg (MSG_ZEROCOPY)");
-  app.add_flag("--skip-rx-copy", a.skip_rx_copy, "receive with MSG_TRUNC (no copy to user space)");
-  app.add_option("-B,--bind", a.bind, "local address to bind");
-  app.add_option("--cport", a.cport, "local port for the data streams");
-  app.add_flag("-4,--version4", a.ipv4, "IPv4 only");
-  app.add_flag("-6,--version6", a.ipv6, "IPv6 only");
-  app.add_option("-T,--title", a.title, "prefix for every output line");
-  app.add_option("-O,--omit", a.omit, "seconds to omit at the start (warm-up)");
-  app.add_flag("--get-server-output", a.server_output, "fetch the server's results too");
-  app.add_flag("--udp-counters-64bit", a.counters64, "64-bit UDP sequence numbers");
-  app.add_flag("--udp-offload,--gsro", a.udp_offload,
-               "UDP segmentation offload: the sender hands the kernel up to 64 KiB of datagrams\n"
-               "per send (UDP_SEGMENT), a nicbench receiver takes them coalesced (UDP_GRO); the\n"
-               "datagrams on the wire are the same (docs/engine.md)");
-}
-
-// The payload, the output and the run's shape, then each concern's own option group.
+// The run's own table, then each concern's group (cli/option_tables.cc), in --help's order.
 void AddOptions(CLI::App& app, RunArgs& a) {
-  AddTestOptions(app, a);
-  app.add_flag("--repeating-payload", a.repeating, "payload 0123456789... instead of random");
-  app.add_flag("-J,--json", a.json, "one JSON document on stdout");
-  app.add_flag("--both-directions", a.both_directions,
-               "forward then reverse against HOST, then compare the two directions\n"
-               "side by side (as the loopback job does); JSON: one document per line, the "
-               "second with \"directions\"");
-  app.add_flag("--loopback", a.loopback,
-               "test over loopback in both directions (the default "
-               "when no host is given)");
-  app.add_option("--connect-timeout", a.connect_timeout, "control connect timeout in ms");
-  app.add_option("--rcv-timeout", a.rcv_timeout,
-                 "end the test if its data stops this long, ms (default 120000; 0 = never)");
-  app.add_option("--threads", a.threads,
-                 "worker threads (0 = one per stream up to 4 streams, else one per CPU)");
-  app.add_flag("--no-samples", a.no_samples,
-               "do not sample CPU, interrupts and counters on either end (to measure what\n"
-               "sampling costs); facts and throughput are still recorded");
-  app.add_option("--remote-facts", a.remote_facts,
-                 "a `nicbench collect` capture of the server's host (collect --script on a\n"
-                 "far end that runs a stock iperf3): its facts and sample join the diagnosis")
-      ->check(CLI::ExistingDirectory);
+  AddRows(app, a, RunRows());
   AddStoreWriteOptions(app, a.store);
   AddOutputOptions(app, a.output);
   AddIperf3RunOptions(app, a.drop_in);
@@ -156,105 +79,12 @@ void AddOptions(CLI::App& app, RunArgs& a) {
   AddRunAuthOptions(app, a.auth);
 }
 
-Result<std::chrono::milliseconds> Millis(const std::string& text, const char* what) {
-  auto seconds = ParseSeconds(text);
-  if (!seconds) return Fail(fmt::format("{}: {}", what, seconds.error().message));
-  return std::chrono::milliseconds(std::llround(*seconds * 1000.0));  // >= 0: ParseSeconds
-}
-
-template <typename T>
-Result<T> Bounded(const std::string& text, const char* what, uint64_t max,
-                  Result<uint64_t> (*parse)(std::string_view) = ParseUnsigned) {
-  auto value = parse(text);
-  if (!value) return Fail(fmt::format("{}: {}", what, value.error().message));
-  if (*value > max) return Fail(fmt::format("{}: {} is too large (at most {})", what, text, max));
-  return static_cast<T>(*value);
-}
-
-Result<int> ParseTos(const std::string& text) {
-  uint64_t value = 0;
-  if (text.size() > 2 && (text[1] == 'x' || text[1] == 'X') && text[0] == '0') {
-    size_t used = 0;
-    try {
-      value = std::stoull(text.substr(2), &used, 16);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used != text.size() - 2) return Fail(fmt::format("-S: '{}' is not a number", text));
-  } else {
-    auto parsed = ParseUnsigned(text);
-    if (!parsed) return Fail(fmt::format("-S: {}", parsed.error().message));
-    value = *parsed;
-  }
-  if (value > 255) return Fail(fmt::format("-S: {} is out of range 0..255", text));
-  return static_cast<int>(value);
-}
-
-// Fills the end condition, timing and rate fields.
-Status FillTiming(const RunArgs& a, record::TestSpec& spec) {
+// The options whose meaning depends on others, after the rows have set their members: the
+// exclusive pairs, the zero-copy method, the address family, UDP's default rate and the port.
+Status FillDerived(const RunArgs& a, RunPlan& plan) {
+  record::TestSpec& spec = plan.client.spec;
   if (!a.bytes.empty() && !a.blocks.empty()) return Fail("-n and -k cannot be used together");
-  if (!a.time.empty()) {
-    auto t = Millis(a.time, "-t");
-    if (!t) return tl::unexpected(t.error());
-    spec.duration = *t;
-  }
-  if (!a.bytes.empty()) {
-    auto n = Bounded<uint64_t>(a.bytes, "-n", UINT64_MAX, ParseByteSize);
-    if (!n) return tl::unexpected(n.error());
-    if (*n == 0) return Fail("-n: must be more than 0 bytes");
-    spec.bytes = *n;
-  }
-  if (!a.blocks.empty()) {
-    auto k = Bounded<uint64_t>(a.blocks, "-k", UINT64_MAX, ParseByteSize);
-    if (!k) return tl::unexpected(k.error());
-    if (*k == 0) return Fail("-k: must be more than 0 blocks");
-    spec.blocks = *k;
-  }
-  if (!a.interval.empty()) {
-    auto i = Millis(a.interval, "-i");
-    if (!i) return tl::unexpected(i.error());
-    spec.interval = *i;
-  }
-  if (!a.omit.empty()) {
-    auto o = Millis(a.omit, "-O");
-    if (!o) return tl::unexpected(o.error());
-    spec.omit = *o;
-  }
-  if (!a.rate.empty()) {
-    auto b = ParseBitRate(a.rate);
-    if (!b) return Fail(fmt::format("-b: {}", b.error().message));
-    spec.rate_bits_per_second = *b;
-  } else if (spec.transport == record::Transport::kUdp) {
-    spec.rate_bits_per_second = 1000000;  // iperf3's UDP default
-  }
-  return Ok();
-}
-
-// Fills the socket and payload options.
-Status FillSocketOptions(const RunArgs& a, record::TestSpec& spec) {
-  if (!a.length.empty()) {
-    auto l = Bounded<uint32_t>(a.length, "-l", UINT32_MAX, ParseByteSize);
-    if (!l) return tl::unexpected(l.error());
-    if (*l == 0) return Fail("-l: block length must be more than 0");
-    spec.block_bytes = *l;
-  }
-  if (!a.window.empty()) {
-    auto w = Bounded<uint32_t>(a.window, "-w", UINT32_MAX, ParseByteSize);
-    if (!w) return tl::unexpected(w.error());
-    spec.window_bytes = *w;
-  }
-  if (!a.mss.empty()) {
-    auto m = Bounded<uint32_t>(a.mss, "-M", UINT32_MAX);
-    if (!m) return tl::unexpected(m.error());
-    spec.mss_bytes = *m;
-  }
-  if (!a.tos.empty()) {
-    auto tos = ParseTos(a.tos);
-    if (!tos) return tl::unexpected(tos.error());
-    spec.tos = *tos;
-  }
-  spec.no_delay = a.nodelay;
-  spec.congestion = a.congestion;
+  if (a.ipv4 && a.ipv6) return Fail("-4 and -6 cannot be used together");
   if (a.sendfile && !a.zerocopy.empty()) return Fail("use either -Z or --zerocopy, not both");
   if (a.sendfile || a.zerocopy == "sendfile") {
     spec.zero_copy = record::ZeroCopy::kSendfile;
@@ -263,46 +93,12 @@ Status FillSocketOptions(const RunArgs& a, record::TestSpec& spec) {
   } else if (!a.zerocopy.empty()) {
     return Fail(fmt::format("--zerocopy: '{}' is not one of sendfile, msg", a.zerocopy));
   }
-  spec.skip_rx_copy = a.skip_rx_copy;
-  spec.udp_counters_64bit = a.counters64;
-  spec.udp_offload = a.udp_offload;
-  spec.repeating_payload = a.repeating;
-  spec.get_server_output = a.server_output;
-  spec.title = a.title;
-  return Ok();
-}
-
-Status FillAddressing(const RunArgs& a, RunPlan& plan) {
-  record::TestSpec& spec = plan.client.spec;
-  if (a.ipv4 && a.ipv6) return Fail("-4 and -6 cannot be used together");
   spec.family = a.ipv4 ? record::AddressFamily::kIpv4
                        : (a.ipv6 ? record::AddressFamily::kIpv6 : record::AddressFamily::kAny);
-  spec.bind_address = a.bind;
-  if (!a.cport.empty()) {
-    auto p = Bounded<uint16_t>(a.cport, "--cport", 65535);
-    if (!p) return tl::unexpected(p.error());
-    spec.client_port = *p;
+  if (a.rate.empty() && spec.transport == record::Transport::kUdp) {
+    spec.rate_bits_per_second = 1000000;  // iperf3's UDP default
   }
-  auto port = Bounded<uint16_t>(a.port, "-p", 65535);
-  if (!port) return tl::unexpected(port.error());
-  if (*port == 0 && !plan.loopback) return Fail("-p: port 0 is not a server port");
-  plan.client.port = *port;
-  if (!a.connect_timeout.empty()) {
-    auto ms = Bounded<uint32_t>(a.connect_timeout, "--connect-timeout", 3600000);
-    if (!ms) return tl::unexpected(ms.error());
-    if (*ms == 0) return Fail("--connect-timeout: must be more than 0 ms");
-    plan.client.connect_timeout = std::chrono::milliseconds(*ms);
-  }
-  if (!a.rcv_timeout.empty()) {
-    auto ms = Bounded<uint32_t>(a.rcv_timeout, "--rcv-timeout", 86400000);
-    if (!ms) return tl::unexpected(ms.error());
-    plan.client.receive_timeout = std::chrono::milliseconds(*ms);
-  }
-  if (!a.threads.empty()) {
-    auto t = Bounded<int>(a.threads, "--threads", 256);
-    if (!t) return tl::unexpected(t.error());
-    plan.client.threads = *t;
-  }
+  if (plan.client.port == 0 && !plan.loopback) return Fail("-p: port 0 is not a server port");
   return Ok();
 }
 
@@ -328,11 +124,6 @@ Result<RunPlan> MakePlan(const RunArgs& a) {
   spec.direction = a.bidir
                        ? record::Direction::kBidirectional
                        : (a.reverse ? record::Direction::kReverse : record::Direction::kForward);
-  if (!a.parallel.empty()) {
-    auto p = Bounded<int>(a.parallel, "-P", 100000);
-    if (!p) return tl::unexpected(p.error());
-    spec.parallel = *p;
-  }
   // --rr/--crr take -l and -n for themselves (message sizes, transactions).
   RunArgs bulk = a;
   if (auto s = ApplyRrArgs(a.rr, bulk.length, bulk.bytes, spec); !s)
@@ -340,10 +131,9 @@ Result<RunPlan> MakePlan(const RunArgs& a) {
   if (spec.rr.enabled() && (plan.loopback || a.both_directions)) {
     return Fail("--rr/--crr need a HOST running `nicbench serve` (and no --both-directions)");
   }
-  if (auto s = FillTiming(bulk, spec); !s) return tl::unexpected(s.error());
+  if (auto s = ApplyRows(bulk, RunRows(), plan.client); !s) return tl::unexpected(s.error());
+  if (auto s = FillDerived(bulk, plan); !s) return tl::unexpected(s.error());
   if (spec.rr.enabled() && a.rate.empty()) spec.rate_bits_per_second = 0;  // no UDP default
-  if (auto s = FillSocketOptions(bulk, spec); !s) return tl::unexpected(s.error());
-  if (auto s = FillAddressing(a, plan); !s) return tl::unexpected(s.error());
   if (auto s = ApplyIperf3RunArgs(a.drop_in, spec, plan.client, &plan.client_cpu); !s) {
     return tl::unexpected(s.error());
   }

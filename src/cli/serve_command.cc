@@ -22,6 +22,7 @@
 #include "cli/commands.h"
 #include "cli/file_options.h"
 #include "cli/iperf3_options.h"
+#include "cli/option_tables.h"
 #include "cli/parse_args.h"
 #include "engine/server.h"
 #include "report/json_report.h"
@@ -30,147 +31,17 @@
 namespace nicbench::cli {
 namespace {
 
-struct ServeArgs {
-  std::string port = "5201", bind, idle_timeout, max_tests, max_duration, max_rate, max_streams,
-              max_rr_flows, max_block, pidfile, threads, max_memory, rcv_timeout, max_per_address,
-              max_per_hour;
-  // Given or not, it is parsed: an empty value is refused, not taken for the default.
-  std::string max_connection_rate = std::to_string(engine::kDefaultMaxConnectionsPerSecond);
-  bool once = false, daemon = false, json = false;
-  Iperf3ServeArgs drop_in;  // iperf3's options, cli/iperf3_options.h
-  FileArgs file;            // -F, --direct (cli/file_options.h)
-  ServeAuthArgs auth;       // authentication, --allow/--deny (cli/auth_options.h)
-  int cpu = -1;             // -A
-};
-
+// The serve table, then iperf3's, -F's and authentication's (cli/option_tables.cc).
 void AddOptions(CLI::App& app, ServeArgs& a) {
-  app.add_option("-p,--port", a.port, "TCP/UDP port to listen on (default 5201)");
-  app.add_flag("-1,--once,--one-off", a.once, "exit after one test");
-  app.add_flag("-D,--daemon", a.daemon, "fork and detach from the terminal");
-  app.add_option("-I,--pidfile", a.pidfile, "write the server's pid to this file");
-  app.add_option("-B,--bind", a.bind, "listen on this address only (default: all, IPv4+IPv6)");
-  app.add_option("--idle-timeout", a.idle_timeout, "exit after this many seconds without a test");
-  app.add_option("--max-tests", a.max_tests, "tests running at once (default 4)");
-  app.add_option("--max-duration", a.max_duration, "longest test accepted, seconds (t + omit)");
-  app.add_option("--max-rate", a.max_rate, "highest per-stream rate accepted (k/m/g bit/s)");
-  app.add_option("--max-streams", a.max_streams,
-                 "most parallel streams per direction accepted (1..2048, default 128)");
-  app.add_option("--max-rr-flows", a.max_rr_flows,
-                 "most request/response flows (-P of --rr/--crr) accepted (1..1024, default "
-                 "1024)");
-  app.add_option("--max-block", a.max_block, "largest block length accepted (K/M bytes)");
-  app.add_option("--threads", a.threads,
-                 "worker threads per test (0 = one per stream up to 4 streams, else one per CPU)");
-  app.add_option(
-      "--rcv-timeout", a.rcv_timeout,
-      "end a test whose data stops this long, ms (default 120000, as iperf3; 0 = never)");
-  app.add_option("--max-tests-per-client,--max-tests-per-address", a.max_per_address,
-                 "tests from one client address at once (default: --max-tests minus 1)");
-  app.add_option("--max-tests-per-client-per-hour", a.max_per_hour,
-                 "tests one client address may start in any hour (default: no limit)");
-  app.add_option("--max-connections-per-second", a.max_connection_rate,
-                 "new connections one client address may open a second (1..1000000, default "
-                 "1000, with a burst of one whole test set-up); beyond it one already closed or "
-                 "sending garbage is closed at once, and a silent one waits in 16 places, not "
-                 "1100");
-  app.add_option("--max-memory", a.max_memory,
-                 "buffers of all tests together (K/M/G bytes, default 256M); more is refused");
-  app.add_flag("-J,--json", a.json, "one JSON document per test on stdout");
+  AddRows(app, a, ServeRows());
   AddIperf3ServeOptions(app, a.drop_in);
   AddFileOptions(app, a.file);
   AddServeAuthOptions(app, a.auth);
 }
 
-Status FillLimits(const ServeArgs& a, engine::ServerConfig& config) {
-  record::SpecLimits& limits = config.limits;
-  if (!a.max_duration.empty()) {
-    auto s = ParseSeconds(a.max_duration);
-    if (!s || *s <= 0 || *s > 86400 * 365) return Fail("--max-duration: expected seconds > 0");
-    limits.max_duration = std::chrono::milliseconds(static_cast<int64_t>(*s * 1000));
-  }
-  if (!a.max_rate.empty()) {
-    auto r = ParseBitRate(a.max_rate);
-    if (!r || *r == 0) return Fail("--max-rate: expected a rate > 0 such as 100M");
-    limits.max_rate_bits_per_second = *r;
-  }
-  if (!a.max_streams.empty()) {
-    auto p = ParseUnsigned(a.max_streams);
-    if (!p || *p < 1 || *p > static_cast<uint64_t>(record::kMaxParallelStreams)) {
-      return Fail(fmt::format("--max-streams: expected 1..{}", record::kMaxParallelStreams));
-    }
-    limits.max_parallel = static_cast<int>(*p);
-  }
-  if (!a.max_rr_flows.empty()) {
-    auto p = ParseUnsigned(a.max_rr_flows);
-    if (!p || *p < 1 || *p > 1024) return Fail("--max-rr-flows: expected 1..1024");
-    limits.max_rr_flows = static_cast<int>(*p);
-  }
-  if (!a.max_block.empty()) {
-    auto b = ParseByteSize(a.max_block);
-    if (!b || *b < 1 || *b > (16u << 20)) return Fail("--max-block: expected 1..16M bytes");
-    limits.max_block_bytes = static_cast<uint32_t>(*b);
-  }
-  return Ok();
-}
-
-// What one client address may hold and open: tests at once, tests an hour, connections a second.
-Status FillPerClientLimits(const ServeArgs& a, engine::ServerConfig& config) {
-  if (!a.max_per_address.empty()) {
-    auto n = ParseUnsigned(a.max_per_address);
-    if (!n || *n < 1 || *n > 1024) return Fail("--max-tests-per-client: expected 1..1024");
-    config.max_tests_per_address = static_cast<int>(*n);
-  }
-  if (!a.max_per_hour.empty()) {
-    auto n = ParseUnsigned(a.max_per_hour);
-    if (!n || *n < 1 || *n > 1000000) {
-      return Fail("--max-tests-per-client-per-hour: expected 1..1000000");
-    }
-    config.max_tests_per_address_per_hour = static_cast<int>(*n);
-  }
-  auto rate = ParseUnsigned(a.max_connection_rate);
-  if (!rate || *rate < 1 || *rate > 1000000) {
-    return Fail(fmt::format("--max-connections-per-second: expected 1..1000000, got '{}'",
-                            a.max_connection_rate));
-  }
-  config.max_connections_per_second = static_cast<int>(*rate);
-  return Ok();
-}
-
 Result<engine::ServerConfig> MakeConfig(ServeArgs& a) {
   engine::ServerConfig config;
-  auto port = ParseUnsigned(a.port);
-  if (!port || *port > 65535) return Fail(fmt::format("-p: '{}' is not a port", a.port));
-  config.port = static_cast<uint16_t>(*port);
-  config.bind_address = a.bind;
-  config.once = a.once;
-  if (!a.idle_timeout.empty()) {
-    auto s = ParseUnsigned(a.idle_timeout);
-    if (!s || *s == 0 || *s > uint64_t{86400} * 365)
-      return Fail("--idle-timeout: expected seconds > 0");
-    config.idle_timeout = std::chrono::seconds(*s);
-  }
-  if (!a.max_tests.empty()) {
-    auto n = ParseUnsigned(a.max_tests);
-    if (!n || *n < 1 || *n > 1024) return Fail("--max-tests: expected 1..1024");
-    config.max_tests = static_cast<int>(*n);
-  }
-  if (!a.threads.empty()) {
-    auto t = ParseUnsigned(a.threads);
-    if (!t || *t > 256) return Fail("--threads: expected 0..256");
-    config.threads = static_cast<int>(*t);
-  }
-  if (!a.rcv_timeout.empty()) {
-    auto ms = ParseUnsigned(a.rcv_timeout);
-    if (!ms || *ms > 86400000ull) return Fail("--rcv-timeout: expected milliseconds 0..86400000");
-    config.receive_timeout = std::chrono::milliseconds(*ms);
-  }
-  if (!a.max_memory.empty()) {
-    auto m = ParseByteSize(a.max_memory);
-    if (!m || *m < (1u << 20)) return Fail("--max-memory: expected a size of at least 1M");
-    config.memory_budget_bytes = *m;
-  }
-  if (auto s = FillLimits(a, config); !s) return tl::unexpected(s.error());
-  if (auto s = FillPerClientLimits(a, config); !s) return tl::unexpected(s.error());
+  if (auto s = ApplyRows(a, ServeRows(), config); !s) return tl::unexpected(s.error());
   if (auto s = ApplyIperf3ServeArgs(a.drop_in, config, &a.cpu); !s)
     return tl::unexpected(s.error());
   // --get-server-output from a client: this server's rendering of the test, JSON in -J mode.

@@ -10,6 +10,7 @@
 #include "base/units.h"
 #include "cli/commands.h"
 #include "cli/option_table.h"
+#include "cli/option_tables.h"
 #include "stand/stand.h"
 
 namespace nicbench::cli {
@@ -19,18 +20,6 @@ namespace st = nicbench::stand;
 
 constexpr const char kNeedsRoot[] =
     "nicbench stand: needs root (CAP_NET_ADMIN/CAP_SYS_ADMIN) to create network namespaces\n";
-
-// The options as typed; turned into a StandSpec by ToSpec() so every message is ours.
-struct UpOptions {
-  std::string name = "nb";
-  int hosts = 2;
-  std::string profile = "1000baseT";
-  int mtu = 1500;
-  std::string tso, gso, gro, checksum;  // empty = leave the kernel default
-  std::optional<int> delay_ms;
-  std::string queue_limit;
-  std::string bottleneck;
-};
 
 int UsageError(const std::string& message) {
   std::fprintf(stderr, "nicbench stand: %s\nRun `nicbench stand --help` for the options.\n",
@@ -43,12 +32,35 @@ int EnvironmentError(const std::string& message) {
   return ToInt(ExitCode::kEnvironment);
 }
 
-Result<st::StandSpec> ToSpec(const UpOptions& options) {
+// The whole numbers of `up`, parsed here so every message names its option; their ranges are
+// stand::Validate's.
+Status FillNumbers(const StandArgs& options, st::StandSpec& spec) {
+  const Range any_int{0, INT32_MAX};
+  auto hosts = ParseInRange("--hosts", options.hosts, any_int);
+  if (!hosts) return tl::unexpected(hosts.error());
+  spec.hosts = static_cast<int>(*hosts);
+  auto mtu = ParseInRange("--mtu", options.mtu, any_int);
+  if (!mtu) return tl::unexpected(mtu.error());
+  spec.mtu = static_cast<int>(*mtu);
+  if (!options.delay_ms.empty()) {
+    auto delay = ParseInRange("--delay", options.delay_ms, any_int);
+    if (!delay) return tl::unexpected(delay.error());
+    spec.delay_ms = static_cast<int>(*delay);
+  }
+  return Ok();
+}
+
+// A stand's name, checked as stand::ValidateName does, in a message that names --name.
+Status CheckName(const std::string& name) {
+  if (auto valid = st::ValidateName(name); !valid) return Fail("--name: " + valid.error().message);
+  return Ok();
+}
+
+Result<st::StandSpec> ToSpec(const StandArgs& options) {
   st::StandSpec spec;
+  if (auto s = CheckName(options.name); !s) return tl::unexpected(s.error());
   spec.name = options.name;
-  spec.hosts = options.hosts;
-  spec.mtu = options.mtu;
-  spec.delay_ms = options.delay_ms;
+  if (auto s = FillNumbers(options, spec); !s) return tl::unexpected(s.error());
   if (!options.queue_limit.empty()) {
     auto limit = st::ParseQueueLimit(options.queue_limit);
     if (!limit) return tl::unexpected(limit.error());
@@ -133,7 +145,7 @@ std::string StandError(const char* verb, const std::string& name, const Error& e
   return text;
 }
 
-int DoUp(const UpOptions& options) {
+int DoUp(const StandArgs& options) {
   auto spec = ToSpec(options);
   if (!spec) return UsageError(spec.error().message);
   if (!st::HaveNetnsPrivileges()) {
@@ -147,7 +159,7 @@ int DoUp(const UpOptions& options) {
 }
 
 int DoDown(const std::string& name, bool force) {
-  if (auto valid = st::ValidateName(name); !valid) return UsageError(valid.error().message);
+  if (auto valid = CheckName(name); !valid) return UsageError(valid.error().message);
   if (!st::HaveNetnsPrivileges()) {
     std::fputs(kNeedsRoot, stderr);
     return ToInt(ExitCode::kEnvironment);
@@ -171,7 +183,7 @@ int DoList() {
 }
 
 int DoExec(const std::string& name, const std::string& host, const std::vector<std::string>& cmd) {
-  if (auto valid = st::ValidateName(name); !valid) return UsageError(valid.error().message);
+  if (auto valid = CheckName(name); !valid) return UsageError(valid.error().message);
   if (auto number = st::ParseHostName(name, host); !number) {
     return UsageError(number.error().message);
   }
@@ -184,49 +196,21 @@ int DoExec(const std::string& name, const std::string& host, const std::vector<s
   return *code;
 }
 
-void AddUpOptions(CLI::App& up, UpOptions& options) {
-  up.add_option("--name", options.name, "stand name: 1-8 lower-case letters/digits (default nb)");
-  up.add_option("--hosts", options.hosts, "number of hosts, 2-32 (default 2; >2 adds a switch)");
-  up.add_option("--profile", options.profile,
-                "link profile: 100baseTX, 1000baseT, 10GBASE-T, unlimited (default 1000baseT)");
-  up.add_option("--mtu", options.mtu, "MTU of every veth end (default 1500)");
-  up.add_option("--tso", options.tso, "TCP segmentation offload on|off (default: kernel's)");
-  up.add_option("--gso", options.gso, "generic segmentation offload on|off");
-  up.add_option("--gro", options.gro, "generic receive offload on|off");
-  up.add_option("--checksum", options.checksum, "tx and rx checksum offload on|off");
-  up.add_option("--delay", options.delay_ms, "one-way delay in ms per egress (needs netem)");
-  up.add_option("--queue-limit", options.queue_limit,
-                "the shaper's queue: bytes (64K) or time at the rate (50ms; default 50ms):\n"
-                "a deep or a shallow buffer for latency under load (docs/latency.md)");
-  up.add_option("--bottleneck", options.bottleneck,
-                "with --hosts 3 or more: the switch's ports at this slower profile (the hosts'\n"
-                "links at --profile), so the queue forms in a hop that forwards, as at a router;\n"
-                "--queue-limit then applies to it");
-}
-
 }  // namespace
 
 int RunStandCommand(int argc, char** argv) {
   CLI::App app("nicbench stand: hosts as network namespaces joined by shaped veth links",
                "nicbench stand");
   app.require_subcommand(1);
-  UpOptions up_options;
-  std::string down_name = "nb", exec_name = "nb", exec_host;
-  bool down_force = false;
-  std::vector<std::string> exec_command;
+  StandArgs up_args, down_args, exec_args;
   CLI::App* up = app.add_subcommand("up", "build (or rebuild) a stand");
-  AddUpOptions(*up, up_options);
+  AddRows(*up, up_args, StandUpRows());
   CLI::App* down = app.add_subcommand("down", "remove a stand and any leftovers of it");
-  down->add_option("--name", down_name, "stand name (default nb)");
-  down->add_flag("--force", down_force,
-                 "stop processes still running inside the stand (SIGTERM, then SIGKILL); "
-                 "without it, down refuses and names them");
+  AddRows(*down, down_args, StandDownRows());
   CLI::App* list = app.add_subcommand("list", "one line per stand");
   CLI::App* exec = app.add_subcommand(
       "exec", "run a command inside a host: exec h1 -- CMD ... (it ends when exec is killed)");
-  exec->add_option("--name", exec_name, "stand name (default nb)");
-  exec->add_option("host", exec_host, "host: h1, h2, ... or NAME-h1")->required();
-  exec->add_option("command", exec_command, "the command and its arguments (after --)")->required();
+  AddRows(*exec, exec_args, StandExecRows());
   if (auto code = PrintOptionTableIfAsked(app, argc, argv)) return *code;
   try {
     app.parse(argc, argv);
@@ -236,10 +220,10 @@ int RunStandCommand(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return UsageError(e.what());
   }
-  if (*up) return DoUp(up_options);
-  if (*down) return DoDown(down_name, down_force);
+  if (*up) return DoUp(up_args);
+  if (*down) return DoDown(down_args.name, down_args.force);
   if (*list) return DoList();
-  if (*exec) return DoExec(exec_name, exec_host, exec_command);
+  if (*exec) return DoExec(exec_args.name, exec_args.host, exec_args.command);
   return UsageError("choose up, down, list or exec");
 }
 

@@ -8,25 +8,13 @@
 
 #include "base/log.h"
 #include "base/units.h"
+#include "cli/option_tables.h"
 
 namespace nicbench::cli {
 
-void AddStoreOption(CLI::App& app, StoreArgs& args) {
-  app.add_option(
-      "--store", args.store,
-      "result store: a SQLite file or a postgresql:// URL (default $NICBENCH_STORE,\n"
-      "else $XDG_DATA_HOME/nicbench/results.db, else ~/.local/share/nicbench/results.db)");
-}
+void AddStoreOption(CLI::App& app, StoreArgs& args) { AddRows(app, args, StoreRows().first(1)); }
 
-void AddStoreWriteOptions(CLI::App& app, StoreArgs& args) {
-  AddStoreOption(app, args);
-  app.add_flag("--no-store", args.no_store, "do not store this run in the result store");
-  // One value per --label, so `--label tso=off HOST` leaves HOST to the positional argument.
-  app.add_option("--label", args.labels, "tag the stored run KEY=VALUE (repeatable)")
-      ->expected(1)
-      ->allow_extra_args(false)
-      ->take_all();
-}
+void AddStoreWriteOptions(CLI::App& app, StoreArgs& args) { AddRows(app, args, StoreRows()); }
 
 Result<StorePlan> MakeStorePlan(const StoreArgs& args) {
   StorePlan plan;

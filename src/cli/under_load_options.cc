@@ -3,18 +3,11 @@
 #include <fmt/format.h>
 
 #include "base/units.h"
+#include "cli/option_tables.h"
 
 namespace nicbench::cli {
 
-void AddUnderLoadOptions(CLI::App& app, UnderLoadArgs& a) {
-  app.add_flag("--under-load", a.on,
-               "latency under load: probes alone for an idle phase, then beside the test; says\n"
-               "how much the test delays everything else and in which queue (docs/latency.md)");
-  app.add_option("--probe-rate", a.rate,
-                 "--under-load: probes a second, both kinds together (2..1000, default 100)");
-  app.add_option("--idle-time", a.idle,
-                 "--under-load: seconds of probes alone before the test (1..60, default 3)");
-}
+void AddUnderLoadOptions(CLI::App& app, UnderLoadArgs& a) { AddRows(app, a, UnderLoadRows()); }
 
 Result<std::optional<job::ProbeOptions>> ApplyUnderLoadArgs(const UnderLoadArgs& a,
                                                             const record::TestSpec& spec) {

@@ -1,0 +1,120 @@
+#include "cli/option_rows.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <string>
+
+#include "cli/option_tables.h"
+#include "protocol/params.h"
+
+namespace nicbench::cli {
+namespace {
+
+TEST(OptionRows, FirstNameIsTheFirstSpelling) {
+  EXPECT_EQ(FirstName("-t,--time"), "-t");
+  EXPECT_EQ(FirstName("--cport"), "--cport");
+  EXPECT_EQ(FirstName("host"), "host");
+}
+
+TEST(OptionRows, ARangeErrorSaysTheRangeAndTheText) {
+  EXPECT_EQ(*ParseInRange("--max-tests", "7", {1, 1024}), 7u);
+  EXPECT_EQ(ParseInRange("--max-tests", "0", {1, 1024}).error().message,
+            "--max-tests: expected 1..1024, got '0'");
+  EXPECT_EQ(ParseInRange("--max-tests", "two", {1, 1024}).error().message,
+            "--max-tests: expected 1..1024, got 'two'");
+  EXPECT_EQ(ParseInRange("-n", "0", {1, UINT64_MAX, Reading::kByteSize}).error().message,
+            "-n: must be at least 1");
+  EXPECT_EQ(*ParseInRange("-n", "2K", {1, UINT64_MAX, Reading::kByteSize}), 2048u);
+  EXPECT_NE(ParseInRange("-w", "wide", {0, UINT64_MAX, Reading::kByteSize})
+                .error()
+                .message.find("-w: 'wide'"),
+            std::string::npos);
+}
+
+TEST(OptionRows, DurationsAndDecimalsName) {
+  EXPECT_EQ(ParseDurationIn("--every", "0", std::chrono::seconds(1), std::chrono::hours(24))
+                .error()
+                .message,
+            "--every 0: expected 1 s .. 86400 s");
+  EXPECT_EQ(ParseNumberIn("--saturated-percent", "20", 50, 100).error().message,
+            "--saturated-percent 20: expected a number 50..100");
+  EXPECT_EQ(ParseMillis("-t", "2.5")->count(), 2500);
+}
+
+struct FakeArgs {
+  std::string size, small, name;
+  bool on = false;
+};
+struct FakeTarget {
+  struct Inner {
+    uint64_t size = 0;
+  } inner;
+  uint8_t small = 0;
+  std::string name;
+  bool on = false;
+};
+
+const OptionRow<FakeArgs, FakeTarget> kFakeRows[] = {
+    {"-s,--size", "a size", &FakeArgs::size,
+     SetNumber<Range{0, UINT64_MAX, Reading::kByteSize}, &FakeTarget::inner,
+               &FakeTarget::Inner::size>},
+    {"--small", "one byte", &FakeArgs::small, SetNumber<Range{}, &FakeTarget::small>},
+    {"--name", "text", &FakeArgs::name, SetText<&FakeTarget::name>},
+    {"--on", "a flag", &FakeArgs::on, SetFlag<&FakeTarget::on>},
+};
+
+TEST(OptionRows, ApplyRowsSetsTheGivenMembers) {
+  FakeArgs args;
+  args.size = "4K";
+  args.on = true;
+  FakeTarget target;
+  target.name = "kept";
+  ASSERT_TRUE(ApplyRows(args, std::span<const OptionRow<FakeArgs, FakeTarget>>(kFakeRows), target));
+  EXPECT_EQ(target.inner.size, 4096u);
+  EXPECT_EQ(target.name, "kept");  // not given: left alone
+  EXPECT_TRUE(target.on);
+  args.small = "300";  // the member's type bounds a row without an upper bound
+  auto s = ApplyRows(args, std::span<const OptionRow<FakeArgs, FakeTarget>>(kFakeRows), target);
+  ASSERT_FALSE(s);
+  EXPECT_EQ(s.error().message, "--small: 300 is too large (at most 255)");
+}
+
+TEST(OptionRows, ADeclaredTableIsTheAppsOptions) {
+  CLI::App app;
+  FakeArgs args;
+  AddRows(app, args, std::span<const OptionRow<FakeArgs, FakeTarget>>(kFakeRows));
+  app.parse(std::vector<std::string>{"--on", "x", "--name", "3", "-s"});  // CLI11: reversed
+  EXPECT_EQ(args.size, "3");
+  EXPECT_EQ(args.name, "x");
+  EXPECT_TRUE(args.on);
+}
+
+// A run row's wire name is a key of the parameters the client sends once its member is set.
+TEST(OptionRows, RunRowsWireNamesAreParameterKeys) {
+  engine::ClientConfig client;
+  record::TestSpec& spec = client.spec;
+  spec.transport = record::Transport::kUdp;
+  spec.direction = record::Direction::kReverse;
+  spec.rate_bits_per_second = spec.fq_rate_bits_per_second = 1;
+  spec.window_bytes = spec.mss_bytes = spec.flowlabel = 1;
+  spec.tos = spec.server_affinity = 1;
+  spec.no_delay = spec.get_server_output = spec.udp_counters_64bit = true;
+  spec.repeating_payload = spec.dont_fragment = true;
+  spec.zero_copy = record::ZeroCopy::kSendfile;
+  spec.congestion = spec.title = spec.extra_data = "x";
+  const nlohmann::ordered_json params = protocol::EncodeParams(spec, std::nullopt, "");
+  spec.direction = record::Direction::kBidirectional;
+  const nlohmann::ordered_json bidir = protocol::EncodeParams(spec, std::nullopt, "");
+  int wired = 0;
+  for (const RowView& row : CommandRows("run")) {
+    if (row.wire.empty()) continue;
+    ++wired;
+    EXPECT_TRUE(params.contains(row.wire) || bidir.contains(row.wire))
+        << row.names << ": " << row.wire;
+  }
+  EXPECT_GT(wired, 20);
+}
+
+}  // namespace
+}  // namespace nicbench::cli

@@ -1,0 +1,122 @@
+// The option tables (cli/option_tables.h) against the binary: every option `--help-table` lists
+// (what --help, the man pages and the completion show) is a row of its command's table and every
+// row is listed; every row that has a bad value is refused with exit code 2 before anything runs,
+// in a message that names the option.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/option_tables.h"
+#include "support/run_binary.h"
+
+namespace nicbench::testing {
+namespace {
+
+// A command line around the option under test: `before` FLAG BAD `after`.
+struct RowsCommand {
+  std::string rows;  // cli::CommandRows' name
+  std::vector<std::string> before;
+  std::vector<std::string> after;
+};
+
+// Port 1: nobody listens there, so a value the command failed to refuse ends in a quick
+// connection failure (exit 1), not a test.
+const std::vector<RowsCommand>& RowsCommands() {
+  static const std::vector<RowsCommand> commands = {
+      {"run", {"run", "127.0.0.1", "-p", "1"}, {}},
+      {"serve", {"serve", "-p", "0", "--once"}, {}},
+      {"monitor", {"monitor", "127.0.0.1", "-p", "1"}, {}},
+      {"stand up", {"stand", "up"}, {}},
+      {"stand down", {"stand", "down"}, {}},
+      {"stand exec", {"stand", "exec"}, {"h1", "--", "true"}},
+  };
+  return commands;
+}
+
+// An option's names as one sorted, comma-joined key; a positional's is its name. CLI11's
+// `--timestamps{%c }` (a flag's value when given bare) is `--timestamps`.
+std::string KeyOfNames(std::vector<std::string> names) {
+  for (std::string& name : names) name = name.substr(0, name.find('{'));
+  std::sort(names.begin(), names.end());
+  std::string key;
+  for (const std::string& name : names) key += (key.empty() ? "" : ",") + name;
+  return key;
+}
+
+std::vector<std::string> SplitNames(const std::string& names) {
+  std::vector<std::string> out;
+  std::istringstream parts(names);
+  for (std::string name; std::getline(parts, name, ',');) out.push_back(name);
+  return out;
+}
+
+// The options of `rows_name`'s App as the binary lists them (-h,--help left out).
+std::set<std::string> ListedOptions(const std::string& rows_name) {
+  const bool stand = rows_name.rfind("stand ", 0) == 0;
+  ProcessResult r = RunNicbench({stand ? "stand" : rows_name, "--help-table"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  nlohmann::json table = nlohmann::json::parse(r.out);
+  if (stand) {
+    nlohmann::json sub_table;
+    for (const auto& sub : table["subcommands"]) {
+      if ("stand " + sub["name"].get<std::string>() == rows_name) sub_table = sub;
+    }
+    table = std::move(sub_table);
+  }
+  std::set<std::string> keys;
+  for (const auto& opt : table["options"]) {
+    const std::string key = opt["names"].empty()
+                                ? opt["positional"].get<std::string>()
+                                : KeyOfNames(opt["names"].get<std::vector<std::string>>());
+    if (key != "--help,-h") keys.insert(key);
+  }
+  return keys;
+}
+
+TEST(OptionRowsCli, EveryListedOptionIsARowAndEveryRowIsListed) {
+  for (const RowsCommand& command : RowsCommands()) {
+    std::set<std::string> rows;
+    for (const cli::RowView& row : cli::CommandRows(command.rows)) {
+      EXPECT_TRUE(rows.insert(KeyOfNames(SplitNames(row.names))).second)
+          << command.rows << ": " << row.names << " is two rows";
+    }
+    EXPECT_FALSE(rows.empty()) << command.rows;
+    EXPECT_EQ(ListedOptions(command.rows), rows) << command.rows;
+  }
+}
+
+// The row's names that a message may use ("-p" or "--port").
+bool NamesTheOption(const std::string& message, const std::string& names) {
+  for (const std::string& name : SplitNames(names)) {
+    if (message.find(name.substr(0, name.find('{'))) != std::string::npos) return true;
+  }
+  return false;
+}
+
+TEST(OptionRowsCli, ABadValueOfEveryRowIsAUsageErrorNamingTheOption) {
+  int tried = 0;
+  for (const RowsCommand& command : RowsCommands()) {
+    for (const cli::RowView& row : cli::CommandRows(command.rows)) {
+      if (row.bad.empty()) continue;
+      std::vector<std::string> args = command.before;
+      args.push_back(SplitNames(row.names).back() + "=" + row.bad);
+      args.insert(args.end(), command.after.begin(), command.after.end());
+      ProcessResult r = RunNicbench(args);
+      ++tried;
+      EXPECT_EQ(r.exit_code, 2) << command.rows << " " << row.names << " " << row.bad << ": "
+                                << r.err;
+      EXPECT_TRUE(NamesTheOption(r.err, row.names))
+          << command.rows << " " << row.names << " " << row.bad << ": " << r.err;
+    }
+  }
+  EXPECT_GT(tried, 60);
+}
+
+}  // namespace
+}  // namespace nicbench::testing
