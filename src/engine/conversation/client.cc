@@ -320,7 +320,6 @@ void TakeRemoteRecord(ClientRun& run, protocol::PeerResults& theirs) {
   }
   auto remote = record::EndpointFromJson(*theirs.extension);
   if (remote) {
-    FillPeerSenderStats(run.record.streams, remote->intervals);
     run.record.remote = std::move(*remote);
   } else {
     run.record.remote = record::Measured<record::EndpointRecord>::Unknown(

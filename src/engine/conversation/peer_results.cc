@@ -101,32 +101,6 @@ Result<std::vector<record::StreamTotals>> CombineTotals(const std::vector<FlowTo
   return out;
 }
 
-void FillPeerSenderStats(std::vector<record::StreamTotals>& streams,
-                         const std::vector<record::IntervalRecord>& peer_view) {
-  for (record::StreamTotals& s : streams) {
-    if (s.sender || s.max_snd_cwnd.known()) continue;
-    uint64_t max_cwnd = 0, rtt_sum = 0, samples = 0;
-    uint32_t max_rtt = 0, min_rtt = UINT32_MAX;
-    for (const record::IntervalRecord& interval : peer_view) {
-      if (interval.omitted) continue;
-      for (const record::StreamInterval& i : interval.streams) {
-        const record::TcpInfoSample* t = i.tcp_info.get();
-        if (i.id != s.id || !i.sender || t == nullptr) continue;
-        max_cwnd = std::max<uint64_t>(max_cwnd, uint64_t{t->snd_cwnd} * t->snd_mss);
-        max_rtt = std::max(max_rtt, t->rtt_us);
-        min_rtt = std::min(min_rtt, t->rtt_us);
-        rtt_sum += t->rtt_us;
-        ++samples;
-      }
-    }
-    if (samples == 0) continue;
-    s.max_snd_cwnd = max_cwnd;
-    s.max_rtt_us = max_rtt;
-    s.min_rtt_us = min_rtt;
-    s.mean_rtt_us = static_cast<uint32_t>(rtt_sum / samples);
-  }
-}
-
 record::PeerReport MakePeerReport(const protocol::PeerResults& theirs, bool asked_for_output) {
   record::PeerReport peer;
   peer.cpu =

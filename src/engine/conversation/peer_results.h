@@ -25,13 +25,6 @@ Result<std::vector<record::StreamTotals>> CombineTotals(const std::vector<FlowTo
                                                         const protocol::PeerResults& peer,
                                                         record::Transport transport);
 
-// For the streams the peer sent on (reverse, the reverse half of bidir): the sender's TCP
-// figures iperf3 reports (max_snd_cwnd in bytes, min/max/mean RTT) from the peer's own
-// per-interval view, which a nicbench peer sends in its extension. Omitted intervals are left
-// out, as on the sending end. Streams already known are kept.
-void FillPeerSenderStats(std::vector<record::StreamTotals>& streams,
-                         const std::vector<record::IntervalRecord>& peer_view);
-
 // The figures of the peer's results header that any iperf3 peer sends: its CPU use, its
 // congestion control and, only when `asked_for_output` (--get-server-output), the server's text
 // or JSON output: a server that sends it unasked does not get it printed.
