@@ -280,9 +280,9 @@ bool HasReceivers(const std::vector<StreamRole>& streams) {
   return false;
 }
 
-// The test loop (this end decides the end), then TEST_END. Returns the sampler's totals in
+// The measuring loop (this end decides the end), then TEST_END. Returns the sampler's totals in
 // run.totals.
-Status RunTest(ClientRun& run) {
+Status Measure(ClientRun& run) {
   auto waiter = EpollWaiter::Create(run.control.get(), run.path->DoneFd(), run.config.stop_fd);
   if (!waiter) return Fail(ErrorKind::kData, waiter.error());
   MeasureLoopOptions options;
@@ -405,7 +405,7 @@ ClientOutcome RunClient(const ClientConfig& config, const IntervalSink& sink) {
   ClientPhase phase = ClientPhase::kSetup;
   if (status) {
     phase = ClientPhase::kTest;
-    status = RunTest(run);
+    status = Measure(run);
   }
   if (status) {
     phase = ClientPhase::kResults;

@@ -75,7 +75,7 @@ struct Pending {
   bool over_rate = false;  // accepted over its address's rate (max_connections_per_second)
 };
 
-struct RunningTest {
+struct RunningSession {
   std::shared_ptr<ServerSession> test;
   std::thread thread;
   std::string host;    // the client's address
@@ -229,7 +229,7 @@ class ServerImpl final : public Server {
   // What becomes of a connection that left the pending set with `got` (not kWaiting).
   void Finish(Pending& done, CookieRead got);
   void Route(Pending& pending);
-  void StartTest(Pending& pending, const std::string& cookie);
+  void StartSession(Pending& pending, const std::string& cookie);
   void Reap(bool all);
   void ExpirePending();
   void DropPending(int fd);
@@ -267,7 +267,7 @@ class ServerImpl final : public Server {
   std::map<int, Pending> pending_;  // by fd
   std::list<int> pending_order_;    // oldest first
   std::map<std::string, int> pending_per_host_;
-  std::map<std::string, RunningTest> tests_;
+  std::map<std::string, RunningSession> tests_;
   std::map<std::string, std::deque<Clock::time_point>> starts_by_host_;  // the last hour's
   std::atomic<int> started_{0}, refused_{0};
   DeniedLog denied_log_;
@@ -582,10 +582,10 @@ void ServerImpl::Route(Pending& pending) {
     ++refused_;
     return;
   }
-  StartTest(pending, cookie);
+  StartSession(pending, cookie);
 }
 
-void ServerImpl::StartTest(Pending& pending, const std::string& cookie) {
+void ServerImpl::StartSession(Pending& pending, const std::string& cookie) {
   // The control socket goes back to blocking mode: the protocol layer waits in poll with its
   // own deadlines either way.
   (void)net::SetNonBlocking(pending.fd.get(), false);
@@ -606,7 +606,7 @@ void ServerImpl::StartTest(Pending& pending, const std::string& cookie) {
                                                 uint64_t one = 1;
                                                 (void)!write(wake, &one, sizeof one);
                                               });
-  RunningTest running;
+  RunningSession running;
   running.test = test;
   running.host = pending.host;
   running.subnet = pending.subnet;
