@@ -22,7 +22,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "engine/data_path.h"
+#include "engine/datapath/data_path.h"
 #include "net/socket.h"
 #include "net/socket_address.h"
 

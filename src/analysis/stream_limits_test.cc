@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "analysis/stream_sender.h"
 #include "analysis/test_runs.h"
 
 namespace nicbench::analysis {
@@ -81,6 +82,52 @@ TEST(StreamLimits, TheRemoteSenderAndWhatCannotBeJudged) {
   EXPECT_FALSE(limits[0].local_sends);
   run.spec.transport = record::Transport::kUdp;
   EXPECT_TRUE(StreamLimits(run).empty());
+}
+
+// The sender's TCP figures of a stream (stream_sender.h), from this end's totals or the peer's
+// view; here beside the other per-stream TCP figures.
+record::IntervalRecord PeerSenderInterval(int id, uint32_t rtt_us, uint32_t cwnd, bool omitted) {
+  record::TcpInfoSample t;
+  t.rtt_us = rtt_us;
+  t.snd_cwnd = cwnd;
+  t.snd_mss = 1000;
+  record::StreamInterval s;
+  s.id = id;
+  s.sender = true;
+  s.tcp_info = t;
+  record::IntervalRecord i;
+  i.omitted = omitted;
+  i.streams = {s};
+  return i;
+}
+
+TEST(StreamSenderTcp, APeerSentStreamComesFromThePeersViewLeavingOutOmitted) {
+  record::RunRecord run;
+  record::EndpointRecord peer;
+  peer.intervals = {PeerSenderInterval(1, 900, 90, /*omitted=*/true),
+                    PeerSenderInterval(1, 100, 10, false), PeerSenderInterval(1, 301, 30, false),
+                    PeerSenderInterval(3, 5, 5, false)};
+  run.remote = peer;
+  record::StreamTotals received;
+  received.id = 1;
+  received.sender = false;
+  const SenderTcp tcp = StreamSenderTcp(run, received);
+  EXPECT_EQ(tcp.max_snd_cwnd.value(), 30'000u);
+  EXPECT_EQ(tcp.min_rtt_us.value(), 100u);
+  EXPECT_EQ(tcp.max_rtt_us.value(), 301u);
+  EXPECT_EQ(tcp.mean_rtt_us.value(), 200u) << "the mean of the counted samples, truncated";
+}
+
+TEST(StreamSenderTcp, OurOwnSendersAndAPeerWithoutAViewKeepTheRecordsTotals) {
+  record::RunRecord run;
+  record::StreamTotals sent;
+  sent.id = 1;
+  sent.sender = true;
+  sent.mean_rtt_us = 42;
+  EXPECT_EQ(StreamSenderTcp(run, sent).mean_rtt_us.value(), 42u);
+  record::StreamTotals received;
+  received.id = 1;
+  EXPECT_FALSE(StreamSenderTcp(run, received).mean_rtt_us.known()) << "a stock iperf3 peer";
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 // says why.
 #include <algorithm>
 
+#include "analysis/stream_sender.h"
 #include "record/json_rr.h"
 #include "report/format.h"
 #include "report/json_parts.h"
@@ -170,12 +171,13 @@ Json EndStreamJson(const record::RunRecord& run, const record::StreamTotals& s) 
     return j;
   }
   Json sender = SideJson(s, true);
+  const analysis::SenderTcp tcp = analysis::StreamSenderTcp(run, s);
   PutIperf3Measured(sender, "retransmits", s.retransmits);
-  PutIperf3Measured(sender, "max_snd_cwnd", s.max_snd_cwnd);
+  PutIperf3Measured(sender, "max_snd_cwnd", tcp.max_snd_cwnd);
   PutIperf3Measured(sender, "max_snd_wnd", MaxSndWnd(run, s.id));
-  PutIperf3Measured(sender, "max_rtt", s.max_rtt_us);
-  PutIperf3Measured(sender, "min_rtt", s.min_rtt_us);
-  PutIperf3Measured(sender, "mean_rtt", s.mean_rtt_us);
+  PutIperf3Measured(sender, "max_rtt", tcp.max_rtt_us);
+  PutIperf3Measured(sender, "min_rtt", tcp.min_rtt_us);
+  PutIperf3Measured(sender, "mean_rtt", tcp.mean_rtt_us);
   PutIperf3Measured(sender, "reorder", Reorder(run, s.id));
   sender["sender"] = s.sender;
   Json receiver = SideJson(s, false);

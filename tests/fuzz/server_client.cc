@@ -10,8 +10,8 @@
 #include <chrono>
 #include <limits>
 
-#include "engine/common.h"
-#include "engine/udp_handshake.h"
+#include "engine/conversation/stream_plan.h"
+#include "engine/conversation/udp_handshake.h"
 #include "fuzz_input.h"
 #include "net/socket.h"
 #include "protocol/control_channel.h"

@@ -1,5 +1,5 @@
 // The server's state machine driven through whole conversations: a real `nicbench serve`
-// (engine::Server: the acceptor, ServerTest and the test loop) listens on 127.0.0.1, and a
+// (engine::Server: the acceptor, ServerSession and the measuring loop) listens on 127.0.0.1, and a
 // client whose every decision comes from the fuzzer talks to it over real sockets: the cookie,
 // the parameters (built from fuzzed fields, with fuzzed keys overridden, or raw text), the data
 // streams (TCP with their cookie, or UDP hellos), a few data bytes or datagrams, the state byte

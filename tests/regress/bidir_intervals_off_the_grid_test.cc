@@ -9,7 +9,7 @@
 
 #include <gtest/gtest.h>
 
-#include "engine/test_loop.h"
+#include "engine/measure/measure_loop.h"
 #include "probes/file_source.h"
 #include "support/run_binary.h"
 
@@ -18,7 +18,7 @@ namespace {
 
 using engine::FlowCounters;
 using engine::LoopWaiter;
-using engine::TestRole;
+using engine::MeasureRole;
 using std::chrono::microseconds;
 using std::chrono::milliseconds;
 
@@ -38,7 +38,7 @@ class LateTimer final : public LoopWaiter {
   int waits_ = 0;
 };
 
-class BytePerMicrosecond final : public engine::TestFlows {
+class BytePerMicrosecond final : public engine::LoopFlows {
  public:
   BytePerMicrosecond(const FakeClock& clock, MonoTime t0) : clock_(clock), t0_(t0) {}
   std::vector<FlowCounters> Snapshot() override {
@@ -57,7 +57,7 @@ class BytePerMicrosecond final : public engine::TestFlows {
   MonoTime t0_;
 };
 
-class QuietRole final : public TestRole {
+class QuietRole final : public MeasureRole {
  public:
   Result<Control> OnControl(MonoTime) override { return Fail("no control events here"); }
   Status OnStop() override { return Fail("stopped"); }
@@ -71,15 +71,15 @@ TEST(BidirIntervalsOffTheGrid, LateWakeUpsStillEndEachIntervalOnTheGrid) {
   LateTimer waiter(clock, microseconds(330'000));
   BytePerMicrosecond flows(clock, t0);
   QuietRole role;
-  engine::TestRun run;
+  engine::EndRun run;
   run.streams = {engine::StreamRole{1, true}};
   run.spec.duration = milliseconds(3000);
   run.host.emplace(
       std::make_unique<probes::DirFileSource>(nicbench::testing::TestdataDir() + "/roots/vm-6.18"),
       Result<std::string>("eth0"), /*sample=*/true);
   run.host->Begin();
-  engine::TestLoopOptions options;
-  ASSERT_TRUE(engine::TestLoop(run, options, clock, waiter, flows, role).Run());
+  engine::MeasureLoopOptions options;
+  ASSERT_TRUE(engine::MeasureLoop(run, options, clock, waiter, flows, role).Run());
 
   ASSERT_EQ(run.record.intervals.size(), 3u);
   for (size_t i = 0; i < 3; ++i) {

@@ -17,8 +17,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "engine/host_observer.h"
-#include "engine/interval_sampler.h"
+#include "engine/measure/host_observer.h"
+#include "engine/measure/interval_sampler.h"
 #include "protocol/control_channel.h"
 #include "protocol/results.h"
 #include "record/json.h"

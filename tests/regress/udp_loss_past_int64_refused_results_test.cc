@@ -6,7 +6,7 @@
 
 #include <limits>
 
-#include "engine/common.h"
+#include "engine/conversation/peer_results.h"
 #include "protocol/results.h"
 
 namespace nicbench::regress {

@@ -1,0 +1,173 @@
+#include "engine/measure/rr_sampler.h"
+
+#include <algorithm>
+
+namespace nicbench::engine {
+namespace {
+
+constexpr double kUsPerNs = 1e-3;
+
+uint64_t Delta(uint64_t now, uint64_t before) { return now - std::min(now, before); }
+
+// CPU-seconds every core of a host was busy over the counted (not omitted) intervals, from the
+// per-interval host samples aligned with the intervals; nullopt without samples.
+std::optional<double> HostBusySeconds(const record::EndpointRecord& end) {
+  double busy = 0;
+  bool any = false;
+  for (size_t i = 0; i < end.samples.size() && i < end.intervals.size(); ++i) {
+    if (end.intervals[i].omitted) continue;
+    const record::HostInterval& s = end.samples[i];
+    const auto* total = s.cpu_total.get();
+    const auto* cpus = s.cpus.get();
+    if (total == nullptr || cpus == nullptr || cpus->empty()) continue;
+    busy += total->Busy() / 100.0 * (s.end - s.start) * static_cast<double>(cpus->size());
+    any = true;
+  }
+  if (!any) return std::nullopt;
+  return busy;
+}
+
+std::optional<double> PerTransaction(std::optional<double> cpu_seconds, uint64_t transactions) {
+  if (!cpu_seconds || transactions == 0) return std::nullopt;
+  return *cpu_seconds * 1e6 / static_cast<double>(transactions);
+}
+
+std::optional<double> ProcessSeconds(const record::Measured<record::CpuUtilization>& cpu,
+                                     double seconds) {
+  if (!cpu.known() || seconds <= 0) return std::nullopt;
+  return cpu.value().total_percent / 100.0 * seconds;
+}
+
+}  // namespace
+
+record::LatencySummary Summarize(const LatencyHistogram& h) {
+  record::LatencySummary s;
+  s.count = h.count();
+  if (s.count == 0) return s;
+  s.mean_us = h.MeanNs() * kUsPerNs;
+  s.min_us = static_cast<double>(h.min_ns()) * kUsPerNs;
+  s.p50_us = h.ValueAtQuantile(0.50) * kUsPerNs;
+  s.p90_us = h.ValueAtQuantile(0.90) * kUsPerNs;
+  s.p99_us = h.ValueAtQuantile(0.99) * kUsPerNs;
+  s.p999_us = h.ValueAtQuantile(0.999) * kUsPerNs;
+  s.max_us = static_cast<double>(h.max_ns()) * kUsPerNs;
+  return s;
+}
+
+std::vector<record::LatencyBucket> Buckets(const LatencyHistogram& h) {
+  std::vector<record::LatencyBucket> out;
+  for (size_t b = 0; b < LatencyHistogram::kBuckets; ++b) {
+    if (h.CountAt(b) == 0) continue;
+    const double mid = (static_cast<double>(LatencyHistogram::BucketLow(b)) +
+                        static_cast<double>(LatencyHistogram::BucketHigh(b))) /
+                       2;
+    out.push_back({mid * kUsPerNs, h.CountAt(b)});
+  }
+  return out;
+}
+
+void RrAccumulator::Add(const FlowCounters& now, const FlowCounters& before) {
+  if (!now.rr) return;
+  any_ = true;
+  transactions_ += Delta(now.transactions, before.transactions);
+  lost_ += Delta(now.rr_lost, before.rr_lost);
+  late_ += Delta(now.rr_late, before.rr_late);
+  const LatencyHistogram empty;
+  if (now.latency) {
+    latency_.Add(now.latency->Since(before.latency ? *before.latency : empty));
+    have_latency_ = true;
+  }
+  if (now.connect_latency) {
+    connect_.Add(
+        now.connect_latency->Since(before.connect_latency ? *before.connect_latency : empty));
+    have_connect_ = true;
+  }
+}
+
+void RrAccumulator::Add(const FlowTotals& t) {
+  if (!t.rr) return;
+  any_ = true;
+  transactions_ += t.transactions;
+  lost_ += t.rr_lost;
+  late_ += t.rr_late;
+  if (t.latency) {
+    latency_.Add(*t.latency);
+    have_latency_ = true;
+  }
+  if (t.connect_latency) {
+    connect_.Add(*t.connect_latency);
+    have_connect_ = true;
+  }
+}
+
+record::RrStats RrAccumulator::Stats(double seconds) const {
+  record::RrStats s;
+  s.transactions = transactions_;
+  s.transactions_per_second = seconds > 0 ? static_cast<double>(transactions_) / seconds : 0;
+  s.lost = lost_;
+  s.late = late_;
+  if (have_latency_) s.latency = Summarize(latency_);
+  if (have_connect_) s.connect = Summarize(connect_);
+  return s;
+}
+
+void RrAccumulator::FillBuckets(record::RrStats& s) const {
+  if (have_latency_) s.latency_buckets = Buckets(latency_);
+  if (have_connect_) s.connect_buckets = Buckets(connect_);
+}
+
+void FillRrTotals(const FlowCounters& last, const FlowCounters& base, FlowTotals& t) {
+  if (!last.rr) return;
+  t.rr = true;
+  t.transactions = Delta(last.transactions, base.transactions);
+  t.rr_lost = Delta(last.rr_lost, base.rr_lost);
+  t.rr_late = Delta(last.rr_late, base.rr_late);
+  const LatencyHistogram empty;
+  if (last.latency) {
+    t.latency = std::make_shared<const LatencyHistogram>(
+        last.latency->Since(base.latency ? *base.latency : empty));
+  }
+  if (last.connect_latency) {
+    t.connect_latency = std::make_shared<const LatencyHistogram>(
+        last.connect_latency->Since(base.connect_latency ? *base.connect_latency : empty));
+  }
+}
+
+std::optional<record::RrStats> RrTotals(const std::vector<FlowTotals>& totals, double seconds) {
+  RrAccumulator acc;
+  for (const FlowTotals& t : totals) acc.Add(t);
+  if (!acc.any()) return std::nullopt;
+  return acc.Stats(seconds);
+}
+
+std::optional<record::RrSummary> SummarizeRr(const std::vector<FlowTotals>& totals,
+                                             const record::RunRecord& record) {
+  RrAccumulator acc;
+  for (const FlowTotals& t : totals) acc.Add(t);
+  if (!acc.any()) return std::nullopt;
+  std::optional<record::RrStats> local = acc.Stats(record.test_seconds);
+  // A paced test is a probe (--rr-rate): a few thousand values at most, kept whole.
+  if (record.spec.rr.rate_per_second != 0) acc.FillBuckets(*local);
+  record::RrSummary s;
+  s.local = *local;
+  const uint64_t n = local->transactions;
+  s.local_process_us_per_transaction =
+      PerTransaction(ProcessSeconds(record.local.cpu, record.test_seconds), n);
+  s.local_host_us_per_transaction = PerTransaction(HostBusySeconds(record.local), n);
+  if (const record::EndpointRecord* remote = record.remote.get()) {
+    uint64_t counted = 0;
+    bool any = false;
+    for (const record::IntervalRecord& i : remote->intervals) {
+      if (i.omitted || !i.rr) continue;
+      counted += i.rr->transactions;
+      any = true;
+    }
+    if (any) s.peer_transactions = counted;
+    s.remote_host_us_per_transaction = PerTransaction(HostBusySeconds(*remote), n);
+  }
+  s.remote_process_us_per_transaction =
+      PerTransaction(ProcessSeconds(record.peer.cpu, record.test_seconds), n);
+  return s;
+}
+
+}  // namespace nicbench::engine
