@@ -55,7 +55,7 @@ struct ClientRun : TestRun {
   std::string cookie;
   // Live samples (ClientConfig::live_samples): the server's samples by interval index that
   // arrived before our own interval closed, and how many of ours have closed.
-  const IntervalSink* sink = nullptr;
+  ClientEvents* events = nullptr;
   std::map<int, record::HostInterval> remote_live;
   int closed_intervals = 0;
   int live_taken = 0;             // live samples read so far
@@ -167,7 +167,7 @@ Status ReadLiveSample(ClientRun& run, milliseconds timeout) {
     return Ok();
   }
   if (k < run.closed_intervals) {
-    if (run.sink != nullptr && *run.sink) (*run.sink)(run.record, nullptr, nullptr, &*decoded);
+    run.events->LateRemoteSample(run.record, *decoded);
   } else {
     run.remote_live[k] = std::move(*decoded);
   }
@@ -450,7 +450,7 @@ bool HasReceivers(const std::vector<StreamRole>& streams) {
 
 // The client's part in the test loop: the server may send live samples (anything else ends
 // the test), a stall or a stop is told to the server with CLIENT_TERMINATE, and each interval
-// that closes goes to the sink with the server's sample of it when that came in time.
+// that closes is told to the events with the server's sample of it when that came in time.
 class ClientRole final : public TestRole {
  public:
   explicit ClientRole(ClientRun& run) : run_(run) {}
@@ -494,12 +494,11 @@ class ClientRole final : public TestRole {
   void OnClosed(const record::IntervalRecord* closed, const record::HostInterval* sample,
                 bool) override {
     if (closed == nullptr) return;
-    const IntervalSink& sink = *run_.sink;
-    if (sink && run_.spec.interval.count() > 0) {
+    if (run_.spec.interval.count() > 0) {
       run_.record.spec = run_.spec;
       auto remote = run_.remote_live.find(run_.closed_intervals);
-      sink(run_.record, closed, sample,
-           remote == run_.remote_live.end() ? nullptr : &remote->second);
+      run_.events->Interval(run_.record, *closed, sample,
+                            remote == run_.remote_live.end() ? nullptr : &remote->second);
     }
     run_.remote_live.erase(run_.closed_intervals++);
   }
@@ -619,9 +618,14 @@ void KeepIncomplete(ClientRun& run) {
 
 }  // namespace
 
-ClientOutcome RunClient(const ClientConfig& config, const IntervalSink& sink) {
+ClientOutcome RunClient(const ClientConfig& config) {
+  ClientEvents none;
+  return RunClient(config, none);
+}
+
+ClientOutcome RunClient(const ClientConfig& config, ClientEvents& events) {
   ClientRun run(config);
-  run.sink = &sink;
+  run.events = &events;
   run.record.version = std::string("nicbench ") + kVersion;
   run.record.timestamp = NowRfc3339(&run.record.timestamp_secs);
   run.record.server_host = config.host;
@@ -634,9 +638,9 @@ ClientOutcome RunClient(const ClientConfig& config, const IntervalSink& sink) {
   if (status) status = ExchangeParams(run);
   if (status) status = CreateStreams(run);
   run.record.spec = run.spec;
-  // The streams are connected: a sink called without an interval or a sample prints iperf3's
-  // "Connecting to host" and "connected to" lines at once, before the first interval.
-  if (status && sink) sink(run.record, nullptr, nullptr, nullptr);
+  // The streams are connected: a terminal prints iperf3's "Connecting to host" and "connected
+  // to" lines at once, before the first interval.
+  if (status) events.Connected(run.record);
   if (status) status = StartData(run);
   ClientPhase phase = ClientPhase::kSetup;
   if (status) {
