@@ -84,7 +84,4 @@ Status PinProcess(int cpu);
 // --logfile FILE: stdout and stderr appended to FILE from here on, as iperf3 does.
 Status RedirectToLogfile(const std::string& path);
 
-// -V after the summary: iperf3's CPU utilization and congestion control lines.
-std::string VerboseSummary(const record::RunRecord& run);
-
 }  // namespace nicbench::cli

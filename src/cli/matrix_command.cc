@@ -1,7 +1,8 @@
 // `nicbench matrix HOST --vary NAME=V1,V2 ... --repeat N [--setup CMD] [--teardown CMD]
 // [--seed S] -- RUN-OPTIONS` and `nicbench matrix --resume ID`: an experiment over every
 // combination of the --vary values, in interleaved rounds, each run a child `nicbench run`
-// stored with the experiment's labels. The plan is matrix_plan.h, the running matrix_runner.h.
+// stored with the experiment's labels. The plan is matrix_plan.h, the running matrix_runner.h
+// (handing the runs to job/matrix_job.h).
 #include <cstdio>
 #include <random>
 #include <string>

@@ -1,10 +1,12 @@
-// Internal to the matrix command: running an experiment's remaining runs, and its result table.
+// Internal to the matrix command: an experiment's context, its remaining runs handed to the
+// matrix job (job/matrix_job.h), and its result table.
 #pragma once
 
 #include <optional>
 #include <string>
 
 #include "cli/matrix_plan.h"
+#include "job/matrix_job.h"
 #include "report/compare_report.h"
 #include "stand/stand.h"
 #include "store/store.h"
@@ -21,20 +23,12 @@ struct MatrixContext {
   std::optional<stand::StandInfo> stand;  // set when stand toggles apply
 };
 
-// How running the experiment ended.
-enum class MatrixEnd { kFinished, kInterrupted, kFailed };
-struct MatrixOutcome {
-  MatrixEnd end = MatrixEnd::kFinished;
-  std::string message;  // for kFailed: which variant, which command, its exit status
-  int exit_code = 0;
-  bool stand_left_changed = false;  // the stand's toggles could not be put back
-};
+using job::MatrixEnd;
+using job::MatrixOutcome;
 
-// Runs every (round, variant) of the schedule not yet stored, in schedule order; each run is
-// stored by its child as it finishes. Progress goes to stderr. On a stand, the offloads of every
-// veth end are read first, and however the runs end (finished, failed, interrupted by SIGINT or
-// SIGTERM) the stand is put back as it was and that is said on stderr, or, when that fails,
-// what the stand was left with (stand_left_changed).
+// The experiment's remaining runs (job/matrix_job.h), each a child `nicbench run ... --store
+// LOCATION --label ...` of this binary, the user's --setup/--teardown through /bin/sh; progress
+// and what happened to the stand on stderr.
 MatrixOutcome RunRemaining(const MatrixContext& ctx);
 
 // Every stored run of the experiment, grouped by variant, each compared with the first.

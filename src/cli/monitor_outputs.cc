@@ -11,8 +11,8 @@
 #include <fmt/format.h>
 
 #include "base/log.h"
-#include "cli/progress_line.h"
 #include "report/monitor_report.h"
+#include "report/progress_line.h"
 
 namespace nicbench::cli {
 
@@ -46,9 +46,9 @@ void EventWriter::Write(const record::MonitorEvent& event) {
     std::fflush(file_);
   }
   const bool to_file = !path_.empty() && file_ != nullptr;
-  if (json_stdout_ || (!to_file && !StdoutIsTerminal())) {
+  if (json_stdout_ || (!to_file && !report::StdoutIsTerminal())) {
     std::fputs(json.c_str(), stdout);
-  } else if (StdoutIsTerminal()) {
+  } else if (report::StdoutIsTerminal()) {
     std::fputs(report::RenderEventText(event).c_str(), stdout);
   }
   std::fflush(stdout);

@@ -20,20 +20,6 @@ void Emit(const OutputArgs&, const std::string& text) {
   std::fflush(stdout);
 }
 
-engine::IntervalSink JsonStreamSink(const OutputArgs& args) {
-  auto started = std::make_shared<bool>(false);
-  return [args, started](const record::RunRecord& run, const record::IntervalRecord* interval,
-                         const record::HostInterval* local, const record::HostInterval* remote) {
-    if (interval == nullptr) {
-      if (remote != nullptr) Emit(args, report::StreamLateSampleEvent(*remote));
-      return;
-    }
-    if (!*started) Emit(args, report::StreamStartEvent(run));
-    *started = true;
-    Emit(args, report::StreamIntervalEvent(run, *interval, local, remote));
-  };
-}
-
 void JsonStreamEnd(const OutputArgs& args, const record::RunRecord& run) {
   if (run.intervals.empty()) Emit(args, report::StreamStartEvent(run));
   Emit(args, report::StreamEndEvent(run));

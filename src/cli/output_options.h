@@ -15,7 +15,6 @@
 #include <nlohmann/json.hpp>
 
 #include "base/result.h"
-#include "engine/client.h"
 #include "record/run_record.h"
 
 namespace nicbench::cli {
@@ -34,9 +33,8 @@ void AddOutputOptions(CLI::App& app, OutputArgs& args);
 // (cli/iperf3_options.h), which adds --timestamps and -T.
 void Emit(const OutputArgs& args, const std::string& text);
 
-// --json-stream: the start event before the first interval's, one event per interval (and per
-// late server sample); JsonStreamEnd writes the end (a start first when no interval came).
-engine::IntervalSink JsonStreamSink(const OutputArgs& args);
+// --json-stream's end of a test (a start first when no interval came); the start and interval
+// events are written as the test runs (cli/run_output.h).
 void JsonStreamEnd(const OutputArgs& args, const record::RunRecord& run);
 
 // A file opened for a report, closed when the last copy goes.

@@ -1,8 +1,9 @@
 // `nicbench run [HOST]`: argv -> record::TestSpec (checked by record::Validate, the same check
-// the server applies to a peer's parameters), then the engine's client session, then report.
-// With no HOST (or --loopback) a server runs in this process on 127.0.0.1 and an ephemeral port
-// and the test runs forward then reverse; -J then prints one document per line (JSON Lines),
-// forward first, each one an iperf3-shaped document.
+// the server applies to a peer's parameters) -> job::RunJobSpec, then the run job
+// (job/run_job.h) with the renderers the options chose (cli/run_output.h), then the exit code.
+// With no HOST (or --loopback) the job runs a server in this process on 127.0.0.1 and an
+// ephemeral port and tests forward then reverse; -J then prints one document per line (JSON
+// Lines), forward first, each one an iperf3-shaped document.
 #include <sys/signalfd.h>
 #include <unistd.h>
 
@@ -17,7 +18,6 @@
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
-#include "analysis/directions.h"
 #include "base/exit_code.h"
 #include "base/log.h"
 #include "base/units.h"
@@ -25,22 +25,19 @@
 #include "cli/commands.h"
 #include "cli/file_options.h"
 #include "cli/iperf3_options.h"
-#include "cli/loopback_server.h"
 #include "cli/option_tables.h"
 #include "cli/output_options.h"
 #include "cli/parse_args.h"
-#include "cli/progress_line.h"
 #include "cli/rr_options.h"
 #include "cli/run_arguments.h"
+#include "cli/run_output.h"
 #include "cli/store_options.h"
 #include "cli/under_load_options.h"
-#include "diagnosis/diagnose.h"
 #include "engine/client.h"
+#include "job/run_job.h"
 #include "probes/far_capture.h"
 #include "record/test_spec.h"
 #include "report/json_report.h"
-#include "report/text_report.h"
-#include "stand/stand.h"
 
 namespace nicbench::cli {
 namespace {
@@ -60,12 +57,6 @@ struct RunPlan {
   TextOutput out;                               // -T, -V, -d
   std::optional<job::ProbeOptions> under_load;  // --under-load: probes beside each test
 };
-
-// One test against plan.client's server, with the probes beside it under --under-load.
-engine::ClientOutcome RunTest(const RunPlan& plan, const engine::IntervalSink& sink) {
-  if (plan.under_load) return job::RunUnderLoad(plan.client, *plan.under_load, sink);
-  return engine::RunClient(plan.client, sink);
-}
 
 // The run's own table, then each concern's group (cli/option_tables.cc), in --help's order.
 void AddOptions(CLI::App& app, RunArgs& a) {
@@ -163,27 +154,6 @@ std::optional<std::string> PathOption(const RunArgs& a) {
   return std::nullopt;
 }
 
-// A test that runs across a `nicbench stand` link names the stand's profile in its record, so a
-// reader sees the link limit beside the shaping fact of the interface. Only interfaces a stand
-// made can match, so this never runs a command for an ordinary interface.
-void NameStandProfile(record::RunRecord& run) {
-  const std::string& iface = run.local.nic.interface;
-  // Stand host devices are named "<stand>-h<N>-e0" (stand::HostDevice).
-  const bool stand_like =
-      iface.size() > 3 && iface.ends_with("-e0") && iface.find("-h") != std::string::npos;
-  if (run.local.nic.loopback || !stand_like) return;
-  auto stands = stand::List();
-  if (!stands) return;
-  for (const stand::StandInfo& info : *stands) {
-    for (const stand::HostInfo& host : info.hosts) {
-      if (host.interface != iface) continue;
-      run.stand_profile = std::string(stand::ProfileName(info.spec.profile));
-      if (run.label.empty()) run.label = "stand " + info.spec.name + " host " + host.host;
-      return;
-    }
-  }
-}
-
 // Prints a usage or run failure: a JSON `error` member in --json mode, a line on stderr always
 // for people when not in JSON mode.
 void PrintError(bool json, const std::string& message) {
@@ -192,23 +162,6 @@ void PrintError(bool json, const std::string& message) {
   } else {
     LogError(message);
   }
-}
-
-ExitCode ExitFor(const engine::ClientOutcome& outcome) {
-  if (outcome.ok()) return ExitCode::kOk;
-  switch (outcome.status.error().kind) {
-    case ErrorKind::kInterrupted: return ExitCode::kInterrupted;
-    case ErrorKind::kPeerCannot: return ExitCode::kEnvironment;
-    default: return ExitCode::kTestFailed;
-  }
-}
-
-// The runs the store keeps: every finished run, and one interrupted after data moved, marked
-// incomplete (50 s of a 60 s run are worth keeping; history and compare leave it out unless
-// asked, docs/store.md). A run that failed otherwise is not kept: its figures may be the
-// failure's.
-bool Kept(const engine::ClientOutcome& outcome) {
-  return outcome.ok() || (ExitFor(outcome) == ExitCode::kInterrupted && outcome.record.incomplete);
 }
 
 // A signalfd for SIGINT/SIGTERM so the client loop sees an interrupt as an fd event. SIGHUP
@@ -227,179 +180,41 @@ int InterruptFd() {
   return signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 }
 
-// Live terminal lines: the column header before the first interval, then each interval with
-// this host's compact view and, from a nicbench server, the server's (live samples); a server
-// sample that arrives after its interval was printed gets a line of its own.
-engine::IntervalSink LiveSink(const RunPlan& plan) {
-  if (plan.json) return {};
-  if (!plan.text) return JsonStreamSink(plan.output);
-  auto first = std::make_shared<bool>(true);
-  const TextOutput out = plan.out;
-  const record::TestSpec& spec = plan.client.spec;
-  // -t 0 runs until interrupted: no end to count down to.
-  const bool timed = spec.bytes == 0 && spec.blocks == 0 && spec.duration.count() > 0;
-  // Erased when the last copy of the sink goes, i.e. when the test's client returns.
-  auto progress = std::make_shared<ProgressLine>(
-      timed ? (spec.duration + spec.omit).count() / 1000.0 : 0.0, StdoutIsTerminal());
-  return [first, out, progress](
-             const record::RunRecord& run, const record::IntervalRecord* interval,
-             const record::HostInterval* local, const record::HostInterval* remote) {
-    if (interval == nullptr && remote == nullptr) {
-      // The streams are connected.
-      progress->Print(out, report::RenderConnectedLines(run, out.verbose()));
-    } else if (interval == nullptr) {
-      progress->Print(out, report::RenderHostLine("remote", *remote));
-    } else {
-      std::string text = *first ? report::RenderIntervalHeader(run) : "";
-      *first = false;
-      progress->Update(*interval, run.local.role != record::Role::kServer);
-      progress->Print(out, text + report::RenderIntervalLine(run, *interval, local, remote));
-    }
-  };
+// The job the plan describes (job/run_job.h), with no argv in it.
+job::RunJobSpec JobSpecOf(const RunPlan& plan) {
+  job::RunJobSpec spec;
+  spec.client = plan.client;
+  spec.loopback = plan.loopback;
+  spec.both_directions = plan.both_directions;
+  spec.under_load = plan.under_load;
+  spec.remote_facts = plan.remote_facts;
+  if (plan.store.location) {
+    spec.store = job::StoreTarget{*plan.store.location, plan.store.labels, StoreBusyTimeout()};
+  }
+  return spec;
 }
 
-// A stock iperf3 peer sends no EndpointRecord: the capture's stands in for it. Its one sample
-// was taken on the far end's clock while the test ran; it is placed after the warm-up so it
-// counts (analysis::CountedSamples). A nicbench peer's own record is kept.
-void AttachRemoteFacts(const RunPlan& plan, record::RunRecord& run) {
-  if (!plan.remote_facts || run.remote.known()) return;
-  record::EndpointRecord end = plan.remote_facts->end;
-  end.role = record::Role::kServer;
-  end.software = "iperf3 (facts from a nicbench collect capture)";
-  const double omit = std::chrono::duration<double>(run.spec.omit).count();
-  for (record::HostInterval& sample : end.samples) {
-    sample.start += omit;
-    sample.end += omit;
-  }
-  run.remote = std::move(end);
+RunOutputs OutputsOf(const RunPlan& plan) {
+  RunOutputs outputs;
+  outputs.json = plan.json;
+  outputs.text = plan.text;
+  outputs.paired = plan.loopback || plan.both_directions;
+  outputs.output = plan.output;
+  outputs.html_file = plan.html_file;
+  outputs.out = plan.out;
+  return outputs;
 }
 
-// The failure in the user's terms; the protocol's account of it with -d, else a pointer to it.
-void LogFailure(const RunPlan& plan, const engine::ClientOutcome& outcome) {
-  const std::string error = outcome.record.error.value_or("test failed");
-  if (outcome.detail.empty()) {
-    LogError(error);
-  } else if (plan.out.debug()) {
-    LogError(error);
-    LogError("(protocol) " + outcome.detail);
-  } else {
-    LogError(error + " (-d shows the protocol detail)");
-  }
-}
-
-int RunAgainstHost(const RunPlan& plan) {
-  engine::ClientOutcome outcome = RunTest(plan, LiveSink(plan));
-  NameStandProfile(outcome.record);
-  AttachRemoteFacts(plan, outcome.record);
-  if (outcome.ok()) {
-    outcome.record.findings = diagnosis::Diagnose(outcome.record);
-  }
-  if (plan.json) {
-    report::WriteJson(outcome.record, stdout);
-  } else if (!plan.text) {
-    JsonStreamEnd(plan.output, outcome.record);
-  } else if (outcome.ok() || outcome.record.incomplete) {
-    plan.out.Print(report::RenderSummary(outcome.record));
-    if (plan.out.verbose()) plan.out.Print(VerboseSummary(outcome.record));
-  }
-  if (plan.text && !outcome.ok()) LogFailure(plan, outcome);
-  std::vector<const record::RunRecord*> finished, kept;
-  if (outcome.ok()) finished.push_back(&outcome.record);
-  if (Kept(outcome)) kept.push_back(&outcome.record);
-  int code = WriteHtmlReport(plan.output, plan.html_file, finished, ToInt(ExitFor(outcome)));
-  return StoreRuns(plan.store, kept, code);
-}
-
-// The two directions side by side and the pair's findings: printed under the two summaries,
-// the last JSON line's "directions" member, the HTML page's first section. Null JSON when
-// either direction did not finish (nothing to compare).
-// The implicit noexcept move of nlohmann::json, whose invariant assertion clang-tidy 14 reads as
-// a possible throw (as store.h's Experiment):
-// NOLINTNEXTLINE(bugprone-exception-escape)
-struct PairReport {
-  std::vector<analysis::DirectionRow> rows;
-  std::vector<record::Finding> findings;
-  nlohmann::ordered_json json;
-};
-
-// Diagnoses one direction of the pair; the second also gets the pair's findings, which the record
-// keeps (the store and -J's second document carry them, as before) and `pair` shows again
-// beside the table.
-void DiagnoseDirection(std::vector<engine::ClientOutcome>& outcomes, PairReport& pair) {
-  record::RunRecord& run = outcomes.back().record;
-  run.findings = diagnosis::Diagnose(run);
-  if (outcomes.size() != 2) return;
-  pair.findings = diagnosis::DiagnosePair(outcomes[0].record, run);
-  pair.rows = analysis::CompareDirections(outcomes[0].record, run);
-  pair.json = report::DirectionsJson(pair.rows, pair.findings);
-}
-
-// Runs one direction against plan.client's server, diagnoses it and prints its summary.
-ExitCode RunOneDirection(RunPlan& plan, int i, std::vector<engine::ClientOutcome>& outcomes,
-                         PairReport& pair) {
-  plan.client.spec.direction = i ? record::Direction::kReverse : record::Direction::kForward;
-  if (plan.text) {
-    plan.out.Print(fmt::format("{}(client -> server {})\n", i ? "\n" : "",
-                               i ? "reverse: server sends" : "forward: client sends"));
-  }
-  outcomes.push_back(RunTest(plan, LiveSink(plan)));
-  const ExitCode code = ExitFor(outcomes.back());
-  record::RunRecord& run = outcomes.back().record;
-  NameStandProfile(run);
-  AttachRemoteFacts(plan, run);
-  if (code == ExitCode::kOk) DiagnoseDirection(outcomes, pair);
-  if (!plan.json && !plan.text) JsonStreamEnd(plan.output, run);
-  if (plan.text && (code == ExitCode::kOk || run.incomplete)) {
-    // The run's own findings only: the pair's are added below, after the table that shows them.
-    plan.out.Print(report::RenderSummary(run));
-    if (plan.out.verbose()) plan.out.Print(VerboseSummary(run));
-  }
-  if (plan.text && code != ExitCode::kOk) LogFailure(plan, outcomes.back());
-  if (!pair.json.is_null()) {
-    diagnosis::AddFindings(run.findings, pair.findings);
-    if (plan.text) plan.out.Print(report::RenderDirections(pair.rows, pair.findings));
-  }
-  return code;
-}
-
-// Forward then reverse against plan.client's server, each diagnosed; then the two side by side
-// with the pair's findings (asymmetry needs both directions): text after each run and the table
-// at the end, JSON Lines at the end (the table in the second line), HTML with the table first.
-int RunBothDirections(RunPlan plan) {
-  std::vector<engine::ClientOutcome> outcomes;
-  PairReport pair;
-  ExitCode code = ExitCode::kOk;
-  for (int i = 0; i < 2 && code == ExitCode::kOk; ++i) {
-    code = RunOneDirection(plan, i, outcomes, pair);
-  }
-  if (plan.json) {
-    std::vector<record::RunRecord> records;
-    records.reserve(outcomes.size());
-    for (const auto& o : outcomes) records.push_back(o.record);
-    std::fputs((pair.json.is_null() ? report::RenderJsonLines(records)
-                                    : report::RenderJsonLines(records, pair.json))
-                   .c_str(),
-               stdout);
-  }
-  std::vector<const record::RunRecord*> finished, kept;
-  for (const auto& o : outcomes) {
-    if (o.ok()) finished.push_back(&o.record);
-    if (Kept(o)) kept.push_back(&o.record);
-  }
-  return StoreRuns(plan.store, kept,
-                   WriteHtmlReport(plan.output, plan.html_file, finished, ToInt(code), pair.json));
-}
-
-// The main job: an in-process server (cli/loopback_server.h), then forward and reverse tests.
-int RunLoopback(RunPlan plan) {
-  auto server = LoopbackServer::Start();
-  if (!server) {
-    PrintError(plan.json, "cannot start the loopback server: " + server.error().ToString());
+// Runs the plan's job with the renderers its options chose; the exit code.
+int ExecuteRun(const RunPlan& plan) {
+  const RunOutputs outputs = OutputsOf(plan);
+  RunLive live(outputs);
+  auto result = job::RunJob(JobSpecOf(plan), live);
+  if (!result) {
+    PrintError(plan.json, result.error().message);
     return ToInt(ExitCode::kEnvironment);
   }
-  plan.client.host = (*server)->host();
-  plan.client.port = (*server)->port();
-  return RunBothDirections(std::move(plan));
+  return FinishRun(outputs, *result);
 }
 
 }  // namespace
@@ -508,9 +323,7 @@ int RunRunCommand(int argc, char** argv) {
     return ToInt(refusal->code);
   }
   plan->client.stop_fd = InterruptFd();
-  int code = plan->loopback          ? RunLoopback(*plan)
-             : plan->both_directions ? RunBothDirections(*plan)
-                                     : RunAgainstHost(*plan);
+  const int code = ExecuteRun(*plan);
   if (plan->client.stop_fd >= 0) close(plan->client.stop_fd);
   return code;
 }

@@ -120,26 +120,4 @@ Status CheckStoreBeforeTheRun(const StorePlan& plan) {
   return Ok();
 }
 
-int StoreRuns(const StorePlan& plan, const std::vector<const record::RunRecord*>& runs, int code) {
-  if (!plan.location || runs.empty()) return code;
-  auto store = store::OpenStore(*plan.location, store::OpenMode::kCreate, StoreBusyTimeout());
-  Status status = Ok();
-  for (size_t i = 0; store && status && i < runs.size(); ++i) {
-    auto id = (*store)->Put(*runs[i], plan.labels);
-    if (id) {
-      std::fprintf(stderr, "nicbench: stored run %lld in %s%s\n", static_cast<long long>(*id),
-                   (*store)->Describe().c_str(),
-                   runs[i]->incomplete ? ", marked incomplete (history and compare leave it out "
-                                         "unless given --incomplete)"
-                                       : "");
-    } else {
-      status = tl::unexpected(id.error());
-    }
-  }
-  if (!store) status = tl::unexpected(store.error());
-  if (status) return code;
-  LogError("the run was not stored: " + status.error().ToString());
-  return code == ToInt(ExitCode::kOk) ? ToInt(ExitCode::kStore) : code;
-}
-
 }  // namespace nicbench::cli

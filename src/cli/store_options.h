@@ -1,6 +1,6 @@
 // The result-store options every storing or reading command shares (--store, --no-store,
-// --label) and what `run` does with them: store each finished run, say its id on stderr, and turn
-// a store failure into its own exit code without hiding the test's result. docs/store.md.
+// --label); `run` hands the plan to its job (job::StoreTarget), which stores each kept run.
+// docs/store.md.
 #pragma once
 
 #include <memory>
@@ -55,15 +55,8 @@ Result<int64_t> ParseSince(std::string_view text, int64_t now);
 // Opens the plan's store before a test runs, as --html's file is opened, so a store that
 // cannot take the run (a directory, a file that is not a store, a truncated one, a server that
 // does not answer) is found before the test instead of after it. Ok with --no-store. What it
-// cannot see (a writer holding the lock at the end, a disk that fills) is still found by
-// StoreRuns.
+// cannot see (a writer holding the lock at the end, a disk that fills) is still found when the
+// run job stores the runs (job/run_job.h).
 Status CheckStoreBeforeTheRun(const StorePlan& plan);
-
-// Stores the runs (in order, each in its own transaction) when the plan says so, printing
-// "nicbench: stored run ID in LOCATION" on stderr for each (an incomplete run's line says it is
-// marked so). Returns `code` unchanged when every
-// run was stored (or storing is off), else prints the error on stderr and returns kStore
-// (only when `code` is kOk: a failed test's own exit code wins).
-int StoreRuns(const StorePlan& plan, const std::vector<const record::RunRecord*>& runs, int code);
 
 }  // namespace nicbench::cli

@@ -92,7 +92,7 @@ bool Worker::RunTests() {
     Observation o;
     o.kind = Observation::Kind::kTest;
     // After a stock iperf3 refused a probe it resets for a moment: RunSettled waits that out.
-    o.test = RunSettled(c, {}, stop_fd_, stock_);
+    o.test = RunSettled(c, stop_fd_, stock_);
     o.at_unix = UnixNow();
     if (!o.test.ok() && o.test.status.error().kind == ErrorKind::kInterrupted) return true;
     const bool reached = Reached(o.test);
@@ -114,7 +114,7 @@ bool Worker::RequestResponse(milliseconds window) {
   // the default woke the worker 1000 times a second for nothing, most of the monitor's CPU
   // between tests. A probe's time counts from when it is queued, so the tick is not in it.
   probe.spec.pacing_timer_us = std::clamp<uint32_t>(500000 / spec_.probe_rate, 1000, 100000);
-  engine::ClientOutcome o = RunSettled(probe, {}, stop_fd_);
+  engine::ClientOutcome o = RunSettled(probe, stop_fd_);
   if (!o.ok() && o.status.error().kind == ErrorKind::kInterrupted) return true;
   if (!o.ok() && o.status.error().kind == ErrorKind::kPeerCannot) {
     stock_ = true;  // from now on, connect times
@@ -183,7 +183,7 @@ Result<bool> ProbePeerIsStock(const MonitorSpec& spec) {
   const engine::ClientConfig& test = spec.tests.front();
   engine::ClientConfig probe = ProbeConfig(test, record::RrMode::kRr, 10, milliseconds(1000));
   probe.stop_fd = spec.wake_fd;
-  const engine::ClientOutcome o = RunSettled(probe, {}, spec.wake_fd);
+  const engine::ClientOutcome o = RunSettled(probe, spec.wake_fd);
   if (o.ok()) return false;
   const Error& e = o.status.error();
   if (e.kind == ErrorKind::kPeerCannot) return true;

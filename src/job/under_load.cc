@@ -89,15 +89,21 @@ bool Settling(const engine::ClientOutcome& o, bool after_stock) {
 
 }  // namespace
 
-engine::ClientOutcome RunSettled(const engine::ClientConfig& config,
-                                 const engine::IntervalSink& sink, int stop_fd, bool after_stock) {
+engine::ClientOutcome RunSettled(const engine::ClientConfig& config, int stop_fd, bool after_stock,
+                                 engine::ClientEvents& events) {
   constexpr int kTries = 20;
   constexpr std::chrono::milliseconds kPause{100};
-  engine::ClientOutcome outcome = engine::RunClient(config, sink);
+  engine::ClientOutcome outcome = engine::RunClient(config, events);
   for (int i = 1; i < kTries && Settling(outcome, after_stock) && Waited(stop_fd, kPause); ++i) {
-    outcome = engine::RunClient(config, sink);
+    outcome = engine::RunClient(config, events);
   }
   return outcome;
+}
+
+engine::ClientOutcome RunSettled(const engine::ClientConfig& config, int stop_fd,
+                                 bool after_stock) {
+  engine::ClientEvents none;
+  return RunSettled(config, stop_fd, after_stock, none);
 }
 
 namespace {
@@ -110,7 +116,7 @@ engine::ClientOutcome ProbeAfter(const engine::ClientConfig& config,
     stopped.status = Fail(ErrorKind::kInterrupted, "the test ended before its warm-up did");
     return stopped;
   }
-  return RunSettled(config, {}, stop_fd);
+  return RunSettled(config, stop_fd);
 }
 
 // Both probes for `length` after `delay`, on threads of their own, while `beside` runs on this
@@ -161,7 +167,7 @@ engine::ClientConfig ProbeConfig(const engine::ClientConfig& load, record::RrMod
 }
 
 engine::ClientOutcome RunUnderLoad(const engine::ClientConfig& load, const ProbeOptions& probes,
-                                   const engine::IntervalSink& sink) {
+                                   engine::ClientEvents& events) {
   record::UnderLoad under;
   under.probe_rate_per_second = probes.rate_per_second;
   auto [idle_kept, idle_fresh] =
@@ -186,13 +192,13 @@ engine::ClientOutcome RunUnderLoad(const engine::ClientConfig& load, const Probe
               : "the probes failed: " + failed.status.error().message;
     under.idle = Unanswered(why);
     under.loaded = Unanswered(why);
-    outcome = RunSettled(load, sink, load.stop_fd, stock);
+    outcome = RunSettled(load, load.stop_fd, stock, events);
   } else {
     StopEvent stop;  // ends the probes when the load ends before them (or is interrupted)
     // The load's warm-up (-O) is not its working condition: the probes start after it.
     const auto length = load.spec.duration;
     auto [kept, fresh] = WithProbes(load, probes, load.spec.omit, length, stop.fd, [&] {
-      outcome = RunSettled(load, sink, load.stop_fd);
+      outcome = RunSettled(load, load.stop_fd, false, events);
       stop.Now();
     });
     under.loaded = PhaseOf(kept, fresh, length);

@@ -10,8 +10,8 @@
 // this host's queues). The loaded phase's probes start after the test's warm-up (-O), which
 // is not yet its working condition.
 //
-// Thread safety: RunUnderLoad is reentrant; it runs the probes on threads of its own and calls
-// the sink on the calling thread only (the load's).
+// Thread safety: RunUnderLoad is reentrant; it runs the probes on threads of its own and tells
+// the events on the calling thread only (the load's).
 #pragma once
 
 #include <chrono>
@@ -33,8 +33,9 @@ inline constexpr std::chrono::milliseconds kMinIdle{1000};
 // The test of `load` with the probes beside it. The outcome is the load's; its record's
 // under_load holds the probes. REQUIRES: a timed test (load.spec.bytes == 0, blocks == 0), not
 // a request/response one.
+// `events` are the load's (the probes tell none).
 engine::ClientOutcome RunUnderLoad(const engine::ClientConfig& load, const ProbeOptions& probes,
-                                   const engine::IntervalSink& sink = {});
+                                   engine::ClientEvents& events);
 
 // The probe test's config: `mode` (kRr or kCrr) at `rate` a second for `duration`, to the
 // load's server with the load's credentials and addressing, no host sampling.
@@ -45,8 +46,10 @@ engine::ClientConfig ProbeConfig(const engine::ClientConfig& load, record::RrMod
 // (busy with this job's tests before, which it frees a moment after they end; after a stock
 // iperf3 refused a probe, any failure before data moved), unless `stop_fd` becomes readable.
 // The monitor's periodic tests go through it as well.
-engine::ClientOutcome RunSettled(const engine::ClientConfig& config,
-                                 const engine::IntervalSink& sink, int stop_fd,
+// Each try tells `events` (a retry starts again with Connected).
+engine::ClientOutcome RunSettled(const engine::ClientConfig& config, int stop_fd, bool after_stock,
+                                 engine::ClientEvents& events);
+engine::ClientOutcome RunSettled(const engine::ClientConfig& config, int stop_fd,
                                  bool after_stock = false);
 
 }  // namespace nicbench::job

@@ -41,6 +41,10 @@ std::string RenderHostLine(const char* who, const record::HostInterval& sample);
 // "No problems found.". Starts with "error: ..." when the record carries an error.
 std::string RenderSummary(const record::RunRecord& run);
 
+// -V after the summary: iperf3's CPU utilization and congestion control lines
+// ("CPU Utilization: local/sender ...", "snd_tcp_congestion cubic"), each end named by its duty.
+std::string RenderVerboseSummary(const record::RunRecord& run);
+
 // After the main job's or --both-directions' two summaries: one table of the two directions side
 // by side (analysis::CompareDirections' rows: figure, unit, forward, reverse; an unknown cell is
 // "unknown [N]" with reason N listed under the table), then the findings that need both

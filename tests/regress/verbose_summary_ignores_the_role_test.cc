@@ -7,8 +7,8 @@
 
 #include <gtest/gtest.h>
 
-#include "cli/iperf3_options.h"
 #include "record/run_record.h"
+#include "report/text_report.h"
 
 namespace nicbench::regress {
 namespace {
@@ -18,7 +18,7 @@ std::string FirstLine(record::Role role, record::Direction direction) {
   run.local.role = role;
   run.spec.direction = direction;
   run.local.cpu = record::CpuUtilization{10, 4, 6};
-  const std::string text = cli::VerboseSummary(run);
+  const std::string text = report::RenderVerboseSummary(run);
   return text.substr(0, text.find('\n'));
 }
 

@@ -388,9 +388,14 @@ void KeepIncomplete(ClientRun& run) {
 
 }  // namespace
 
-ClientOutcome RunClient(const ClientConfig& config, const IntervalSink& sink) {
+ClientOutcome RunClient(const ClientConfig& config) {
+  ClientEvents none;
+  return RunClient(config, none);
+}
+
+ClientOutcome RunClient(const ClientConfig& config, ClientEvents& events) {
   ClientRun run(config);
-  run.sink = &sink;
+  run.events = &events;
   BeginRecord(run.record, record::Role::kClient, "the test did not reach the results exchange");
   run.record.server_host = config.host;
   run.record.server_port = config.port;
@@ -398,9 +403,9 @@ ClientOutcome RunClient(const ClientConfig& config, const IntervalSink& sink) {
   if (status) status = ExchangeParams(run);
   if (status) status = CreateStreams(run);
   run.record.spec = run.spec;
-  // The streams are connected: a sink called without an interval or a sample prints iperf3's
-  // "Connecting to host" and "connected to" lines at once, before the first interval.
-  if (status && sink) sink(run.record, nullptr, nullptr, nullptr);
+  // The streams are connected: a terminal prints iperf3's "Connecting to host" and "connected
+  // to" lines at once, before the first interval.
+  if (status) events.Connected(run.record);
   if (status) status = StartData(run);
   ClientPhase phase = ClientPhase::kSetup;
   if (status) {

@@ -1,13 +1,12 @@
 // The client side of one throughput test, speaking iperf3's control protocol (3.12) to a
-// `nicbench serve` or a stock `iperf3 -s`. Owned by the engine layer; the cli calls RunClient.
+// `nicbench serve` or a stock `iperf3 -s`. Owned by the engine layer; jobs call RunClient.
 //
 // Thread safety: RunClient is reentrant (no globals); each call owns its sockets, its DataPath
-// and its RunRecord. The interval sink is called on the calling thread.
+// and its RunRecord. Its events are told on the calling thread.
 #pragma once
 
 #include <chrono>
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <string>
 
@@ -46,7 +45,7 @@ struct ClientConfig {
   // Sample CPU, interrupts and counters at every interval on this end and ask a nicbench
   // server to do the same. Off only to measure what sampling itself costs.
   bool sample_host = true;
-  // Ask a nicbench server to send each interval's host sample as it closes, so the sink can
+  // Ask a nicbench server to send each interval's host sample as it closes, so the events can
   // show both ends while the test runs (only for a live terminal; the results carry them all).
   bool live_samples = false;
   // --cntl-ka: TCP keepalive on the control connection (0 = the kernel's default for that knob).
@@ -65,18 +64,27 @@ struct ClientConfig {
   std::string server_key_path;
 };
 
-// Called once per finished interval with this end's view, for live terminal lines. Never
-// called in JSON mode by the cli; the record holds the same intervals anyway.
-// `run` is the record so far (spec, connections); `local` is this host's sample of the same
-// interval (null when none was taken); `remote` the server's, when it came in time (live
-// samples). A server sample that comes after its interval was shown is passed alone, with
-// `interval` and `local` null.
-// Called on the controller thread: with an interval when it closes (and this end's and a
-// nicbench server's sample for it), with only `remote` for a server sample that came after its
-// interval was shown, and once with neither, when the data streams have connected.
-using IntervalSink =
-    std::function<void(const record::RunRecord& run, const record::IntervalRecord* interval,
-                       const record::HostInterval* local, const record::HostInterval* remote)>;
+// What a running client tells its caller, for live output (terminal lines, --json-stream, a
+// progress line). Every event comes on the thread that called RunClient, in this order:
+// Connected once, then Interval per closed interval (only when spec.interval > 0) with
+// LateRemoteSample between them whenever a server sample came after its interval was told.
+// The defaults do nothing, so this base class is also "no events"; a record holds the same
+// intervals and samples at the end anyway, so a caller that renders only the end needs none.
+class ClientEvents {
+ public:
+  virtual ~ClientEvents() = default;
+  // The data streams have connected; `run` holds the spec and the connections so far.
+  virtual void Connected(const record::RunRecord& /*run*/) {}
+  // An interval closed. `local`: this host's sample of it (null when none was taken);
+  // `remote`: a nicbench server's (live samples), null when it did not come in time.
+  virtual void Interval(const record::RunRecord& /*run*/,
+                        const record::IntervalRecord& /*interval*/,
+                        const record::HostInterval* /*local*/,
+                        const record::HostInterval* /*remote*/) {}
+  // The server's sample of an interval that was already told without it.
+  virtual void LateRemoteSample(const record::RunRecord& /*run*/,
+                                const record::HostInterval& /*remote*/) {}
+};
 
 struct ClientOutcome {
   record::RunRecord record;  // filled as far as the test got; record.error set on failure
@@ -89,7 +97,10 @@ struct ClientOutcome {
   bool ok() const { return status.has_value(); }
 };
 
-// Runs one test. Never throws; every failure is in the outcome (record.error).
-ClientOutcome RunClient(const ClientConfig& config, const IntervalSink& sink = {});
+// Runs one test, telling `events` as it goes. Never throws; every failure is in the outcome
+// (record.error).
+ClientOutcome RunClient(const ClientConfig& config, ClientEvents& events);
+// The same without events.
+ClientOutcome RunClient(const ClientConfig& config);
 
 }  // namespace nicbench::engine

@@ -50,11 +50,11 @@ Status ClientRole::OnStall(std::chrono::milliseconds limit) {
 void ClientRole::OnClosed(const record::IntervalRecord* closed, const record::HostInterval* sample,
                           bool) {
   if (closed == nullptr) return;
-  const IntervalSink& sink = *run_.sink;
-  if (sink && run_.spec.interval.count() > 0) {
+  if (run_.spec.interval.count() > 0) {
     run_.record.spec = run_.spec;
     auto remote = run_.remote_live.find(run_.closed_intervals);
-    sink(run_.record, closed, sample, remote == run_.remote_live.end() ? nullptr : &remote->second);
+    run_.events->Interval(run_.record, *closed, sample,
+                          remote == run_.remote_live.end() ? nullptr : &remote->second);
   }
   run_.remote_live.erase(run_.closed_intervals++);
 }

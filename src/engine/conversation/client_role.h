@@ -1,6 +1,6 @@
 // The client's part in the measuring loop (measure_loop.h): the server may send live samples
 // (anything else ends the test), a stall or a stop is told to the server with CLIENT_TERMINATE,
-// and each interval that closes goes to the sink with the server's sample of it when that came
+// and each interval that closes is told to the events with the server's sample of it when that came
 // in time. It reads and writes the run's control connection and reads the run's clock, so a
 // unit test drives it with a socketpair on a FakeClock.
 //
@@ -15,7 +15,7 @@ namespace nicbench::engine {
 
 class ClientRole final : public MeasureRole {
  public:
-  // REQUIRES: `run` outlives the role; run.sink is set.
+  // REQUIRES: `run` outlives the role; run.events is set.
   explicit ClientRole(ClientRun& run) : run_(run) {}
 
   Result<Control> OnControl(MonoTime now) override;

@@ -25,7 +25,7 @@ struct ClientRoleCase {
     server.Reset(fds[1]);
     run.clock = &clock;
     run.data_start = clock.Now();
-    run.sink = &sink;
+    run.events = &events;
   }
   static const ClientConfig& Config() {
     static const ClientConfig config = [] {
@@ -50,11 +50,14 @@ struct ClientRoleCase {
 
   FakeClock clock;
   net::UniqueFd server;
-  std::vector<bool> sunk;  // per sink call with an interval: the server's sample came with it
-  IntervalSink sink = [this](const record::RunRecord&, const record::IntervalRecord* interval,
-                             const record::HostInterval*, const record::HostInterval* remote) {
-    if (interval != nullptr) sunk.push_back(remote != nullptr);
-  };
+  // Per interval told: whether the server's sample came with it.
+  struct Told : ClientEvents {
+    void Interval(const record::RunRecord&, const record::IntervalRecord&,
+                  const record::HostInterval*, const record::HostInterval* remote) override {
+      with_remote.push_back(remote != nullptr);
+    }
+    std::vector<bool> with_remote;
+  } events;
   ClientRun run;
 };
 
@@ -68,7 +71,7 @@ TEST(ClientRole, ALiveSampleWaitsForOurIntervalOfTheSameIndex) {
   record::IntervalRecord interval;
   role.OnClosed(&interval, nullptr, false);
   role.OnClosed(&interval, nullptr, false);  // the server's sample of it never came
-  EXPECT_EQ(c.sunk, (std::vector<bool>{true, false}));
+  EXPECT_EQ(c.events.with_remote, (std::vector<bool>{true, false}));
   EXPECT_TRUE(c.run.remote_live.empty());
 }
 

@@ -55,7 +55,7 @@ Status ReadLiveSample(ClientRun& run, milliseconds timeout) {
     return Ok();
   }
   if (k < run.closed_intervals) {
-    if (run.sink != nullptr && *run.sink) (*run.sink)(run.record, nullptr, nullptr, &*decoded);
+    run.events->LateRemoteSample(run.record, *decoded);
   } else {
     run.remote_live[k] = std::move(*decoded);
   }

@@ -29,7 +29,7 @@ struct ClientRun : EndRun {
   std::string cookie;
   // Live samples (ClientConfig::live_samples): the server's samples by interval index that
   // arrived before our own interval closed, and how many of ours have closed.
-  const IntervalSink* sink = nullptr;
+  ClientEvents* events = nullptr;
   std::map<int, record::HostInterval> remote_live;
   int closed_intervals = 0;
   int live_taken = 0;             // live samples read so far

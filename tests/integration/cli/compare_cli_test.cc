@@ -39,7 +39,7 @@ class CompareCli : public ::testing::Test {
       config.spec.duration = std::chrono::milliseconds(400);
       config.spec.interval = std::chrono::milliseconds(100);
       config.spec.parallel = i < 3 ? 1 : 2;
-      engine::ClientOutcome outcome = engine::RunClient(config, {});
+      engine::ClientOutcome outcome = engine::RunClient(config);
       ASSERT_TRUE(outcome.ok()) << outcome.record.error.value_or("");
       outcome.record.findings = diagnosis::Diagnose(outcome.record);
       auto id = (*store)->Put(outcome.record, {{"streams", std::to_string(config.spec.parallel)},

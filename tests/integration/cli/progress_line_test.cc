@@ -5,7 +5,7 @@
 
 #include <gtest/gtest.h>
 
-#include "cli/progress_line.h"
+#include "report/progress_line.h"
 #include "support/run_binary.h"
 
 namespace nicbench {
@@ -74,18 +74,18 @@ TEST(ProgressLine, NeverInPipedOrJsonOutput) {
 TEST(ProgressLine, RrText) {
   record::RrStats rr;
   rr.transactions_per_second = 27309.84;
-  EXPECT_EQ(cli::ProgressLine::RrText(3.25, 10, rr), "[  3.2/10.0 s] 27309.8 tx/s");
+  EXPECT_EQ(report::ProgressLine::RrText(3.25, 10, rr), "[  3.2/10.0 s] 27309.8 tx/s");
   rr.latency = record::LatencySummary{27310, 36, 18, 35.14, 38.2, 1052, 2000, 9000};
   rr.lost = 2;
-  EXPECT_EQ(cli::ProgressLine::RrText(1, 0, rr),
+  EXPECT_EQ(report::ProgressLine::RrText(1, 0, rr),
             "[  1.0 s] 27309.8 tx/s  p50 35.1 us  p99 1.05 ms  lost 2");
 }
 
 TEST(ProgressLine, Text) {
-  EXPECT_EQ(cli::ProgressLine::Text(3.25, 10, std::nullopt, std::nullopt), "[  3.2/10.0 s]");
-  EXPECT_EQ(cli::ProgressLine::Text(12, 10, std::nullopt, std::nullopt), "[ 10.0/10.0 s]");
-  EXPECT_EQ(cli::ProgressLine::Text(1, 0, std::nullopt, std::nullopt), "[  1.0 s]");
-  EXPECT_NE(cli::ProgressLine::Text(1, 2, 9.41e9, 1e6)
+  EXPECT_EQ(report::ProgressLine::Text(3.25, 10, std::nullopt, std::nullopt), "[  3.2/10.0 s]");
+  EXPECT_EQ(report::ProgressLine::Text(12, 10, std::nullopt, std::nullopt), "[ 10.0/10.0 s]");
+  EXPECT_EQ(report::ProgressLine::Text(1, 0, std::nullopt, std::nullopt), "[  1.0 s]");
+  EXPECT_NE(report::ProgressLine::Text(1, 2, 9.41e9, 1e6)
                 .find("client->server 9.41 Gbits/sec "
                       "server->client"),
             std::string::npos);

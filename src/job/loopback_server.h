@@ -1,6 +1,6 @@
-// The main job's server: `nicbench run` with no HOST (or --loopback) tests against a nicbench
-// server in its own process, on 127.0.0.1 and a port the kernel picks, served by one thread of
-// its own. Owned by the run command; Start and the destructor from one thread.
+// The loopback job's server (`nicbench run` with no HOST, or --loopback): a nicbench server in
+// the job's own process, on 127.0.0.1 and a port the kernel picks, served by one thread of its
+// own. Internal to the job layer (job/run_job.h); Start and the destructor from one thread.
 #pragma once
 
 #include <cstdint>
@@ -10,7 +10,7 @@
 #include "base/result.h"
 #include "engine/server.h"
 
-namespace nicbench::cli {
+namespace nicbench::job {
 
 class LoopbackServer {
  public:
@@ -31,4 +31,4 @@ class LoopbackServer {
   std::thread serving_;
 };
 
-}  // namespace nicbench::cli
+}  // namespace nicbench::job

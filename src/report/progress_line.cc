@@ -1,4 +1,4 @@
-#include "cli/progress_line.h"
+#include "report/progress_line.h"
 
 #include <unistd.h>
 
@@ -8,7 +8,7 @@
 
 #include "base/units.h"
 
-namespace nicbench::cli {
+namespace nicbench::report {
 
 bool StdoutIsTerminal() { return isatty(STDOUT_FILENO) == 1; }
 
@@ -62,10 +62,11 @@ std::string ProgressLine::Text(double elapsed, double total, std::optional<doubl
   return text;
 }
 
-void ProgressLine::Print(const TextOutput& out, const std::string& text) {
+void ProgressLine::Print(const std::function<void(const std::string&)>& write,
+                         const std::string& text) {
   std::lock_guard lock(mu_);
   EraseLocked();
-  out.Print(text);
+  write(text);
 }
 
 void ProgressLine::Update(const record::IntervalRecord& interval, bool local_is_client) {
@@ -115,4 +116,4 @@ void ProgressLine::EraseLocked() {
   drawn_ = false;
 }
 
-}  // namespace nicbench::cli
+}  // namespace nicbench::report

@@ -1,8 +1,8 @@
-#include "cli/loopback_server.h"
+#include "job/loopback_server.h"
 
 #include <utility>
 
-namespace nicbench::cli {
+namespace nicbench::job {
 
 Result<std::unique_ptr<LoopbackServer>> LoopbackServer::Start() {
   engine::ServerConfig config;
@@ -24,4 +24,4 @@ LoopbackServer::~LoopbackServer() {
   serving_.join();
 }
 
-}  // namespace nicbench::cli
+}  // namespace nicbench::job

@@ -3,20 +3,21 @@
 // place (carriage return, erase line) a few times a second between the interval lines, and erased
 // when the test ends, so the scrollback holds only the interval lines and the summary. Only when
 // stdout is a terminal and the output is text (never piped, never -J or
-// --json-stream). Thread-safe: interval lines go through Print, which erases the line first.
+// --json-stream; the caller decides). Thread-safe: interval lines go through Print, which erases
+// the line first.
 #pragma once
 
 #include <chrono>
 #include <condition_variable>
+#include <functional>
 #include <mutex>
 #include <optional>
 #include <string>
 #include <thread>
 
-#include "cli/iperf3_options.h"
 #include "record/run_record.h"
 
-namespace nicbench::cli {
+namespace nicbench::report {
 
 class ProgressLine {
  public:
@@ -27,8 +28,9 @@ class ProgressLine {
   ProgressLine(const ProgressLine&) = delete;
   ProgressLine& operator=(const ProgressLine&) = delete;
 
-  // Writes `text` (whole lines) with the progress line out of the way.
-  void Print(const TextOutput& out, const std::string& text);
+  // Has `write` put out `text` (whole lines; the caller's prefixes and flushing) with the
+  // progress line out of the way.
+  void Print(const std::function<void(const std::string&)>& write, const std::string& text);
   // The rates to show from now on: each direction's sum over the interval, or a
   // request/response test's transactions/s and latency over it.
   void Update(const record::IntervalRecord& interval, bool local_is_client);
@@ -58,4 +60,4 @@ class ProgressLine {
 // True when stdout is a terminal.
 bool StdoutIsTerminal();
 
-}  // namespace nicbench::cli
+}  // namespace nicbench::report
