@@ -125,43 +125,42 @@ Result<int> ExpireLeases(Connection& c, double now, const LeaseTerms& terms) {
 
 namespace {
 
-// Takes both hosts of the job for it when both are free and no other transaction holds
-// either; false leaves them as they were.
-Result<bool> TakeHosts(Connection& c, int64_t job, const std::string& sender,
-                       const std::string& receiver, double now, double until) {
+// Locks both hosts of the job when both are free and no other transaction holds either: the
+// receiver's address (its first registered one), or nullopt, leaving them as they were.
+Result<std::optional<std::string>> LockHosts(Connection& c, const std::string& sender,
+                                             const std::string& receiver, double now) {
   auto free = c.Query(
-      "SELECT name FROM fleet_hosts WHERE name IN (?, ?) AND busy_until <= ? ORDER BY name FOR "
-      "UPDATE SKIP LOCKED",
+      "SELECT name, addresses FROM fleet_hosts WHERE name IN (?, ?) AND busy_until <= ? ORDER "
+      "BY name FOR UPDATE SKIP LOCKED",
       {sender, receiver, now});
   if (!free) return tl::unexpected(free.error());
-  if (free->size() != 2) return false;
-  auto s = c.Exec("UPDATE fleet_hosts SET busy_job = ?, busy_until = ? WHERE name IN (?, ?)",
-                  {job, until, sender, receiver});
-  if (!s) return tl::unexpected(s.error());
-  return true;
+  if (free->size() != 2) return std::optional<std::string>();
+  for (const SqlRow& row : *free) {
+    if (AsText(row[0]) != receiver) continue;
+    auto words = WordsFromJson(AsText(row[1]));
+    return std::optional<std::string>(words.empty() ? receiver : words.front());
+  }
+  return std::optional<std::string>();
 }
 
-Result<FleetJob> MarkClaimed(Connection& c, int64_t id, std::string_view agent, double now,
+// Marks the hosts busy, the job running under `agent`'s lease and its attempt begun, in one
+// statement (PostgreSQL's data-modifying WITH: one round trip instead of three).
+Result<FleetJob> MarkClaimed(Connection& c, int64_t id, const std::string& sender,
+                             const std::string& receiver, std::string_view agent, double now,
                              double until) {
-  auto rows = c.Query(fmt::format("UPDATE fleet_jobs SET state = 'running', attempts = attempts "
-                                  "+ 1, lease_owner = ?, lease_until = ?, started_secs = ? "
-                                  "WHERE id = ? RETURNING {}",
-                                  kJobColumns),
-                      {std::string(agent), until, now, id});
+  auto rows = c.Query(
+      fmt::format(
+          "WITH hosts AS (UPDATE fleet_hosts SET busy_job = ?, busy_until = ? WHERE name IN "
+          "(?, ?)), job AS (UPDATE fleet_jobs SET state = 'running', attempts = attempts + 1, "
+          "lease_owner = ?, lease_until = ?, started_secs = ? WHERE id = ? RETURNING {}), "
+          "attempt AS (INSERT INTO fleet_attempts (job_id, attempt, agent, sender, receiver, "
+          "started_secs) SELECT id, attempts, lease_owner, sender, receiver, started_secs FROM "
+          "job) SELECT * FROM job",
+          kJobColumns),
+      {id, until, sender, receiver, std::string(agent), until, now, id});
   if (!rows) return tl::unexpected(rows.error());
-  FleetJob job = JobFromRow(rows->at(0));
-  auto s = c.Exec(
-      "INSERT INTO fleet_attempts (job_id, attempt, agent, sender, receiver, started_secs) "
-      "VALUES (?, ?, ?, ?, ?, ?)",
-      {id, int64_t{job.attempts}, std::string(agent), job.sender, job.receiver, now});
-  if (!s) return tl::unexpected(s.error());
-  auto address = c.Query("SELECT addresses FROM fleet_hosts WHERE name = ?", {job.receiver});
-  if (!address) return tl::unexpected(address.error());
-  if (!address->empty()) {
-    auto words = WordsFromJson(AsText(address->at(0).at(0)));
-    job.receiver_address = words.empty() ? job.receiver : words.front();
-  }
-  return job;
+  if (rows->empty()) return Fail(fmt::format("job {}: gone while it was claimed", id));
+  return JobFromRow(rows->at(0));
 }
 
 }  // namespace
@@ -181,11 +180,13 @@ Result<std::optional<FleetJob>> Claim(Connection& c, std::string_view agent, dou
   const double until = now + terms.lease;
   for (const SqlRow& r : *candidates) {
     const int64_t id = AsInt(r[0]);
-    auto took = TakeHosts(c, id, std::string(agent), AsText(r[1]), now, until);
-    if (!took) return tl::unexpected(took.error());
-    if (!*took) continue;
-    auto job = MarkClaimed(c, id, agent, now, until);
+    const std::string sender(agent), receiver = AsText(r[1]);
+    auto address = LockHosts(c, sender, receiver, now);
+    if (!address) return tl::unexpected(address.error());
+    if (!*address) continue;
+    auto job = MarkClaimed(c, id, sender, receiver, agent, now, until);
     if (!job) return tl::unexpected(job.error());
+    job->receiver_address = **address;
     if (auto s = t.Commit(); !s) return tl::unexpected(s.error());
     return std::optional<FleetJob>(std::move(*job));
   }
@@ -211,24 +212,16 @@ Status LeaseLost(const FleetJob& job) {
                           job.receiver));
 }
 
-// Ends the claimed job: its state, its attempt's outcome, its hosts freed.
+// Ends the claimed job: its state, its attempt's outcome, its hosts freed, in one statement.
 Status End(Connection& c, const FleetJob& job, std::string_view state, std::string_view error,
            std::optional<int64_t> run_id, double now) {
-  auto s = c.Exec(
-      "UPDATE fleet_jobs SET state = ?, error = ?, run_id = ?, finished_secs = ?, lease_until "
-      "= 0 WHERE id = ?",
-      {std::string(state), std::string(error), run_id ? SqlValue(*run_id) : SqlValue(), now,
-       job.id});
-  if (s) {
-    s = c.Exec("UPDATE fleet_hosts SET busy_job = NULL, busy_until = 0 WHERE busy_job = ?",
-               {job.id});
-  }
-  if (s) {
-    s = c.Exec(
-        "UPDATE fleet_attempts SET outcome = ?, ended_secs = ? WHERE job_id = ? AND attempt = ?",
-        {std::string(state), now, job.id, int64_t{job.attempts}});
-  }
-  return s;
+  return c.Exec(
+      "WITH hosts AS (UPDATE fleet_hosts SET busy_job = NULL, busy_until = 0 WHERE busy_job = "
+      "?), attempt AS (UPDATE fleet_attempts SET outcome = ?, ended_secs = ? WHERE job_id = ? "
+      "AND attempt = ?) UPDATE fleet_jobs SET state = ?, error = ?, run_id = ?, finished_secs = "
+      "?, lease_until = 0 WHERE id = ?",
+      {job.id, std::string(state), now, job.id, int64_t{job.attempts}, std::string(state),
+       std::string(error), run_id ? SqlValue(*run_id) : SqlValue(), now, job.id});
 }
 
 }  // namespace
