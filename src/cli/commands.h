@@ -21,5 +21,6 @@ int RunCollectCommand(int argc, char** argv);  // collect_command.cc
 int RunMonitorCommand(int argc, char** argv);  // monitor_command.cc
 int RunAgentCommand(int argc, char** argv);    // agent_command.cc
 int RunMeshCommand(int argc, char** argv);     // mesh_command.cc
+int RunStoreCommand(int argc, char** argv);    // store_command.cc
 
 }  // namespace nicbench::cli

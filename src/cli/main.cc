@@ -39,6 +39,7 @@ constexpr const char kUsage[] =
     "  monitor PEER  watch a peer and this host, test now and then, raise events\n"
     "  agent         run a fleet's tests for this host (PostgreSQL queue)\n"
     "  mesh          a fleet's meshes: create, list, pause, resume, delete, grid\n"
+    "  store migrate create or upgrade the result store's schema\n"
     "\n"
     "Run `nicbench COMMAND --help` for a command's options.\n"
     "Options: -h, --help   this text;  -V, --version   print the version\n";
@@ -56,6 +57,7 @@ constexpr Command kCommands[] = {
     {"matrix", nicbench::cli::RunMatrixCommand},   {"report", nicbench::cli::RunReportCommand},
     {"disk", nicbench::cli::RunDiskCommand},       {"monitor", nicbench::cli::RunMonitorCommand},
     {"agent", nicbench::cli::RunAgentCommand},     {"mesh", nicbench::cli::RunMeshCommand},
+    {"store", nicbench::cli::RunStoreCommand},
 };
 
 // `nicbench --help-table`: one JSON line for nicbench itself (its usage text), one per command

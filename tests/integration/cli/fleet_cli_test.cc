@@ -242,6 +242,15 @@ TEST_F(FleetCli, BadInputGivesClearErrorsAndExitCodes) {
   EXPECT_EQ(missing.exit_code, 5);
 }
 
+TEST_F(FleetCli, StoreMigrateCreatesTheSchemaOnce) {
+  ProcessResult first = RunNicbench({"store", "migrate", "--store", url_});
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  EXPECT_NE(first.out.find("schema version " + std::to_string(store::kSchemaVersion)),
+            std::string::npos)
+      << first.out;
+  EXPECT_EQ(RunNicbench({"store", "migrate", "--store", url_}).exit_code, 0);
+}
+
 TEST_F(FleetCli, NewerSchemaIsRefused) {
   auto fleet = store::Fleet::Open(url_);
   ASSERT_TRUE(fleet.has_value());
@@ -253,6 +262,7 @@ TEST_F(FleetCli, NewerSchemaIsRefused) {
   EXPECT_NE(list.err.find("newer nicbench"), std::string::npos) << list.err;
   ProcessResult agent = RunNicbench({"agent", "--name", "a", "--store", url_});
   EXPECT_EQ(agent.exit_code, kFleetStore);
+  EXPECT_EQ(RunNicbench({"store", "migrate", "--store", url_}).exit_code, kFleetStore);
   EXPECT_NE(agent.err.find("newer nicbench"), std::string::npos) << agent.err;
 }
 
