@@ -3,9 +3,9 @@
 // receiving at 100), each running `nicbench serve` and `nicbench agent`, and a real PostgreSQL
 // server in the root namespace reached over a veth into the stand's switch. A mesh over all of
 // them both ways: all 12 ordered pairs complete, the grid shows each rate where it belongs (h4's
-// pairs asymmetric), and no host was ever in two tests at once; PostgreSQL restarted mid-mesh
-// is reconnected to. Then h4 is taken away: in a new mesh its cells are stale, the others
-// complete. Stands are named nbflt*.
+// pairs asymmetric), and no host was ever in two tests at once, also with a second mesh over
+// three of the hosts running beside it; PostgreSQL restarted mid-mesh is reconnected to. Then h4 is
+// taken away: in a new mesh its cells are stale, the others complete. Stands are named nbflt*.
 #include <algorithm>
 #include <cstdio>
 #include <map>
@@ -188,6 +188,10 @@ TEST_F(FleetStand, MeshOfFourHostsBothWaysThenOneTakenAway) {
                                "h1,h2,h3,h4", "--every", "1h", "--test", "-t 2",
                                "--both-directions", "--store", local_url_});
   ASSERT_EQ(create.exit_code, 0) << create.err;
+  // A second mesh over three of the same hosts runs at the same time.
+  auto shared = accuracy::Run({testing::NicbenchPath(), "mesh", "create", "shared", "--hosts",
+                               "h1,h2,h3", "--test", "-t 1", "--store", local_url_});
+  ASSERT_EQ(shared.exit_code, 0) << shared.err;
   // PostgreSQL goes away and comes back while the mesh runs: the agents reconnect.
   ASSERT_TRUE(testing::WaitUntil([&] {
     auto jobs = Jobs("all");
@@ -196,6 +200,8 @@ TEST_F(FleetStand, MeshOfFourHostsBothWaysThenOneTakenAway) {
   }));
   ASSERT_TRUE(store::test::TestPostgres::Instance().Restart());
   ASSERT_TRUE(Ended("all", 12));
+  ASSERT_TRUE(Ended("shared", 3));
+  for (const auto& j : Jobs("shared")) EXPECT_EQ(j.state, store::kJobDone) << j.error;
   for (const auto& j : Jobs("all")) {
     EXPECT_EQ(j.state, store::kJobDone) << j.sender << "->" << j.receiver << ": " << j.error;
   }
@@ -222,6 +228,9 @@ TEST_F(FleetStand, MeshOfFourHostsBothWaysThenOneTakenAway) {
   auto attempts = (*fleet)->Attempts(Mesh("all")->id);
   ASSERT_TRUE(attempts.has_value());
   EXPECT_EQ(attempts->size(), 12u);
+  auto shared_attempts = (*fleet)->Attempts(Mesh("shared")->id);
+  ASSERT_TRUE(shared_attempts.has_value());
+  attempts->insert(attempts->end(), shared_attempts->begin(), shared_attempts->end());
   ExpectNoHostInTwoTests(*attempts);
 
   // h4 is taken away: once its heartbeat is older than --offline-after, a new mesh's cells with
