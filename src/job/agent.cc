@@ -128,12 +128,13 @@ Status Agent::Run(int stop_fd) {
   return Ok();
 }
 
+// Once a heartbeat: every agent does the housekeeping, so its cost grows with the fleet; a
+// heartbeat's pace bounds it (1,000 agents at 5 s: 400 short transactions a second).
 void Agent::Housekeep() {
   const double now = WallSeconds();
-  if (std::chrono::steady_clock::now() >= next_heartbeat_) {
-    if (auto s = fleet_->Heartbeat(spec_.self, now); !s) return Lost(s.error());
-    next_heartbeat_ = std::chrono::steady_clock::now() + spec_.heartbeat;
-  }
+  if (std::chrono::steady_clock::now() < next_heartbeat_) return;
+  if (auto s = fleet_->Heartbeat(spec_.self, now); !s) return Lost(s.error());
+  next_heartbeat_ = std::chrono::steady_clock::now() + spec_.heartbeat;
   if (auto written = fleet_->Schedule(now, spec_.terms); !written) return Lost(written.error());
   auto expired = fleet_->ExpireLeases(now, spec_.terms);
   if (!expired) return Lost(expired.error());
