@@ -16,7 +16,7 @@ if(CMAKE_INSTALL_PREFIX STREQUAL "/usr")
 else()
   set(unit_dir lib/systemd/system)
 endif()
-foreach(unit_name nicbench-serve.service nicbench-monitor@.service)
+foreach(unit_name nicbench-serve.service nicbench-monitor@.service nicbench-agent.service)
   file(READ deploy/systemd/${unit_name} unit)
   string(REPLACE "ExecStart=/usr/bin/nicbench" "ExecStart=${CMAKE_INSTALL_FULL_BINDIR}/nicbench"
          unit "${unit}")

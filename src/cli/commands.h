@@ -19,5 +19,8 @@ int RunReportCommand(int argc, char** argv);   // report_command.cc
 int RunDiskCommand(int argc, char** argv);     // disk_command.cc
 int RunCollectCommand(int argc, char** argv);  // collect_command.cc
 int RunMonitorCommand(int argc, char** argv);  // monitor_command.cc
+int RunAgentCommand(int argc, char** argv);    // agent_command.cc
+int RunMeshCommand(int argc, char** argv);     // mesh_command.cc
+int RunStoreCommand(int argc, char** argv);    // store_command.cc
 
 }  // namespace nicbench::cli

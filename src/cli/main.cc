@@ -37,6 +37,9 @@ constexpr const char kUsage[] =
     "  report SEL -o FILE.html   stored runs as a self-contained HTML report with charts\n"
     "  disk PATH     a file's sequential write and read rate alone, as dd measures it\n"
     "  monitor PEER  watch a peer and this host, test now and then, raise events\n"
+    "  agent         run a fleet's tests for this host (PostgreSQL queue)\n"
+    "  mesh          a fleet's meshes: create, list, pause, resume, delete, grid\n"
+    "  store migrate create or upgrade the result store's schema\n"
     "\n"
     "Run `nicbench COMMAND --help` for a command's options.\n"
     "Options: -h, --help   this text;  -V, --version   print the version\n";
@@ -53,6 +56,8 @@ constexpr Command kCommands[] = {
     {"show", nicbench::cli::RunShowCommand},       {"compare", nicbench::cli::RunCompareCommand},
     {"matrix", nicbench::cli::RunMatrixCommand},   {"report", nicbench::cli::RunReportCommand},
     {"disk", nicbench::cli::RunDiskCommand},       {"monitor", nicbench::cli::RunMonitorCommand},
+    {"agent", nicbench::cli::RunAgentCommand},     {"mesh", nicbench::cli::RunMeshCommand},
+    {"store", nicbench::cli::RunStoreCommand},
 };
 
 // `nicbench --help-table`: one JSON line for nicbench itself (its usage text), one per command

@@ -28,9 +28,12 @@ Result<ListenAddress> ParseListenAddress(const std::string& text) {
 }
 
 void MetricsListener::Update(const record::MonitorMetrics& metrics) {
-  std::string text = report::RenderPrometheus(metrics);
+  UpdateText(report::RenderPrometheus(metrics));
+}
+
+void MetricsListener::UpdateText(std::string exposition) {
   std::lock_guard<std::mutex> lock(mutex_);
-  exposition_ = std::move(text);
+  exposition_ = std::move(exposition);
 }
 
 }  // namespace nicbench::cli

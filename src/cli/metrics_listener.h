@@ -35,6 +35,8 @@ class MetricsListener {
 
   int port() const { return port_; }
   void Update(const record::MonitorMetrics& metrics);
+  // Serves `exposition` (the Prometheus text of another job: the agent's) from now on.
+  void UpdateText(std::string exposition);
 
  private:
   MetricsListener() = default;

@@ -2,6 +2,7 @@
 // for people is terminal-safe, and the Prometheus exposition has each family's HELP and TYPE,
 // escaped label values, a cumulative histogram ending in +Inf and no NaN.
 #include "report/monitor_report.h"
+#include "report/fleet_report.h"
 
 #include <gtest/gtest.h>
 
@@ -90,7 +91,8 @@ TEST(MonitorReport, ExpositionFamiliesLabelsAndHistogram) {
   EXPECT_EQ(text.find("nan"), std::string::npos);
 }
 
-// Every query of the Grafana dashboard (deploy/grafana) names metrics the monitor exports.
+// Every query of the Grafana dashboard (deploy/grafana) names metrics the monitor or the fleet's
+// agent exports.
 TEST(MonitorReport, GrafanaDashboardQueriesNameExportedMetrics) {
   std::ifstream in(nicbench::testing::SourceDir() + "/deploy/grafana/nicbench-monitor.json");
   ASSERT_TRUE(in) << "deploy/grafana/nicbench-monitor.json";
@@ -103,7 +105,8 @@ TEST(MonitorReport, GrafanaDashboardQueriesNameExportedMetrics) {
   for (const auto& variable : dashboard["templating"]["list"]) {
     if (variable["type"] == "query") queries.push_back(variable["query"]);
   }
-  const std::string exposition = RenderPrometheus(record::MonitorMetrics{});
+  const std::string exposition =
+      RenderPrometheus(record::MonitorMetrics{}) + RenderAgentPrometheus(record::AgentMetrics{});
   const std::regex name("nicbench_[a-z_]+");
   for (const std::string& query : queries) {
     int found = 0;

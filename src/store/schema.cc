@@ -149,9 +149,43 @@ Status ToVersion7(Connection& c) {
          });
 }
 
+// Version 8: the fleet (docs/fleet.md): the hosts its agents register, the meshes, the job queue
+// with its leases, and every attempt at a job (which host ran what when: the proof that no host
+// ran two tests at once). Times are Unix seconds; lists and facts are JSON text.
+Status ToVersion8(Connection& c) {
+  return ExecAll(
+      c, {
+             // One statement over lines, not a missing comma:
+             // NOLINTNEXTLINE(bugprone-suspicious-missing-comma)
+             "CREATE TABLE fleet_hosts (name TEXT PRIMARY KEY, addresses TEXT NOT NULL, "
+             "nicbench_version TEXT NOT NULL, facts TEXT NOT NULL, registered_secs {real} NOT "
+             "NULL, heartbeat_secs {real} NOT NULL, busy_job {int}, busy_until {real} NOT NULL "
+             "DEFAULT 0)",
+             // NOLINTNEXTLINE(bugprone-suspicious-missing-comma)
+             "CREATE TABLE fleet_meshes ({id}, name TEXT NOT NULL UNIQUE, definition TEXT NOT "
+             "NULL, every_secs {real} NOT NULL, state TEXT NOT NULL, created_secs {real} NOT "
+             "NULL, next_secs {real} NOT NULL, period {int} NOT NULL DEFAULT 0)",
+             // NOLINTNEXTLINE(bugprone-suspicious-missing-comma)
+             "CREATE TABLE fleet_jobs ({id}, mesh_id {int} NOT NULL REFERENCES fleet_meshes "
+             "(id) ON DELETE CASCADE, period {int} NOT NULL, sender TEXT NOT NULL, receiver "
+             "TEXT NOT NULL, options TEXT NOT NULL, state TEXT NOT NULL, attempts {int} NOT "
+             "NULL DEFAULT 0, lease_owner TEXT NOT NULL DEFAULT '', lease_until {real} NOT NULL "
+             "DEFAULT 0, created_secs {real} NOT NULL, started_secs {real}, finished_secs "
+             "{real}, run_id {int}, error TEXT NOT NULL DEFAULT '', "
+             "UNIQUE (mesh_id, period, sender, receiver))",
+             "CREATE INDEX fleet_jobs_queue ON fleet_jobs (sender, state, id)",
+             "CREATE INDEX fleet_jobs_pairs ON fleet_jobs (mesh_id, sender, receiver, id)",
+             // NOLINTNEXTLINE(bugprone-suspicious-missing-comma)
+             "CREATE TABLE fleet_attempts (job_id {int} NOT NULL REFERENCES fleet_jobs (id) ON "
+             "DELETE CASCADE, attempt {int} NOT NULL, agent TEXT NOT NULL, sender TEXT NOT NULL, "
+             "receiver TEXT NOT NULL, started_secs {real} NOT NULL, ended_secs {real}, "
+             "outcome TEXT NOT NULL DEFAULT '', PRIMARY KEY (job_id, attempt))",
+         });
+}
+
 using Migration = Status (*)(Connection&);
 constexpr Migration kMigrations[] = {ToVersion1, ToVersion2, ToVersion3, ToVersion4,
-                                     ToVersion5, ToVersion6, ToVersion7};
+                                     ToVersion5, ToVersion6, ToVersion7, ToVersion8};
 static_assert(std::size(kMigrations) == kSchemaVersion, "one migration per schema version");
 
 Status Upgrade(Connection& c, int target) {
@@ -181,8 +215,8 @@ Result<int> ReadSchemaVersion(Connection& c) {
     return std::find(tables->begin(), tables->end(), name) != tables->end();
   };
   if (!has("nicbench_schema")) {
-    for (const char* ours :
-         {"runs", "run_records", "run_labels", "experiments", "monitor_events"}) {
+    for (const char* ours : {"runs", "run_records", "run_labels", "experiments", "monitor_events",
+                             "fleet_hosts", "fleet_meshes", "fleet_jobs", "fleet_attempts"}) {
       if (has(ours)) {
         return Fail(fmt::format("{}: has a table '{}' that is not nicbench's; not a result store",
                                 c.Describe(), ours));

@@ -79,41 +79,11 @@ class SqlStore final : public Store {
 
   std::string Describe() const override { return c_->Describe(); }
 
-  Result<int64_t> Put(const record::RunRecord& run, const Labels& given) override {
-    Labels labels = given;
-    if (!run.label.empty()) labels.emplace("label", run.label);
-    const RunSummary s = Summarize(run);
-    const std::string record_text = nlohmann::json(run).dump();
-    const std::string labels_text = nlohmann::json(labels).dump();
+  Result<int64_t> Put(const record::RunRecord& run, const Labels& labels) override {
     Transaction t(*c_);
     if (auto st = t.BeginWrite(); !st) return tl::unexpected(st.error());
-    const std::vector<SqlValue> values = {
-        NowUtc().first,     int64_t{run.schema_version},
-        run.version,        s.timestamp,
-        s.timestamp_secs,   s.client_host,
-        s.server_host,      s.peer,
-        s.direction,        s.protocol,
-        int64_t{s.streams}, s.duration_seconds,
-        s.top_finding,      s.top_severity,
-        labels_text,        int64_t{s.incomplete ? 1 : 0},
-        s.rr_mode,          analysis::FigureValuesToJson(s.figures).dump()};
-    auto rows = c_->Query(
-        fmt::format("INSERT INTO runs (stored_secs, record_schema, nicbench_version, start_time, "
-                    "start_secs, client_host, server_host, peer, direction, protocol, streams, "
-                    "duration_seconds, top_finding, top_severity, labels, incomplete, rr_mode, "
-                    "figures) VALUES ({}) RETURNING id",
-                    Placeholders(values.size())),
-        values);
-    if (!rows) return tl::unexpected(rows.error());
-    const int64_t id = AsInt(rows->at(0).at(0));
-    auto kept = c_->Exec("INSERT INTO run_records (run_id, record, facts) VALUES (?, ?, ?)",
-                         {id, record_text, FactsOf(run).dump()});
-    if (!kept) return tl::unexpected(kept.error());
-    for (const auto& [key, value] : labels) {
-      auto st = c_->Exec("INSERT INTO run_labels (run_id, key, value) VALUES (?, ?, ?)",
-                         {id, key, value});
-      if (!st) return tl::unexpected(st.error());
-    }
+    auto id = InsertRun(*c_, run, labels);
+    if (!id) return id;
     if (auto st = t.Commit(); !st) return tl::unexpected(st.error());
     return id;
   }
@@ -282,6 +252,42 @@ class SqlStore final : public Store {
 };
 
 }  // namespace
+
+Result<int64_t> InsertRun(Connection& c, const record::RunRecord& run, const Labels& given) {
+  Labels labels = given;
+  if (!run.label.empty()) labels.emplace("label", run.label);
+  const RunSummary s = Summarize(run);
+  const std::string record_text = nlohmann::json(run).dump();
+  const std::string labels_text = nlohmann::json(labels).dump();
+  const std::vector<SqlValue> values = {
+      NowUtc().first,     int64_t{run.schema_version},
+      run.version,        s.timestamp,
+      s.timestamp_secs,   s.client_host,
+      s.server_host,      s.peer,
+      s.direction,        s.protocol,
+      int64_t{s.streams}, s.duration_seconds,
+      s.top_finding,      s.top_severity,
+      labels_text,        int64_t{s.incomplete ? 1 : 0},
+      s.rr_mode,          analysis::FigureValuesToJson(s.figures).dump()};
+  auto rows = c.Query(
+      fmt::format("INSERT INTO runs (stored_secs, record_schema, nicbench_version, start_time, "
+                  "start_secs, client_host, server_host, peer, direction, protocol, streams, "
+                  "duration_seconds, top_finding, top_severity, labels, incomplete, rr_mode, "
+                  "figures) VALUES ({}) RETURNING id",
+                  Placeholders(values.size())),
+      values);
+  if (!rows) return tl::unexpected(rows.error());
+  const int64_t id = AsInt(rows->at(0).at(0));
+  auto kept = c.Exec("INSERT INTO run_records (run_id, record, facts) VALUES (?, ?, ?)",
+                     {id, record_text, FactsOf(run).dump()});
+  if (!kept) return tl::unexpected(kept.error());
+  for (const auto& [key, value] : labels) {
+    auto st =
+        c.Exec("INSERT INTO run_labels (run_id, key, value) VALUES (?, ?, ?)", {id, key, value});
+    if (!st) return tl::unexpected(st.error());
+  }
+  return id;
+}
 
 std::unique_ptr<Store> MakeSqlStore(std::unique_ptr<Connection> c) {
   return std::make_unique<SqlStore>(std::move(c));

@@ -26,6 +26,10 @@ Status MigrateTo(Connection& c, int version);
 // read keep NULL figures (every figure unknown) and Get names the problem.
 Status RecomputeDerived(Connection& c);
 
+// Inserts one run, its record and its labels (Store::Put's rows) inside the caller's
+// transaction, so another table's change can commit with it (a fleet job marked done, fleet.h).
+Result<int64_t> InsertRun(Connection& c, const record::RunRecord& run, const Labels& labels);
+
 // REQUIRES: the connection's database is at kSchemaVersion.
 std::unique_ptr<Store> MakeSqlStore(std::unique_ptr<Connection> c);
 

@@ -39,7 +39,7 @@ namespace nicbench::store {
 
 // Version of the store's schema (tables and columns, docs/store.md). A database of an older
 // version is upgraded when opened; a newer one is refused.
-inline constexpr int kSchemaVersion = 7;
+inline constexpr int kSchemaVersion = 8;
 
 // Labels of a run: KEY=VALUE tags, ordered by key. The run's free-text RunRecord::label is stored
 // as the label "label"; an experiment's runs carry "experiment"=ID and one label per variant name.

@@ -14,6 +14,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <memory>
 #include <string>
 #include <vector>
@@ -89,6 +90,20 @@ class TestPostgres {
     return fmt::format("postgresql://nicbench@127.0.0.1:{}/{}", port_, db);
   }
 
+  // Before the first Ensure(): the server also listens on `address` (an address of this
+  // namespace, e.g. one a test stand's hosts reach) and trusts connections from 198.18.0.0/15.
+  void ListenAlso(const std::string& address) { also_ = address; }
+  // A URL of database `db` at the ListenAlso address.
+  std::string UrlAt(const std::string& db) const {
+    return fmt::format("postgresql://nicbench@{}:{}/{}", also_, port_, db);
+  }
+
+  // Stops the server at once (as a crash would) and starts it again on the same port and data.
+  bool Restart() {
+    auto r = Run({pg_ctl_, "-D", dir_ + "/data", "-m", "immediate", "-w", "restart"});
+    return r.exit_code == 0;
+  }
+
   void Stop() {
     if (!started_) return;
     started_ = false;
@@ -143,11 +158,15 @@ class TestPostgres {
       }
     }
     if (!MakeDataDirectory()) return;
+    if (!also_.empty()) {
+      std::ofstream(dir_ + "/data/pg_hba.conf", std::ios::app)
+          << "host all all 198.18.0.0/15 trust\n";
+    }
     for (int attempt = 0; attempt < 5 && !started_; ++attempt) {
       port_ = nicbench::testing::FreeTcpPort();
       std::string options = fmt::format(
-          "-p {} -k {} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=50", port_,
-          dir_);
+          "-p {} -k {} -c listen_addresses=127.0.0.1{} -c fsync=off -c max_connections=200", port_,
+          dir_, also_.empty() ? "" : "," + also_);
       auto start =
           Run({pg_ctl_, "-D", dir_ + "/data", "-l", dir_ + "/log", "-o", options, "-w", "start"});
       started_ = start.exit_code == 0;
@@ -186,7 +205,7 @@ class TestPostgres {
     return unavailable_.empty();
   }
 
-  std::string pg_ctl_, initdb_, dir_, unavailable_;
+  std::string pg_ctl_, initdb_, dir_, unavailable_, also_;
   uid_t uid_ = 0;
   gid_t gid_ = 0;
   int port_ = 0;

@@ -40,7 +40,8 @@ TEST(SystemdUnits, VerifyClean) {
   std::filesystem::create_directories(dir);
   for (const auto& [unit, name] :
        {std::pair<std::string, std::string>{"nicbench-serve.service", "nicbench-serve.service"},
-        {"nicbench-monitor@.service", "nicbench-monitor@nas.example.service"}}) {
+        {"nicbench-monitor@.service", "nicbench-monitor@nas.example.service"},
+        {"nicbench-agent.service", "nicbench-agent.service"}}) {
     const std::string path = Staged(unit, dir, name);
     testing::ProcessResult r = testing::RunProcess({"systemd-analyze", "verify", path});
     EXPECT_EQ(r.exit_code, 0) << unit << ": " << r.out << r.err;
