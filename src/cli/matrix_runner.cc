@@ -10,16 +10,6 @@
 namespace nicbench::cli {
 namespace {
 
-int LabelNumber(const store::Labels& labels, const char* key) {
-  const auto it = labels.find(key);
-  if (it == labels.end()) return 0;
-  try {
-    return std::stoi(it->second);
-  } catch (const std::exception&) {
-    return 0;
-  }
-}
-
 Result<std::vector<store::RunSummary>> ExperimentRuns(const MatrixContext& ctx) {
   store::RunQuery query;
   query.experiment = ctx.experiment;
@@ -126,7 +116,7 @@ Result<report::MatrixTable> BuildTable(const MatrixContext& ctx) {
   if (!inputs) return tl::unexpected(inputs.error());
   std::vector<std::vector<const analysis::RunInput*>> by_variant(ctx.variants.size());
   for (size_t i = 0; i < runs->size(); ++i) {
-    const int v = LabelNumber((*runs)[i].labels, "variant");
+    const int v = job::LabelNumber((*runs)[i].labels, "variant");
     if (v >= 1 && v <= static_cast<int>(by_variant.size())) {
       by_variant[v - 1].push_back(&(*inputs)[i]);
     }

@@ -14,15 +14,6 @@ namespace {
 
 using RoundVariant = std::pair<int, int>;  // both 1-based
 
-int LabelNumber(const store::Labels& labels, const char* key) {
-  const auto it = labels.find(key);
-  if (it == labels.end()) return 0;
-  try {
-    return std::stoi(it->second);
-  } catch (const std::exception&) {
-    return 0;
-  }
-}
 
 Result<std::set<RoundVariant>> DoneRuns(const MatrixJobSpec& spec) {
   store::RunQuery query;
@@ -141,6 +132,16 @@ bool PutStandBack(const MatrixJobSpec& spec, const StandTrack& track,
 }
 
 }  // namespace
+
+int LabelNumber(const store::Labels& labels, const char* key) {
+  const auto it = labels.find(key);
+  if (it == labels.end()) return 0;
+  try {
+    return std::stoi(it->second);
+  } catch (const std::exception&) {
+    return 0;
+  }
+}
 
 MatrixOutcome RunMatrix(const MatrixJobSpec& spec, MatrixSteps& steps) {
   auto done = DoneRuns(spec);

@@ -71,4 +71,7 @@ struct MatrixOutcome {
 // (stand_left_changed when that failed).
 MatrixOutcome RunMatrix(const MatrixJobSpec& spec, MatrixSteps& steps);
 
+// The number a run's label holds ("round", "variant"), 0 when it is absent or not a number.
+int LabelNumber(const store::Labels& labels, const char* key);
+
 }  // namespace nicbench::job
