@@ -14,7 +14,6 @@ namespace {
 
 using RoundVariant = std::pair<int, int>;  // both 1-based
 
-
 Result<std::set<RoundVariant>> DoneRuns(const MatrixJobSpec& spec) {
   store::RunQuery query;
   query.experiment = spec.experiment;
