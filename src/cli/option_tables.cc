@@ -434,6 +434,10 @@ const StandRow kStandUpRows[] = {
      "links at --profile), so the queue forms in a hop that forwards, as at a router;\n"
      "--queue-limit then applies to it",
      &StandArgs::bottleneck, nullptr, "56k"},
+    {"--queue",
+     "fq_codel or cake under the shaper (the root when unlimited) on every veth\n"
+     "egress, in place of its byte FIFO; refused (exit 3) on a kernel without it",
+     &StandArgs::queue, nullptr, "foo"},
 };
 
 const StandRow kStandDownRows[] = {
