@@ -397,6 +397,10 @@ const MonitorRow kMonitorRows[] = {
      SetDecimal<1, 99, &MonitorSpec::thresholds, &job::Thresholds::degraded_percent>, "100"},
     {"--events", "append the events as NDJSON to FILE (SIGHUP reopens it)", &MonitorArgs::events},
     {"--json", "NDJSON events on stdout even on a terminal", &MonitorArgs::json},
+    {"--log",
+     "append the monitor's own diagnostic lines (its stderr) to FILE instead\n"
+     "(SIGHUP reopens it)",
+     &MonitorArgs::log},
     {"--metrics-listen",
      "serve Prometheus metrics at http://ADDR:PORT/metrics (ADDR defaults to\n127.0.0.1)",
      &MonitorArgs::metrics_listen, nullptr, "127.0.0.1:99999"},

@@ -62,7 +62,7 @@ struct MonitorArgs {
                     sample_interval = "1s", probe_window = "10s", probe_rate = "10", baseline,
                     baseline_tests = "3", saturated_for = "10s", saturated_percent = "90",
                     degraded_percent = "10", events, metrics_listen, record, replay, iface, id,
-                    lock_dir;
+                    lock_dir, log;
   bool json = false;
   StoreArgs store;
 };
