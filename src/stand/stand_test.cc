@@ -131,7 +131,7 @@ TEST_F(StandManagerTest, QueueKindProbeThatFailsOtherwiseIsNamed) {
   EXPECT_EQ(runner_.CountWithPrefix({"ip", "netns", "add"}), 0u);
 }
 
-TEST_F(StandManagerTest, QueueKindTheKernelHasHangsUnderEveryShaper) {
+TEST_F(StandManagerTest, QueueKindTheKernelHasHangsUnderTheShaper) {
   StandSpec spec = Spec();
   spec.queue = QueueKind::kFqCodel;
   auto info = manager_.Up(spec);
