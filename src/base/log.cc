@@ -4,6 +4,10 @@
 
 namespace nicbench {
 
+void LogInfo(std::string_view message) {
+  std::fprintf(stderr, "nicbench: %.*s\n", static_cast<int>(message.size()), message.data());
+}
+
 void LogWarning(std::string_view message) {
   std::fprintf(stderr, "nicbench: warning: %.*s\n", static_cast<int>(message.size()),
                message.data());

@@ -6,6 +6,7 @@
 
 namespace nicbench {
 
+void LogInfo(std::string_view message);     // "nicbench: ...": what a long-running job says
 void LogWarning(std::string_view message);  // "nicbench: warning: ..."
 void LogError(std::string_view message);    // "nicbench: error: ..."
 

@@ -37,8 +37,8 @@ void AddOptions(CLI::App& app, MatrixArgs& a) {
   app.add_option("host", a.host, "the server every run tests against (nicbench serve)");
   app.add_option("--vary", a.vary,
                  "NAME=V1,V2,...: direction, streams, proto, a run option (-w, -C, ...), a\n"
-                 "stand toggle on a stand link (tso, gso, gro, mtu, profile), or any name the\n"
-                 "--setup/--teardown commands use as {NAME}; repeatable")
+                 "stand toggle on a stand link (tso, gso, gro, mtu, profile, queue), or any\n"
+                 "name the --setup/--teardown commands use as {NAME}; repeatable")
       ->take_all();
   app.add_option("--repeat", a.repeat, "rounds: every variant runs once per round (1..1000)");
   app.add_option("--setup", a.setup, "shell command run before each run, {NAME} replaced");

@@ -103,6 +103,8 @@ Status CheckStandValues(const Vary& v) {
     }
     return Ok();
   }
+  // fifo: the shaper's own byte queue, as a stand without --queue has.
+  if (v.name == "queue") return CheckValues(v, {"fifo", "fq_codel", "cake"});
   return CheckValues(v, {"on", "off"});
 }
 
@@ -142,7 +144,7 @@ Result<VaryRole> RoleOf(const Vary& v, bool stand_link, bool used_by_commands) {
       "or -C{}) and no --setup or --teardown uses {{{}}}",
       v.name,
       stand_link ? ", or a stand toggle: tso, gso, gro, mtu, profile"
-                 : "; tso, gso, gro, mtu and profile apply on a stand link only",
+                 : "; tso, gso, gro, mtu, profile and queue apply on a stand link only",
       v.name));
 }
 
@@ -179,7 +181,8 @@ Result<Vary> ParseVary(std::string_view text) {
 }
 
 bool IsStandToggle(std::string_view name) {
-  return name == "tso" || name == "gso" || name == "gro" || name == "mtu" || name == "profile";
+  return name == "tso" || name == "gso" || name == "gro" || name == "mtu" || name == "profile" ||
+         name == "queue";
 }
 
 size_t VariantCount(const std::vector<Vary>& varies) {

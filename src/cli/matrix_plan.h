@@ -30,7 +30,7 @@ enum class VaryKind {
   kProto,      // proto=tcp,udp: -u
   kRunOption,  // a `run` option taking a value (-w, --window, window, -C ...): OPTION VALUE
   kRunFlag,    // a `run` flag (-N, -Z, --skip-rx-copy ...) with on|off
-  kStand,      // tso, gso, gro (on|off), mtu, profile: the stand's own toggles
+  kStand,      // tso, gso, gro (on|off), mtu, profile, queue: the stand's own toggles
   kSetup,      // only the user's --setup/--teardown commands, as {NAME}
 };
 struct VaryRole {

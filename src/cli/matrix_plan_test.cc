@@ -59,6 +59,8 @@ TEST(MatrixPlan, BadValuesOfKnownNames) {
   EXPECT_FALSE(Classify(Varies({"tso=on,maybe"}), true, "", ""));
   EXPECT_FALSE(Classify(Varies({"mtu=20"}), true, "", ""));
   EXPECT_FALSE(Classify(Varies({"profile=2GbE"}), true, "", ""));
+  EXPECT_FALSE(Classify(Varies({"queue=fifo,red"}), true, "", ""));
+  EXPECT_TRUE(Classify(Varies({"queue=fifo,fq_codel,cake"}), true, "", ""));
   EXPECT_FALSE(Classify(Varies({"tso=on", "tso=off"}), true, "", ""));
 }
 

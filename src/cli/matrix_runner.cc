@@ -28,6 +28,11 @@ stand::StandSpec WantedSpec(const MatrixContext& ctx, const Variant& variant) {
     if (name == "gro") spec.offloads.gro = toggle;
     if (name == "mtu") spec.mtu = std::stoi(value);
     if (name == "profile") spec.profile = *stand::ParseProfile(value);
+    if (name == "queue") {
+      auto kind = stand::ParseQueueKind(value);  // "fifo" is the shaper's own queue: none
+      spec.queue = kind ? std::optional(*kind) : std::nullopt;
+      if (kind) spec.queue_limit.reset();  // the kind replaces the FIFO it sizes
+    }
   }
   return spec;
 }
@@ -86,7 +91,7 @@ class ChildSteps final : public job::MatrixSteps {
 
 bool VariesShape(const MatrixContext& ctx) {
   for (const Vary& v : ctx.definition.varies) {
-    if (v.name == "mtu" || v.name == "profile") return true;
+    if (v.name == "mtu" || v.name == "profile" || v.name == "queue") return true;
   }
   return false;
 }

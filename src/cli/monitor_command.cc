@@ -119,11 +119,13 @@ int SignalFd() {
   return signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 }
 
-// Reads the pending signals: SIGHUP reopens the events file; the others stop (`stopped_by`).
-bool Woken(int fd, EventWriter& events, int& stopped_by) {
+// Reads the pending signals: SIGHUP reopens the log and the events file (the log first, so a
+// warning of the other lands in the new log); the others stop (`stopped_by`).
+bool Woken(int fd, LogFile& log, EventWriter& events, int& stopped_by) {
   signalfd_siginfo info{};
   while (::read(fd, &info, sizeof info) == static_cast<ssize_t>(sizeof info)) {
     if (info.ssi_signo == SIGHUP) {
+      log.Reopen();
       events.Reopen();
     } else {
       stopped_by = static_cast<int>(info.ssi_signo);
@@ -134,6 +136,7 @@ bool Woken(int fd, EventWriter& events, int& stopped_by) {
 
 // The outputs a monitor opens before it starts, in the order a user fixes them.
 struct Outputs {
+  std::unique_ptr<LogFile> log;
   StorePlan store;
   std::unique_ptr<EventWriter> events;
   std::unique_ptr<MetricsListener> metrics;
@@ -142,6 +145,9 @@ struct Outputs {
 // Usage was checked before (MakeSpec, MakeStorePlan): every error here is the machine's.
 Result<Outputs> OpenOutputs(const MonitorArgs& a, StorePlan store) {
   Outputs out;
+  // First: the lines below (the metrics address) and those of the run are the log's.
+  out.log = std::make_unique<LogFile>(a.log);
+  if (auto s = out.log->Open(); !s) return Fail(s.error().ToString());
   out.store = std::move(store);
   out.events = std::make_unique<EventWriter>(a.json, a.events);
   if (auto s = out.events->Open(); !s) return Fail(s.error().ToString());
@@ -176,7 +182,12 @@ int Replay(const MonitorArgs& a) {
     LogError("nicbench monitor: " + applied.error().message);
     return ToInt(ExitCode::kUsage);
   }
+  LogFile log(a.log);
   EventWriter events(a.json, a.events);
+  if (auto s = log.Open(); !s) {
+    LogError("nicbench monitor: " + s.error().ToString());
+    return ToInt(ExitCode::kEnvironment);
+  }
   if (auto s = events.Open(); !s) {
     LogError("nicbench monitor: " + s.error().ToString());
     return ToInt(ExitCode::kEnvironment);
@@ -208,8 +219,13 @@ int Watch(job::MonitorSpec& spec, Outputs& out) {
   sinks.metrics = [&out](const record::MonitorMetrics& m) {
     if (out.metrics) out.metrics->Update(m);
   };
-  sinks.woken = [&] { return Woken(spec.wake_fd, *out.events, stopped_by); };
+  sinks.woken = [&] { return Woken(spec.wake_fd, *out.log, *out.events, stopped_by); };
   auto stock = job::ProbePeerIsStock(spec);
+  if (stock) {
+    LogInfo(fmt::format("monitor {}: watching {} port {}{}, interface {}", spec.id, spec.peer,
+                        spec.tests.front().port, *stock ? " (a stock iperf3)" : "",
+                        spec.nic_interface.empty() ? "unknown" : spec.nic_interface));
+  }
   Status s = stock ? job::RunMonitor(spec, sinks) : Status(tl::unexpected(stock.error()));
   if (spec.wake_fd >= 0) ::close(spec.wake_fd);
   if (!s && s.error().kind == ErrorKind::kInterrupted) return ToInt(ExitCode::kInterrupted);

@@ -54,6 +54,28 @@ void EventWriter::Write(const record::MonitorEvent& event) {
   std::fflush(stdout);
 }
 
+Status LogFile::Open() {
+  if (path_.empty()) return Ok();
+  const int fd = ::open(path_.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0666);
+  if (fd < 0) return Fail(fmt::format("--log {}: cannot open", path_), errno);
+  // The copy on descriptor 2 has no close-on-exec: stderr stays stderr.
+  const int moved = ::dup2(fd, STDERR_FILENO);
+  const int error = errno;
+  ::close(fd);
+  if (moved < 0)
+    return Fail(fmt::format("--log {}: cannot put it in place of stderr", path_), error);
+  return Ok();
+}
+
+void LogFile::Reopen() {
+  if (path_.empty()) return;
+  if (auto s = Open(); !s) {
+    LogWarning(s.error().ToString() + "; the lines go on here until the next SIGHUP");
+    return;
+  }
+  LogInfo(fmt::format("monitor: --log {} reopened (SIGHUP)", path_));
+}
+
 std::string DefaultLockDir() {
   const char* runtime = std::getenv("XDG_RUNTIME_DIR");
   if (runtime != nullptr && *runtime != '\0') return std::string(runtime) + "/nicbench";

@@ -36,6 +36,26 @@ class EventWriter {
   std::FILE* file_ = nullptr;
 };
 
+// --log FILE: the monitor's own diagnostic lines (all it writes to stderr: the peer not reached
+// and tried again, warnings, the metrics address, the error it ends with) appended to FILE
+// instead. The file takes the place of descriptor 2 (dup2), so every thread's and every layer's
+// stderr line goes there with no logging global to consult, and a line is never split between
+// two files: dup2 swaps the descriptor at once. SIGHUP reopens it (after logrotate moved it).
+// What fails before Open (options, the lock) is still on stderr.
+class LogFile {
+ public:
+  explicit LogFile(std::string path) : path_(std::move(path)) {}
+  // Opens FILE for appending (creating it) in place of stderr; an error naming --log FILE, and
+  // stderr as it was. Nothing to do without --log.
+  Status Open();
+  // Opens FILE again and says so in it; when it cannot, the lines go on to the file open
+  // before (a warning there says why) until the next SIGHUP.
+  void Reopen();
+
+ private:
+  std::string path_;
+};
+
 // One monitor per peer: an exclusive flock on LOCKDIR/monitor-PEER-PORT.lock held while the
 // monitor runs, with its pid written in it. An error naming the other monitor's pid when the
 // lock is held.

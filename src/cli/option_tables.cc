@@ -397,6 +397,10 @@ const MonitorRow kMonitorRows[] = {
      SetDecimal<1, 99, &MonitorSpec::thresholds, &job::Thresholds::degraded_percent>, "100"},
     {"--events", "append the events as NDJSON to FILE (SIGHUP reopens it)", &MonitorArgs::events},
     {"--json", "NDJSON events on stdout even on a terminal", &MonitorArgs::json},
+    {"--log",
+     "append the monitor's own diagnostic lines (its stderr) to FILE instead\n"
+     "(SIGHUP reopens it)",
+     &MonitorArgs::log},
     {"--metrics-listen",
      "serve Prometheus metrics at http://ADDR:PORT/metrics (ADDR defaults to\n127.0.0.1)",
      &MonitorArgs::metrics_listen, nullptr, "127.0.0.1:99999"},
@@ -434,6 +438,10 @@ const StandRow kStandUpRows[] = {
      "links at --profile), so the queue forms in a hop that forwards, as at a router;\n"
      "--queue-limit then applies to it",
      &StandArgs::bottleneck, nullptr, "56k"},
+    {"--queue",
+     "fq_codel or cake under the shaper (the root when unlimited) on every veth\n"
+     "egress, in place of its byte FIFO; refused (exit 3) on a kernel without it",
+     &StandArgs::queue, nullptr, "foo"},
 };
 
 const StandRow kStandDownRows[] = {

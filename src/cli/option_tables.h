@@ -62,7 +62,7 @@ struct MonitorArgs {
                     sample_interval = "1s", probe_window = "10s", probe_rate = "10", baseline,
                     baseline_tests = "3", saturated_for = "10s", saturated_percent = "90",
                     degraded_percent = "10", events, metrics_listen, record, replay, iface, id,
-                    lock_dir;
+                    lock_dir, log;
   bool json = false;
   StoreArgs store;
 };
@@ -71,7 +71,7 @@ struct MonitorArgs {
 struct StandArgs {
   std::string name = "nb", hosts = "2", profile = "1000baseT", mtu = "1500";
   std::string tso, gso, gro, checksum;  // empty = leave the kernel default
-  std::string delay_ms, queue_limit, bottleneck;
+  std::string delay_ms, queue_limit, bottleneck, queue;
   bool force = false;                // down --force
   std::string host;                  // exec HOST
   std::vector<std::string> command;  // exec -- CMD...

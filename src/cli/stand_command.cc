@@ -66,6 +66,11 @@ Result<st::StandSpec> ToSpec(const StandArgs& options) {
     if (!limit) return tl::unexpected(limit.error());
     spec.queue_limit = *limit;
   }
+  if (!options.queue.empty()) {
+    auto queue = st::ParseQueueKind(options.queue);
+    if (!queue) return tl::unexpected(queue.error());
+    spec.queue = *queue;
+  }
   if (!options.bottleneck.empty()) {
     auto bottleneck = st::ParseProfile(options.bottleneck);
     if (!bottleneck) return Fail("--bottleneck: " + bottleneck.error().message);
@@ -107,6 +112,11 @@ void PrintUp(const st::StandInfo& info) {
   std::printf("stand %s is up: %d hosts, %s = %s, mtu %d\n", spec.name.c_str(), spec.hosts,
               std::string(st::ProfileName(spec.profile)).c_str(), shaping.c_str(), spec.mtu);
   if (spec.delay_ms) std::printf("  delay: %d ms on every veth egress (netem)\n", *spec.delay_ms);
+  if (spec.queue) {
+    std::printf("  queue: %s on every veth egress%s\n",
+                std::string(st::QueueKindName(*spec.queue)).c_str(),
+                info.shaper == st::Shaper::kNone ? "" : ", under the shaper");
+  }
   if (spec.bottleneck) {
     std::printf(
         "  bottleneck: the switch's ports at %s%s\n",

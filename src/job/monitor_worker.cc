@@ -6,7 +6,10 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
+
 #include "base/latency_histogram.h"
+#include "base/log.h"
 #include "job/under_load.h"
 #include "net/socket.h"
 #include "net/socket_address.h"
@@ -74,8 +77,10 @@ bool Worker::Wait(milliseconds d) const {
 // Whether the outcome reached the peer, posted when that changes (a peer gone, a peer back).
 bool Worker::Reached(const engine::ClientOutcome& o) {
   const bool reached = o.ok() || o.status.error().kind != ErrorKind::kConnect;
+  if (!reached) why_ = o.status.error().ToString();
   if (reached == !unreached_) return reached;
   unreached_ = !reached;
+  if (reached) LogInfo(fmt::format("monitor {}: {} answers again", spec_.id, PeerText()));
   Observation peer;
   peer.kind = Observation::Kind::kPeer;
   peer.reached = reached;
@@ -179,6 +184,11 @@ bool Worker::ConnectTimes(milliseconds window) {
   return Reached(o);
 }
 
+std::string Worker::PeerText() const {
+  const engine::ClientConfig& test = spec_.tests.front();
+  return fmt::format("{} port {}", test.host, test.port);
+}
+
 Result<bool> ProbePeerIsStock(const MonitorSpec& spec) {
   const engine::ClientConfig& test = spec.tests.front();
   engine::ClientConfig probe = ProbeConfig(test, record::RrMode::kRr, 10, milliseconds(1000));
@@ -222,7 +232,10 @@ void Worker::Run() {
       backoff = kBackoffFirst;
       continue;
     }
-    // The peer is away: try again later, each time twice as late, up to a minute.
+    // The peer is away: try again later, each time twice as late, up to a minute. The event
+    // says so once; the log, at each try, so a reader sees the monitor is still at it.
+    LogWarning(fmt::format("monitor {}: {} not reached ({}); trying again in {} s", spec_.id,
+                           PeerText(), why_, backoff.count() / 1000));
     if (!Wait(backoff)) return;
     backoff = std::min(backoff * 2, kBackoffMost);
   }

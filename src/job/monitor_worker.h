@@ -56,12 +56,14 @@ class Worker {
   bool ConnectTimes(std::chrono::milliseconds window);
   bool Reached(const engine::ClientOutcome& o);
   bool Wait(std::chrono::milliseconds d) const;  // false: stopped
+  std::string PeerText() const;                  // "nas.example port 5201", for the log
 
   const MonitorSpec& spec_;
   Mailbox& box_;
   int stop_fd_;
   bool stock_ = false;  // the peer answers no request/response probes (a stock iperf3)
   bool unreached_ = false;
+  std::string why_;  // the latest failure to reach the peer
 };
 
 double UnixNow();

@@ -17,7 +17,9 @@ ChangePlan BuildChangePlan(const StandInfo& current, const StandSpec& wanted) {
     plan.may_fail.push_back(may_fail);
   };
   for (Argv& argv : BuildOffloadPlan(wanted)) add(std::move(argv), false);
-  if (wanted.mtu == current.spec.mtu && wanted.profile == current.spec.profile) return plan;
+  if (wanted.mtu == current.spec.mtu && wanted.profile == current.spec.profile &&
+      wanted.queue == current.spec.queue)
+    return plan;
   const Shaper shaper = ShaperFor(current, wanted.profile);
   for (const VethEnd& end : VethEnds(wanted)) {
     add({"tc", "-n", end.netns, "qdisc", "del", "dev", end.device, "root"}, true);

@@ -17,9 +17,10 @@
 namespace nicbench::stand {
 
 // The commands that take the stand of `wanted.name` from its current settings to `wanted`:
-// `ethtool -K` on every veth end for the offload toggles wanted.offloads sets; when the MTU or
-// the profile change, every veth end's root qdisc is replaced (the first command of each end,
-// deleting the old root, may fail when there is none: `optional_first` says which may).
+// `ethtool -K` on every veth end for the offload toggles wanted.offloads sets; when the MTU,
+// the profile or the --queue kind change, every veth end's root qdisc is replaced (the first
+// command of each end, deleting the old root, may fail when there is none: `optional_first` says
+// which may).
 struct ChangePlan {
   std::vector<Argv> commands;
   std::vector<bool> may_fail;  // same length: a failure of this command is expected

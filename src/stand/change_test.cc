@@ -48,6 +48,14 @@ TEST(StandChange, MtuOrProfileReshapesEveryEnd) {
   EXPECT_FALSE(plan.may_fail[1]);
 }
 
+TEST(StandChange, QueueKindReplacesEveryEndsRoot) {
+  StandSpec wanted = Current().spec;
+  wanted.queue = QueueKind::kFqCodel;
+  ChangePlan plan = BuildChangePlan(Current(), wanted);
+  EXPECT_TRUE(Has(plan, "tc -n cmp-h1 qdisc del dev cmp-h1-e0 root"));
+  EXPECT_TRUE(Has(plan, "tc -n cmp-h2 qdisc add dev cmp-h2-e0 root handle 1: fq_codel"));
+}
+
 TEST(StandChange, ApplyStopsAtTheFirstRealFailure) {
   StandSpec wanted = Current().spec;
   wanted.mtu = 9000;

@@ -59,6 +59,49 @@ uint64_t NetemLimitPackets(const StandSpec& spec, const Shaping& shaping) {
   return std::max(kMinNetemPackets, (in_flight + shaping.limit_bytes) / frame + 1);
 }
 
+// A qdisc under the shaper's class 1:1 (tbf's single class, or htb's), or the root when there
+// is no shaper.
+Argv QdiscUnder(const VethEnd& end, Shaper shaper, std::initializer_list<std::string> qdisc) {
+  Argv argv = Tc(end.netns, {"qdisc", "add", "dev", end.device});
+  if (shaper == Shaper::kNone) {
+    argv.insert(argv.end(), {"root", "handle", "1:"});
+  } else {
+    argv.insert(argv.end(), {"parent", "1:1", "handle", "10:"});
+  }
+  argv.insert(argv.end(), qdisc);
+  return argv;
+}
+
+// The root that carries the rate: tbf, or htb with one class 1:1.
+void AddShaper(std::vector<Argv>& plan, const VethEnd& end, const StandSpec& spec, Shaper shaper,
+               const Shaping& shaping) {
+  const std::string& ns = end.netns;
+  const std::string& dev = end.device;
+  std::string rate_text = fmt::format("{}bit", shaping.rate_bits_per_second);
+  std::string burst = std::to_string(shaping.burst_bytes);
+  std::string overhead = std::to_string(kEthernetOverheadBytes);
+  if (shaper == Shaper::kTbf) {
+    plan.push_back(Tc(
+        ns, {"qdisc", "add", "dev", dev, "root", "handle", "1:", "tbf", "rate", rate_text, "burst",
+             burst, "limit", std::to_string(shaping.limit_bytes), "overhead", overhead}));
+    return;
+  }
+  // htb's quantum must hold a full frame; a single class makes its exact value irrelevant.
+  std::string quantum = std::to_string(spec.mtu + kEthernetHeaderBytes + kEthernetOverheadBytes);
+  plan.push_back(
+      Tc(ns, {"qdisc", "add", "dev", dev, "root", "handle", "1:", "htb", "default", "1"}));
+  plan.push_back(Tc(ns, {"class", "add",    "dev",  dev,       "parent", "1:",       "classid",
+                         "1:1",   "htb",    "rate", rate_text, "ceil",   rate_text,  "burst",
+                         burst,   "cburst", burst,  "quantum", quantum,  "overhead", overhead}));
+}
+
+// "qdisc add dev lo root handle 1: KIND" and what the kind cannot be added without.
+void AddProbeWords(Argv& argv, std::string_view kind) {
+  argv.insert(argv.end(), {"qdisc", "add", "dev", "lo", "root", "handle", "1:", std::string(kind)});
+  if (kind == "tbf") argv.insert(argv.end(), {"rate", "1mbit", "burst", "10000", "limit", "10000"});
+  if (kind == "netem") argv.insert(argv.end(), {"delay", "1ms"});
+}
+
 }  // namespace
 
 std::string_view ShaperName(Shaper shaper) {
@@ -148,45 +191,32 @@ std::vector<Argv> BuildOffloadPlan(const StandSpec& spec) {
 
 std::vector<Argv> ShapeOneEnd(const VethEnd& end, const StandSpec& spec, Shaper shaper) {
   std::vector<Argv> plan;
-  const std::string& ns = end.netns;
-  const std::string& dev = end.device;
   // With --bottleneck the switch's ports are the slow hop and hold the queue asked for.
-  const bool bottleneck = spec.bottleneck && ns == SwitchNamespace(spec.name);
+  const bool bottleneck = spec.bottleneck && end.netns == SwitchNamespace(spec.name);
   std::optional<uint64_t> rate = ProfileBitsPerSecond(bottleneck ? *spec.bottleneck : spec.profile);
   NB_CHECK(rate.has_value() == (shaper != Shaper::kNone));
   if (!rate) {
     if (spec.delay_ms) {
-      plan.push_back(Tc(ns, {"qdisc", "add", "dev", dev, "root", "handle", "1:", "netem", "delay",
-                             fmt::format("{}ms", *spec.delay_ms)}));
+      plan.push_back(
+          QdiscUnder(end, shaper, {"netem", "delay", fmt::format("{}ms", *spec.delay_ms)}));
     }
+    if (spec.queue)
+      plan.push_back(QdiscUnder(end, shaper, {std::string(QueueKindName(*spec.queue))}));
     return plan;
   }
   Shaping shaping = ComputeShaping(
       *rate, spec.mtu, !spec.bottleneck || bottleneck ? spec.queue_limit : std::nullopt);
-  std::string rate_text = fmt::format("{}bit", shaping.rate_bits_per_second);
-  std::string burst = std::to_string(shaping.burst_bytes);
-  std::string limit = std::to_string(shaping.limit_bytes);
-  std::string overhead = std::to_string(kEthernetOverheadBytes);
-  if (shaper == Shaper::kTbf) {
-    plan.push_back(Tc(ns, {"qdisc", "add", "dev", dev, "root", "handle", "1:", "tbf", "rate",
-                           rate_text, "burst", burst, "limit", limit, "overhead", overhead}));
-  } else {
-    // htb's quantum must hold a full frame; a single class makes its exact value irrelevant.
-    std::string quantum = std::to_string(spec.mtu + kEthernetHeaderBytes + kEthernetOverheadBytes);
-    plan.push_back(
-        Tc(ns, {"qdisc", "add", "dev", dev, "root", "handle", "1:", "htb", "default", "1"}));
-    plan.push_back(Tc(ns, {"class", "add",    "dev",  dev,       "parent", "1:",       "classid",
-                           "1:1",   "htb",    "rate", rate_text, "ceil",   rate_text,  "burst",
-                           burst,   "cburst", burst,  "quantum", quantum,  "overhead", overhead}));
-    if (!spec.delay_ms) {
-      plan.push_back(Tc(ns, {"qdisc", "add", "dev", dev, "parent", "1:1", "handle", "10:", "bfifo",
-                             "limit", limit}));
-    }
-  }
+  AddShaper(plan, end, spec, shaper, shaping);
   if (spec.delay_ms) {
-    plan.push_back(Tc(ns, {"qdisc", "add", "dev", dev, "parent", "1:1", "handle", "10:", "netem",
-                           "delay", fmt::format("{}ms", *spec.delay_ms), "limit",
-                           std::to_string(NetemLimitPackets(spec, shaping))}));
+    plan.push_back(QdiscUnder(end, shaper,
+                              {"netem", "delay", fmt::format("{}ms", *spec.delay_ms), "limit",
+                               std::to_string(NetemLimitPackets(spec, shaping))}));
+  } else if (spec.queue) {
+    // Grafted over tbf's own byte FIFO, or in place of htb's bfifo.
+    plan.push_back(QdiscUnder(end, shaper, {std::string(QueueKindName(*spec.queue))}));
+  } else if (shaper == Shaper::kHtb) {
+    plan.push_back(
+        QdiscUnder(end, shaper, {"bfifo", "limit", std::to_string(shaping.limit_bytes)}));
   }
   return plan;
 }
@@ -210,14 +240,19 @@ std::vector<Argv> BuildDownPlan(const std::vector<std::string>& namespaces,
 }
 
 Argv QdiscProbeCommand(std::string_view netns, std::string_view kind) {
-  Argv argv = Tc(netns, {"qdisc", "add", "dev", "lo", "root", "handle", "1:", std::string(kind)});
-  if (kind == "tbf") argv.insert(argv.end(), {"rate", "1mbit", "burst", "10000", "limit", "10000"});
-  if (kind == "netem") argv.insert(argv.end(), {"delay", "1ms"});
+  Argv argv = {"tc", "-n", std::string(netns)};
+  AddProbeWords(argv, kind);
   return argv;
 }
 
 Argv QdiscProbeCleanupCommand(std::string_view netns) {
   return Tc(netns, {"qdisc", "del", "dev", "lo", "root"});
+}
+
+Argv ScratchQdiscProbeCommand(std::string_view kind) {
+  Argv argv = {"unshare", "--net", "tc"};
+  AddProbeWords(argv, kind);
+  return argv;
 }
 
 }  // namespace nicbench::stand

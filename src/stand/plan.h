@@ -62,7 +62,7 @@ std::vector<VethEnd> VethEnds(const StandSpec& spec);
 std::vector<Argv> BuildTopologyPlan(const StandSpec& spec, int subnet_index);
 // `ethtool -K` on every veth end for the toggles that are not kDefault (empty when none).
 std::vector<Argv> BuildOffloadPlan(const StandSpec& spec);
-// The qdiscs of the profile (and netem for a delay) on every veth end.
+// The qdiscs of the profile (and netem for a delay, or the --queue kind) on every veth end.
 std::vector<Argv> BuildShapingPlan(const StandSpec& spec, Shaper shaper);
 // The commands for one veth end; BuildShapingPlan repeats them for every end.
 std::vector<Argv> ShapeOneEnd(const VethEnd& end, const StandSpec& spec, Shaper shaper);
@@ -75,5 +75,14 @@ std::vector<Argv> BuildDownPlan(const std::vector<std::string>& namespaces,
 // Trying a qdisc kind on lo of `netns` (and removing it again) tells whether the kernel has it.
 Argv QdiscProbeCommand(std::string_view netns, std::string_view kind);
 Argv QdiscProbeCleanupCommand(std::string_view netns);
+
+// The same before anything of a stand exists: `unshare --net tc qdisc add dev lo root ...` tries
+// the kind on lo of a namespace that has no name and ends with the command, so a probe leaves
+// nothing behind, even when it is killed. (The kernel loads sch_KIND on demand from any
+// namespace: qdisc_lookup_ops's request_module, net/sched/sch_api.c.)
+Argv ScratchQdiscProbeCommand(std::string_view kind);
+// The kinds a refusal lists as what the kernel has, each tried with ScratchQdiscProbeCommand.
+inline constexpr std::string_view kListedQdiscKinds[] = {
+    "tbf", "htb", "pfifo", "bfifo", "netem", "fq", "fq_codel", "cake", "sfq", "prio"};
 
 }  // namespace nicbench::stand

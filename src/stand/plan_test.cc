@@ -177,6 +177,29 @@ TEST(StandPlanTest, DelayHangsNetemUnderTheShaper) {
   EXPECT_EQ(one[1][15], std::to_string((2'500'000 + 6'250'000) / 1514 + 1));
 }
 
+TEST(StandPlanTest, QueueKindIsTheShapersChildOrTheRoot) {
+  StandSpec spec;
+  spec.profile = Profile::k100BaseTx;
+  spec.queue = QueueKind::kFqCodel;
+  const VethEnd end{"nb-h1", "nb-h1-e0"};
+  const Argv child = {"tc",       "-n",     "nb-h1", "qdisc",  "add", "dev",
+                      "nb-h1-e0", "parent", "1:1",   "handle", "10:", "fq_codel"};
+  std::vector<Argv> tbf = ShapeOneEnd(end, spec, Shaper::kTbf);
+  ASSERT_EQ(tbf.size(), 2u);
+  EXPECT_EQ(tbf[0][10], "tbf");
+  EXPECT_EQ(tbf[1], child);
+  // Under htb it takes the bfifo's place.
+  std::vector<Argv> htb = ShapeOneEnd(end, spec, Shaper::kHtb);
+  ASSERT_EQ(htb.size(), 3u);
+  EXPECT_EQ(htb[2], child);
+  spec.profile = Profile::kUnlimited;
+  spec.queue = QueueKind::kCake;
+  std::vector<Argv> plan = BuildShapingPlan(spec, Shaper::kNone);
+  ASSERT_EQ(plan.size(), 2u);
+  EXPECT_EQ(plan[1], (Argv{"tc", "-n", "nb-h2", "qdisc", "add", "dev", "nb-h2-e0", "root", "handle",
+                           "1:", "cake"}));
+}
+
 TEST(StandPlanTest, DownRemovesNamespacesBeforeStrayDevices) {
   std::vector<Argv> plan = BuildDownPlan({"nb-h1", "nb-sw"}, {"nb-h1-e0"});
   ASSERT_EQ(plan.size(), 3u);
@@ -192,6 +215,13 @@ TEST(StandPlanTest, QdiscProbesUseLoOfTheNamespace) {
                   "delay", "1ms"}));
   EXPECT_EQ(QdiscProbeCleanupCommand("nb-h1"),
             (Argv{"tc", "-n", "nb-h1", "qdisc", "del", "dev", "lo", "root"}));
+}
+
+TEST(StandPlanTest, ScratchProbeNeedsNoNamespaceOfOurs) {
+  EXPECT_EQ(ScratchQdiscProbeCommand("fq_codel"),
+            (Argv{"unshare", "--net", "tc", "qdisc", "add", "dev", "lo", "root", "handle",
+                  "1:", "fq_codel"}));
+  EXPECT_EQ(ScratchQdiscProbeCommand("tbf").back(), "10000");
 }
 
 }  // namespace

@@ -66,9 +66,10 @@ std::string DescribeSnapshot(const StandSnapshot& snapshot) {
 }
 
 std::string DescribeSpec(const StandSpec& spec) {
-  return fmt::format("tso {}, gso {}, gro {}, mtu {}, profile {}", ToggleName(spec.offloads.tso),
+  return fmt::format("tso {}, gso {}, gro {}, mtu {}, profile {}{}", ToggleName(spec.offloads.tso),
                      ToggleName(spec.offloads.gso), ToggleName(spec.offloads.gro), spec.mtu,
-                     ProfileName(spec.profile));
+                     ProfileName(spec.profile),
+                     spec.queue ? fmt::format(", queue {}", QueueKindName(*spec.queue)) : "");
 }
 
 }  // namespace nicbench::stand

@@ -98,6 +98,30 @@ std::optional<uint64_t> ProfileBitsPerSecond(Profile profile) {
   return std::nullopt;
 }
 
+Result<QueueKind> ParseQueueKind(std::string_view text) {
+  if (text == "fq_codel") return QueueKind::kFqCodel;
+  if (text == "cake") return QueueKind::kCake;
+  return Fail(fmt::format("--queue: unknown queue '{}' (choose fq_codel or cake)", text));
+}
+
+std::string_view QueueKindName(QueueKind kind) {
+  switch (kind) {
+    case QueueKind::kFqCodel: return "fq_codel";
+    case QueueKind::kCake: return "cake";
+  }
+  NB_CHECK(false);
+  return {};
+}
+
+std::string_view QueueKindModule(QueueKind kind) {
+  switch (kind) {
+    case QueueKind::kFqCodel: return "sch_fq_codel";
+    case QueueKind::kCake: return "sch_cake";
+  }
+  NB_CHECK(false);
+  return {};
+}
+
 Result<Toggle> ParseToggle(std::string_view text) {
   if (EqualsIgnoreCase(text, "on")) return Toggle::kOn;
   if (EqualsIgnoreCase(text, "off")) return Toggle::kOff;
@@ -141,6 +165,12 @@ Status Validate(const StandSpec& spec) {
   }
   if (spec.queue_limit && !ProfileBitsPerSecond(spec.profile)) {
     return Fail("--queue-limit sets the shaper's queue: it needs a shaped --profile");
+  }
+  if (spec.queue && spec.queue_limit) {
+    return Fail("--queue-limit sets the byte FIFO that --queue replaces: give one or the other");
+  }
+  if (spec.queue && spec.delay_ms) {
+    return Fail("--queue and --delay both hang under the shaper: give one or the other");
   }
   if (spec.bottleneck) {
     const auto host_rate = ProfileBitsPerSecond(spec.profile);

@@ -55,6 +55,13 @@ struct QueueLimit {
 Result<QueueLimit> ParseQueueLimit(std::string_view text);
 std::string QueueLimitText(const QueueLimit& limit);  // "50ms", "64000 bytes"
 
+// The queue discipline under the shaper (stand up --queue): an AQM instead of tbf's or
+// htb's plain byte FIFO. Not every kernel has them (sch_fq_codel, sch_cake).
+enum class QueueKind { kFqCodel, kCake };
+Result<QueueKind> ParseQueueKind(std::string_view text);  // "fq_codel" | "cake"
+std::string_view QueueKindName(QueueKind kind);           // the tc qdisc kind
+std::string_view QueueKindModule(QueueKind kind);         // "sch_fq_codel"
+
 struct StandSpec {
   std::string name = "nb";
   int hosts = 2;
@@ -71,6 +78,10 @@ struct StandSpec {
   // modem (a host's own qdisc holds little of one TCP flow: TCP small queues). queue_limit then
   // applies to the bottleneck only. Needs a switch (hosts > 2).
   std::optional<Profile> bottleneck;
+  // --queue: this qdisc as the shaper's child (the root without shaping) on every veth
+  // egress, in place of the byte FIFO; its own defaults set its queue, so it excludes
+  // queue_limit, and netem's place under the shaper, so it excludes delay_ms.
+  std::optional<QueueKind> queue;
   bool operator==(const StandSpec&) const = default;
 };
 

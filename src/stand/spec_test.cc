@@ -43,6 +43,26 @@ TEST(StandSpecTest, QueueLimitsAndBottlenecks) {
   EXPECT_NE(Validate(spec).error().message.find("slower than --profile"), std::string::npos);
 }
 
+TEST(StandSpecTest, QueueKindsAndWhatTheyExclude) {
+  EXPECT_EQ(ParseQueueKind("fq_codel").value(), QueueKind::kFqCodel);
+  EXPECT_EQ(ParseQueueKind("cake").value(), QueueKind::kCake);
+  EXPECT_EQ(QueueKindModule(QueueKind::kCake), "sch_cake");
+  auto bad = ParseQueueKind("foo");
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error().message.find("--queue"), std::string::npos);
+  StandSpec spec;
+  spec.queue = QueueKind::kFqCodel;
+  EXPECT_TRUE(Validate(spec));
+  spec.profile = Profile::kUnlimited;
+  EXPECT_TRUE(Validate(spec));  // the root then
+  spec.delay_ms = 5;
+  EXPECT_NE(Validate(spec).error().message.find("--delay"), std::string::npos);
+  spec = StandSpec{};
+  spec.queue = QueueKind::kCake;
+  spec.queue_limit = QueueLimit{0, 50};
+  EXPECT_NE(Validate(spec).error().message.find("--queue-limit"), std::string::npos);
+}
+
 TEST(StandSpecTest, Toggles) {
   EXPECT_EQ(ParseToggle("on").value(), Toggle::kOn);
   EXPECT_EQ(ParseToggle("OFF").value(), Toggle::kOff);

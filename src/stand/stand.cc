@@ -107,6 +107,7 @@ std::string FormatStandLine(const StandInfo& info) {
     line += fmt::format("  queue {}{}", QueueLimitText(*spec.queue_limit),
                         spec.queue_limit->ms != 0 ? "" : " bytes");
   }
+  if (spec.queue) line += fmt::format("  queue {}", QueueKindName(*spec.queue));
   line += "  hosts";
   for (const auto& host : info.hosts) {
     line += fmt::format(" {}={}/{}({})", host.host, host.address.empty() ? "?" : host.address,
@@ -155,6 +156,32 @@ Result<QdiscSupport> StandManager::ProbeQdiscs(const std::string& netns) {
   return support;
 }
 
+Result<bool> StandManager::HasQdisc(std::string_view kind) {
+  Argv probe = ScratchQdiscProbeCommand(kind);
+  auto output = runner_.Run(probe);
+  if (!output) return tl::unexpected(output.error());
+  if (output->exit_code == 0) return true;
+  if (SaysUnknownQdisc(output->err)) return false;
+  return Fail(fmt::format("'{}' failed: {}", JoinArgv(probe), TrimmedStderr(*output)));
+}
+
+Status StandManager::CheckQueueKind(const StandSpec& spec) {
+  if (!spec.queue) return Ok();
+  const std::string_view kind = QueueKindName(*spec.queue);
+  auto has = HasQdisc(kind);
+  if (!has) return tl::unexpected(has.error());
+  if (*has) return Ok();
+  std::string found;
+  for (std::string_view other : kListedQdiscKinds) {
+    auto has_other = HasQdisc(other);
+    if (!has_other) return tl::unexpected(has_other.error());
+    if (*has_other) found += fmt::format("{}{}", found.empty() ? "" : ", ", other);
+  }
+  return Fail(fmt::format(
+      "--queue {0}: this kernel has no {0} qdisc ({1} not available); it has: {2}", kind,
+      QueueKindModule(*spec.queue), found.empty() ? "none of those tried" : found));
+}
+
 Result<StandState> StandManager::Build(const StandSpec& spec, int subnet_index) {
   StandState state{spec, subnet_index, Shaper::kNone, {}};
   if (auto built = RunAll(BuildTopologyPlan(spec, subnet_index)); !built)
@@ -188,6 +215,8 @@ Result<StandState> StandManager::Build(const StandSpec& spec, int subnet_index) 
 
 Result<StandInfo> StandManager::Up(const StandSpec& spec) {
   if (auto valid = Validate(spec); !valid) return tl::unexpected(valid.error());
+  // Before anything is made or taken down: a stand the kernel cannot build changes nothing.
+  if (auto queue = CheckQueueKind(spec); !queue) return tl::unexpected(queue.error());
   auto lock = state_.Acquire();
   if (!lock) return tl::unexpected(lock.error());
   auto existing = state_.Load(spec.name);

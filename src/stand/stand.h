@@ -97,6 +97,10 @@ class StandManager {
                                                    DownMode mode);
   Status RunAll(const std::vector<Argv>& plan);
   Result<QdiscSupport> ProbeQdiscs(const std::string& netns);
+  // Whether the kernel has qdisc `kind`, tried in a throwaway namespace (ScratchQdiscProbeCommand).
+  Result<bool> HasQdisc(std::string_view kind);
+  // A spec's --queue kind where the kernel lacks it: an error naming it and what the kernel has.
+  Status CheckQueueKind(const StandSpec& spec);
   Result<StandState> Build(const StandSpec& spec, int subnet_index);
   Result<std::vector<std::string>> Namespaces();
   Result<std::vector<std::string>> RootDevices();

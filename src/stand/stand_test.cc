@@ -100,6 +100,52 @@ TEST_F(StandManagerTest, DelayNeedsNetem) {
   EXPECT_NE(info.error().message.find("--delay needs the netem qdisc"), std::string::npos);
 }
 
+TEST_F(StandManagerTest, QueueKindTheKernelLacksIsRefusedBeforeAnythingIsMade) {
+  // This kernel's answer: tbf, htb, pfifo and bfifo only.
+  for (std::string_view kind : kListedQdiscKinds) {
+    if (kind == "tbf" || kind == "htb" || kind == "pfifo" || kind == "bfifo") continue;
+    runner_.Answer(ScratchQdiscProbeCommand(kind), {2, "", kUnknownKind});
+  }
+  StandSpec spec = Spec();
+  spec.queue = QueueKind::kFqCodel;
+  auto info = manager_.Up(spec);
+  ASSERT_FALSE(info);
+  EXPECT_EQ(info.error().message,
+            "--queue fq_codel: this kernel has no fq_codel qdisc (sch_fq_codel not available); it "
+            "has: tbf, htb, pfifo, bfifo");
+  EXPECT_EQ(runner_.CountWithPrefix({"ip", "netns", "add"}), 0u);
+  EXPECT_EQ(runner_.CountWithPrefix({"ip", "netns", "del"}), 0u);  // nor an old one taken down
+  EXPECT_FALSE(std::filesystem::exists(dir_ + "/stand-t.json"));
+}
+
+TEST_F(StandManagerTest, QueueKindProbeThatFailsOtherwiseIsNamed) {
+  runner_.Answer({"unshare"}, {1, "", "unshare: unshare failed: Operation not permitted\n"});
+  StandSpec spec = Spec();
+  spec.queue = QueueKind::kCake;
+  auto info = manager_.Up(spec);
+  ASSERT_FALSE(info);
+  EXPECT_NE(info.error().message.find("'unshare --net tc qdisc add dev lo root handle 1: cake' "
+                                      "failed: unshare: unshare failed"),
+            std::string::npos)
+      << info.error().message;
+  EXPECT_EQ(runner_.CountWithPrefix({"ip", "netns", "add"}), 0u);
+}
+
+TEST_F(StandManagerTest, QueueKindTheKernelHasHangsUnderTheShaper) {
+  StandSpec spec = Spec();
+  spec.queue = QueueKind::kFqCodel;
+  auto info = manager_.Up(spec);
+  ASSERT_TRUE(info) << info.error().message;
+  EXPECT_TRUE(runner_.Ran(ScratchQdiscProbeCommand("fq_codel")));
+  EXPECT_TRUE(runner_.Ran({"tc", "-n", "t-h2", "qdisc", "add", "dev", "t-h2-e0", "parent", "1:1",
+                           "handle", "10:", "fq_codel"}));
+  EXPECT_NE(FormatStandLine(*info).find("queue fq_codel"), std::string::npos);
+  auto listed = manager_.List();
+  ASSERT_TRUE(listed);
+  ASSERT_EQ(listed->size(), 1u);
+  EXPECT_EQ((*listed)[0].spec.queue, QueueKind::kFqCodel);  // kept in the state file
+}
+
 TEST_F(StandManagerTest, AFailingCommandIsNamedWithItsStderr) {
   runner_.Answer({"ip", "link", "add"}, {2, "", "RTNETLINK answers: File exists\n"});
   auto info = manager_.Up(Spec());

@@ -91,6 +91,11 @@ Result<StandSpec> SpecFromJson(const json& object) {
     if (!limit) return tl::unexpected(limit.error());
     spec.queue_limit = *limit;
   }
+  if (auto q = object.find("queue"); q != object.end() && !q->is_null()) {
+    auto kind = ParseQueueKind(q->get<std::string>());
+    if (!kind) return tl::unexpected(kind.error());
+    spec.queue = *kind;
+  }
   if (auto valid = Validate(spec); !valid) return tl::unexpected(valid.error());
   return spec;
 }
@@ -109,7 +114,8 @@ std::string StateToJson(const StandState& state) {
         {"offloads", OffloadsToJson(spec.offloads)},
         {"delay_ms", spec.delay_ms ? json(*spec.delay_ms) : json(nullptr)},
         {"queue_limit", spec.queue_limit ? json(QueueLimitText(*spec.queue_limit)) : json(nullptr)},
-        {"bottleneck", spec.bottleneck ? json(ProfileName(*spec.bottleneck)) : json(nullptr)}}},
+        {"bottleneck", spec.bottleneck ? json(ProfileName(*spec.bottleneck)) : json(nullptr)},
+        {"queue", spec.queue ? json(QueueKindName(*spec.queue)) : json(nullptr)}}},
       {"subnet_index", state.subnet_index},
       {"shaper", ShaperName(state.shaper)},
       {"qdiscs",

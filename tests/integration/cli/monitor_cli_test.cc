@@ -355,5 +355,56 @@ TEST(MonitorLoopback, StoredBaselineJudgesTheFirstTests) {
   std::filesystem::remove_all(dir);
 }
 
+// --log FILE: the monitor's own lines (the peer not reached, tried again) go to FILE and not to
+// stderr; after a rotation moved FILE, SIGHUP makes a new one, and the lines go on there.
+TEST(MonitorLoopback, LogFileTakesItsLinesAndHangupReopensIt) {
+  testing::ServeChild serve = testing::StartServe();
+  const std::string dir = TempDir("log");
+  const std::string log = dir + "/monitor.log";
+  BackgroundProcess monitor({testing::NicbenchPath(),
+                             "monitor",
+                             "127.0.0.1",
+                             "-p",
+                             std::to_string(serve.port),
+                             "--lock-dir",
+                             dir,
+                             "--every",
+                             "1h",
+                             "--test",
+                             "-t 1",
+                             "--sample-interval",
+                             "0.2s",
+                             "--probe-window",
+                             "1s",
+                             "--no-store",
+                             "--id",
+                             "logged",
+                             "--events",
+                             dir + "/events.ndjson",
+                             "--log",
+                             log});
+  auto logged = [&](const std::string& path, const std::string& needle) {
+    return testing::WaitUntil([&] { return FileText(path).find(needle) != std::string::npos; },
+                              std::chrono::seconds(180));
+  };
+  ASSERT_TRUE(logged(log, "monitor logged: watching 127.0.0.1 port " + std::to_string(serve.port)))
+      << FileText(log) << monitor.StderrSoFar();
+  serve.process->Stop();
+  ASSERT_TRUE(logged(log, "trying again in")) << FileText(log) << monitor.StderrSoFar();
+  std::filesystem::rename(log, log + ".1");
+  ::kill(monitor.pid(), SIGHUP);
+  ASSERT_TRUE(logged(log, "reopened (SIGHUP)")) << FileText(log + ".1");
+  // The next try is the new file's, not the moved one's.
+  ASSERT_TRUE(logged(log, "trying again in")) << FileText(log) << FileText(log + ".1");
+  EXPECT_NE(FileText(log).find("127.0.0.1 port " + std::to_string(serve.port) + " not reached ("),
+            std::string::npos)
+      << FileText(log);
+  EXPECT_FALSE(monitor.Exited());
+  ProcessResult stopped = monitor.Stop(SIGTERM);
+  EXPECT_EQ(stopped.exit_code, 0) << FileText(log);
+  EXPECT_EQ(stopped.err, "");  // every line went to the log
+  std::filesystem::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace nicbench

@@ -236,5 +236,30 @@ TEST(StandNetnsTest, DelayWithoutNetemFailsClearlyAndLeavesNothing) {
   EXPECT_TRUE(OurNamespaces("nbt7").empty());
 }
 
+// The kernel's own answer decides what is expected: this one has no fq_codel, so `up` refuses
+// before making anything; a kernel with it builds the stand with fq_codel under tbf.
+TEST(StandNetnsTest, QueueKindTheKernelLacksIsRefusedAndLeavesNothing) {
+  SKIP_UNLESS_ROOT();
+  const nicbench::testing::ProcessResult probe = nicbench::testing::RunProcess(
+      {"unshare", "--net", "tc", "qdisc", "add", "dev", "lo", "root", "fq_codel"});
+  const nicbench::testing::ProcessResult up = nicbench::testing::RunNicbench(
+      {"stand", "up", "--name", "smq", "--profile", "100baseTX", "--queue", "fq_codel"});
+  if (probe.exit_code == 0) {
+    EXPECT_EQ(up.exit_code, 0) << up.err;
+    const nicbench::testing::ProcessResult shown =
+        nicbench::testing::RunProcess({"tc", "-n", "smq-h1", "qdisc", "show", "dev", "smq-h1-e0"});
+    EXPECT_NE(shown.out.find("fq_codel"), std::string::npos) << shown.out;
+    ASSERT_TRUE(Down("smq"));
+    return;
+  }
+  EXPECT_EQ(up.exit_code, 3) << up.err;
+  EXPECT_NE(up.err.find("--queue fq_codel: this kernel has no fq_codel qdisc (sch_fq_codel not "
+                        "available); it has: "),
+            std::string::npos)
+      << up.err;
+  EXPECT_NE(up.err.find("tbf"), std::string::npos) << up.err;
+  EXPECT_TRUE(OurNamespaces("smq").empty());
+}
+
 }  // namespace
 }  // namespace nicbench::stand
