@@ -61,6 +61,12 @@ Window Sum(const record::RunRecord& run, const record::EndpointRecord& end) {
   return w;
 }
 
+// On loopback both ends share the end's namespace: every byte leaves one end and enters the
+// other there, and one Ip.InReceives counts both ends' packets.
+bool PeerSharesTheNamespace(const record::EndpointRecord& end) {
+  return end.nic.loopback || end.nic.interface == "lo";
+}
+
 // The host-wide measure: what every CPU received against what the test's namespaces received.
 // The peer's namespace counts when it is another namespace of this host (the stand); on
 // loopback both ends share one namespace and its counter.
@@ -69,7 +75,7 @@ void AddHostShare(const record::RunRecord& run, const record::EndpointRecord& en
   if (!w.softnet || w.processed <= 0) return;
   double own = w.received;
   const record::EndpointRecord* peer = SharedPeer(run, end);
-  if (peer != nullptr && !end.nic.loopback && end.nic.interface != "lo") {
+  if (peer != nullptr && !PeerSharesTheNamespace(end)) {
     own += Sum(run, *peer).received;
   }
   out.own_packets = own;
@@ -90,8 +96,7 @@ Measured<OtherTraffic> OtherTrafficOf(const record::RunRecord& run,
   // netstat omits a counter whose delta is 0: an idle namespace, not a missing file.
   const double bits = EndBitsPerSecond(run, role);
   if (!(bits > 0)) return Unknown(Missing::kAbsent, "no data moved");
-  // On loopback both ends share the namespace: every byte leaves one end and enters the other.
-  const double ends_here = end.nic.loopback || end.nic.interface == "lo" ? 2 : 1;
+  const double ends_here = PeerSharesTheNamespace(end) ? 2 : 1;
   OtherTraffic out;
   out.own_bytes = bits / 8 * w.seconds * ends_here * (1 + HeaderAllowance(run.spec));
   out.namespace_bytes = w.counted ? w.octets : 0;

@@ -40,7 +40,6 @@ namespace wire = protocol;
 
 // The ending (TEST_END to DISPLAY_RESULTS) gets this plus a tenth of the test's duration.
 constexpr milliseconds kEndingTimeout{10000};
-constexpr milliseconds kSetupPerStream{50};
 
 net::Family FamilyOf(record::AddressFamily f) {
   switch (f) {

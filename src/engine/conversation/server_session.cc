@@ -39,8 +39,6 @@ namespace wire = protocol;
 // How long the data still on its way at TEST_END may take to arrive (CountInFlight); on a
 // link where it takes longer the count is short by what had not arrived.
 constexpr milliseconds kInFlightLimit{2000};
-// What each data stream adds to the set-up deadline (SetUpStreams); the client adds the same.
-constexpr milliseconds kSetupPerStream{50};
 // How long a running test may go without moving its first byte (StallWatch).
 constexpr milliseconds kFirstDataLimit{10000};
 

@@ -17,6 +17,10 @@
 
 namespace nicbench::engine {
 
+// What each data stream adds to the set-up deadline, at both ends: connecting (client) and
+// accepting (server) a stream takes a round trip or two.
+inline constexpr std::chrono::milliseconds kSetupPerStream{50};
+
 // iperf3's ids (1, 3, 4, 5, ...: 2 is skipped) and roles: forward = client sends; reverse =
 // server sends; bidir = the first `parallel` connected streams carry client->server data, the
 // next `parallel` server->client.

@@ -112,6 +112,11 @@ TEST(MonitorCli, UnreachablePeerAndUnwritableEventsFileAtStart) {
   EXPECT_EQ(r.exit_code, 3) << r.err;
   EXPECT_NE(r.err.find("--events /nonexistent-dir/events.ndjson: cannot open"), std::string::npos)
       << r.err;
+  r = testing::RunNicbench({"monitor", "127.0.0.1", "-p", "1", "--no-store", "--lock-dir", locks,
+                            "--log", "/nonexistent-dir/monitor.log"});
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_NE(r.err.find("--log /nonexistent-dir/monitor.log: cannot open"), std::string::npos)
+      << r.err;
 }
 
 TEST(MonitorCli, APeerThatIsNoTestServerIsRefusedAtStart) {

@@ -16,6 +16,7 @@
 #include "protocol/control_channel.h"
 #include "protocol/wire.h"
 #include "record/json.h"
+#include "support/accept.h"
 
 namespace nicbench::client_events_test {
 namespace {
@@ -23,25 +24,16 @@ namespace {
 using namespace std::chrono_literals;
 using protocol::State;
 
-net::UniqueFd AcceptFrom(int listen_fd) {
-  pollfd p{listen_fd, POLLIN, 0};
-  if (poll(&p, 1, 10000) != 1) return {};
-  auto fd = net::Accept(listen_fd);
-  if (!fd) return {};
-  (void)net::SetNonBlocking(fd->get(), false);
-  return std::move(*fd);
-}
-
 // Plays a nicbench server through the test; after the client's TEST_END it sends its sample of
 // interval 0, then ends the conversation (SERVER_TERMINATE).
 void LateSampleServer(int listen_fd) {
-  net::UniqueFd control = AcceptFrom(listen_fd);
+  net::UniqueFd control = testing::AcceptBlocking(listen_fd);
   ASSERT_TRUE(control);
   ASSERT_TRUE(protocol::ReadCookie(control.get(), 10s));
   ASSERT_TRUE(protocol::SendState(control.get(), State::kParamExchange));
   ASSERT_TRUE(protocol::ReadJson(control.get(), 10s, protocol::kMaxParamsBytes, "parameters"));
   ASSERT_TRUE(protocol::SendState(control.get(), State::kCreateStreams));
-  net::UniqueFd data = AcceptFrom(listen_fd);
+  net::UniqueFd data = testing::AcceptBlocking(listen_fd);
   ASSERT_TRUE(data);
   ASSERT_TRUE(protocol::ReadCookie(data.get(), 10s));
   ASSERT_TRUE(protocol::SendState(control.get(), State::kTestStart));

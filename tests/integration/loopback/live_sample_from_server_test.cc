@@ -13,6 +13,7 @@
 #include "net/socket.h"
 #include "protocol/control_channel.h"
 #include "protocol/wire.h"
+#include "support/accept.h"
 #include "support/run_binary.h"
 
 namespace nicbench::protocol {
@@ -20,19 +21,10 @@ namespace {
 
 using namespace std::chrono_literals;
 
-net::UniqueFd AcceptOne(int listen_fd) {
-  pollfd p{listen_fd, POLLIN, 0};
-  if (poll(&p, 1, 10000) != 1) return {};
-  auto fd = net::Accept(listen_fd);
-  if (!fd) return {};
-  (void)net::SetNonBlocking(fd->get(), false);
-  return std::move(*fd);
-}
-
 // Plays a nicbench server up to TEST_RUNNING, then sends `message` as a live sample and keeps
 // the connections open until the client goes.
 void FakeServer(int listen_fd, const std::string& message) {
-  net::UniqueFd control = AcceptOne(listen_fd);
+  net::UniqueFd control = testing::AcceptBlocking(listen_fd);
   ASSERT_TRUE(control);
   ASSERT_TRUE(ReadCookie(control.get(), 10s));
   ASSERT_TRUE(SendState(control.get(), State::kParamExchange));
@@ -40,7 +32,7 @@ void FakeServer(int listen_fd, const std::string& message) {
   ASSERT_TRUE(params);
   ASSERT_TRUE((*params)["nicbench"].value("live_samples", false)) << params->dump();
   ASSERT_TRUE(SendState(control.get(), State::kCreateStreams));
-  net::UniqueFd data = AcceptOne(listen_fd);
+  net::UniqueFd data = testing::AcceptBlocking(listen_fd);
   ASSERT_TRUE(data);
   ASSERT_TRUE(ReadCookie(data.get(), 10s));
   ASSERT_TRUE(SendState(control.get(), State::kTestStart));
