@@ -157,7 +157,22 @@ void Agent::RunJob(const store::FleetJob& job) {
     });
     return;
   }
-  Finish(job, RunWithRenewals(job, *config));
+  auto result = RunWithRenewals(job, *config);
+  // Stopped mid-test (SIGTERM from systemd or kubelet): the test was cut short, not failed, so
+  // the job goes back to the queue for this agent's next start or another's. A test that ended
+  // whole before the stop is stored as usual.
+  const bool cut_short = !result || result->incomplete;
+  if (cut_short && !Wait(milliseconds(0))) return Release(job);
+  Finish(job, result);
+}
+
+void Agent::Release(const store::FleetJob& job) {
+  const std::string why = fmt::format("agent {} stopped during the test", spec_.self.name);
+  if (!fleet_ && !Connect()) return;  // the lease expires and requeues it instead
+  if (auto s = fleet_->Release(job, why, WallSeconds()); !s) return Lost(s.error());
+  LogInfo(fmt::format("job {} ({} -> {}): handed back to the queue, not run to its end", job.id,
+                      job.sender, job.receiver));
+  Changed([](record::AgentMetrics& m) { ++m.jobs_released; });
 }
 
 // The test on a thread of its own; this thread renews the lease and heartbeats meanwhile, and

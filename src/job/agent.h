@@ -3,7 +3,8 @@
 // leases), claims the jobs this host sends, runs each as an ordinary test against the job's
 // receiver (whose `nicbench serve` is the far end) while renewing the lease, and stores the
 // run with the job marked done in one transaction, or marks it failed with the reason. A lost
-// database is retried with backoff; a test under way goes on meanwhile.
+// database is retried with backoff; a test under way goes on meanwhile. Stopped mid-test, it
+// hands the job back to the queue (store::Fleet::Release) rather than failing it.
 //
 // How a test runs is the caller's (cli wires `run`'s own parser and engine path): the seam is
 // AgentTests, so this layer never sees argv, and a fake runs tests in a unit test.
@@ -63,6 +64,7 @@ class Agent {
   Result<record::RunRecord> RunWithRenewals(const store::FleetJob& job,
                                             engine::ClientConfig config);
   void Finish(const store::FleetJob& job, const Result<record::RunRecord>& result);
+  void Release(const store::FleetJob& job);  // stopping: the job back to the queue
   void Lost(const Error& error);           // the connection is dropped and retried
   bool Wait(std::chrono::milliseconds d);  // false: stopped
   void Changed(const std::function<void(record::AgentMetrics&)>& change);

@@ -23,6 +23,7 @@ struct AgentMetrics {
   uint64_t jobs_done = 0;       // run and stored
   uint64_t jobs_failed = 0;     // the test failed, or its options were refused
   uint64_t jobs_refused = 0;    // of those, options that failed Validate() (never run)
+  uint64_t jobs_released = 0;   // handed back unfinished because the agent was stopping
   uint64_t lease_expiries = 0;  // jobs whose lease this agent found expired (any agent's)
   uint64_t leases_lost = 0;     // this agent's own runs discarded: their lease had expired
   uint64_t reconnects = 0;      // connections to the database opened after a failure

@@ -35,6 +35,9 @@ std::string RenderAgentPrometheus(const record::AgentMetrics& m) {
           "Jobs failed: the test failed or its options were refused.", agent, m.jobs_failed);
   Counter(out, "nicbench_agent_jobs_refused_total",
           "Jobs whose test options failed the run's checks (never run).", agent, m.jobs_refused);
+  Counter(out, "nicbench_agent_jobs_released_total",
+          "Jobs handed back to the queue unfinished because the agent was stopping.", agent,
+          m.jobs_released);
   Counter(out, "nicbench_agent_lease_expiries_total",
           "Jobs this agent found with an expired lease and requeued or failed.", agent,
           m.lease_expiries);

@@ -53,6 +53,9 @@ class SqlFleet final : public Fleet {
   Status FailJob(const FleetJob& job, std::string_view reason, double now) override {
     return fleet::FailJob(*c_, job, reason, now);
   }
+  Status Release(const FleetJob& job, std::string_view reason, double now) override {
+    return fleet::Release(*c_, job, reason, now);
+  }
   Result<std::vector<FleetJob>> Jobs(int64_t mesh_id, size_t limit) override {
     return fleet::Jobs(*c_, mesh_id, limit);
   }

@@ -66,7 +66,7 @@ struct Mesh {
 
 // Job states: queued -> running -> done | failed; queued -> skipped (a host offline, or the
 // period ended before both hosts were free); running -> queued again when the lease expires the
-// first time, -> failed the second.
+// first time, -> failed the second; running -> queued when its agent stops and releases it.
 inline constexpr std::string_view kJobQueued = "queued", kJobRunning = "running", kJobDone = "done",
                                   kJobFailed = "failed", kJobSkipped = "skipped";
 
@@ -152,6 +152,11 @@ class Fleet {
                                  const Labels& labels, double now) = 0;
   // Marks the claimed job failed with the reason and frees its hosts.
   virtual Status FailJob(const FleetJob& job, std::string_view reason, double now) = 0;
+  // Hands the claimed job back unrun (its agent is stopping): queued again at once, its hosts
+  // freed, the attempt ended "released". A released attempt does not count against
+  // LeaseTerms::max_attempts, which bounds re-runs after lost leases; an error when the lease
+  // was lost.
+  virtual Status Release(const FleetJob& job, std::string_view reason, double now) = 0;
 
   // Reading back: a mesh's jobs (newest first, at most `limit`, 0 = all), every attempt at
   // them, and the latest result of each pair.

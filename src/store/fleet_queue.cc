@@ -92,14 +92,16 @@ Result<int> Schedule(Connection& c, double now, const LeaseTerms& terms) {
 Result<int> ExpireLeases(Connection& c, double now, const LeaseTerms& terms) {
   Transaction t(c);
   if (auto s = t.BeginWrite(); !s) return tl::unexpected(s.error());
+  // Attempts released by a stopping agent are not re-runs: they do not count against the bound.
   auto rows = c.Query(
-      "SELECT id, attempts, lease_owner FROM fleet_jobs WHERE state = 'running' AND "
-      "lease_until < ? ORDER BY id FOR UPDATE SKIP LOCKED",
+      "SELECT j.id, j.attempts, j.lease_owner, (SELECT COUNT(*) FROM fleet_attempts a WHERE "
+      "a.job_id = j.id AND a.outcome = 'released') FROM fleet_jobs j WHERE j.state = 'running' "
+      "AND j.lease_until < ? ORDER BY j.id FOR UPDATE OF j SKIP LOCKED",
       {now});
   if (!rows) return tl::unexpected(rows.error());
   for (const SqlRow& r : *rows) {
     const int64_t id = AsInt(r[0]), attempts = AsInt(r[1]);
-    const bool again = attempts < terms.max_attempts;
+    const bool again = attempts - AsInt(r[3]) < terms.max_attempts;
     const std::string why =
         fmt::format("the lease of agent {} expired (attempt {})", AsText(r[2]), attempts);
     auto s = c.Exec(
@@ -251,6 +253,22 @@ Result<int64_t> Finish(Connection& c, const FleetJob& job, const record::RunReco
   if (auto s = End(c, job, kJobDone, "", *id, now); !s) return tl::unexpected(s.error());
   if (auto s = t.Commit(); !s) return tl::unexpected(s.error());
   return id;
+}
+
+Status Release(Connection& c, const FleetJob& job, std::string_view reason, double now) {
+  Transaction t(c);
+  if (auto s = t.BeginWrite(); !s) return s;
+  auto held = StillHeld(c, job);
+  if (!held) return tl::unexpected(held.error());
+  if (!*held) return LeaseLost(job);
+  auto s = c.Exec(
+      "WITH hosts AS (UPDATE fleet_hosts SET busy_job = NULL, busy_until = 0 WHERE busy_job = "
+      "?), attempt AS (UPDATE fleet_attempts SET outcome = 'released', ended_secs = ? WHERE "
+      "job_id = ? AND attempt = ?) UPDATE fleet_jobs SET state = 'queued', lease_owner = '', "
+      "lease_until = 0, error = ? WHERE id = ?",
+      {job.id, now, job.id, int64_t{job.attempts}, std::string(reason), job.id});
+  if (!s) return s;
+  return t.Commit();
 }
 
 Status FailJob(Connection& c, const FleetJob& job, std::string_view reason, double now) {

@@ -130,6 +130,38 @@ TEST_F(FleetQueue, ExpiredLeaseRequeuesOnceThenFails) {
   EXPECT_EQ(attempts->at(0).outcome, "lease expired");
 }
 
+TEST_F(FleetQueue, ReleasedJobIsQueuedAgainWithoutUsingItsReRun) {
+  Register({"a", "b"}, 100);
+  const int64_t mesh = FullMesh("m", {"a", "b"}, 100);
+  auto first = fleet_->Claim("a", 101, terms_);
+  ASSERT_TRUE(first.has_value() && first->has_value());
+  ASSERT_TRUE(fleet_->Release(**first, "agent a stopped during the test", 102).has_value());
+  // Released twice, or finished after its release: the claim is gone.
+  EXPECT_FALSE(fleet_->Release(**first, "again", 103).has_value());
+  EXPECT_FALSE(fleet_->Finish(**first, record::testing::MakeTcpRun(), {}, 103).has_value());
+  // Both hosts are free at once: the job is claimed again without waiting for a lease.
+  auto second = fleet_->Claim("a", 103, terms_);
+  ASSERT_TRUE(second.has_value() && second->has_value());
+  EXPECT_EQ((*second)->id, (*first)->id);
+  EXPECT_EQ((*second)->attempts, 2);
+  // Its lease expires: the released attempt was no re-run, so it is queued once more.
+  auto expired = fleet_->ExpireLeases(103 + terms_.lease + 1, terms_);
+  ASSERT_TRUE(expired.has_value());
+  EXPECT_EQ(*expired, 1);
+  auto jobs = fleet_->Jobs(mesh);
+  ASSERT_TRUE(jobs.has_value());
+  for (const FleetJob& j : *jobs) {
+    if (j.id == (*first)->id) {
+      EXPECT_EQ(j.state, kJobQueued) << j.error;
+    }
+  }
+  auto attempts = fleet_->Attempts(mesh);
+  ASSERT_TRUE(attempts.has_value());
+  ASSERT_EQ(attempts->size(), 2u);
+  EXPECT_EQ(attempts->at(0).outcome, "released");
+  EXPECT_EQ(attempts->at(1).outcome, "lease expired");
+}
+
 TEST_F(FleetQueue, FinishStoresTheRunOnceAndTheGridReadsIt) {
   Register({"a", "b"}, 100);
   const int64_t mesh = FullMesh("m", {"a", "b"}, 100);

@@ -35,6 +35,7 @@ Status Renew(Connection& c, const FleetJob& job, double now, const LeaseTerms& t
 Result<int64_t> Finish(Connection& c, const FleetJob& job, const record::RunRecord& run,
                        const Labels& labels, double now);
 Status FailJob(Connection& c, const FleetJob& job, std::string_view reason, double now);
+Status Release(Connection& c, const FleetJob& job, std::string_view reason, double now);
 
 // fleet_read.cc
 Result<std::vector<FleetJob>> Jobs(Connection& c, int64_t mesh_id, size_t limit);

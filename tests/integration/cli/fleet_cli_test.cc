@@ -1,7 +1,8 @@
 // The fleet from the command line (docs/fleet.md), as real processes against a real PostgreSQL
 // server the test starts (store_test_backends.h): `nicbench serve` and `nicbench agent` for two
 // hosts on 127.0.0.2 and 127.0.0.3, a mesh both ways completed and shown in the grid; an agent
-// killed with SIGKILL mid-test whose job runs again after the lease and is stored once; a job
+// killed with SIGKILL mid-test whose job runs again after the lease and is stored once; one
+// stopped with SIGTERM mid-test hands its job back at once; a job
 // whose options fail the run's checks marked failed, never run; bad input with clear errors and
 // exit codes.
 #include <unistd.h>
@@ -172,6 +173,50 @@ TEST_F(FleetCli, KilledAgentsJobRunsAgainAfterTheLeaseAndIsStoredOnce) {
   store::RunQuery q;
   q.labels["fleet_job"] = std::to_string(jobs[0].id);
   q.include_incomplete = true;
+  auto runs = (*store)->Find(q);
+  ASSERT_TRUE(runs.has_value());
+  EXPECT_EQ(runs->size(), 1u);
+}
+
+// systemctl stop or a pod's end: SIGTERM mid-test hands the job back at once (no lease to wait
+// for, and no failure recorded for a test that was only cut short); the next start runs it.
+TEST_F(FleetCli, AgentStoppedMidTestHandsItsJobBackAndItRunsOnce) {
+  const std::vector<std::string> lease = {"--lease", "60s"};
+  BackgroundProcess& stopping = StartHost("a", "127.0.0.2", lease);
+  StartHost("b", "127.0.0.3", lease);
+  ASSERT_TRUE(Registered({"a", "b"}));
+  ASSERT_EQ(RunNicbench(
+                {"mesh", "create", "once", "--hosts", "a,b", "--test", Test("4"), "--store", url_})
+                .exit_code,
+            0);
+  ASSERT_TRUE(testing::WaitUntil([&] {
+    auto jobs = Jobs("once");
+    return !jobs.empty() && jobs[0].state == store::kJobRunning;
+  }));
+  ProcessResult stopped = stopping.Stop(SIGTERM);
+  EXPECT_EQ(stopped.exit_code, 0) << stopped.err;
+  auto jobs = Jobs("once");
+  ASSERT_EQ(jobs.size(), 1u);
+  EXPECT_EQ(jobs[0].state, store::kJobQueued) << jobs[0].error;
+  EXPECT_NE(jobs[0].error.find("agent a stopped during the test"), std::string::npos)
+      << jobs[0].error;
+  StartHost("a", "127.0.0.2", lease);
+  ASSERT_TRUE(AllEnded("once", 1));
+  jobs = Jobs("once");
+  ASSERT_EQ(jobs.size(), 1u);
+  EXPECT_EQ(jobs[0].state, store::kJobDone) << jobs[0].error;
+  EXPECT_EQ(jobs[0].attempts, 2);
+  auto fleet = store::Fleet::Open(url_);
+  ASSERT_TRUE(fleet.has_value());
+  auto attempts = (*fleet)->Attempts(jobs[0].mesh_id);
+  ASSERT_TRUE(attempts.has_value());
+  ASSERT_EQ(attempts->size(), 2u);
+  EXPECT_EQ(attempts->at(0).outcome, "released");
+  auto store = store::OpenStore(url_, store::OpenMode::kExisting);
+  ASSERT_TRUE(store.has_value());
+  store::RunQuery q;
+  q.labels["fleet_job"] = std::to_string(jobs[0].id);
+  q.include_incomplete = true;  // the cut-short run is not stored either
   auto runs = (*store)->Find(q);
   ASSERT_TRUE(runs.has_value());
   EXPECT_EQ(runs->size(), 1u);
