@@ -65,8 +65,8 @@ class Agent {
                                             engine::ClientConfig config);
   void Finish(const store::FleetJob& job, const Result<record::RunRecord>& result);
   void Release(const store::FleetJob& job);  // stopping: the job back to the queue
-  void Lost(const Error& error);           // the connection is dropped and retried
-  bool Wait(std::chrono::milliseconds d);  // false: stopped
+  void Lost(const Error& error);             // the connection is dropped and retried
+  bool Wait(std::chrono::milliseconds d);    // false: stopped
   void Changed(const std::function<void(record::AgentMetrics&)>& change);
 
   AgentSpec spec_;
