@@ -20,6 +20,7 @@
 #include "store/fleet.h"
 #include "store/store.h"
 #include "store/store_test_backends.h"
+#include "support/http.h"
 #include "support/run_binary.h"
 #include "support/wait.h"
 
@@ -220,6 +221,64 @@ TEST_F(FleetCli, AgentStoppedMidTestHandsItsJobBackAndItRunsOnce) {
   auto runs = (*store)->Find(q);
   ASSERT_TRUE(runs.has_value());
   EXPECT_EQ(runs->size(), 1u);
+}
+
+// The mesh grid panel of the Grafana dashboard (deploy/grafana), its query read from the
+// dashboard, answered by a real Prometheus scraping two real agents after a mesh both ways:
+// one series per ordered pair, labelled as the panel lays them out, with the goodput.
+TEST_F(FleetCli, GrafanaGridPanelQueryAnswersEveryPairFromAScrapedAgent) {
+  if (!testing::HaveProgram("prometheus")) {
+    GTEST_SKIP() << "prometheus is not installed (scripts/install-deps installs it): the grid "
+                    "panel's query is not checked against a real server";
+  }
+  const std::vector<std::string> metrics = {"--metrics-listen", "127.0.0.1:0"};
+  BackgroundProcess& a = StartHost("a", "127.0.0.2", metrics);
+  BackgroundProcess& b = StartHost("b", "127.0.0.3", metrics);
+  const std::vector<int> ports = {testing::MetricsPort(a), testing::MetricsPort(b)};
+  ASSERT_GT(ports[0], 0) << a.StderrSoFar();
+  ASSERT_GT(ports[1], 0) << b.StderrSoFar();
+  ASSERT_TRUE(Registered({"a", "b"}));
+  ASSERT_EQ(RunNicbench({"mesh", "create", "pair", "--hosts", "a,b", "--test", Test("1"),
+                         "--both-directions", "--store", url_})
+                .exit_code,
+            0);
+  ASSERT_TRUE(AllEnded("pair", 2));
+
+  std::ifstream in(testing::SourceDir() + "/deploy/grafana/nicbench-monitor.json");
+  ASSERT_TRUE(in) << "deploy/grafana/nicbench-monitor.json";
+  const nlohmann::json dashboard = nlohmann::json::parse(in);
+  std::string query;
+  for (const auto& panel : dashboard["panels"]) {
+    for (const auto& target : panel["targets"]) {
+      const std::string expr = target["expr"];
+      if (expr.find("nicbench_agent_last_goodput") != std::string::npos) query = expr;
+    }
+  }
+  ASSERT_FALSE(query.empty()) << "no grid panel over nicbench_agent_last_goodput";
+
+  const std::string dir = std::filesystem::temp_directory_path() /
+                          ("nicbench-fleet-prometheus-" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  nlohmann::json result;
+  {
+    testing::RealPrometheus prometheus(dir, ports);
+    ASSERT_TRUE(prometheus.Listening()) << prometheus.StderrSoFar();
+    const bool answered = testing::WaitUntil([&] {
+      auto doc = nlohmann::json::parse(prometheus.Query(query), nullptr, false);
+      if (!doc.is_object() || !doc["data"]["result"].is_array()) return false;
+      result = doc["data"]["result"];
+      return result.size() == 2;
+    });
+    EXPECT_TRUE(answered) << query << ": " << result.dump() << prometheus.StderrSoFar();
+  }
+  std::filesystem::remove_all(dir);
+  std::set<std::string> pairs;
+  for (const auto& series : result) {
+    pairs.insert(series["metric"].value("sender", "?") + "->" +
+                 series["metric"].value("receiver", "?"));
+    EXPECT_GT(std::stod(series["value"][1].get<std::string>()), 0) << series.dump();
+  }
+  EXPECT_EQ(pairs, (std::set<std::string>{"a->b", "b->a"}));
 }
 
 TEST_F(FleetCli, JobWithOptionsRunRefusesIsFailedNeverRun) {

@@ -21,6 +21,7 @@
 #include <nlohmann/json.hpp>
 
 #include "store/store.h"
+#include "support/http.h"
 #include "support/run_binary.h"
 #include "support/usage_errors.h"
 #include "support/wait.h"
@@ -29,6 +30,9 @@ namespace nicbench {
 namespace {
 
 using testing::BackgroundProcess;
+using testing::Body;
+using testing::HttpGet;
+using testing::MetricsPort;
 using testing::ProcessResult;
 
 std::string TempDir(const std::string& name) {
@@ -37,39 +41,6 @@ std::string TempDir(const std::string& name) {
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   return dir;
-}
-
-// GET `path` from 127.0.0.1:port over HTTP/1.0 (the server closes after the answer): the whole
-// answer, status line included; "" when nothing answers.
-std::string HttpGet(int port, const std::string& path, const std::string& method = "GET") {
-  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_port = htons(static_cast<uint16_t>(port));
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  std::string answer;
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0) {
-    const std::string request = method + " " + path + " HTTP/1.0\r\nHost: localhost\r\n\r\n";
-    if (::write(fd, request.data(), request.size()) == static_cast<ssize_t>(request.size())) {
-      char buf[65536];
-      for (ssize_t n; (n = ::read(fd, buf, sizeof buf)) > 0;) answer.append(buf, n);
-    }
-  }
-  ::close(fd);
-  return answer;
-}
-
-std::string Body(const std::string& answer) {
-  const size_t at = answer.find("\r\n\r\n");
-  return at == std::string::npos ? "" : answer.substr(at + 4);
-}
-
-// The port in "metrics on http://127.0.0.1:PORT/metrics" on the monitor's stderr.
-int MetricsPort(BackgroundProcess& monitor) {
-  if (!monitor.WaitForOutput("/metrics")) return 0;
-  const std::string err = monitor.StderrSoFar();
-  const size_t at = err.find("http://127.0.0.1:");
-  return at == std::string::npos ? 0 : std::atoi(err.c_str() + at + 17);
 }
 
 TEST(MonitorCli, BadInputIsRefusedAtStartNamingTheOption) {
@@ -177,11 +148,6 @@ bool BothDirectionsScraped(int port) {
              std::string::npos;
 }
 
-// Prometheus's query API: the body of the answer for `metric`, "" when nothing answered.
-std::string PrometheusQuery(int port, const std::string& metric) {
-  return Body(HttpGet(port, "/api/v1/query?query=" + metric));
-}
-
 // A `nicbench serve` child and a monitor of it with short periods, its metrics on a port the
 // kernel picks, its runs and events in DIR.
 struct LoopbackMonitor {
@@ -221,24 +187,16 @@ TEST(MonitorLoopback, RealPrometheusScrapesGoodputAndOpenEvents) {
   }
   LoopbackMonitor monitor("prom");
   ASSERT_GT(monitor.metrics, 0) << monitor.process->StderrSoFar();
-  const int web = testing::FreeTcpPort();
-  std::ofstream(monitor.dir + "/prometheus.yml")
-      << "global:\n  scrape_interval: 1s\nscrape_configs:\n  - job_name: nicbench\n"
-         "    scrape_interval: 1s\n    static_configs:\n      - targets: ['127.0.0.1:"
-      << monitor.metrics << "']\n";
-  BackgroundProcess prometheus({"prometheus", "--config.file=" + monitor.dir + "/prometheus.yml",
-                                "--storage.tsdb.path=" + monitor.dir + "/data",
-                                "--web.listen-address=127.0.0.1:" + std::to_string(web)});
-  ASSERT_TRUE(testing::WaitListening(web)) << prometheus.StderrSoFar();
+  testing::RealPrometheus prometheus(monitor.dir, {monitor.metrics});
+  ASSERT_TRUE(prometheus.Listening()) << prometheus.StderrSoFar();
   for (const char* metric :
        {"nicbench_monitor_goodput_bytes_per_second", "nicbench_monitor_open_events"}) {
     EXPECT_TRUE(testing::WaitUntil([&] {
-      return PrometheusQuery(web, metric).find("\"__name__\":\"" + std::string(metric)) !=
+      return prometheus.Query(metric).find("\"__name__\":\"" + std::string(metric)) !=
              std::string::npos;
     })) << metric
-        << ": " << PrometheusQuery(web, metric) << prometheus.StderrSoFar();
+        << ": " << prometheus.Query(metric) << prometheus.StderrSoFar();
   }
-  prometheus.Stop();
 }
 
 TEST(MonitorLoopback, ScrapedStoredLockedAndStoppedBySigterm) {
