@@ -50,6 +50,27 @@ void FillPhase(const record::ProbePhase& phase, ProbeLatency& kept, ProbeLatency
   }
 }
 
+// One direction of one phase's kept probe: unknown with the phase's reason when its clock is.
+ProbeLatency OneWayLatency(const record::ProbePhase& phase, bool up) {
+  const record::RrStats* s = phase.kept.get();
+  if (s == nullptr || !phase.clock.known() || !(up ? s->up : s->down)) {
+    ProbeLatency p = LatencyOf(std::nullopt, std::nullopt);
+    const std::string why = !phase.clock.known() ? phase.clock.detail()
+                            : s == nullptr       ? phase.kept.detail()
+                                                 : "no timestamped answer";
+    const Missing kind = !phase.clock.known() ? phase.clock.why() : Missing::kNotReported;
+    p.p50_ms = p.p90_ms = p.p99_ms = p.max_ms = p.trimmed_mean_ms = Unknown(kind, why);
+    return p;
+  }
+  return up ? LatencyOf(s->up, s->up_buckets) : LatencyOf(s->down, s->down_buckets);
+}
+
+Measured<double> AddedMs(const ProbeLatency& idle, const ProbeLatency& loaded) {
+  if (!idle.trimmed_mean_ms.known()) return idle.trimmed_mean_ms;
+  if (!loaded.trimmed_mean_ms.known()) return loaded.trimmed_mean_ms;
+  return loaded.trimmed_mean_ms.value() - idle.trimmed_mean_ms.value();
+}
+
 Measured<double> MeanMs(const std::vector<uint32_t>& rtts_us) {
   if (rtts_us.empty()) return Unknown(Missing::kNotReported, "no TCP_INFO sample");
   double sum = 0;
@@ -277,6 +298,27 @@ Responsiveness ResponsivenessOf(const Measured<double>& tcp_f, const Measured<do
   return r;
 }
 
+OneWayFigures OneWayOf(const record::UnderLoad& u) {
+  OneWayFigures f;
+  f.idle_clock = u.idle.clock;
+  f.loaded_clock = u.loaded.clock;
+  f.idle_up = OneWayLatency(u.idle, true);
+  f.idle_down = OneWayLatency(u.idle, false);
+  f.loaded_up = OneWayLatency(u.loaded, true);
+  f.loaded_down = OneWayLatency(u.loaded, false);
+  f.added_up_ms = AddedMs(f.idle_up, f.loaded_up);
+  f.added_down_ms = AddedMs(f.idle_down, f.loaded_down);
+  if (!u.idle.clock.known() || !u.loaded.clock.known()) {
+    f.added_bound_ms = u.idle.clock.known() ? Unknown(u.loaded.clock.why(), u.loaded.clock.detail())
+                                            : Unknown(u.idle.clock.why(), u.idle.clock.detail());
+  } else if (u.loaded.clock.value().carried) {
+    f.added_bound_ms = 0.0;
+  } else {
+    f.added_bound_ms = (u.idle.clock.value().bound_us + u.loaded.clock.value().bound_us) / 1000;
+  }
+  return f;
+}
+
 UnderLoadFigures ComputeUnderLoad(const record::RunRecord& run) {
   UnderLoadFigures f;
   if (!run.under_load) return f;
@@ -308,6 +350,7 @@ UnderLoadFigures ComputeUnderLoad(const record::RunRecord& run) {
   AddSocketQueue(run, f.queues);
   f.beyond_ms = Beyond(f.added_ms, f.queues);
   f.probe_share = ProbeShare(run, u);
+  f.one_way = OneWayOf(u);
   return f;
 }
 

@@ -66,6 +66,11 @@ Result<st::StandSpec> ToSpec(const StandArgs& options) {
     if (!limit) return tl::unexpected(limit.error());
     spec.queue_limit = *limit;
   }
+  if (!options.queue_limit_on.empty()) {
+    auto host = st::ParseHostName(spec.name, options.queue_limit_on);
+    if (!host) return Fail("--queue-limit-on: " + host.error().message);
+    spec.queue_limit_on = *host;
+  }
   if (!options.queue.empty()) {
     auto queue = st::ParseQueueKind(options.queue);
     if (!queue) return tl::unexpected(queue.error());

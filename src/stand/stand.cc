@@ -106,6 +106,7 @@ std::string FormatStandLine(const StandInfo& info) {
   if (spec.queue_limit) {
     line += fmt::format("  queue {}{}", QueueLimitText(*spec.queue_limit),
                         spec.queue_limit->ms != 0 ? "" : " bytes");
+    if (spec.queue_limit_on) line += fmt::format(" on {}'s egress only", HostName(*spec.queue_limit_on));
   }
   if (spec.queue) line += fmt::format("  queue {}", QueueKindName(*spec.queue));
   line += "  hosts";

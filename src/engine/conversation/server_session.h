@@ -69,6 +69,7 @@ class ServerSession {
   Status ProveKey(State& st, const protocol::DecodedParams& params);
   // NICBENCH_RR_READY (or, with a CRR token, NICBENCH_CRR_TOKEN_READY), or NICBENCH_READY.
   Status Announce(State& st, const protocol::DecodedParams& params);
+  Status ServeClock(State& st, const protocol::DecodedParams& params);
   Status ReserveBudgets(State& st);
   Status SetUpStreams(State& st);
   Status SetUpTcpStreams(State& st);
