@@ -122,6 +122,11 @@ void PrintUp(const st::StandInfo& info) {
                 std::string(st::QueueKindName(*spec.queue)).c_str(),
                 info.shaper == st::Shaper::kNone ? "" : ", under the shaper");
   }
+  if (spec.queue_limit_on && spec.queue_limit) {
+    std::printf("  queue: %s on %s's egress only (from it), the others as above\n",
+                st::QueueLimitText(*spec.queue_limit).c_str(),
+                st::HostName(*spec.queue_limit_on).c_str());
+  }
   if (spec.bottleneck) {
     std::printf(
         "  bottleneck: the switch's ports at %s%s\n",

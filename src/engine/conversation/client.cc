@@ -104,10 +104,10 @@ Status TakeClock(ClientRun& run) {
     run.clock_unknown = own.error().message;
     return Ok();
   }
-  run.clock = *own;
+  run.clock_offset = *own;
   if (const auto& hint = run.config.clock_hint; hint && hint->bound_us < own->bound_us) {
-    run.clock = *hint;
-    run.clock->carried = true;
+    run.clock_offset = *hint;
+    run.clock_offset->carried = true;
   }
   return Ok();
 }
@@ -297,10 +297,10 @@ Status StartData(ClientRun& run) {
     flow.file = run.file;
     flow.peer_drains = run.peer_is_nicbench;
     if (run.crr_token_taken) flow.crr_token = run.crr_token;
-    if (run.clock) {
+    if (run.clock_offset) {
       flow.rr_stamps = true;
       flow.rr_alone = false;  // the stamps are read on the epoll path
-      flow.clock_offset_ns = std::llround(run.clock->offset_us * 1000);
+      flow.clock_offset_ns = std::llround(run.clock_offset->offset_us * 1000);
     }
     if (auto s = run.path->AddFlow(flow); !s) return Fail(ErrorKind::kData, s.error());
   }
@@ -468,8 +468,8 @@ ClientOutcome RunClient(const ClientConfig& config, ClientEvents& events) {
     KeepIncomplete(run);
   }
   EndData(run);
-  if (run.clock && run.record.rr) run.record.rr->clock = run.clock;
-  if (AsksForClock(run) && !run.clock) {
+  if (run.clock_offset && run.record.rr) run.record.rr->clock = run.clock_offset;
+  if (AsksForClock(run) && !run.clock_offset) {
     outcome.clock_unknown = !run.clock_unknown.empty() ? run.clock_unknown
                                                        : "the test ended before the clock exchanges";
   }

@@ -41,7 +41,7 @@ struct ClientRun : EndRun {
   bool crr_token_taken = false;
   // ClientConfig::clock_exchanges: the offset the test's one-way delays are corrected with,
   // or why there is none.
-  std::optional<record::ClockOffset> clock;
+  std::optional<record::ClockOffset> clock_offset;
   std::string clock_unknown;
   MonoTime data_start{};       // when TEST_RUNNING came
   MonoTime setup_deadline{};   // every step before the data (ClientConfig::control_timeout)

@@ -18,6 +18,9 @@ constexpr int kSendFlags = MSG_DONTWAIT | MSG_NOSIGNAL;
 // Writes and reads go through buffers of at most this size; bigger messages take several calls.
 constexpr uint64_t kMaxBufferBytes = 1 << 20;
 constexpr uint64_t kMinReadBytes = uint64_t{64} * 1024;
+// A stamped server stops reading requests while this much of its responses waits unsent: a
+// client that sends and never reads cannot make it hold more.
+constexpr size_t kMaxStampedBytes = size_t{1} << 20;
 
 std::vector<uint8_t> Buffer(uint64_t bytes) {
   return std::vector<uint8_t>(std::clamp<uint64_t>(bytes, 1, kMaxBufferBytes), 0);
@@ -195,7 +198,7 @@ class RrTcpServer final : public RrFlow {
 
   Result<FlowState> OnEvents(uint32_t events) override {
     if (config_.rr_alone) return RunAlone();
-    if (events & (EPOLLIN | EPOLLERR | EPOLLHUP)) {
+    if ((events & (EPOLLIN | EPOLLERR | EPOLLHUP)) && !StampedFull()) {
       net::SysResult r = env_.sys->Recv(fd_.get(), in_.data(), in_.size(), MSG_DONTWAIT);
       if (r.failed() && r.err != EAGAIN && r.err != EINTR) return Failure("recv", r.err);
       if (r.value == 0) return FlowState::kClosed;
@@ -252,7 +255,11 @@ class RrTcpServer final : public RrFlow {
 
   // Stamped responses (FlowConfig::rr_stamps): t2 when the requests were read, t3 just before
   // the send that carries them is tried.
+  bool StampedFull() const { return stamped_.size() - stamped_sent_ >= kMaxStampedBytes; }
+
   void QueueStamped(uint64_t whole, int64_t t2) {
+    stamped_.erase(stamped_.begin(), stamped_.begin() + static_cast<ptrdiff_t>(stamped_sent_));
+    stamped_sent_ = 0;
     const int64_t t3 = protocol::RealtimeNs();
     for (uint64_t i = 0; i < whole; ++i) {
       const size_t at = stamped_.size();
@@ -273,7 +280,7 @@ class RrTcpServer final : public RrFlow {
     }
     if (stamped_sent_ == stamped_.size()) stamped_.clear(), stamped_sent_ = 0;
     PublishBytes();
-    interest_ = EPOLLIN | (stamped_.empty() ? 0u : EPOLLOUT);
+    interest_ = (StampedFull() ? 0u : EPOLLIN) | (stamped_.empty() ? 0u : EPOLLOUT);
     return FlowState::kActive;
   }
 
