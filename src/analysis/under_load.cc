@@ -50,15 +50,23 @@ void FillPhase(const record::ProbePhase& phase, ProbeLatency& kept, ProbeLatency
   }
 }
 
+// A phase's clock offset; a record from before one-way delay has none and no reason.
+Measured<record::ClockOffset> PhaseClock(const record::ProbePhase& phase) {
+  if (phase.clock.known() || !phase.clock.detail().empty()) return phase.clock;
+  return Measured<record::ClockOffset>::Unknown(Missing::kAbsent,
+                                                "recorded before one-way delay was measured");
+}
+
 // One direction of one phase's kept probe: unknown with the phase's reason when its clock is.
 ProbeLatency OneWayLatency(const record::ProbePhase& phase, bool up) {
   const record::RrStats* s = phase.kept.get();
-  if (s == nullptr || !phase.clock.known() || !(up ? s->up : s->down)) {
+  const Measured<record::ClockOffset> offset = PhaseClock(phase);
+  if (s == nullptr || !offset.known() || !(up ? s->up : s->down)) {
     ProbeLatency p = LatencyOf(std::nullopt, std::nullopt);
-    const std::string why = !phase.clock.known() ? phase.clock.detail()
-                            : s == nullptr       ? phase.kept.detail()
-                                                 : "no timestamped answer";
-    const Missing kind = !phase.clock.known() ? phase.clock.why() : Missing::kNotReported;
+    const std::string why = !offset.known() ? offset.detail()
+                            : s == nullptr  ? phase.kept.detail()
+                                            : "no timestamped answer";
+    const Missing kind = !offset.known() ? offset.why() : Missing::kNotReported;
     p.p50_ms = p.p90_ms = p.p99_ms = p.max_ms = p.trimmed_mean_ms = Unknown(kind, why);
     return p;
   }
@@ -300,21 +308,23 @@ Responsiveness ResponsivenessOf(const Measured<double>& tcp_f, const Measured<do
 
 OneWayFigures OneWayOf(const record::UnderLoad& u) {
   OneWayFigures f;
-  f.idle_clock = u.idle.clock;
-  f.loaded_clock = u.loaded.clock;
+  f.idle_clock = PhaseClock(u.idle);
+  f.loaded_clock = PhaseClock(u.loaded);
   f.idle_up = OneWayLatency(u.idle, true);
   f.idle_down = OneWayLatency(u.idle, false);
   f.loaded_up = OneWayLatency(u.loaded, true);
   f.loaded_down = OneWayLatency(u.loaded, false);
   f.added_up_ms = AddedMs(f.idle_up, f.loaded_up);
   f.added_down_ms = AddedMs(f.idle_down, f.loaded_down);
-  if (!u.idle.clock.known() || !u.loaded.clock.known()) {
-    f.added_bound_ms = u.idle.clock.known() ? Unknown(u.loaded.clock.why(), u.loaded.clock.detail())
-                                            : Unknown(u.idle.clock.why(), u.idle.clock.detail());
-  } else if (u.loaded.clock.value().carried) {
+  const Measured<record::ClockOffset>& idle = f.idle_clock;
+  const Measured<record::ClockOffset>& loaded = f.loaded_clock;
+  if (!idle.known() || !loaded.known()) {
+    f.added_bound_ms = idle.known() ? Unknown(loaded.why(), loaded.detail())
+                                    : Unknown(idle.why(), idle.detail());
+  } else if (loaded.value().carried) {
     f.added_bound_ms = 0.0;
   } else {
-    f.added_bound_ms = (u.idle.clock.value().bound_us + u.loaded.clock.value().bound_us) / 1000;
+    f.added_bound_ms = (idle.value().bound_us + loaded.value().bound_us) / 1000;
   }
   return f;
 }

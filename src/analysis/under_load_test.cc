@@ -184,6 +184,7 @@ TEST(OneWayDelay, UnknownWithTheReasonWithoutTimestamps) {
   const OneWayFigures old = ComputeUnderLoad(UploadWithProbes(2, 92, 0)).one_way;
   EXPECT_FALSE(old.added_up_ms.known());
   EXPECT_FALSE(old.idle_down.p50_ms.known());
+  EXPECT_EQ(old.idle_down.p50_ms.detail(), "recorded before one-way delay was measured");
 }
 
 TEST(UnderLoad, NoProbesNoFigures) {
