@@ -40,18 +40,15 @@ std::string ClockText(const Measured<record::ClockOffset>& offset) {
 
 // Up and down separately (docs/latency.md, "One-way delay"), or why they are unknown.
 std::string OneWayLines(const analysis::OneWayFigures& w) {
-  std::string out = "One-way delay of the kept connection's probes (up = client to server):
-";
-  out += fmt::format("  server clock - client clock: idle {}, loaded {}
-", ClockText(w.idle_clock),
+  std::string out = "One-way delay of the kept connection's probes (up = client to server):\n";
+  out += fmt::format("  server clock - client clock: idle {}, loaded {}\n", ClockText(w.idle_clock),
                      ClockText(w.loaded_clock));
   if (!w.idle_clock.known() && !w.loaded_clock.known()) return out;
   out += ProbeRow("up", w.idle_up, w.loaded_up);
   out += ProbeRow("down", w.idle_down, w.loaded_down);
   const std::string bound =
       w.added_bound_ms.known() ? "+- " + Ms(w.added_bound_ms) : "bound unknown";
-  out += fmt::format("  added by the load: up {}, down {} ({} from the clocks)
-",
+  out += fmt::format("  added by the load: up {}, down {} ({} from the clocks)\n",
                      Ms(w.added_up_ms), Ms(w.added_down_ms), bound);
   return out;
 }
