@@ -1,6 +1,7 @@
 // The HTML report's section of `run --under-load` (docs/latency.md): the probes' latency idle
-// and loaded as a quantile plot, and each end's queues over the test in milliseconds at their
-// drain rate, stacked, so the place of the added delay shows over time. The figures are
+// and loaded as a quantile plot, each end's queues over the test in milliseconds at their
+// drain rate, stacked, so the place of the added delay shows over time, and the kept probe's
+// one-way delay up and down as a quantile plot. The figures are
 // analysis/under_load.h's.
 #include <fmt/format.h>
 
@@ -121,8 +122,8 @@ Json LatencySection(const record::RunRecord& run) {
   return {{"id", "latency"},
           {"title", "Latency under load"},
           {"note", note},
-          {"charts", Json::array({QuantileChart(*run.under_load),
-                                  OneWayChart(*run.under_load, f.one_way), QueueChart(run, f)})}};
+          {"charts", Json::array({QuantileChart(*run.under_load), QueueChart(run, f),
+                                  OneWayChart(*run.under_load, f.one_way)})}};
 }
 
 }  // namespace nicbench::report::html
