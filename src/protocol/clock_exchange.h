@@ -30,7 +30,7 @@
 namespace nicbench::protocol {
 
 // Exchanges a client asks for, and the most a server makes.
-inline constexpr uint32_t kClockExchanges = 16;
+inline constexpr uint32_t kClockExchanges = 8;
 inline constexpr uint32_t kMaxClockExchanges = 64;
 // Of those, the ones with the smallest round trip kept for the estimate.
 inline constexpr size_t kClockExchangesKept = 4;
