@@ -217,8 +217,8 @@ std::vector<Figure> UnderLoadRows() {
       {"under_load_probe_share_percent", "probes' share of the bytes", "%", E::kRun, G::kUnderLoad,
        true, false, ProbeSharePercent},
       // One-way delay (under_load.h OneWayFigures): up = client to server.
-      {"under_load_loaded_up_p50_ms", "loaded one-way delay up p50", "ms", E::kRun,
-       G::kUnderLoad, true, false,
+      {"under_load_loaded_up_p50_ms", "loaded one-way delay up p50", "ms", E::kRun, G::kUnderLoad,
+       true, false,
        [](const In& in) { return OnlyUnderLoad(in, in.under_load.one_way.loaded_up.p50_ms); }},
       {"under_load_loaded_down_p50_ms", "loaded one-way delay down p50", "ms", E::kRun,
        G::kUnderLoad, true, false,

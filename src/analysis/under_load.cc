@@ -319,8 +319,8 @@ OneWayFigures OneWayOf(const record::UnderLoad& u) {
   const Measured<record::ClockOffset>& idle = f.idle_clock;
   const Measured<record::ClockOffset>& loaded = f.loaded_clock;
   if (!idle.known() || !loaded.known()) {
-    f.added_bound_ms = idle.known() ? Unknown(loaded.why(), loaded.detail())
-                                    : Unknown(idle.why(), idle.detail());
+    f.added_bound_ms =
+        idle.known() ? Unknown(loaded.why(), loaded.detail()) : Unknown(idle.why(), idle.detail());
   } else if (loaded.value().carried) {
     f.added_bound_ms = 0.0;
   } else {

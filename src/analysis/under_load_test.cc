@@ -142,8 +142,8 @@ void StampPhase(record::ProbePhase& phase, double up_ms, double down_ms,
   if (clock) {
     phase.clock = *clock;
   } else {
-    phase.clock = record::Measured<record::ClockOffset>::Unknown(record::Missing::kNotReported,
-                                                                 "a stock iperf3 answers no probes");
+    phase.clock = record::Measured<record::ClockOffset>::Unknown(
+        record::Missing::kNotReported, "a stock iperf3 answers no probes");
   }
 }
 

@@ -152,8 +152,8 @@ std::pair<engine::ClientOutcome, engine::ClientOutcome> WithProbes(
   // exchange waits in the queue: a few then, in case the idle estimate is the wider.
   kept.spec.rr.response_bytes = protocol::kStampBytes;
   kept.clock_hint = clock_hint;
-  kept.clock_exchanges = clock_hint ? static_cast<uint32_t>(protocol::kClockExchangesKept)
-                                    : protocol::kClockExchanges;
+  kept.clock_exchanges =
+      clock_hint ? static_cast<uint32_t>(protocol::kClockExchangesKept) : protocol::kClockExchanges;
   auto kept_run = std::async(std::launch::async, [&] { return ProbeAfter(kept, delay, stop_fd); });
   auto fresh_run =
       std::async(std::launch::async, [&] { return ProbeAfter(fresh, delay, stop_fd); });
@@ -193,9 +193,8 @@ engine::ClientOutcome RunUnderLoad(const engine::ClientConfig& load, const Probe
                                    engine::ClientEvents& events) {
   record::UnderLoad under;
   under.probe_rate_per_second = probes.rate_per_second;
-  auto [idle_kept, idle_fresh] =
-      WithProbes(load, probes, std::chrono::milliseconds(0), probes.idle, load.stop_fd,
-                 std::nullopt, [] {});
+  auto [idle_kept, idle_fresh] = WithProbes(load, probes, std::chrono::milliseconds(0), probes.idle,
+                                            load.stop_fd, std::nullopt, [] {});
   under.idle = PhaseOf(idle_kept, idle_fresh, probes.idle);
   engine::ClientOutcome outcome;
   if (Kind(idle_kept) == ErrorKind::kInterrupted || Kind(idle_fresh) == ErrorKind::kInterrupted) {

@@ -31,7 +31,8 @@ constexpr int64_t kBase = int64_t{1764930000} * 1000000000;
 
 TEST(ClockOffset, SymmetricPathGivesTheOffsetExactly) {
   std::vector<ClockSample> samples;
-  for (int i = 0; i < 8; ++i) samples.push_back(OverPath(kBase + i * kMs, 2 * kMs, 2 * kMs, 5 * kMs, 100000));
+  for (int i = 0; i < 8; ++i)
+    samples.push_back(OverPath(kBase + i * kMs, 2 * kMs, 2 * kMs, 5 * kMs, 100000));
   auto c = EstimateClockOffset(samples);
   ASSERT_TRUE(c) << c.error().message;
   EXPECT_DOUBLE_EQ(c->offset_us, 5000.0);

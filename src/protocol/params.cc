@@ -189,8 +189,8 @@ Status DecodeExtensionTokens(const json& ext, Extension* decoded) {
     }
     decoded->crr_token = std::move(**token);
   }
-  NB_PROTO_TRY(SetInt(ext, "clock_exchanges", 0, kMaxClockExchanges, &decoded->clock_exchanges,
-                      kExtWhere));
+  NB_PROTO_TRY(
+      SetInt(ext, "clock_exchanges", 0, kMaxClockExchanges, &decoded->clock_exchanges, kExtWhere));
   return Ok();
 }
 

@@ -272,9 +272,9 @@ constexpr auto FieldsOf(Type<RrStats>) {
                 Field("lost", &T::lost), Field("late", &T::late),
                 NullableField("latency", &T::latency), NullableField("connect", &T::connect),
                 Field("latency_buckets", &T::latency_buckets),  // --rr-rate
-                Field("connect_buckets", &T::connect_buckets),
-                Field("up", &T::up), Field("down", &T::down),
-                Field("up_buckets", &T::up_buckets), Field("down_buckets", &T::down_buckets));
+                Field("connect_buckets", &T::connect_buckets), Field("up", &T::up),
+                Field("down", &T::down), Field("up_buckets", &T::up_buckets),
+                Field("down_buckets", &T::down_buckets));
 }
 
 constexpr auto FieldsOf(Type<ClockOffset>) {

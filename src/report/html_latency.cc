@@ -17,7 +17,7 @@ constexpr double kQuantiles[] = {0.1, 0.25, 0.5, 0.75, 0.9, 0.95, 0.99, 1.0};
 enum class ProbeValue { kRequest, kConnect, kUp, kDown };
 
 const std::optional<std::vector<record::LatencyBucket>>& BucketsOf(const record::RrStats& s,
-                                                                    ProbeValue kind) {
+                                                                   ProbeValue kind) {
   switch (kind) {
     case ProbeValue::kConnect: return s.connect_buckets;
     case ProbeValue::kUp: return s.up_buckets;
@@ -49,9 +49,12 @@ Json QuantileChart(const record::UnderLoad& u) {
     c["x"].push_back(q == 1.0 ? std::string("max") : fmt::format("p{:g}", q * 100));
   }
   c["series"].push_back(QuantileSeries("request, idle", u.idle.kept, ProbeValue::kRequest, true));
-  c["series"].push_back(QuantileSeries("request, loaded", u.loaded.kept, ProbeValue::kRequest, false));
-  c["series"].push_back(QuantileSeries("handshake, idle", u.idle.fresh, ProbeValue::kConnect, true));
-  c["series"].push_back(QuantileSeries("handshake, loaded", u.loaded.fresh, ProbeValue::kConnect, false));
+  c["series"].push_back(
+      QuantileSeries("request, loaded", u.loaded.kept, ProbeValue::kRequest, false));
+  c["series"].push_back(
+      QuantileSeries("handshake, idle", u.idle.fresh, ProbeValue::kConnect, true));
+  c["series"].push_back(
+      QuantileSeries("handshake, loaded", u.loaded.fresh, ProbeValue::kConnect, false));
   return c;
 }
 

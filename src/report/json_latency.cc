@@ -44,8 +44,11 @@ void PutClock(Json& obj, const char* key, const record::Measured<record::ClockOf
     return;
   }
   const record::ClockOffset& c = offset.value();
-  obj[key] = {{"offset_ms", c.offset_us / 1000}, {"bound_ms", c.bound_us / 1000},
-              {"exchanges", c.exchanges}, {"kept", c.kept}, {"carried", c.carried}};
+  obj[key] = {{"offset_ms", c.offset_us / 1000},
+              {"bound_ms", c.bound_us / 1000},
+              {"exchanges", c.exchanges},
+              {"kept", c.kept},
+              {"carried", c.carried}};
 }
 
 // Up and down, idle and loaded, and what the load added to each; null members with reasons

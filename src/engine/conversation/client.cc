@@ -122,7 +122,8 @@ Status ExpectRrReady(ClientRun& run) {
     state = ReadServerState(run, Left(run, run.setup_deadline), "the server's answer to --rr");
     if (!state) return tl::unexpected(state.error());
   } else if (AsksForClock(run)) {
-    run.clock_unknown = "the server does not timestamp its answers (a nicbench before one-way delay)";
+    run.clock_unknown =
+        "the server does not timestamp its answers (a nicbench before one-way delay)";
   }
   if (*state == wire::State::kNicbenchRrReady) return Ok();  // an older nicbench: no token
   if (*state == wire::State::kNicbenchCrrTokenReady && !run.crr_token.empty()) {
@@ -470,8 +471,9 @@ ClientOutcome RunClient(const ClientConfig& config, ClientEvents& events) {
   EndData(run);
   if (run.clock_offset && run.record.rr) run.record.rr->clock = run.clock_offset;
   if (AsksForClock(run) && !run.clock_offset) {
-    outcome.clock_unknown = !run.clock_unknown.empty() ? run.clock_unknown
-                                                       : "the test ended before the clock exchanges";
+    outcome.clock_unknown = !run.clock_unknown.empty()
+                                ? run.clock_unknown
+                                : "the test ended before the clock exchanges";
   }
   outcome.status = status;
   outcome.record = std::move(run.record);

@@ -106,7 +106,7 @@ struct ServerSession::State : EndRun {
   // A CRR test's token from the client (params.h Extension::crr_token): each CRR connection
   // must begin with it. Empty = the client sent none (an older nicbench).
   std::string crr_token;
-  bool rr_stamps = false;  // the client made the clock exchanges: responses carry timestamps
+  bool rr_stamps = false;        // the client made the clock exchanges: responses carry timestamps
   uint64_t memory_reserved = 0;  // from shared_.memory, given back when the test ends
   uint64_t fds_reserved = 0;     // from shared_.fds, likewise
   // A forward TCP test ended by bytes or blocks keeps receiving after TEST_END until the

@@ -285,8 +285,8 @@ class RrTcpServer final : public RrFlow {
   }
 
   std::vector<uint8_t> in_, out_;
-  uint64_t partial_ = 0;  // bytes of the request being read
-  uint64_t unsent_ = 0;   // response bytes owed
+  uint64_t partial_ = 0;          // bytes of the request being read
+  uint64_t unsent_ = 0;           // response bytes owed
   std::vector<uint8_t> stamped_;  // stamped responses owed, and how much of them went
   size_t stamped_sent_ = 0;
 };

@@ -58,8 +58,8 @@ class RrRecorder {
   static void Bump(std::atomic<uint64_t>& a) {
     a.store(a.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
   }
-  std::unique_ptr<AtomicLatencyHistogram> latency_;  // client only
-  std::unique_ptr<AtomicLatencyHistogram> connect_;  // CRR client only
+  std::unique_ptr<AtomicLatencyHistogram> latency_;    // client only
+  std::unique_ptr<AtomicLatencyHistogram> connect_;    // CRR client only
   std::unique_ptr<AtomicLatencyHistogram> up_, down_;  // stamped client only
   std::atomic<uint64_t> transactions_{0}, lost_{0}, late_{0};
 };

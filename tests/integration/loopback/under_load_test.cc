@@ -128,8 +128,8 @@ TEST(UnderLoad, AStockIperf3ServerAnswersNoProbesAndTheOutputSaysSo) {
   EXPECT_TRUE(u["loaded_rtt_ms"].is_number()) << u.dump();
   // No one-way figure without the server's timestamps: unknown with the reason, never 0.
   const json& w = u["one_way"];
-  for (const char* key : {"added_up_ms", "added_down_ms", "added_bound_ms", "idle_clock",
-                          "loaded_clock"}) {
+  for (const char* key :
+       {"added_up_ms", "added_down_ms", "added_bound_ms", "idle_clock", "loaded_clock"}) {
     SCOPED_TRACE(key);
     EXPECT_TRUE(w[key].is_null()) << w.dump();
     EXPECT_NE(w["unknown"][key].get<std::string>().find("stock iperf3"), std::string::npos)
