@@ -216,6 +216,20 @@ std::vector<Figure> UnderLoadRows() {
        G::kUnderLoad, true, false, LoadedGoodput},
       {"under_load_probe_share_percent", "probes' share of the bytes", "%", E::kRun, G::kUnderLoad,
        true, false, ProbeSharePercent},
+      // One-way delay (under_load.h OneWayFigures): up = client to server.
+      {"under_load_loaded_up_p50_ms", "loaded one-way delay up p50", "ms", E::kRun, G::kUnderLoad,
+       true, false,
+       [](const In& in) { return OnlyUnderLoad(in, in.under_load.one_way.loaded_up.p50_ms); }},
+      {"under_load_loaded_down_p50_ms", "loaded one-way delay down p50", "ms", E::kRun,
+       G::kUnderLoad, true, false,
+       [](const In& in) { return OnlyUnderLoad(in, in.under_load.one_way.loaded_down.p50_ms); }},
+      {"under_load_added_up_ms", "one-way delay added up", "ms", E::kRun, G::kUnderLoad, true,
+       false, [](const In& in) { return OnlyUnderLoad(in, in.under_load.one_way.added_up_ms); }},
+      {"under_load_added_down_ms", "one-way delay added down", "ms", E::kRun, G::kUnderLoad, true,
+       false, [](const In& in) { return OnlyUnderLoad(in, in.under_load.one_way.added_down_ms); }},
+      {"under_load_added_one_way_bound_ms", "one-way added delay's clock bound", "ms", E::kRun,
+       G::kUnderLoad, false, false,
+       [](const In& in) { return OnlyUnderLoad(in, in.under_load.one_way.added_bound_ms); }},
   };
 }
 

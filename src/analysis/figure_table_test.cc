@@ -67,6 +67,11 @@ const std::map<std::string, std::string>& Expected() {
       {"under_load_loaded_rpm", "RPM run under_load"},
       {"under_load_goodput_bits_per_second", "bit/s run under_load"},
       {"under_load_probe_share_percent", "% run under_load"},
+      {"under_load_loaded_up_p50_ms", "ms run under_load"},
+      {"under_load_loaded_down_p50_ms", "ms run under_load"},
+      {"under_load_added_up_ms", "ms run under_load"},
+      {"under_load_added_down_ms", "ms run under_load"},
+      {"under_load_added_one_way_bound_ms", "ms run under_load"},
   };
   return kRows;
 }

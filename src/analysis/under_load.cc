@@ -50,6 +50,35 @@ void FillPhase(const record::ProbePhase& phase, ProbeLatency& kept, ProbeLatency
   }
 }
 
+// A phase's clock offset; a record from before one-way delay has none and no reason.
+Measured<record::ClockOffset> PhaseClock(const record::ProbePhase& phase) {
+  if (phase.clock.known() || !phase.clock.detail().empty()) return phase.clock;
+  return Measured<record::ClockOffset>::Unknown(Missing::kAbsent,
+                                                "recorded before one-way delay was measured");
+}
+
+// One direction of one phase's kept probe: unknown with the phase's reason when its clock is.
+ProbeLatency OneWayLatency(const record::ProbePhase& phase, bool up) {
+  const record::RrStats* s = phase.kept.get();
+  const Measured<record::ClockOffset> offset = PhaseClock(phase);
+  if (s == nullptr || !offset.known() || !(up ? s->up : s->down)) {
+    ProbeLatency p = LatencyOf(std::nullopt, std::nullopt);
+    const std::string why = !offset.known() ? offset.detail()
+                            : s == nullptr  ? phase.kept.detail()
+                                            : "no timestamped answer";
+    const Missing kind = !offset.known() ? offset.why() : Missing::kNotReported;
+    p.p50_ms = p.p90_ms = p.p99_ms = p.max_ms = p.trimmed_mean_ms = Unknown(kind, why);
+    return p;
+  }
+  return up ? LatencyOf(s->up, s->up_buckets) : LatencyOf(s->down, s->down_buckets);
+}
+
+Measured<double> AddedMs(const ProbeLatency& idle, const ProbeLatency& loaded) {
+  if (!idle.trimmed_mean_ms.known()) return idle.trimmed_mean_ms;
+  if (!loaded.trimmed_mean_ms.known()) return loaded.trimmed_mean_ms;
+  return loaded.trimmed_mean_ms.value() - idle.trimmed_mean_ms.value();
+}
+
 Measured<double> MeanMs(const std::vector<uint32_t>& rtts_us) {
   if (rtts_us.empty()) return Unknown(Missing::kNotReported, "no TCP_INFO sample");
   double sum = 0;
@@ -277,6 +306,29 @@ Responsiveness ResponsivenessOf(const Measured<double>& tcp_f, const Measured<do
   return r;
 }
 
+OneWayFigures OneWayOf(const record::UnderLoad& u) {
+  OneWayFigures f;
+  f.idle_clock = PhaseClock(u.idle);
+  f.loaded_clock = PhaseClock(u.loaded);
+  f.idle_up = OneWayLatency(u.idle, true);
+  f.idle_down = OneWayLatency(u.idle, false);
+  f.loaded_up = OneWayLatency(u.loaded, true);
+  f.loaded_down = OneWayLatency(u.loaded, false);
+  f.added_up_ms = AddedMs(f.idle_up, f.loaded_up);
+  f.added_down_ms = AddedMs(f.idle_down, f.loaded_down);
+  const Measured<record::ClockOffset>& idle = f.idle_clock;
+  const Measured<record::ClockOffset>& loaded = f.loaded_clock;
+  if (!idle.known() || !loaded.known()) {
+    f.added_bound_ms =
+        idle.known() ? Unknown(loaded.why(), loaded.detail()) : Unknown(idle.why(), idle.detail());
+  } else if (loaded.value().carried) {
+    f.added_bound_ms = 0.0;
+  } else {
+    f.added_bound_ms = (idle.value().bound_us + loaded.value().bound_us) / 1000;
+  }
+  return f;
+}
+
 UnderLoadFigures ComputeUnderLoad(const record::RunRecord& run) {
   UnderLoadFigures f;
   if (!run.under_load) return f;
@@ -308,6 +360,7 @@ UnderLoadFigures ComputeUnderLoad(const record::RunRecord& run) {
   AddSocketQueue(run, f.queues);
   f.beyond_ms = Beyond(f.added_ms, f.queues);
   f.probe_share = ProbeShare(run, u);
+  f.one_way = OneWayOf(u);
   return f;
 }
 

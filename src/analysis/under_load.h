@@ -62,6 +62,23 @@ struct QueueDelay {
   record::Measured<double> drain_bits_per_second;
 };
 
+// One-way delay (docs/latency.md, "One-way delay"): the kept probe's requests (up: client to
+// server) and responses (down), each corrected by the clocks' offset of its phase. Unknown, with
+// the reason, when the server did not timestamp (a stock iperf3, an older nicbench).
+struct OneWayFigures {
+  ProbeLatency idle_up, idle_down, loaded_up, loaded_down;
+  // Loaded minus idle trimmed mean, each direction; not clamped at 0 (noise can take a
+  // direction the load left alone a little below).
+  record::Measured<double> added_up_ms, added_down_ms;
+  // What the clocks' offset may put into the added figures: 0 when both phases were corrected
+  // with the same estimate (its error cancels in the difference), else the sum of the bounds.
+  record::Measured<double> added_bound_ms;
+  record::Measured<record::ClockOffset> idle_clock, loaded_clock;
+};
+
+// The one-way figures of a run's probes (part of ComputeUnderLoad).
+OneWayFigures OneWayOf(const record::UnderLoad& u);
+
 struct UnderLoadFigures {
   ProbeLatency idle_kept, loaded_kept;        // request/response on a kept connection
   ProbeLatency idle_connect, loaded_connect;  // the handshake of a new connection
@@ -74,6 +91,7 @@ struct UnderLoadFigures {
   record::Measured<double> beyond_ms;    // added delay no queue on either host explains
   record::Measured<double> probe_share;  // probe bytes / load bytes, 0..1
   std::string unknown_why;               // set when the probes were not answered
+  OneWayFigures one_way;
 };
 
 // Unknown figures carry their reason; nullopt-like "all unknown" when the run has no probes.

@@ -130,6 +130,63 @@ TEST(UnderLoad, UnansweredProbesAreUnknownWithTheReason) {
   EXPECT_EQ(ComputeUnderLoad(run).confidence, Confidence::kHigh);
 }
 
+// The kept probes of one phase with one-way delays of `up_ms` and `down_ms` and its clock.
+void StampPhase(record::ProbePhase& phase, double up_ms, double down_ms,
+                std::optional<record::ClockOffset> clock) {
+  record::RrStats kept = Probes((up_ms + down_ms) * 1000, 100, false);
+  const record::RrStats up = Probes(up_ms * 1000, 100, false);
+  const record::RrStats down = Probes(down_ms * 1000, 100, false);
+  kept.up = up.latency, kept.up_buckets = up.latency_buckets;
+  kept.down = down.latency, kept.down_buckets = down.latency_buckets;
+  phase.kept = kept;
+  if (clock) {
+    phase.clock = *clock;
+  } else {
+    phase.clock = record::Measured<record::ClockOffset>::Unknown(
+        record::Missing::kNotReported, "a stock iperf3 answers no probes");
+  }
+}
+
+TEST(OneWayDelay, UpAndDownSeparatelyWithTheBound) {
+  record::RunRecord run = UploadWithProbes(2, 92, 0);
+  const record::ClockOffset idle_clock{250.0, 40.0, 16, 4, false};
+  record::ClockOffset carried = idle_clock;
+  carried.carried = true;
+  // A deep queue on the way up only: the requests wait 90 ms more, the responses nothing.
+  StampPhase(run.under_load->idle, 1, 1, idle_clock);
+  StampPhase(run.under_load->loaded, 91, 1, carried);
+  OneWayFigures w = ComputeUnderLoad(run).one_way;
+  EXPECT_DOUBLE_EQ(w.idle_up.p50_ms.value(), 1.0);
+  EXPECT_DOUBLE_EQ(w.loaded_up.p50_ms.value(), 91.0);
+  EXPECT_DOUBLE_EQ(w.loaded_down.p50_ms.value(), 1.0);
+  EXPECT_DOUBLE_EQ(w.added_up_ms.value(), 90.0);
+  EXPECT_DOUBLE_EQ(w.added_down_ms.value(), 0.0);
+  // Both phases corrected with the idle estimate: its error cancels in the difference.
+  EXPECT_DOUBLE_EQ(w.added_bound_ms.value(), 0.0);
+  // Each phase with an estimate of its own: the two bounds add up.
+  StampPhase(run.under_load->loaded, 91, 1, record::ClockOffset{180.0, 60.0, 16, 4, false});
+  w = OneWayOf(*run.under_load);
+  EXPECT_DOUBLE_EQ(w.added_bound_ms.value(), 0.1);
+  EXPECT_DOUBLE_EQ(w.loaded_clock.value().offset_us, 180.0);
+}
+
+TEST(OneWayDelay, UnknownWithTheReasonWithoutTimestamps) {
+  record::RunRecord run = UploadWithProbes(2, 92, 0);
+  StampPhase(run.under_load->idle, 1, 1, std::nullopt);
+  StampPhase(run.under_load->loaded, 91, 1, std::nullopt);
+  const OneWayFigures w = ComputeUnderLoad(run).one_way;
+  for (const auto* m : {&w.loaded_up.p50_ms, &w.loaded_down.p50_ms, &w.added_up_ms,
+                        &w.added_down_ms, &w.added_bound_ms}) {
+    EXPECT_FALSE(m->known());
+    EXPECT_EQ(m->detail(), "a stock iperf3 answers no probes");
+  }
+  // A record from before one-way delay: its clock absent, so unknown, never 0.
+  const OneWayFigures old = ComputeUnderLoad(UploadWithProbes(2, 92, 0)).one_way;
+  EXPECT_FALSE(old.added_up_ms.known());
+  EXPECT_FALSE(old.idle_down.p50_ms.known());
+  EXPECT_EQ(old.idle_down.p50_ms.detail(), "recorded before one-way delay was measured");
+}
+
 TEST(UnderLoad, NoProbesNoFigures) {
   const UnderLoadFigures f = ComputeUnderLoad(testing::MakeRun());
   EXPECT_TRUE(f.queues.empty());

@@ -433,6 +433,10 @@ const StandRow kStandUpRows[] = {
      "the shaper's queue: bytes (64K) or time at the rate (50ms; default 50ms):\n"
      "a deep or a shallow buffer for latency under load (docs/latency.md)",
      &StandArgs::queue_limit, nullptr, "deep"},
+    {"--queue-limit-on",
+     "HOST (h1): --queue-limit on that host's own egress only, the other egresses\n"
+     "at the default: one direction deep, as an upload buffer in a modem",
+     &StandArgs::queue_limit_on, nullptr, "h0"},
     {"--bottleneck",
      "with --hosts 3 or more: the switch's ports at this slower profile (the hosts'\n"
      "links at --profile), so the queue forms in a hop that forwards, as at a router;\n"

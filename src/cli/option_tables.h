@@ -71,7 +71,7 @@ struct MonitorArgs {
 struct StandArgs {
   std::string name = "nb", hosts = "2", profile = "1000baseT", mtu = "1500";
   std::string tso, gso, gro, checksum;  // empty = leave the kernel default
-  std::string delay_ms, queue_limit, bottleneck, queue;
+  std::string delay_ms, queue_limit, bottleneck, queue, queue_limit_on;
   bool force = false;                // down --force
   std::string host;                  // exec HOST
   std::vector<std::string> command;  // exec -- CMD...

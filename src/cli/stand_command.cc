@@ -66,6 +66,11 @@ Result<st::StandSpec> ToSpec(const StandArgs& options) {
     if (!limit) return tl::unexpected(limit.error());
     spec.queue_limit = *limit;
   }
+  if (!options.queue_limit_on.empty()) {
+    auto host = st::ParseHostName(spec.name, options.queue_limit_on);
+    if (!host) return Fail("--queue-limit-on: " + host.error().message);
+    spec.queue_limit_on = *host;
+  }
   if (!options.queue.empty()) {
     auto queue = st::ParseQueueKind(options.queue);
     if (!queue) return tl::unexpected(queue.error());
@@ -116,6 +121,11 @@ void PrintUp(const st::StandInfo& info) {
     std::printf("  queue: %s on every veth egress%s\n",
                 std::string(st::QueueKindName(*spec.queue)).c_str(),
                 info.shaper == st::Shaper::kNone ? "" : ", under the shaper");
+  }
+  if (spec.queue_limit_on && spec.queue_limit) {
+    std::printf("  queue: %s on %s's egress only (from it), the others as above\n",
+                st::QueueLimitText(*spec.queue_limit).c_str(),
+                st::HostName(*spec.queue_limit_on).c_str());
   }
   if (spec.bottleneck) {
     std::printf(

@@ -6,10 +6,12 @@
 #include <algorithm>
 #include <cerrno>
 #include <future>
+#include <optional>
 #include <string>
 #include <utility>
 
 #include "job/stop_event.h"
+#include "protocol/clock_exchange.h"
 
 namespace nicbench::job {
 namespace {
@@ -48,6 +50,18 @@ uint64_t ProbeBytes(const Measured<RrStats>& stats, const record::TestSpec& spec
   return s->transactions * (uint64_t{spec.rr.request_bytes} + spec.rr.response_bytes);
 }
 
+// The offset the kept probe's one-way delays were corrected with, or why it has none.
+Measured<record::ClockOffset> ClockOf(const engine::ClientOutcome& kept) {
+  if (kept.record.rr && kept.record.rr->clock) return *kept.record.rr->clock;
+  if (!kept.clock_unknown.empty()) {
+    return Measured<record::ClockOffset>::Unknown(Missing::kNotReported, kept.clock_unknown);
+  }
+  const Measured<RrStats> stats = ProbeStats(kept);
+  return Measured<record::ClockOffset>::Unknown(
+      stats.known() ? Missing::kNotReported : stats.why(),
+      stats.known() ? "the clocks' offset was not estimated" : stats.detail());
+}
+
 ProbePhase PhaseOf(const engine::ClientOutcome& kept, const engine::ClientOutcome& fresh,
                    std::chrono::milliseconds length) {
   ProbePhase phase;
@@ -57,6 +71,7 @@ ProbePhase PhaseOf(const engine::ClientOutcome& kept, const engine::ClientOutcom
   phase.probe_bytes =
       ProbeBytes(phase.kept, kept.record.spec) + ProbeBytes(phase.fresh, fresh.record.spec);
   phase.kept_rtt_us = KeptRtts(kept.record);
+  phase.clock = ClockOf(kept);
   return phase;
 }
 
@@ -64,6 +79,7 @@ ProbePhase Unanswered(const std::string& why) {
   ProbePhase phase;
   phase.kept = Measured<RrStats>::Unknown(Missing::kNotReported, why);
   phase.fresh = Measured<RrStats>::Unknown(Missing::kNotReported, why);
+  phase.clock = Measured<record::ClockOffset>::Unknown(Missing::kNotReported, why);
   return phase;
 }
 
@@ -120,17 +136,24 @@ engine::ClientOutcome ProbeAfter(const engine::ClientConfig& config,
 }
 
 // Both probes for `length` after `delay`, on threads of their own, while `beside` runs on this
-// thread.
+// thread. `clock_hint`: the idle phase's clock offset, for the loaded phase's kept probe, whose
+// own exchanges cross the loaded path.
 template <typename Beside>
-std::pair<engine::ClientOutcome, engine::ClientOutcome> WithProbes(const engine::ClientConfig& load,
-                                                                   const ProbeOptions& probes,
-                                                                   std::chrono::milliseconds delay,
-                                                                   std::chrono::milliseconds length,
-                                                                   int stop_fd, Beside&& beside) {
+std::pair<engine::ClientOutcome, engine::ClientOutcome> WithProbes(
+    const engine::ClientConfig& load, const ProbeOptions& probes, std::chrono::milliseconds delay,
+    std::chrono::milliseconds length, int stop_fd,
+    const std::optional<record::ClockOffset>& clock_hint, Beside&& beside) {
   const uint32_t each = std::max<uint32_t>(probes.rate_per_second / 2, 1);
   engine::ClientConfig kept = ProbeConfig(load, record::RrMode::kRr, each, length);
   engine::ClientConfig fresh = ProbeConfig(load, record::RrMode::kCrr, each, length);
   kept.stop_fd = fresh.stop_fd = stop_fd;
+  // One-way delays: the server's receive and send times ride in each response's 16 bytes, and
+  // the clocks' offset comes from exchanges over the control connection. Under load each
+  // exchange waits in the queue: a few then, in case the idle estimate is the wider.
+  kept.spec.rr.response_bytes = protocol::kStampBytes;
+  kept.clock_hint = clock_hint;
+  kept.clock_exchanges =
+      clock_hint ? static_cast<uint32_t>(protocol::kClockExchangesKept) : protocol::kClockExchanges;
   auto kept_run = std::async(std::launch::async, [&] { return ProbeAfter(kept, delay, stop_fd); });
   auto fresh_run =
       std::async(std::launch::async, [&] { return ProbeAfter(fresh, delay, stop_fd); });
@@ -170,8 +193,8 @@ engine::ClientOutcome RunUnderLoad(const engine::ClientConfig& load, const Probe
                                    engine::ClientEvents& events) {
   record::UnderLoad under;
   under.probe_rate_per_second = probes.rate_per_second;
-  auto [idle_kept, idle_fresh] =
-      WithProbes(load, probes, std::chrono::milliseconds(0), probes.idle, load.stop_fd, [] {});
+  auto [idle_kept, idle_fresh] = WithProbes(load, probes, std::chrono::milliseconds(0), probes.idle,
+                                            load.stop_fd, std::nullopt, [] {});
   under.idle = PhaseOf(idle_kept, idle_fresh, probes.idle);
   engine::ClientOutcome outcome;
   if (Kind(idle_kept) == ErrorKind::kInterrupted || Kind(idle_fresh) == ErrorKind::kInterrupted) {
@@ -197,7 +220,9 @@ engine::ClientOutcome RunUnderLoad(const engine::ClientConfig& load, const Probe
     StopEvent stop;  // ends the probes when the load ends before them (or is interrupted)
     // The load's warm-up (-O) is not its working condition: the probes start after it.
     const auto length = load.spec.duration;
-    auto [kept, fresh] = WithProbes(load, probes, load.spec.omit, length, stop.fd, [&] {
+    const std::optional<record::ClockOffset> hint =
+        under.idle.clock.known() ? std::optional(under.idle.clock.value()) : std::nullopt;
+    auto [kept, fresh] = WithProbes(load, probes, load.spec.omit, length, stop.fd, hint, [&] {
       outcome = RunSettled(load, load.stop_fd, false, events);
       stop.Now();
     });

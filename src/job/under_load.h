@@ -5,7 +5,11 @@
 // The probes are two request/response tests of their own against the same server, paced
 // (--rr-rate) at half the probe rate each: one keeps its connection (a request and response on
 // a connection that is already open), one opens a new connection for each probe (its connect
-// time is the handshake under load). A stock iperf3 server answers no probes (and runs one test
+// time is the handshake under load). Between nicbench ends the kept probe's responses carry the
+// server's receive and send times and its test estimates the clocks' offset over its control
+// connection first (protocol/clock_exchange.h), so each probe's delay up and down is recorded
+// too; the loaded phase keeps the idle phase's estimate when that is the narrower (taken on an
+// idle path). A stock iperf3 server answers no probes (and runs one test
 // at a time): the phases then say so, and only the load's own view is left (its TCP_INFO RTT,
 // this host's queues). The loaded phase's probes start after the test's warm-up (-O), which
 // is not yet its working condition.

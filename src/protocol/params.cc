@@ -12,6 +12,7 @@
 #include <fmt/ranges.h>
 
 #include "base/check.h"
+#include "protocol/clock_exchange.h"
 #include "protocol/control_channel.h"
 #include "protocol/json_fields.h"
 #include "protocol/server_proof.h"
@@ -188,6 +189,8 @@ Status DecodeExtensionTokens(const json& ext, Extension* decoded) {
     }
     decoded->crr_token = std::move(**token);
   }
+  NB_PROTO_TRY(
+      SetInt(ext, "clock_exchanges", 0, kMaxClockExchanges, &decoded->clock_exchanges, kExtWhere));
   return Ok();
 }
 
@@ -240,6 +243,7 @@ nlohmann::ordered_json EncodeExtension(const TestSpec& spec, const Extension& ex
   if (ext.announce) j["announce"] = true;
   if (!ext.prove_key.empty()) j["prove_key"] = ext.prove_key;
   if (!ext.crr_token.empty()) j["crr_token"] = ext.crr_token;
+  if (ext.clock_exchanges != 0) j["clock_exchanges"] = ext.clock_exchanges;
   j["interval_ms"] = spec.interval.count();
   j["time_ms"] = spec.duration.count();
   j["omit_ms"] = spec.omit.count();

@@ -49,6 +49,9 @@ struct Extension {
   // the test's CRR connections begins, so the per-flow listener counts this test's connections
   // only (State::kNicbenchCrrTokenReady). Empty = none (an older client). "crr_token" on the wire.
   std::string crr_token;
+  // A TCP request/response client asks for this many clock exchanges (clock_exchange.h) and
+  // timestamped responses; 0 = none. "clock_exchanges" on the wire, 1..kMaxClockExchanges.
+  uint32_t clock_exchanges = 0;
 };
 
 // Hex digits of a CRR token (16 random bytes).

@@ -48,5 +48,32 @@ TEST(ParamsRr, HostileValuesAreCleanErrors) {
   }
 }
 
+TEST(ParamsRr, ClockExchangesRideInTheExtension) {
+  record::TestSpec spec;
+  spec.rr.mode = record::RrMode::kRr;
+  Extension ext;
+  EXPECT_FALSE(EncodeParams(spec, ext)["nicbench"].contains("clock_exchanges"))
+      << "left out when not asked, as an older nicbench sends it";
+  ext.clock_exchanges = 16;
+  auto decoded = DecodeParams(EncodeParams(spec, ext).dump());
+  ASSERT_TRUE(decoded) << decoded.error().ToString();
+  EXPECT_EQ(decoded->ext->clock_exchanges, 16u);
+  // Absent: none asked for (an older client).
+  auto older = DecodeParams(R"({"tcp":true,"nicbench":{"version":1}})");
+  ASSERT_TRUE(older);
+  EXPECT_EQ(older->ext->clock_exchanges, 0u);
+  // More than a server makes, a negative count, a string: each a clean error naming the key.
+  for (const char* text : {
+           R"({"tcp":true,"nicbench":{"version":1,"clock_exchanges":65}})",
+           R"({"tcp":true,"nicbench":{"version":1,"clock_exchanges":-1}})",
+           R"({"tcp":true,"nicbench":{"version":1,"clock_exchanges":"16"}})",
+       }) {
+    auto bad = DecodeParams(text);
+    ASSERT_FALSE(bad.has_value()) << text;
+    EXPECT_NE(bad.error().message.find("clock_exchanges"), std::string::npos)
+        << bad.error().message;
+  }
+}
+
 }  // namespace
 }  // namespace nicbench::protocol

@@ -57,6 +57,7 @@ std::string StateName(State state) {
     case State::kNicbenchReady: return "NICBENCH_READY";
     case State::kNicbenchServerProof: return "NICBENCH_SERVER_PROOF";
     case State::kNicbenchCrrTokenReady: return "NICBENCH_CRR_TOKEN_READY";
+    case State::kNicbenchClock: return "NICBENCH_CLOCK";
   }
   return fmt::format("UNKNOWN({})", static_cast<int>(state));
 }
@@ -67,7 +68,8 @@ bool IsKnownState(int8_t byte) {
          byte == static_cast<int8_t>(State::kNicbenchRrReady) ||
          byte == static_cast<int8_t>(State::kNicbenchReady) ||
          byte == static_cast<int8_t>(State::kNicbenchServerProof) ||
-         byte == static_cast<int8_t>(State::kNicbenchCrrTokenReady);
+         byte == static_cast<int8_t>(State::kNicbenchCrrTokenReady) ||
+         byte == static_cast<int8_t>(State::kNicbenchClock);
 }
 
 std::string MakeCookie() {

@@ -55,12 +55,17 @@ enum class State : int8_t {
   // connection then begins with the token, and the listener counts no connection without it.
   // A server that does not know the token sends NICBENCH_RR_READY, and the client sends none.
   kNicbenchCrrTokenReady = 104,
+  // A nicbench server takes part in the clock exchanges a request/response client asked for
+  // (Extension::clock_exchanges, clock_exchange.h): sent after the parameters (and the proof of
+  // its key), before NICBENCH_RR_READY; the exchanges follow at once, and the test's TCP RR
+  // responses then begin with the server's receive and send timestamps.
+  kNicbenchClock = 105,
 };
 
 // "TEST_START", "ACCESS_DENIED", ...; "UNKNOWN(<n>)" for a byte that is no state.
 std::string StateName(State state);
 
-// True for the byte values listed in State (1..16, -1, -2, and our 100..104).
+// True for the byte values listed in State (1..16, -1, -2, and our 100..105).
 bool IsKnownState(int8_t byte);
 
 // The cookie: 36 characters of the base32 alphabet and a NUL, 37 bytes on the wire.

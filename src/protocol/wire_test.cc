@@ -31,7 +31,8 @@ TEST(WireTest, StateNames) {
   EXPECT_EQ(StateName(State::kNicbenchReady), "NICBENCH_READY");
   EXPECT_TRUE(IsKnownState(103));  // kNicbenchServerProof
   EXPECT_TRUE(IsKnownState(104));  // kNicbenchCrrTokenReady
-  EXPECT_FALSE(IsKnownState(105));
+  EXPECT_TRUE(IsKnownState(105));  // kNicbenchClock
+  EXPECT_FALSE(IsKnownState(106));
   EXPECT_FALSE(IsKnownState(-3));
 }
 

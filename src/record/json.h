@@ -70,7 +70,8 @@ void from_json(const nlohmann::json& j, FileRecord& v);
   X(QueueSample)                                                                                  \
   /* run_record.h; RunRecord is the whole record in field-name form (for the store; the           \
      iperf3-shaped report is report::RenderJson) */                                               \
-  X(LatencyBucket) X(LatencySummary) X(RrStats) X(RrSummary) X(ProbePhase) X(UnderLoad)           \
+  X(LatencyBucket) X(LatencySummary) X(RrStats) X(ClockOffset) X(RrSummary) X(ProbePhase)          \
+  X(UnderLoad)                                                                                    \
   X(TcpInfoSample) X(StreamInterval) X(IntervalRecord) X(StreamTotals) X(CpuUtilization)          \
   X(EndpointRecord) X(Finding) X(PeerReport) X(ConnectionInfo) X(RunRecord)                       \
   /* test_spec.h: durations are integer milliseconds (duration_ms, omit_ms, interval_ms);         \

@@ -272,13 +272,23 @@ constexpr auto FieldsOf(Type<RrStats>) {
                 Field("lost", &T::lost), Field("late", &T::late),
                 NullableField("latency", &T::latency), NullableField("connect", &T::connect),
                 Field("latency_buckets", &T::latency_buckets),  // --rr-rate
-                Field("connect_buckets", &T::connect_buckets));
+                Field("connect_buckets", &T::connect_buckets), Field("up", &T::up),
+                Field("down", &T::down), Field("up_buckets", &T::up_buckets),
+                Field("down_buckets", &T::down_buckets));
+}
+
+constexpr auto FieldsOf(Type<ClockOffset>) {
+  using T = ClockOffset;
+  return Fields(Field("offset_us", &T::offset_us), Field("bound_us", &T::bound_us),
+                Field("exchanges", &T::exchanges), Field("kept", &T::kept),
+                LaterField("carried", &T::carried));
 }
 
 constexpr auto FieldsOf(Type<ProbePhase>) {
   using T = ProbePhase;
   return Fields(Field("seconds", &T::seconds), Field("kept", &T::kept), Field("fresh", &T::fresh),
-                Field("probe_bytes", &T::probe_bytes), Field("kept_rtt_us", &T::kept_rtt_us));
+                Field("probe_bytes", &T::probe_bytes), Field("kept_rtt_us", &T::kept_rtt_us),
+                Field("clock", &T::clock));
 }
 
 constexpr auto FieldsOf(Type<UnderLoad>) {
@@ -294,7 +304,8 @@ constexpr auto FieldsOf(Type<RrSummary>) {
       NullableField("local_process_us_per_transaction", &T::local_process_us_per_transaction),
       NullableField("remote_process_us_per_transaction", &T::remote_process_us_per_transaction),
       NullableField("local_host_us_per_transaction", &T::local_host_us_per_transaction),
-      NullableField("remote_host_us_per_transaction", &T::remote_host_us_per_transaction));
+      NullableField("remote_host_us_per_transaction", &T::remote_host_us_per_transaction),
+      Field("clock", &T::clock));
 }
 
 constexpr auto FieldsOf(Type<TcpInfoSample>) {

@@ -55,6 +55,8 @@ std::optional<RrStats> MergeRr(const IntervalRecord& a, const IntervalRecord& b)
   m.transactions_per_second = seconds > 0 ? m.transactions / seconds : 0;
   m.latency = MergeLatency(a.rr->latency, b.rr->latency);
   m.connect = MergeLatency(a.rr->connect, b.rr->connect);
+  m.up = MergeLatency(a.rr->up, b.rr->up);
+  m.down = MergeLatency(a.rr->down, b.rr->down);
   return m;
 }
 

@@ -65,6 +65,24 @@ struct RrStats {
   // A paced test's totals (--rr-rate, a probe): the whole distribution, non-empty buckets in
   // ascending order, for figures a summary cannot give (the trimmed mean, docs/latency.md).
   std::optional<std::vector<LatencyBucket>> latency_buckets, connect_buckets;
+  // A kept probe whose server timestamped its responses (ClockOffset): each transaction's
+  // one-way delays, request (up: client to server) and response (down), corrected by the
+  // clocks' offset; negative values (within the offset's bound) count as 0. Whole
+  // distributions, as latency_buckets.
+  std::optional<LatencySummary> up, down;
+  std::optional<std::vector<LatencyBucket>> up_buckets, down_buckets;
+};
+
+// The offset of the server's clock (CLOCK_REALTIME) from the client's, estimated over the
+// control connection from four-timestamp exchanges (protocol/clock_exchange.h): the true offset
+// lies within offset_us +- bound_us, provided neither one-way trip of the kept exchanges took
+// less than nothing. `carried`: the estimate came from an earlier test of the same run (the idle
+// phase's, taken on an idle path) because its bound was the smaller.
+struct ClockOffset {
+  double offset_us = 0;  // server clock minus client clock
+  double bound_us = 0;   // half the kept exchanges' round trip (their intersection)
+  uint32_t exchanges = 0, kept = 0;
+  bool carried = false;
 };
 
 // The whole test's figures (client's record; the server's own record has `local` only).
@@ -76,6 +94,9 @@ struct RrSummary {
   // reports it). Absent when not measured (a peer without host samples).
   std::optional<double> local_process_us_per_transaction, remote_process_us_per_transaction;
   std::optional<double> local_host_us_per_transaction, remote_host_us_per_transaction;
+  // The clocks' offset the one-way delays (RrStats::up, down) were corrected with; absent when
+  // the test had none (not asked for, or a server that does not timestamp).
+  std::optional<ClockOffset> clock;
 };
 
 // ---- run --under-load (docs/latency.md): the foreign probes of an idle phase and of the
@@ -94,6 +115,10 @@ struct ProbePhase {
   // The kept probe's own TCP_INFO RTT at each of its intervals (idle: the path's base RTT as
   // the kernel sees it on an idle connection).
   std::vector<uint32_t> kept_rtt_us;
+  // The clocks' offset the kept probe's one-way delays (kept.up, kept.down) were corrected
+  // with; unknown with the reason when there are none (a stock iperf3 or an older nicbench
+  // server, which do not timestamp).
+  Measured<ClockOffset> clock;
 };
 
 struct UnderLoad {

@@ -1,6 +1,7 @@
 // The HTML report's section of `run --under-load` (docs/latency.md): the probes' latency idle
-// and loaded as a quantile plot, and each end's queues over the test in milliseconds at their
-// drain rate, stacked, so the place of the added delay shows over time. The figures are
+// and loaded as a quantile plot, each end's queues over the test in milliseconds at their
+// drain rate, stacked, so the place of the added delay shows over time, and the kept probe's
+// one-way delay up and down as a quantile plot. The figures are
 // analysis/under_load.h's.
 #include <fmt/format.h>
 
@@ -13,13 +14,24 @@ namespace {
 
 constexpr double kQuantiles[] = {0.1, 0.25, 0.5, 0.75, 0.9, 0.95, 0.99, 1.0};
 
+enum class ProbeValue { kRequest, kConnect, kUp, kDown };
+
+const std::optional<std::vector<record::LatencyBucket>>& BucketsOf(const record::RrStats& s,
+                                                                   ProbeValue kind) {
+  switch (kind) {
+    case ProbeValue::kConnect: return s.connect_buckets;
+    case ProbeValue::kUp: return s.up_buckets;
+    case ProbeValue::kDown: return s.down_buckets;
+    default: return s.latency_buckets;
+  }
+}
+
 Json QuantileSeries(const std::string& label, const record::Measured<record::RrStats>& probes,
-                    bool connect, bool dash) {
+                    ProbeValue kind, bool dash) {
   Json s = Series(label, label, dash, false);
   const record::RrStats* stats = probes.get();
-  const auto& buckets = stats == nullptr ? std::nullopt
-                        : connect        ? stats->connect_buckets
-                                         : stats->latency_buckets;
+  const std::optional<std::vector<record::LatencyBucket>> none;
+  const auto& buckets = stats == nullptr ? none : BucketsOf(*stats, kind);
   for (double q : kQuantiles) {
     const auto ms = buckets ? analysis::QuantileMs(*buckets, q)
                             : record::Measured<double>::Unknown(record::Missing::kNotReported);
@@ -36,10 +48,34 @@ Json QuantileChart(const record::UnderLoad& u) {
   for (double q : kQuantiles) {
     c["x"].push_back(q == 1.0 ? std::string("max") : fmt::format("p{:g}", q * 100));
   }
-  c["series"].push_back(QuantileSeries("request, idle", u.idle.kept, false, true));
-  c["series"].push_back(QuantileSeries("request, loaded", u.loaded.kept, false, false));
-  c["series"].push_back(QuantileSeries("handshake, idle", u.idle.fresh, true, true));
-  c["series"].push_back(QuantileSeries("handshake, loaded", u.loaded.fresh, true, false));
+  c["series"].push_back(QuantileSeries("request, idle", u.idle.kept, ProbeValue::kRequest, true));
+  c["series"].push_back(
+      QuantileSeries("request, loaded", u.loaded.kept, ProbeValue::kRequest, false));
+  c["series"].push_back(
+      QuantileSeries("handshake, idle", u.idle.fresh, ProbeValue::kConnect, true));
+  c["series"].push_back(
+      QuantileSeries("handshake, loaded", u.loaded.fresh, ProbeValue::kConnect, false));
+  return c;
+}
+
+// The kept probe's one-way delays, up and down, idle and loaded; null without timestamps.
+Json OneWayChart(const record::UnderLoad& u, const analysis::OneWayFigures& w) {
+  Json c = Chart("latency-one-way", "One-way delay, up and down", "ms", false);
+  auto bound_text = [](const record::Measured<record::ClockOffset>& m) {
+    return m.known() ? fmt::format("+- {:.3f} ms", m.value().bound_us / 1000)
+                     : "unknown: " + m.detail();
+  };
+  c["note"] = fmt::format(
+      "The kept connection's requests (up: client to server) and responses (down), each "
+      "corrected by the clocks' offset (idle {}, loaded {}).",
+      bound_text(w.idle_clock), bound_text(w.loaded_clock));
+  for (double q : kQuantiles) {
+    c["x"].push_back(q == 1.0 ? std::string("max") : fmt::format("p{:g}", q * 100));
+  }
+  c["series"].push_back(QuantileSeries("up, idle", u.idle.kept, ProbeValue::kUp, true));
+  c["series"].push_back(QuantileSeries("up, loaded", u.loaded.kept, ProbeValue::kUp, false));
+  c["series"].push_back(QuantileSeries("down, idle", u.idle.kept, ProbeValue::kDown, true));
+  c["series"].push_back(QuantileSeries("down, loaded", u.loaded.kept, ProbeValue::kDown, false));
   return c;
 }
 
@@ -89,7 +125,8 @@ Json LatencySection(const record::RunRecord& run) {
   return {{"id", "latency"},
           {"title", "Latency under load"},
           {"note", note},
-          {"charts", Json::array({QuantileChart(*run.under_load), QueueChart(run, f)})}};
+          {"charts", Json::array({QuantileChart(*run.under_load), QueueChart(run, f),
+                                  OneWayChart(*run.under_load, f.one_way)})}};
 }
 
 }  // namespace nicbench::report::html

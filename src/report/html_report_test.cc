@@ -112,6 +112,26 @@ TEST(HtmlModel, UnderLoadHasTheQuantilesAndTheQueuesOverTime) {
   const auto& queues = (*section)["charts"][1];
   ASSERT_FALSE(queues["series"].empty()) << queues.dump();
   EXPECT_EQ(queues["series"][0]["label"], "client qdisc tbf");
+  // No timestamps (a stock iperf3): the one-way chart is there, its values null, not 0.
+  const auto& one_way = (*section)["charts"][2];
+  EXPECT_EQ(one_way["id"], "latency-one-way");
+  EXPECT_TRUE((*SeriesOf(one_way, "up, loaded"))["data"][0].is_null()) << one_way.dump();
+  // With them: up and down each have their own distribution.
+  probes.up = probes.latency;
+  probes.up_buckets = std::vector<record::LatencyBucket>{{4000, 10}};
+  probes.down = probes.latency;
+  probes.down_buckets = std::vector<record::LatencyBucket>{{500, 10}};
+  run.under_load->loaded.kept = probes;
+  run.under_load->loaded.clock = record::ClockOffset{10.0, 20.0, 16, 4, false};
+  const auto stamped = BuildHtmlModel(run);
+  for (const auto& s : stamped["sections"]) {
+    if (s["id"] != "latency") continue;
+    const auto& chart = s["charts"][2];
+    EXPECT_DOUBLE_EQ((*SeriesOf(chart, "up, loaded"))["data"][0].get<double>(), 4.0);
+    EXPECT_DOUBLE_EQ((*SeriesOf(chart, "down, loaded"))["data"][0].get<double>(), 0.5);
+    EXPECT_NE(chart["note"].get<std::string>().find("+- 0.020 ms"), std::string::npos)
+        << chart["note"];
+  }
   EXPECT_FALSE(RenderHtml(run).empty());
 }
 

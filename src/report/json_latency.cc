@@ -37,6 +37,33 @@ Json QueuesJson(const std::vector<analysis::QueueDelay>& queues) {
   return out;
 }
 
+void PutClock(Json& obj, const char* key, const record::Measured<record::ClockOffset>& offset) {
+  if (!offset.known()) {
+    obj[key] = nullptr;
+    obj["unknown"][key] = record::UnknownReason(offset.why(), offset.detail());
+    return;
+  }
+  const record::ClockOffset& c = offset.value();
+  obj[key] = {{"offset_ms", c.offset_us / 1000},
+              {"bound_ms", c.bound_us / 1000},
+              {"exchanges", c.exchanges},
+              {"kept", c.kept},
+              {"carried", c.carried}};
+}
+
+// Up and down, idle and loaded, and what the load added to each; null members with reasons
+// under "unknown" when the server did not timestamp.
+Json OneWayJson(const analysis::OneWayFigures& w) {
+  Json j{{"idle", {{"up", ProbeJson(w.idle_up)}, {"down", ProbeJson(w.idle_down)}}},
+         {"loaded", {{"up", ProbeJson(w.loaded_up)}, {"down", ProbeJson(w.loaded_down)}}}};
+  PutClock(j, "idle_clock", w.idle_clock);
+  PutClock(j, "loaded_clock", w.loaded_clock);
+  PutMeasured(j, "added_up_ms", w.added_up_ms);
+  PutMeasured(j, "added_down_ms", w.added_down_ms);
+  PutMeasured(j, "added_bound_ms", w.added_bound_ms);
+  return j;
+}
+
 }  // namespace
 
 Json UnderLoadJson(const record::RunRecord& run) {
@@ -49,7 +76,8 @@ Json UnderLoadJson(const record::RunRecord& run) {
           {{"idle", ResponsivenessJson(f.idle)},
            {"loaded", ResponsivenessJson(f.loaded)},
            {"confidence", analysis::ConfidenceName(f.confidence)}}},
-         {"queues", QueuesJson(f.queues)}};
+         {"queues", QueuesJson(f.queues)},
+         {"one_way", OneWayJson(f.one_way)}};
   PutMeasured(j, "idle_rtt_ms", f.idle_rtt_ms);
   PutMeasured(j, "loaded_rtt_ms", f.loaded_rtt_ms);
   PutMeasured(j, "added_ms", f.added_ms);

@@ -30,6 +30,29 @@ std::string ProbeRow(const char* name, const analysis::ProbeLatency& idle,
                      Ms(loaded.max_ms), loaded.count);
 }
 
+std::string ClockText(const Measured<record::ClockOffset>& offset) {
+  if (!offset.known()) return "unknown (" + offset.detail() + ")";
+  const record::ClockOffset& c = offset.value();
+  return fmt::format("{:+.3f} ms +- {:.3f} ms ({} of {} exchanges{})", c.offset_us / 1000,
+                     c.bound_us / 1000, c.kept, c.exchanges,
+                     c.carried ? ", the idle phase's estimate" : "");
+}
+
+// Up and down separately (docs/latency.md, "One-way delay"), or why they are unknown.
+std::string OneWayLines(const analysis::OneWayFigures& w) {
+  std::string out = "One-way delay of the kept connection's probes (up = client to server):\n";
+  out += fmt::format("  server clock - client clock: idle {}, loaded {}\n", ClockText(w.idle_clock),
+                     ClockText(w.loaded_clock));
+  if (!w.idle_clock.known() && !w.loaded_clock.known()) return out;
+  out += ProbeRow("up", w.idle_up, w.loaded_up);
+  out += ProbeRow("down", w.idle_down, w.loaded_down);
+  const std::string bound =
+      w.added_bound_ms.known() ? "+- " + Ms(w.added_bound_ms) : "bound unknown";
+  out += fmt::format("  added by the load: up {}, down {} ({} from the clocks)\n",
+                     Ms(w.added_up_ms), Ms(w.added_down_ms), bound);
+  return out;
+}
+
 std::string QueueLines(const analysis::UnderLoadFigures& f) {
   std::string out = "Where the added delay sits (mean backlog over the test):\n";
   for (const analysis::QueueDelay& q : f.queues) {
@@ -64,7 +87,7 @@ std::string LatencyUnderLoad(const record::RunRecord& run) {
   if (f.probe_share.known()) {
     out += fmt::format("  the probes' share of the bytes: {:.3f}%\n", f.probe_share.value() * 100);
   }
-  return out + QueueLines(f);
+  return out + OneWayLines(f.one_way) + QueueLines(f);
 }
 
 }  // namespace nicbench::report::text

@@ -204,8 +204,13 @@ std::vector<Argv> ShapeOneEnd(const VethEnd& end, const StandSpec& spec, Shaper 
       plan.push_back(QdiscUnder(end, shaper, {std::string(QueueKindName(*spec.queue))}));
     return plan;
   }
-  Shaping shaping = ComputeShaping(
-      *rate, spec.mtu, !spec.bottleneck || bottleneck ? spec.queue_limit : std::nullopt);
+  // The queue asked for: the bottleneck's with one, the one host's with --queue-limit-on.
+  const bool deep = spec.bottleneck ? bottleneck
+                    : spec.queue_limit_on
+                        ? end.netns == HostNamespace(spec.name, *spec.queue_limit_on) &&
+                              end.device == HostDevice(spec.name, *spec.queue_limit_on)
+                        : true;
+  Shaping shaping = ComputeShaping(*rate, spec.mtu, deep ? spec.queue_limit : std::nullopt);
   AddShaper(plan, end, spec, shaper, shaping);
   if (spec.delay_ms) {
     plan.push_back(QdiscUnder(end, shaper,

@@ -136,6 +136,32 @@ TEST(StandPlanTest, BottleneckShapesTheSwitchPortsOnly) {
   }
 }
 
+TEST(StandPlanTest, QueueLimitOnOneHostsEgressOnly) {
+  StandSpec spec;
+  spec.profile = Profile::k100BaseTx;
+  spec.queue_limit = ParseQueueLimit("200ms").value();
+  spec.queue_limit_on = 1;
+  ASSERT_TRUE(Validate(spec));
+  std::vector<Argv> plan = BuildShapingPlan(spec, Shaper::kTbf);
+  ASSERT_EQ(plan.size(), 2u);
+  // h1 -> h2 holds 200 ms; h2 -> h1 keeps the profile's 50 ms.
+  EXPECT_EQ(plan[0][2], "nb-h1");
+  EXPECT_EQ(plan[0][16], "2500000");
+  EXPECT_EQ(plan[1][2], "nb-h2");
+  EXPECT_EQ(plan[1][16], "625000");
+  // With a switch, the other hosts' ends and every port keep the default as well.
+  spec.hosts = 3;
+  spec.queue_limit_on = 2;
+  plan = BuildShapingPlan(spec, Shaper::kTbf);
+  int deep = 0;
+  for (const Argv& tc : plan) {
+    const bool h2 = tc[2] == "nb-h2" && tc[6] == "nb-h2-e0";
+    EXPECT_EQ(tc[16], h2 ? "2500000" : "625000") << tc[2] << " " << tc[6];
+    deep += h2;
+  }
+  EXPECT_EQ(deep, 1);
+}
+
 TEST(StandPlanTest, HtbFallbackHasClassAndQueue) {
   StandSpec spec;
   spec.profile = Profile::k1000BaseT;

@@ -166,6 +166,18 @@ Status Validate(const StandSpec& spec) {
   if (spec.queue_limit && !ProfileBitsPerSecond(spec.profile)) {
     return Fail("--queue-limit sets the shaper's queue: it needs a shaped --profile");
   }
+  if (spec.queue_limit_on) {
+    if (!spec.queue_limit) return Fail("--queue-limit-on needs --queue-limit: the queue it places");
+    if (spec.bottleneck) {
+      return Fail(
+          "--queue-limit-on places the queue on a host's egress; with --bottleneck it is "
+          "the switch's: give one or the other");
+    }
+    if (*spec.queue_limit_on < 1 || *spec.queue_limit_on > spec.hosts) {
+      return Fail(fmt::format("--queue-limit-on must name a host of the stand, h1..h{}, got h{}",
+                              spec.hosts, *spec.queue_limit_on));
+    }
+  }
   if (spec.queue && spec.queue_limit) {
     return Fail("--queue-limit sets the byte FIFO that --queue replaces: give one or the other");
   }

@@ -73,6 +73,11 @@ struct StandSpec {
   // The shaper's queue length; unset = 50 ms of the rate (plan.h ComputeShaping). Needs a
   // shaped profile.
   std::optional<QueueLimit> queue_limit;
+  // --queue-limit-on hN: queue_limit on that host's own egress only (its veth end: the
+  // direction from it), so one direction has the deep (or shallow) FIFO and every other egress
+  // the profile's default, as an upload-only buffer in a modem. Needs queue_limit, and no
+  // bottleneck (whose queue is the switch's).
+  std::optional<int> queue_limit_on;
   // --bottleneck: the switch's ports shaped at this slower profile, the hosts' links at
   // `profile`, so the queue forms in the switch, a hop that forwards, as at a router or a
   // modem (a host's own qdisc holds little of one TCP flow: TCP small queues). queue_limit then

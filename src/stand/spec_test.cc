@@ -43,6 +43,27 @@ TEST(StandSpecTest, QueueLimitsAndBottlenecks) {
   EXPECT_NE(Validate(spec).error().message.find("slower than --profile"), std::string::npos);
 }
 
+TEST(StandSpecTest, QueueLimitOnOneHostNeedsALimitAndAHost) {
+  StandSpec spec;
+  spec.profile = Profile::k100BaseTx;
+  spec.queue_limit_on = 1;
+  auto no_limit = Validate(spec);
+  ASSERT_FALSE(no_limit);
+  EXPECT_NE(no_limit.error().message.find("needs --queue-limit"), std::string::npos);
+  spec.queue_limit = QueueLimit{0, 200};
+  EXPECT_TRUE(Validate(spec));
+  spec.queue_limit_on = 3;  // a 2-host stand
+  auto no_host = Validate(spec);
+  ASSERT_FALSE(no_host);
+  EXPECT_NE(no_host.error().message.find("h1..h2, got h3"), std::string::npos);
+  spec.hosts = 3;
+  spec.profile = Profile::k1000BaseT;
+  spec.bottleneck = Profile::k100BaseTx;
+  auto both = Validate(spec);
+  ASSERT_FALSE(both);
+  EXPECT_NE(both.error().message.find("--bottleneck"), std::string::npos);
+}
+
 TEST(StandSpecTest, QueueKindsAndWhatTheyExclude) {
   EXPECT_EQ(ParseQueueKind("fq_codel").value(), QueueKind::kFqCodel);
   EXPECT_EQ(ParseQueueKind("cake").value(), QueueKind::kCake);

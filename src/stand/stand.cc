@@ -75,8 +75,10 @@ StandInfo InfoFromState(const StandState& state) {
   info.qdiscs = state.qdiscs;
   info.rate_bits_per_second = ProfileBitsPerSecond(spec.profile);
   if (info.rate_bits_per_second)
-    info.shaping = ComputeShaping(*info.rate_bits_per_second, spec.mtu,
-                                  spec.bottleneck ? std::nullopt : spec.queue_limit);
+    // Every egress's: with --queue-limit-on one host's differs (PrintUp says so).
+    info.shaping =
+        ComputeShaping(*info.rate_bits_per_second, spec.mtu,
+                       spec.bottleneck || spec.queue_limit_on ? std::nullopt : spec.queue_limit);
   for (int host = 1; host <= spec.hosts; ++host) {
     info.hosts.push_back({HostName(host), HostNamespace(spec.name, host),
                           HostDevice(spec.name, host), HostAddress(state.subnet_index, host)});
@@ -106,6 +108,9 @@ std::string FormatStandLine(const StandInfo& info) {
   if (spec.queue_limit) {
     line += fmt::format("  queue {}{}", QueueLimitText(*spec.queue_limit),
                         spec.queue_limit->ms != 0 ? "" : " bytes");
+    if (spec.queue_limit_on) {
+      line += fmt::format(" on {}'s egress only", HostName(*spec.queue_limit_on));
+    }
   }
   if (spec.queue) line += fmt::format("  queue {}", QueueKindName(*spec.queue));
   line += "  hosts";

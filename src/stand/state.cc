@@ -91,6 +91,9 @@ Result<StandSpec> SpecFromJson(const json& object) {
     if (!limit) return tl::unexpected(limit.error());
     spec.queue_limit = *limit;
   }
+  if (auto h = object.find("queue_limit_on"); h != object.end() && !h->is_null()) {
+    spec.queue_limit_on = h->get<int>();
+  }
   if (auto q = object.find("queue"); q != object.end() && !q->is_null()) {
     auto kind = ParseQueueKind(q->get<std::string>());
     if (!kind) return tl::unexpected(kind.error());
@@ -115,7 +118,8 @@ std::string StateToJson(const StandState& state) {
         {"delay_ms", spec.delay_ms ? json(*spec.delay_ms) : json(nullptr)},
         {"queue_limit", spec.queue_limit ? json(QueueLimitText(*spec.queue_limit)) : json(nullptr)},
         {"bottleneck", spec.bottleneck ? json(ProfileName(*spec.bottleneck)) : json(nullptr)},
-        {"queue", spec.queue ? json(QueueKindName(*spec.queue)) : json(nullptr)}}},
+        {"queue", spec.queue ? json(QueueKindName(*spec.queue)) : json(nullptr)},
+        {"queue_limit_on", spec.queue_limit_on ? json(*spec.queue_limit_on) : json(nullptr)}}},
       {"subnet_index", state.subnet_index},
       {"shaper", ShaperName(state.shaper)},
       {"qdiscs",

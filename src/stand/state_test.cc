@@ -22,6 +22,7 @@ StandState SampleState() {
   state.spec.delay_ms = 7;
   state.spec.hosts = 3;
   state.spec.queue_limit = QueueLimit{0, 120};
+  state.spec.queue_limit_on = 2;
   state.subnet_index = 258;
   state.shaper = Shaper::kHtb;
   state.qdiscs = {false, true, std::nullopt};

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <ctime>
 #include <map>
 #include <optional>
@@ -27,6 +28,7 @@
 #include "engine/measure/measure_loop.h"
 #include "net/descriptor_limit.h"
 #include "net/socket.h"
+#include "protocol/clock_exchange.h"
 #include "protocol/control_channel.h"
 #include "protocol/params.h"
 #include "protocol/server_proof.h"
@@ -84,11 +86,45 @@ void FillUdpBlockSize(ClientRun& run) {
   run.spec.block_bytes = std::min<uint32_t>(block, 65507);
 }
 
+bool AsksForClock(const ClientRun& run) {
+  return run.config.clock_exchanges > 0 && run.spec.rr.mode == record::RrMode::kRr &&
+         run.spec.transport == record::Transport::kTcp &&
+         run.spec.rr.response_bytes >= protocol::kStampBytes;
+}
+
+// The server's part of the clock exchanges (NICBENCH_CLOCK came): this test's estimate, or the
+// caller's earlier one when its bound is the smaller. A failed estimate (a clock stepped during
+// every exchange) leaves the test without one-way delays, not failed.
+Status TakeClock(ClientRun& run) {
+  auto samples = protocol::RunClockExchanges(run.control.get(), run.config.clock_exchanges,
+                                             Left(run, run.setup_deadline));
+  if (!samples) return Fail(ErrorKind::kProtocol, samples.error());
+  auto own = protocol::EstimateClockOffset(std::move(*samples));
+  if (!own) {
+    run.clock_unknown = own.error().message;
+    return Ok();
+  }
+  run.clock_offset = *own;
+  if (const auto& hint = run.config.clock_hint; hint && hint->bound_us < own->bound_us) {
+    run.clock_offset = *hint;
+    run.clock_offset->carried = true;
+  }
+  return Ok();
+}
+
 // A nicbench server answers a request/response test's parameters with NICBENCH_RR_READY; a
 // stock iperf3 server ignores our extension and asks for the streams of a bulk test: stop now.
 Status ExpectRrReady(ClientRun& run) {
   auto state = ReadServerState(run, Left(run, run.setup_deadline), "the server's answer to --rr");
   if (!state) return tl::unexpected(state.error());
+  if (*state == wire::State::kNicbenchClock && AsksForClock(run)) {
+    if (auto s = TakeClock(run); !s) return s;
+    state = ReadServerState(run, Left(run, run.setup_deadline), "the server's answer to --rr");
+    if (!state) return tl::unexpected(state.error());
+  } else if (AsksForClock(run)) {
+    run.clock_unknown =
+        "the server does not timestamp its answers (a nicbench before one-way delay)";
+  }
   if (*state == wire::State::kNicbenchRrReady) return Ok();  // an older nicbench: no token
   if (*state == wire::State::kNicbenchCrrTokenReady && !run.crr_token.empty()) {
     run.crr_token_taken = true;
@@ -159,6 +195,7 @@ Status ExchangeParams(ClientRun& run) {
     run.crr_token = protocol::MakeCrrToken();
     ext.crr_token = run.crr_token;
   }
+  if (AsksForClock(run)) ext.clock_exchanges = run.config.clock_exchanges;
   std::string token;
   if (const ClientAuth* auth = run.config.auth.get()) {
     auto made = protocol::EncodeAuthToken(auth->username, auth->password, auth->server_key,
@@ -261,6 +298,11 @@ Status StartData(ClientRun& run) {
     flow.file = run.file;
     flow.peer_drains = run.peer_is_nicbench;
     if (run.crr_token_taken) flow.crr_token = run.crr_token;
+    if (run.clock_offset) {
+      flow.rr_stamps = true;
+      flow.rr_alone = false;  // the stamps are read on the epoll path
+      flow.clock_offset_ns = std::llround(run.clock_offset->offset_us * 1000);
+    }
     if (auto s = run.path->AddFlow(flow); !s) return Fail(ErrorKind::kData, s.error());
   }
   run.path->SetBudget(MakeBudget(run.spec));
@@ -427,6 +469,12 @@ ClientOutcome RunClient(const ClientConfig& config, ClientEvents& events) {
     KeepIncomplete(run);
   }
   EndData(run);
+  if (run.clock_offset && run.record.rr) run.record.rr->clock = run.clock_offset;
+  if (AsksForClock(run) && !run.clock_offset) {
+    outcome.clock_unknown = !run.clock_unknown.empty()
+                                ? run.clock_unknown
+                                : "the test ended before the clock exchanges";
+  }
   outcome.status = status;
   outcome.record = std::move(run.record);
   return outcome;

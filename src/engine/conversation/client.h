@@ -62,6 +62,16 @@ struct ClientConfig {
   // asked. `server_key_path` names it in errors.
   std::shared_ptr<const protocol::RsaKey> server_key;
   std::string server_key_path;
+  // A TCP RR test (a kept probe of run --under-load): ask the server for this many clock
+  // exchanges over the control connection (protocol/clock_exchange.h) and for timestamped
+  // responses (spec.rr.response_bytes >= protocol::kStampBytes), so the record has each
+  // transaction's one-way delays (RrStats::up, down) and the offset they were corrected with
+  // (RrSummary::clock). 0 = none. A server that does not take part (a stock iperf3, an older
+  // nicbench) leaves them out, and `clock_unknown` of the outcome says why.
+  uint32_t clock_exchanges = 0;
+  // An earlier estimate of the same two clocks (the idle phase's, on an idle path): used in
+  // place of this test's own when its bound is the smaller.
+  std::optional<record::ClockOffset> clock_hint;
 };
 
 // What a running client tells its caller, for live output (terminal lines, --json-stream, a
@@ -94,6 +104,9 @@ struct ClientOutcome {
   // A broken conversation is told in the user's terms (client_errors.h); this is the
   // protocol's own account of it, for -d/--debug. Empty otherwise.
   std::string detail;
+  // ClientConfig::clock_exchanges asked for, and the record has no clock (RrSummary::clock):
+  // why (the server does not take part, or the exchanges failed). Empty otherwise.
+  std::string clock_unknown;
   bool ok() const { return status.has_value(); }
 };
 

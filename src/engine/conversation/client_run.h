@@ -39,6 +39,10 @@ struct ClientRun : EndRun {
   // (NICBENCH_CRR_TOKEN_READY): only then do the CRR connections begin with it.
   std::string crr_token;
   bool crr_token_taken = false;
+  // ClientConfig::clock_exchanges: the offset the test's one-way delays are corrected with,
+  // or why there is none.
+  std::optional<record::ClockOffset> clock_offset;
+  std::string clock_unknown;
   MonoTime data_start{};       // when TEST_RUNNING came
   MonoTime setup_deadline{};   // every step before the data (ClientConfig::control_timeout)
   MonoTime ending_deadline{};  // TEST_END to DISPLAY_RESULTS

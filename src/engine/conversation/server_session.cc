@@ -25,6 +25,7 @@
 #include "engine/measure/host_observer.h"
 #include "engine/measure/measure_loop.h"
 #include "net/socket.h"
+#include "protocol/clock_exchange.h"
 #include "protocol/control_channel.h"
 #include "protocol/params.h"
 #include "protocol/server_proof.h"
@@ -105,6 +106,7 @@ struct ServerSession::State : EndRun {
   // A CRR test's token from the client (params.h Extension::crr_token): each CRR connection
   // must begin with it. Empty = the client sent none (an older nicbench).
   std::string crr_token;
+  bool rr_stamps = false;        // the client made the clock exchanges: responses carry timestamps
   uint64_t memory_reserved = 0;  // from shared_.memory, given back when the test ends
   uint64_t fds_reserved = 0;     // from shared_.fds, likewise
   // A forward TCP test ended by bytes or blocks keeps receiving after TEST_END until the
@@ -272,8 +274,27 @@ Status ServerSession::ProveKey(State& st, const protocol::DecodedParams& params)
       "(--rsa-private-key-path)");
 }
 
+// A TCP RR client asked for the clock exchanges (protocol/clock_exchange.h): they go now, and
+// the test's responses are stamped. A test that could not carry the stamps gets none, and its
+// client reads NICBENCH_RR_READY at once, as from an older server.
+Status ServerSession::ServeClock(State& st, const protocol::DecodedParams& params) {
+  const uint32_t n = params.ext->clock_exchanges;
+  if (n == 0 || st.spec.rr.mode != record::RrMode::kRr ||
+      st.spec.transport != record::Transport::kTcp ||
+      st.spec.rr.response_bytes < protocol::kStampBytes) {
+    return Ok();
+  }
+  if (auto s = wire::SendState(control_.get(), wire::State::kNicbenchClock); !s) return s;
+  const milliseconds timeout = std::max(
+      milliseconds(0), std::chrono::duration_cast<milliseconds>(setup_deadline_ - st.clock->Now()));
+  if (auto s = protocol::ServeClockExchanges(control_.get(), n, timeout); !s) return s;
+  st.rr_stamps = true;
+  return Ok();
+}
+
 Status ServerSession::Announce(State& st, const protocol::DecodedParams& params) {
   if (st.spec.rr.enabled()) {
+    if (auto s = ServeClock(st, params); !s) return s;
     // A stock client never asks for one (the mode rides in our extension only).
     wire::State ready = wire::State::kNicbenchRrReady;
     if (st.spec.rr.mode == record::RrMode::kCrr && !params.ext->crr_token.empty()) {
@@ -413,6 +434,7 @@ Status ServerSession::SetUpStreams(State& st) {
     flow.file = st.file;
     flow.peer_drains = st.peer_is_nicbench;
     flow.crr_token = st.crr_token;
+    if (st.rr_stamps) flow.rr_stamps = true, flow.rr_alone = false;  // stamped on the epoll path
     if (auto a = st.path->AddFlow(flow); !a) {
       if (st.file) return Refuse(st, wire::iperf_errno::kFile, a.error().ToString());
       return a;

@@ -69,6 +69,9 @@ class ServerSession {
   Status ProveKey(State& st, const protocol::DecodedParams& params);
   // NICBENCH_RR_READY (or, with a CRR token, NICBENCH_CRR_TOKEN_READY), or NICBENCH_READY.
   Status Announce(State& st, const protocol::DecodedParams& params);
+  // A TCP RR client's clock exchanges (protocol/clock_exchange.h), before Announce's byte; the
+  // test's responses are then stamped.
+  Status ServeClock(State& st, const protocol::DecodedParams& params);
   Status ReserveBudgets(State& st);
   Status SetUpStreams(State& st);
   Status SetUpTcpStreams(State& st);

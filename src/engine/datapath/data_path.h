@@ -75,6 +75,13 @@ struct FlowConfig {
   // only connections that begin with it. Empty = none (the peer is an older nicbench): the
   // listener still takes connections from the test's client address only.
   std::string crr_token;
+  // A TCP RR flow whose two ends made the clock exchanges (protocol/clock_exchange.h, a kept
+  // probe of run --under-load): the server begins each response with its receive and send times,
+  // the client records each transaction's one-way delays, up = t2 - t1 - offset and down =
+  // t4 - t3 + offset, with clock_offset_ns (server clock minus client clock) the estimate it
+  // chose. Needs response_bytes >= protocol::kStampBytes, and the epoll path (not rr_alone).
+  bool rr_stamps = false;
+  int64_t clock_offset_ns = 0;
 };
 
 // Shared end conditions across all sender flows of a test (bytes/blocks, counted after omit is
@@ -102,6 +109,8 @@ struct FlowCounters {
   uint64_t transactions = 0;
   uint64_t rr_lost = 0, rr_late = 0;
   std::shared_ptr<const LatencyHistogram> latency, connect_latency;
+  // FlowConfig::rr_stamps, the client: the cumulative one-way delays, request and response.
+  std::shared_ptr<const LatencyHistogram> up_latency, down_latency;
 };
 
 // Up to this many flows at one end, the default gives each flow a worker thread of its own,

@@ -6,7 +6,10 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstring>
 #include <string>
+
+#include "protocol/clock_exchange.h"
 
 namespace nicbench::engine {
 namespace {
@@ -15,6 +18,9 @@ constexpr int kSendFlags = MSG_DONTWAIT | MSG_NOSIGNAL;
 // Writes and reads go through buffers of at most this size; bigger messages take several calls.
 constexpr uint64_t kMaxBufferBytes = 1 << 20;
 constexpr uint64_t kMinReadBytes = uint64_t{64} * 1024;
+// A stamped server stops reading requests while this much of its responses waits unsent: a
+// client that sends and never reads cannot make it hold more.
+constexpr size_t kMaxStampedBytes = size_t{1} << 20;
 
 std::vector<uint8_t> Buffer(uint64_t bytes) {
   return std::vector<uint8_t>(std::clamp<uint64_t>(bytes, 1, kMaxBufferBytes), 0);
@@ -30,6 +36,7 @@ class RrTcpClient final : public RrFlow {
         in_(Buffer(std::max<uint64_t>(uint64_t{config.rr.response_bytes} * config.rr.burst,
                                       kMinReadBytes))),
         sent_ns_(config.rr.burst),
+        sent_rt_(config.rr_stamps ? config.rr.burst : 0),
         gate_(config.rr.rate_per_second) {}
 
   void Begin(MonoTime) override { interest_ = EPOLLOUT; }
@@ -43,7 +50,7 @@ class RrTcpClient final : public RrFlow {
   Result<FlowState> OnEvents(uint32_t events) override {
     if (config_.rr_alone) return RunAlone();
     if (events & (EPOLLIN | EPOLLERR | EPOLLHUP)) {
-      auto read = ReadResponses();
+      auto read = config_.rr_stamps ? ReadStampedResponses() : ReadResponses();
       if (!read || *read != FlowState::kActive) return read;
     }
     return SendRequests();
@@ -54,11 +61,13 @@ class RrTcpClient final : public RrFlow {
     const uint32_t burst = config_.rr.burst;
     if (in_flight_ < burst && !spent_) {
       const uint64_t now = MonotonicNs();
+      const int64_t now_rt = config_.rr_stamps ? protocol::RealtimeNs() : 0;
       while (in_flight_ < burst && gate_.Take(now)) {
         if (!ReserveTransaction()) {
           spent_ = true;
           break;
         }
+        if (config_.rr_stamps) sent_rt_[(head_ + in_flight_) % burst] = now_rt;
         sent_ns_[(head_ + in_flight_) % burst] = now;
         ++in_flight_;
         unsent_ += config_.rr.request_bytes;
@@ -101,6 +110,45 @@ class RrTcpClient final : public RrFlow {
     return FlowState::kActive;
   }
 
+  // ReadResponses for a stamped flow: each response's head holds the server's receive and
+  // send times (t2, t3), which may arrive split over reads.
+  Result<FlowState> ReadStampedResponses() {
+    net::SysResult r = env_.sys->Recv(fd_.get(), in_.data(), in_.size(), MSG_DONTWAIT);
+    if (r.failed()) {
+      if (r.err == EAGAIN || r.err == EINTR) return FlowState::kActive;
+      return Failure("recv", r.err);
+    }
+    if (r.value == 0) return FlowState::kClosed;
+    const uint64_t now = MonotonicNs();
+    const int64_t now_rt = protocol::RealtimeNs();
+    const uint64_t size = config_.rr.response_bytes;
+    const uint8_t* p = in_.data();
+    uint64_t left = static_cast<uint64_t>(r.value);
+    while (left > 0) {
+      const uint64_t take = std::min(left, size - partial_);
+      if (partial_ < protocol::kStampBytes) {
+        const uint64_t head = std::min<uint64_t>(take, protocol::kStampBytes - partial_);
+        std::memcpy(stamp_ + partial_, p, head);
+      }
+      partial_ += take, p += take, left -= take;
+      if (partial_ < size) continue;
+      partial_ = 0;
+      if (in_flight_ == 0) continue;  // a response to no request: not ours to time
+      int64_t t2 = 0, t3 = 0;
+      protocol::GetStamps(stamp_, &t2, &t3);
+      const int64_t up = t2 - sent_rt_[head_] - config_.clock_offset_ns;
+      const int64_t down = now_rt - t3 + config_.clock_offset_ns;
+      // Below 0 only within the offset's bound: counted as 0.
+      rr_.OneWay(static_cast<uint64_t>(std::max<int64_t>(up, 0)),
+                 static_cast<uint64_t>(std::max<int64_t>(down, 0)));
+      rr_.Transaction(now - sent_ns_[head_]);
+      head_ = (head_ + 1) % config_.rr.burst;
+      --in_flight_;
+      ++local_blocks_;
+    }
+    return FlowState::kActive;
+  }
+
   // The lone flow's loop: request, response, as netperf's TCP_RR does, two system calls per
   // transaction and no epoll wait between them.
   Result<FlowState> RunAlone() {
@@ -128,6 +176,8 @@ class RrTcpClient final : public RrFlow {
 
   std::vector<uint8_t> out_, in_;
   std::vector<uint64_t> sent_ns_;  // ring of the in-flight requests' send times
+  std::vector<int64_t> sent_rt_;   // the same on CLOCK_REALTIME (t1), stamped flows only
+  uint8_t stamp_[protocol::kStampBytes] = {};  // the head of the response being read
   uint32_t head_ = 0, in_flight_ = 0;
   uint64_t unsent_ = 0;   // bytes of queued requests not yet written
   uint64_t partial_ = 0;  // bytes of the response being read
@@ -148,7 +198,7 @@ class RrTcpServer final : public RrFlow {
 
   Result<FlowState> OnEvents(uint32_t events) override {
     if (config_.rr_alone) return RunAlone();
-    if (events & (EPOLLIN | EPOLLERR | EPOLLHUP)) {
+    if ((events & (EPOLLIN | EPOLLERR | EPOLLHUP)) && !StampedFull()) {
       net::SysResult r = env_.sys->Recv(fd_.get(), in_.data(), in_.size(), MSG_DONTWAIT);
       if (r.failed() && r.err != EAGAIN && r.err != EINTR) return Failure("recv", r.err);
       if (r.value == 0) return FlowState::kClosed;
@@ -157,11 +207,16 @@ class RrTcpServer final : public RrFlow {
         partial_ += static_cast<uint64_t>(r.value);
         const uint64_t whole = partial_ / config_.rr.request_bytes;
         partial_ %= config_.rr.request_bytes;
-        unsent_ += whole * config_.rr.response_bytes;
+        if (config_.rr_stamps) {
+          QueueStamped(whole, protocol::RealtimeNs());
+        } else {
+          unsent_ += whole * config_.rr.response_bytes;
+        }
         for (uint64_t i = 0; i < whole; ++i) rr_.Answered();
         local_blocks_ += whole;
       }
     }
+    if (config_.rr_stamps) return SendStamped();
     while (unsent_ > 0) {
       const size_t want = static_cast<size_t>(std::min<uint64_t>(unsent_, out_.size()));
       net::SysResult w = env_.sys->Send(fd_.get(), out_.data(), want, kSendFlags);
@@ -198,9 +253,42 @@ class RrTcpServer final : public RrFlow {
     return FlowState::kActive;
   }
 
+  // Stamped responses (FlowConfig::rr_stamps): t2 when the requests were read, t3 just before
+  // the send that carries them is tried.
+  bool StampedFull() const { return stamped_.size() - stamped_sent_ >= kMaxStampedBytes; }
+
+  void QueueStamped(uint64_t whole, int64_t t2) {
+    stamped_.erase(stamped_.begin(), stamped_.begin() + static_cast<ptrdiff_t>(stamped_sent_));
+    stamped_sent_ = 0;
+    const int64_t t3 = protocol::RealtimeNs();
+    for (uint64_t i = 0; i < whole; ++i) {
+      const size_t at = stamped_.size();
+      stamped_.resize(at + config_.rr.response_bytes, 0);
+      protocol::PutStamps(stamped_.data() + at, t2, t3);
+    }
+  }
+
+  Result<FlowState> SendStamped() {
+    while (stamped_sent_ < stamped_.size()) {
+      net::SysResult w = env_.sys->Send(fd_.get(), stamped_.data() + stamped_sent_,
+                                        stamped_.size() - stamped_sent_, kSendFlags);
+      if (w.failed()) {
+        if (w.err == EAGAIN || w.err == EINTR) break;
+        return Failure("send", w.err);
+      }
+      stamped_sent_ += static_cast<size_t>(w.value);
+    }
+    if (stamped_sent_ == stamped_.size()) stamped_.clear(), stamped_sent_ = 0;
+    PublishBytes();
+    interest_ = (StampedFull() ? 0u : EPOLLIN) | (stamped_.empty() ? 0u : EPOLLOUT);
+    return FlowState::kActive;
+  }
+
   std::vector<uint8_t> in_, out_;
-  uint64_t partial_ = 0;  // bytes of the request being read
-  uint64_t unsent_ = 0;   // response bytes owed
+  uint64_t partial_ = 0;          // bytes of the request being read
+  uint64_t unsent_ = 0;           // response bytes owed
+  std::vector<uint8_t> stamped_;  // stamped responses owed, and how much of them went
+  size_t stamped_sent_ = 0;
 };
 
 }  // namespace
@@ -238,9 +326,13 @@ Result<Step> RecvAll(net::SysCalls* sys, int fd, std::vector<uint8_t>& buf, uint
   return Step::kDone;
 }
 
-RrRecorder::RrRecorder(bool client, bool connects) {
+RrRecorder::RrRecorder(bool client, bool connects, bool stamps) {
   if (client) latency_ = std::make_unique<AtomicLatencyHistogram>();
   if (client && connects) connect_ = std::make_unique<AtomicLatencyHistogram>();
+  if (client && stamps) {
+    up_ = std::make_unique<AtomicLatencyHistogram>();
+    down_ = std::make_unique<AtomicLatencyHistogram>();
+  }
 }
 
 void RrRecorder::Fill(FlowCounters& c) const {
@@ -255,15 +347,25 @@ void RrRecorder::Fill(FlowCounters& c) const {
     c.transactions = c.latency->count();
   }
   if (connect_) c.connect_latency = std::make_shared<const LatencyHistogram>(connect_->Snapshot());
+  // Taken after the count, and recorded before it: they hold at least its transactions.
+  if (up_) c.up_latency = std::make_shared<const LatencyHistogram>(up_->Snapshot());
+  if (down_) c.down_latency = std::make_shared<const LatencyHistogram>(down_->Snapshot());
 }
 
 RrFlow::RrFlow(const FlowConfig& config, net::UniqueFd fd, FlowEnv env, bool connects)
-    : Flow(config, std::move(fd), env), rr_(config.sender, connects) {}
+    : Flow(config, std::move(fd), env), rr_(config.sender, connects, config.rr_stamps) {}
 
 Result<std::unique_ptr<Flow>> MakeRrFlow(const FlowConfig& config, net::UniqueFd fd, FlowEnv env) {
   const record::RrSpec& rr = config.rr;
   if (rr.request_bytes == 0 || rr.response_bytes == 0 || rr.burst == 0) {
     return Fail("stream " + std::to_string(config.id) + ": request/response size or burst 0");
+  }
+  if (config.rr_stamps &&
+      (rr.response_bytes < protocol::kStampBytes || config.rr_alone ||
+       rr.mode != record::RrMode::kRr || config.transport != record::Transport::kTcp)) {
+    return Fail("stream " + std::to_string(config.id) +
+                ": timestamped responses need a TCP RR flow on the epoll path with responses of "
+                "at least 16 bytes");
   }
   if (config.transport == record::Transport::kUdp) {
     return config.sender ? MakeUdpRrClient(config, std::move(fd), env)

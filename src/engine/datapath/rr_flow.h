@@ -37,10 +37,15 @@ inline uint64_t MonotonicNs() {
 // The transaction counters of one RR flow, written by its worker only.
 class RrRecorder {
  public:
-  explicit RrRecorder(bool client, bool connects);
+  explicit RrRecorder(bool client, bool connects, bool stamps = false);
   void Transaction(uint64_t latency_ns) {
     if (latency_) latency_->Record(latency_ns);
     Bump(transactions_);
+  }
+  // A stamped transaction's one-way delays (FlowConfig::rr_stamps), before Transaction.
+  void OneWay(uint64_t up_ns, uint64_t down_ns) {
+    up_->Record(up_ns);
+    down_->Record(down_ns);
   }
   void Answered() { Bump(transactions_); }
   void Connected(uint64_t ns) { connect_->Record(ns); }
@@ -53,8 +58,9 @@ class RrRecorder {
   static void Bump(std::atomic<uint64_t>& a) {
     a.store(a.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
   }
-  std::unique_ptr<AtomicLatencyHistogram> latency_;  // client only
-  std::unique_ptr<AtomicLatencyHistogram> connect_;  // CRR client only
+  std::unique_ptr<AtomicLatencyHistogram> latency_;    // client only
+  std::unique_ptr<AtomicLatencyHistogram> connect_;    // CRR client only
+  std::unique_ptr<AtomicLatencyHistogram> up_, down_;  // stamped client only
   std::atomic<uint64_t> transactions_{0}, lost_{0}, late_{0};
 };
 

@@ -142,6 +142,72 @@ TEST(RrFlow, SpinPollsBeforeTheWaitBlocks) {
   EXPECT_EQ(ready.polling_recvs(), 1u);
 }
 
+// Stamped TCP RR flows (FlowConfig::rr_stamps, the kept probe of run --under-load): `burst`
+// in flight, 700-byte responses so a response's 16-byte head may come split over reads, the
+// client correcting by `offset_ns` as though the server's clock ran that far ahead.
+std::pair<FlowCounters, FlowCounters> StampedExchange(uint64_t transactions, uint32_t burst,
+                                                      int64_t offset_ns) {
+  testing::SocketPair pair = testing::TcpPair();
+  auto client = DataPath::Create(1);
+  auto server = DataPath::Create(1);
+  FlowConfig c = RrConfig(pair.a.Release(), true, record::Transport::kTcp, record::RrMode::kRr);
+  FlowConfig s = RrConfig(pair.b.Release(), false, record::Transport::kTcp, record::RrMode::kRr);
+  c.rr.burst = s.rr.burst = burst;
+  c.rr.request_bytes = s.rr.request_bytes = 1;
+  c.rr.response_bytes = s.rr.response_bytes = 700;
+  c.rr_stamps = s.rr_stamps = true;
+  c.clock_offset_ns = offset_ns;
+  EXPECT_TRUE(server->AddFlow(s));
+  EXPECT_TRUE(client->AddFlow(c));
+  client->SetBudget(SendBudget{0, transactions});
+  EXPECT_TRUE(server->Start());
+  EXPECT_TRUE(client->Start());
+  EXPECT_TRUE(testing::WaitReadable(client->DoneFd(), std::chrono::milliseconds(30000)));
+  EXPECT_TRUE(testing::WaitFor([&] { return server->Snapshot()[0].transactions >= transactions; }));
+  client->Stop();
+  server->Stop();
+  EXPECT_TRUE(client->Join());
+  (void)server->Join();
+  return std::make_pair(client->Snapshot()[0], server->Snapshot()[0]);
+}
+
+TEST(RrFlow, StampedResponsesGiveEachTransactionsOneWayDelays) {
+  const auto [c, s] = StampedExchange(300, 4, 0);
+  EXPECT_EQ(c.transactions, 300u);
+  EXPECT_EQ(s.transactions, 300u);
+  ASSERT_TRUE(c.up_latency && c.down_latency && c.latency);
+  EXPECT_EQ(c.up_latency->count(), 300u);
+  EXPECT_EQ(c.down_latency->count(), 300u);
+  EXPECT_FALSE(s.up_latency) << "the server does not time";
+  // One clock at both ends: each way is part of its round trip (CLOCK_REALTIME and
+  // CLOCK_MONOTONIC read a few ns apart, hence the microsecond of slack).
+  EXPECT_LE(c.up_latency->ValueAtQuantile(0.5), c.latency->max_ns() + 1000.0);
+  EXPECT_LE(c.down_latency->ValueAtQuantile(0.5), c.latency->max_ns() + 1000.0);
+  EXPECT_EQ(c.bytes, 300u);
+}
+
+TEST(RrFlow, StampedClientCorrectsByTheClocksOffset) {
+  // The server's clock said to run 1 s ahead while it runs with ours: every request seems to
+  // arrive a second early (below 0: counted as 0) and every response to take a second longer.
+  constexpr int64_t kSecond = 1000000000;
+  const auto [c, s] = StampedExchange(50, 1, kSecond);
+  ASSERT_TRUE(c.up_latency && c.down_latency);
+  EXPECT_EQ(c.up_latency->max_ns(), 0u);
+  EXPECT_GE(c.down_latency->min_ns(), static_cast<uint64_t>(kSecond));
+  EXPECT_LT(c.down_latency->ValueAtQuantile(0.5), kSecond * 1.02);
+}
+
+TEST(RrFlow, StampsNeedRoomInTheResponseAndTheEpollPath) {
+  testing::SocketPair pair = testing::TcpPair();
+  auto path = DataPath::Create(1);
+  FlowConfig c = RrConfig(pair.a.Release(), true, record::Transport::kTcp, record::RrMode::kRr);
+  c.rr_stamps = true;  // 1-byte responses: no room for two timestamps
+  auto added = path->AddFlow(c);
+  ASSERT_FALSE(added);
+  EXPECT_NE(added.error().message.find("at least 16 bytes"), std::string::npos)
+      << added.error().message;
+}
+
 TEST(RrFlow, TcpBurstKeepsSeveralInFlight) {
   ExpectExact(Exchange(testing::TcpPair(), record::Transport::kTcp, record::RrMode::kRr, 999, 7),
               999);

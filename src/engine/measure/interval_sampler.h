@@ -54,6 +54,7 @@ struct FlowTotals {
   bool rr = false;
   uint64_t transactions = 0, rr_lost = 0, rr_late = 0;
   std::shared_ptr<const LatencyHistogram> latency, connect_latency;
+  std::shared_ptr<const LatencyHistogram> up_latency, down_latency;  // FlowConfig::rr_stamps
 };
 
 class IntervalSampler {

@@ -82,6 +82,11 @@ void RrAccumulator::Add(const FlowCounters& now, const FlowCounters& before) {
         now.connect_latency->Since(before.connect_latency ? *before.connect_latency : empty));
     have_connect_ = true;
   }
+  if (now.up_latency && now.down_latency) {
+    up_.Add(now.up_latency->Since(before.up_latency ? *before.up_latency : empty));
+    down_.Add(now.down_latency->Since(before.down_latency ? *before.down_latency : empty));
+    have_one_way_ = true;
+  }
 }
 
 void RrAccumulator::Add(const FlowTotals& t) {
@@ -98,6 +103,11 @@ void RrAccumulator::Add(const FlowTotals& t) {
     connect_.Add(*t.connect_latency);
     have_connect_ = true;
   }
+  if (t.up_latency && t.down_latency) {
+    up_.Add(*t.up_latency);
+    down_.Add(*t.down_latency);
+    have_one_way_ = true;
+  }
 }
 
 record::RrStats RrAccumulator::Stats(double seconds) const {
@@ -108,12 +118,14 @@ record::RrStats RrAccumulator::Stats(double seconds) const {
   s.late = late_;
   if (have_latency_) s.latency = Summarize(latency_);
   if (have_connect_) s.connect = Summarize(connect_);
+  if (have_one_way_) s.up = Summarize(up_), s.down = Summarize(down_);
   return s;
 }
 
 void RrAccumulator::FillBuckets(record::RrStats& s) const {
   if (have_latency_) s.latency_buckets = Buckets(latency_);
   if (have_connect_) s.connect_buckets = Buckets(connect_);
+  if (have_one_way_) s.up_buckets = Buckets(up_), s.down_buckets = Buckets(down_);
 }
 
 void FillRrTotals(const FlowCounters& last, const FlowCounters& base, FlowTotals& t) {
@@ -130,6 +142,12 @@ void FillRrTotals(const FlowCounters& last, const FlowCounters& base, FlowTotals
   if (last.connect_latency) {
     t.connect_latency = std::make_shared<const LatencyHistogram>(
         last.connect_latency->Since(base.connect_latency ? *base.connect_latency : empty));
+  }
+  if (last.up_latency && last.down_latency) {
+    t.up_latency = std::make_shared<const LatencyHistogram>(
+        last.up_latency->Since(base.up_latency ? *base.up_latency : empty));
+    t.down_latency = std::make_shared<const LatencyHistogram>(
+        last.down_latency->Since(base.down_latency ? *base.down_latency : empty));
   }
 }
 

@@ -29,10 +29,9 @@ class RrAccumulator {
   void FillBuckets(record::RrStats& s) const;
 
  private:
-  void AddHistograms(const LatencyHistogram* latency, const LatencyHistogram* connect);
-  bool any_ = false, have_latency_ = false, have_connect_ = false;
+  bool any_ = false, have_latency_ = false, have_connect_ = false, have_one_way_ = false;
   uint64_t transactions_ = 0, lost_ = 0, late_ = 0;
-  LatencyHistogram latency_, connect_;
+  LatencyHistogram latency_, connect_, up_, down_;
 };
 
 // Fills the RR fields of a flow's totals: `last` minus `base`.

@@ -1,6 +1,7 @@
 // run --under-load on 127.0.0.1: against `nicbench serve` both phases' probes are answered and
 // reported; against a stock iperf3 server the test still runs, and the output says that only
 // this end's view was measured.
+#include <cmath>
 #include <csignal>
 #include <string>
 #include <vector>
@@ -51,6 +52,33 @@ TEST(UnderLoad, ProbesOfBothPhasesAgainstANicbenchServer) {
   EXPECT_TRUE(u["added_ms"].is_number()) << u.dump();
   EXPECT_GT(u["responsiveness"]["loaded"]["rpm"].get<double>(), 0.0);
   EXPECT_LT(u["probe_share"].get<double>(), 0.02) << "probes must stay a small share";
+  // One-way delay: both ends read one clock, so the estimated offset is 0 within its bound,
+  // and each direction of the kept probe is timed.
+  const json& w = u["one_way"];
+  for (const char* clock : {"idle_clock", "loaded_clock"}) {
+    SCOPED_TRACE(clock);
+    ASSERT_TRUE(w[clock].is_object()) << w.dump();
+    EXPECT_LE(std::abs(w[clock]["offset_ms"].get<double>()), w[clock]["bound_ms"].get<double>())
+        << w[clock].dump();
+    // 8 exchanges idle; 4 loaded, where the idle estimate is carried when it is the narrower.
+    EXPECT_GE(w[clock]["exchanges"].get<int>(), 4);
+  }
+  for (const char* phase : {"idle", "loaded"}) {
+    for (const char* way : {"up", "down"}) {
+      SCOPED_TRACE(std::string(phase) + " " + way);
+      EXPECT_GT(w[phase][way]["count"].get<uint64_t>(), 10u) << w.dump();
+      EXPECT_TRUE(w[phase][way]["p50_ms"].is_number()) << w.dump();
+      EXPECT_TRUE(w[phase][way]["p99_ms"].is_number()) << w.dump();
+    }
+  }
+  EXPECT_TRUE(w["added_up_ms"].is_number()) << w.dump();
+  EXPECT_TRUE(w["added_down_ms"].is_number()) << w.dump();
+  EXPECT_GE(w["added_bound_ms"].get<double>(), 0.0) << w.dump();
+  // One way is never longer than the round trip it is part of (within the clock's bound).
+  const double bound = w["idle_clock"]["bound_ms"].get<double>();
+  EXPECT_LE(w["idle"]["up"]["p50_ms"].get<double>(),
+            u["idle"]["kept"]["max_ms"].get<double>() + bound)
+      << u.dump();
   // Loopback has a queue of its own (noqueue): sampled at both ends.
   EXPECT_FALSE(u["queues"].empty()) << u.dump();
   for (const json& q : u["queues"]) EXPECT_TRUE(q["bytes"].is_number()) << q.dump();
@@ -66,6 +94,9 @@ TEST(UnderLoad, TextSummaryShowsTheSection) {
   EXPECT_NE(r.out.find("Latency under load"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("responsiveness:"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("Where the added delay sits"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("One-way delay of the kept connection's probes"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("server clock - client clock: idle"), std::string::npos) << r.out;
 }
 
 // Beside a busy loop on every core the probes wait on the scheduler now and then, not in a
@@ -95,6 +126,17 @@ TEST(UnderLoad, AStockIperf3ServerAnswersNoProbesAndTheOutputSaysSo) {
   // The load itself ran and its own RTT is measured.
   EXPECT_GT(doc["end"]["sum_received"]["bytes"].get<uint64_t>(), 0u);
   EXPECT_TRUE(u["loaded_rtt_ms"].is_number()) << u.dump();
+  // No one-way figure without the server's timestamps: unknown with the reason, never 0.
+  const json& w = u["one_way"];
+  for (const char* key :
+       {"added_up_ms", "added_down_ms", "added_bound_ms", "idle_clock", "loaded_clock"}) {
+    SCOPED_TRACE(key);
+    EXPECT_TRUE(w[key].is_null()) << w.dump();
+    EXPECT_NE(w["unknown"][key].get<std::string>().find("stock iperf3"), std::string::npos)
+        << w.dump();
+  }
+  EXPECT_TRUE(w["loaded"]["up"]["p50_ms"].is_null()) << w.dump();
+  EXPECT_TRUE(w["loaded"]["down"]["p50_ms"].is_null()) << w.dump();
   server.Stop(SIGTERM);
 }
 

@@ -2,6 +2,8 @@
 // bottleneck the loaded latency rises by about the queue's length over the rate and the
 // finding places it beyond the two hosts; with a shallow one it stays near idle and nothing is
 // raised; a deep qdisc on the sender's own egress is named as the place.
+#include <algorithm>
+#include <cmath>
 #include <csignal>
 #include <regex>
 #include <string>
@@ -128,6 +130,41 @@ TEST(LatencyUnderLoad, ASendersOwnDeepQdiscIsNamed) {
   ASSERT_NE(f, nullptr) << run.doc["findings"].dump();
   EXPECT_NE((*f)["title"].get<std::string>().find("client's qdisc tbf"), std::string::npos)
       << f->dump();
+}
+
+// A deep FIFO on one direction only (`stand up --queue-limit 200ms --queue-limit-on h1`): the
+// upload fills it, the probes' requests wait in it, their responses do not. Both namespaces read
+// one clock, so the estimated offset must be 0 within its bound.
+TEST(LatencyUnderLoad, OneWayDelayShowsADeepUplinkInItsDirectionOnly) {
+  ACCURACY_SKIP_UNLESS_ROOT();
+  stand::StandSpec spec;
+  spec.name = "luo";
+  spec.profile = stand::Profile::k100BaseTx;
+  spec.queue_limit = stand::ParseQueueLimit("200ms").value();
+  spec.queue_limit_on = 1;
+  LoadedRun run = UploadUnderLoad(spec, {"-P", "8"});
+  ASSERT_TRUE(run.under.is_object()) << run.doc.dump().substr(0, 2000);
+  const json& w = run.under["one_way"];
+  for (const char* clock : {"idle_clock", "loaded_clock"}) {
+    SCOPED_TRACE(clock);
+    ASSERT_TRUE(w[clock].is_object()) << w.dump();
+    EXPECT_LE(std::abs(w[clock]["offset_ms"].get<double>()), w[clock]["bound_ms"].get<double>())
+        << w[clock].dump();
+  }
+  // The idle estimate, taken on an idle path, is the narrower: the loaded phase carries it,
+  // so the clocks' error cancels in the added figures.
+  EXPECT_TRUE(w["loaded_clock"]["carried"].get<bool>()) << w.dump();
+  const double up = w["added_up_ms"].get<double>();
+  const double down = w["added_down_ms"].get<double>();
+  // As ASendersOwnDeepQdiscIsNamed: eight flows fill the 200 ms tbf well past 10 ms.
+  EXPECT_GT(up, 10.0) << w.dump();
+  // The way back carries only acknowledgements and the probes' 16-byte answers.
+  EXPECT_LT(down, 5.0) << w.dump();
+  EXPECT_GT(up, 5 * std::max(down, 0.5)) << w.dump();
+  EXPECT_GT(w["loaded"]["up"]["p50_ms"].get<double>(), w["loaded"]["down"]["p50_ms"].get<double>())
+      << w.dump();
+  // The round trip's rise is the up direction's.
+  EXPECT_NEAR(up, run.under["added_ms"].get<double>(), 0.25 * up + 2) << run.under.dump();
 }
 
 // iperf 2's own latency probe (`--bounceback`, Debian's iperf 2.1.8) through the same queue at
