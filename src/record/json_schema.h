@@ -341,7 +341,9 @@ constexpr auto FieldsOf(Type<StreamTotals>) {
                 Field("lost", &T::lost), Field("out_of_order", &T::out_of_order),
                 Field("jitter_seconds", &T::jitter_seconds),
                 Field("max_snd_cwnd", &T::max_snd_cwnd), Field("min_rtt_us", &T::min_rtt_us),
-                Field("max_rtt_us", &T::max_rtt_us), Field("mean_rtt_us", &T::mean_rtt_us));
+                Field("max_rtt_us", &T::max_rtt_us), Field("mean_rtt_us", &T::mean_rtt_us),
+                LaterField("rtt_sum_us", &T::rtt_sum_us),
+                LaterField("rtt_samples", &T::rtt_samples));
 }
 
 constexpr auto FieldsOf(Type<CpuUtilization>) {
