@@ -155,7 +155,7 @@ Status ApplyRows(const Args& args, std::span<const OptionRow<Args, Target>> rows
             return row.apply(FirstName(row.names), value, target);
           } else {
             for (const std::string& text : value) {
-              if (Status s = row.apply(FirstName(row.names), text, target); !s) return s;
+              if (Status one = row.apply(FirstName(row.names), text, target); !one) return one;
             }
             return Ok();
           }

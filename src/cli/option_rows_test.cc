@@ -135,8 +135,8 @@ TEST(OptionRows, TakeAllKeepsSeveralValuesAndARowExcludesAnEarlierOne) {
   FakeListArgs args;
   AddRows(app, args, FakeListRows());
   // CLI11 takes the arguments reversed: --group a b --group x --item 1 --item 2.
-  app.parse(std::vector<std::string>{"2", "--item", "1", "--item", "x", "--group", "b", "a",
-                                     "--group"});
+  app.parse(
+      std::vector<std::string>{"2", "--item", "1", "--item", "x", "--group", "b", "a", "--group"});
   EXPECT_EQ(args.groups, (std::vector<std::string>{"a", "b", "x"}));
   EXPECT_EQ(args.items, (std::vector<std::string>{"1", "2"}));
   EXPECT_EQ(app.get_option("--json")->get_excludes().size(), 1u) << "both ways, as --help shows";

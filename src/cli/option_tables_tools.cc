@@ -76,8 +76,8 @@ const OptionRow<CollectArgs, CollectPlan> kCollectRows[] = {
 const OptionRow<CompareArgs, ComparePlan> kCompareSetRows[] = {
     {"A", "the first set: a run id, label:K=V[,K=V], last:N, id:A..B, experiment:ID",
      &CompareArgs::a, SetSelector<&ComparePlan::a>, "nonsense:1", nullptr, kRequired},
-    {"B", "the second set, the same forms", &CompareArgs::b, SetSelector<&ComparePlan::b>,
-     nullptr, nullptr, kRequired},
+    {"B", "the second set, the same forms", &CompareArgs::b, SetSelector<&ComparePlan::b>, nullptr,
+     nullptr, kRequired},
 };
 
 const OptionRow<CompareArgs> kCompareOutputRows[] = {
@@ -105,8 +105,8 @@ const OptionRow<DiskArgs, DiskTestSpec> kDiskRows[] = {
 };
 
 const OptionRow<HistoryArgs, RunQuery> kHistoryRows[] = {
-    {"--peer", "only runs against this server (address as given, or hostname)",
-     &HistoryArgs::peer, SetText<&RunQuery::peer>},
+    {"--peer", "only runs against this server (address as given, or hostname)", &HistoryArgs::peer,
+     SetText<&RunQuery::peer>},
     {"--label", "only runs with label KEY=VALUE (repeatable; all must match)", &HistoryArgs::labels,
      AddLabel, "no-equals-sign", nullptr, kRepeatable},
     {"--since",
@@ -131,8 +131,8 @@ const OptionRow<ShowArgs, ShowPlan> kShowRows[] = {
 
 const OptionRow<InspectArgs> kInspectRows[] = {
     {"-i,--iface", "interface to describe (e.g. eth0)", &InspectArgs::iface},
-    {"-p,--peer", "describe the interface that routes to this address", &InspectArgs::peer,
-     nullptr, nullptr, nullptr, kPlain, "-i"},
+    {"-p,--peer", "describe the interface that routes to this address", &InspectArgs::peer, nullptr,
+     nullptr, nullptr, kPlain, "-i"},
     {"-J,--json", "one JSON document on stdout", &InspectArgs::json},
     {"--root", "read /proc and /sys under this directory (a captured tree)", &InspectArgs::root,
      nullptr, "/nonexistent/nicbench-root", nullptr, kExistingDirectory},
