@@ -84,6 +84,23 @@ struct RrFigures {
 };
 RrFigures ComputeRrFigures(const record::RunRecord& run);
 
+// A request/response test's service demand (docs/rr.md), CPU time per transaction in
+// microseconds: of each end's nicbench process (its CPU share of the test's seconds) and of each
+// whole host (every core's busy time over the intervals past the warm-up, from the host samples
+// aligned with them), per transaction the record's end completed. Computed here from the raw
+// counts the engine records; a record written when the engine computed them carries them in its
+// RrSummary (`*_us_per_transaction`), and those are taken as they are. The remote figures come
+// from a client's record only, as they always did: a server's record shows its own end. nullopt
+// where not measured, and all of them for a bulk test.
+struct RrServiceDemand {
+  std::optional<double> local_process_us, remote_process_us, local_host_us, remote_host_us;
+};
+RrServiceDemand ComputeRrServiceDemand(const record::RunRecord& run);
+
+// The record's RrSummary with the service demand filled in (ComputeRrServiceDemand), as -J's
+// `end.rr` shows it. REQUIRES: run.rr.
+record::RrSummary RrSummaryWithDemand(const record::RunRecord& run);
+
 struct RunFigures {
   DirectionFigures client_to_server, server_to_client;
   EndCost client, server;                // cost.h

@@ -1,6 +1,7 @@
-// A request/response test's figures, read off the record's RrSummary (the engine computed them
-// from its histograms, docs/rr.md), each unknown with its reason where the test did not measure
-// it, so compare and the store show "-" instead of a zero.
+// A request/response test's figures, read off the record's RrSummary (the engine summed its
+// flows' histograms, docs/rr.md), and its service demand, computed here from the transactions,
+// the CPU times and the host samples the record holds; each unknown with its reason where the
+// test did not measure it, so compare and the store show "-" instead of a zero.
 #include "analysis/figures.h"
 
 namespace nicbench::analysis {
@@ -33,7 +34,76 @@ void FillLatency(const std::optional<record::LatencySummary>& l, RrFigures& f) {
   f.latency_mean_us = l->mean_us;
 }
 
+// CPU-seconds every core of a host was busy over the intervals past the warm-up, from the host
+// samples aligned with the intervals (sample i covers interval i); nullopt without samples.
+std::optional<double> HostBusySeconds(const record::EndpointRecord& end) {
+  double busy = 0;
+  bool any = false;
+  for (size_t i = 0; i < end.samples.size() && i < end.intervals.size(); ++i) {
+    if (end.intervals[i].omitted) continue;
+    const record::HostInterval& s = end.samples[i];
+    const auto* total = s.cpu_total.get();
+    const auto* cpus = s.cpus.get();
+    if (total == nullptr || cpus == nullptr || cpus->empty()) continue;
+    busy += total->Busy() / 100.0 * SampleSeconds(s) * static_cast<double>(cpus->size());
+    any = true;
+  }
+  if (!any) return std::nullopt;
+  return busy;
+}
+
+// A process's CPU-seconds over the test, from its share (iperf3's cpu_utilization_percent).
+std::optional<double> ProcessSeconds(const record::Measured<record::CpuUtilization>& cpu,
+                                     double seconds) {
+  if (!cpu.known() || seconds <= 0) return std::nullopt;
+  return cpu.value().total_percent / 100.0 * seconds;
+}
+
+std::optional<double> PerTransaction(std::optional<double> cpu_seconds, uint64_t transactions) {
+  if (!cpu_seconds || transactions == 0) return std::nullopt;
+  return *cpu_seconds * 1e6 / static_cast<double>(transactions);
+}
+
+// An older record's figure when it carries one, else `computed()`.
+template <typename Compute>
+std::optional<double> RecordedOr(const std::optional<double>& recorded, Compute computed) {
+  return recorded ? recorded : computed();
+}
+
 }  // namespace
+
+RrServiceDemand ComputeRrServiceDemand(const record::RunRecord& run) {
+  RrServiceDemand d;
+  if (!run.rr) return d;
+  const record::RrSummary& s = *run.rr;
+  const uint64_t n = s.local.transactions;
+  d.local_process_us = RecordedOr(s.local_process_us_per_transaction, [&] {
+    return PerTransaction(ProcessSeconds(run.local.cpu, run.test_seconds), n);
+  });
+  d.local_host_us = RecordedOr(s.local_host_us_per_transaction,
+                               [&] { return PerTransaction(HostBusySeconds(run.local), n); });
+  const bool client = RoleOf(run.local) == Role::kClient;
+  d.remote_process_us = RecordedOr(s.remote_process_us_per_transaction, [&] {
+    if (!client) return std::optional<double>();
+    return PerTransaction(ProcessSeconds(run.peer.cpu, run.test_seconds), n);
+  });
+  d.remote_host_us = RecordedOr(s.remote_host_us_per_transaction, [&] {
+    const record::EndpointRecord* remote = run.remote.get();
+    if (!client || remote == nullptr) return std::optional<double>();
+    return PerTransaction(HostBusySeconds(*remote), n);
+  });
+  return d;
+}
+
+record::RrSummary RrSummaryWithDemand(const record::RunRecord& run) {
+  record::RrSummary s = *run.rr;
+  const RrServiceDemand d = ComputeRrServiceDemand(run);
+  s.local_process_us_per_transaction = d.local_process_us;
+  s.remote_process_us_per_transaction = d.remote_process_us;
+  s.local_host_us_per_transaction = d.local_host_us;
+  s.remote_host_us_per_transaction = d.remote_host_us;
+  return s;
+}
 
 RrFigures ComputeRrFigures(const record::RunRecord& run) {
   RrFigures f;
@@ -58,10 +128,11 @@ RrFigures ComputeRrFigures(const record::RunRecord& run) {
   }
   const bool local_client = RoleOf(run.local) == Role::kClient;
   const char* why = "the end did not report its CPU time";
-  Measured<double> local_process = Known(s.local_process_us_per_transaction, why);
-  Measured<double> remote_process = Known(s.remote_process_us_per_transaction, why);
-  Measured<double> local_host = Known(s.local_host_us_per_transaction, "no host samples");
-  Measured<double> remote_host = Known(s.remote_host_us_per_transaction, "no host samples");
+  const RrServiceDemand demand = ComputeRrServiceDemand(run);
+  Measured<double> local_process = Known(demand.local_process_us, why);
+  Measured<double> remote_process = Known(demand.remote_process_us, why);
+  Measured<double> local_host = Known(demand.local_host_us, "no host samples");
+  Measured<double> remote_host = Known(demand.remote_host_us, "no host samples");
   f.client_process_us_per_transaction = local_client ? local_process : remote_process;
   f.server_process_us_per_transaction = local_client ? remote_process : local_process;
   f.client_host_us_per_transaction = local_client ? local_host : remote_host;

@@ -124,7 +124,11 @@ TEST(StreamSenderTcp, OurOwnSendersAndAPeerWithoutAViewKeepTheRecordsTotals) {
   sent.id = 1;
   sent.sender = true;
   sent.mean_rtt_us = 42;
-  EXPECT_EQ(StreamSenderTcp(run, sent).mean_rtt_us.value(), 42u);
+  EXPECT_EQ(StreamSenderTcp(run, sent).mean_rtt_us.value(), 42u) << "an older record's mean";
+  sent.rtt_sum_us = 601;
+  sent.rtt_samples = 3;
+  EXPECT_EQ(StreamSenderTcp(run, sent).mean_rtt_us.value(), 200u)
+      << "the mean of the recorded samples, truncated";
   record::StreamTotals received;
   received.id = 1;
   EXPECT_FALSE(StreamSenderTcp(run, received).mean_rtt_us.known()) << "a stock iperf3 peer";

@@ -5,8 +5,16 @@
 namespace nicbench::analysis {
 namespace {
 
+// iperf3's per-stream mean: every sample counts, the quotient truncated to whole microseconds.
+uint32_t MeanRttUs(uint64_t sum_us, uint64_t samples) {
+  return static_cast<uint32_t>(sum_us / samples);
+}
+
+// The sums a record of this version holds, else the mean an older one recorded.
 SenderTcp AsRecorded(const record::StreamTotals& s) {
-  return SenderTcp{s.max_snd_cwnd, s.min_rtt_us, s.max_rtt_us, s.mean_rtt_us};
+  const record::Measured<uint32_t> mean =
+      s.rtt_samples > 0 ? MeanRttUs(s.rtt_sum_us, s.rtt_samples) : s.mean_rtt_us;
+  return SenderTcp{s.max_snd_cwnd, s.min_rtt_us, s.max_rtt_us, mean};
 }
 
 }  // namespace
@@ -29,7 +37,7 @@ SenderTcp StreamSenderTcp(const record::RunRecord& run, const record::StreamTota
     }
   }
   if (samples == 0) return AsRecorded(stream);
-  return SenderTcp{max_cwnd, min_rtt, max_rtt, static_cast<uint32_t>(rtt_sum / samples)};
+  return SenderTcp{max_cwnd, min_rtt, max_rtt, MeanRttUs(rtt_sum, samples)};
 }
 
 }  // namespace nicbench::analysis

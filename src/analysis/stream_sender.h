@@ -13,7 +13,8 @@ struct SenderTcp {
   record::Measured<uint32_t> min_rtt_us, max_rtt_us, mean_rtt_us;
 };
 
-// A stream this end sent on: the record's totals (the sampler's, over every boundary). A
+// A stream this end sent on: the record's totals (the sampler's, over every boundary; the mean
+// RTT from its sum and count of samples, or an older record's mean as it was recorded). A
 // stream the peer sent on: from the peer's own per-interval view (record.remote, which a
 // nicbench peer sends), omitted intervals left out as on the sending end; unknown as the
 // record has it when the peer sent no view or no TCP_INFO of that stream.

@@ -17,6 +17,7 @@
 #include "cli/collect_script.h"
 #include "cli/commands.h"
 #include "cli/default_route.h"
+#include "cli/option_tables_tools.h"
 #include "cli/parse_args.h"
 #include "probes/capture.h"
 #include "probes/collect_facts.h"
@@ -26,21 +27,15 @@
 namespace nicbench::cli {
 namespace {
 
-struct CollectArgs {
-  bool script = false;
-  std::string out, iface;
-  int seconds = 3;
-};
-
 bool WriteText(const std::string& path, const std::string& text) {
   std::ofstream out(path, std::ios::binary);
   out << text;
   return static_cast<bool>(out);
 }
 
-int Collect(const CollectArgs& args) {
+int Collect(const CollectPlan& plan) {
   probes::DirFileSource live("/");
-  const std::string iface = args.iface.empty() ? DefaultRouteInterface(live) : args.iface;
+  const std::string iface = plan.iface.empty() ? DefaultRouteInterface(live) : plan.iface;
   if (iface.empty()) {
     LogError("collect: no default route to name the interface; give one with -i IF");
     return ToInt(ExitCode::kUsage);
@@ -50,13 +45,13 @@ int Collect(const CollectArgs& args) {
     LogError("collect: " + nic.error().ToString());
     return ToInt(ExitCode::kEnvironment);
   }
-  if (auto status = probes::CaptureTree(args.out, {}); !status) {
+  if (auto status = probes::CaptureTree(plan.out, {}); !status) {
     LogError("collect: " + status.error().ToString());
     return ToInt(ExitCode::kEnvironment);
   }
   const auto start = std::chrono::steady_clock::now();
-  std::this_thread::sleep_for(std::chrono::seconds(args.seconds));
-  const std::string later = args.out + "/later";
+  std::this_thread::sleep_for(std::chrono::seconds(plan.seconds));
+  const std::string later = plan.out + "/later";
   if (auto status = probes::CaptureTree(later, {iface}); !status) {
     LogError("collect: " + status.error().ToString());
     return ToInt(ExitCode::kEnvironment);
@@ -64,12 +59,12 @@ int Collect(const CollectArgs& args) {
   const auto seconds =
       std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now() - start)
           .count();
-  WriteText(args.out + "/" + probes::kCaptureMarker, "nicbench-capture 1\nos Linux\ninterface " +
+  WriteText(plan.out + "/" + probes::kCaptureMarker, "nicbench-capture 1\nos Linux\ninterface " +
                                                          iface + "\nseconds " +
                                                          std::to_string(seconds) + "\n");
   std::fprintf(stderr,
                "nicbench: wrote %s (interface %s); read it with: nicbench inspect --root %s\n",
-               args.out.c_str(), iface.c_str(), args.out.c_str());
+               plan.out.c_str(), iface.c_str(), plan.out.c_str());
   return ToInt(ExitCode::kOk);
 }
 
@@ -81,18 +76,15 @@ int RunCollectCommand(int argc, char** argv) {
       "runs no nicbench (docs/diagnosis.md, \"The far end without nicbench\")",
       "collect"};
   CollectArgs args;
-  auto* script = app.add_flag("--script", args.script,
-                              "print the POSIX sh capture script (Linux or FreeBSD far end)");
-  auto* out = app.add_option("-o,--output", args.out, "write this host's capture into DIR");
-  script->excludes(out);
-  app.add_option("-i,--iface", args.iface,
-                 "interface that carries the test (default: the "
-                 "default route's)");
-  app.add_option("-s,--seconds", args.seconds, "seconds between the two samples (default 3)")
-      ->check(CLI::Range(1, 3600));
+  AddRows(app, args, CollectRows());
   if (auto code = ParseArgs(
           app, argc, argv, [](const std::string& m) { std::fprintf(stderr, "%s\n", m.c_str()); })) {
     return *code;
+  }
+  CollectPlan plan;
+  if (auto s = ApplyRows(args, CollectRows(), plan); !s) {
+    LogError("collect: " + s.error().message);
+    return ToInt(ExitCode::kUsage);
   }
   if (args.script) {
     const std::string_view text = CollectScript();
@@ -103,7 +95,7 @@ int RunCollectCommand(int argc, char** argv) {
     LogError("collect: give --script (print the capture script) or -o DIR (capture this host)");
     return ToInt(ExitCode::kUsage);
   }
-  return Collect(args);
+  return Collect(plan);
 }
 
 }  // namespace nicbench::cli

@@ -11,6 +11,7 @@
 #include "base/exit_code.h"
 #include "base/log.h"
 #include "cli/commands.h"
+#include "cli/option_tables_tools.h"
 #include "cli/parse_args.h"
 #include "cli/selector.h"
 #include "cli/store_options.h"
@@ -18,13 +19,6 @@
 
 namespace nicbench::cli {
 namespace {
-
-struct CompareArgs {
-  std::string a, b;
-  StoreArgs store;
-  bool json = false, csv = false;
-  bool incomplete = false;
-};
 
 // A set: its runs resolved and loaded, or why not and the exit code that says so.
 struct LoadedSet {
@@ -69,24 +63,15 @@ int RunCompareCommand(int argc, char** argv) {
       "what differs between them",
       "compare"};
   CompareArgs args;
-  app.add_option("A", args.a,
-                 "the first set: a run id, label:K=V[,K=V], last:N, id:A..B, "
-                 "experiment:ID")
-      ->required();
-  app.add_option("B", args.b, "the second set, the same forms")->required();
+  AddRows(app, args, CompareSetRows());
   AddStoreOption(app, args.store);
-  auto* json = app.add_flag("--json", args.json, "one JSON document on stdout");
-  app.add_flag("--csv", args.csv, "CSV on stdout, one row per metric")->excludes(json);
-  app.add_flag("--incomplete", args.incomplete,
-               "also take runs interrupted before their end (left out by default, named on "
-               "stderr)");
+  AddRows(app, args, CompareOutputRows());
   if (auto code = ParseArgs(app, argc, argv, [](const std::string& m) { LogError(m); })) {
     return *code;
   }
-  auto a = ParseSelector(args.a);
-  auto b = a ? ParseSelector(args.b) : a;
-  if (!a || !b) {
-    LogError("nicbench compare: " + (a ? b : a).error().message);
+  ComparePlan plan;
+  if (auto s = ApplyRows(args, CompareSetRows(), plan); !s) {
+    LogError("nicbench compare: " + s.error().message);
     return ToInt(ExitCode::kUsage);
   }
   auto store = OpenForReading(args.store);
@@ -94,8 +79,8 @@ int RunCompareCommand(int argc, char** argv) {
     LogError("nicbench compare: " + store.error().message);
     return ToInt(ExitCode::kStore);
   }
-  LoadedSet set_a = LoadSet(**store, *a, args.incomplete);
-  LoadedSet set_b = set_a.error.empty() ? LoadSet(**store, *b, args.incomplete) : LoadedSet{};
+  LoadedSet set_a = LoadSet(**store, plan.a, args.incomplete);
+  LoadedSet set_b = set_a.error.empty() ? LoadSet(**store, plan.b, args.incomplete) : LoadedSet{};
   for (const LoadedSet* set : {&set_a, &set_b}) {
     if (set->error.empty()) continue;
     LogError("nicbench compare: " + set->error);

@@ -13,6 +13,7 @@
 #include "base/log.h"
 #include "base/units.h"
 #include "cli/commands.h"
+#include "cli/option_tables_tools.h"
 #include "cli/parse_args.h"
 #include "engine/disk_measure.h"
 #include "engine/file_io.h"
@@ -21,11 +22,6 @@
 
 namespace nicbench::cli {
 namespace {
-
-struct DiskArgs {
-  std::string path, size = "256M", length = "1M";
-  bool direct = false, json = false, keep = false;
-};
 
 std::string PassLine(const char* what, const record::FileRecord& f) {
   std::string out = fmt::format("  {:<6} {} in {:.3f} s", what,
@@ -69,19 +65,10 @@ std::string RenderJson(const engine::DiskTestResult& r, const engine::DiskTestSp
   return j.dump(2) + "\n";
 }
 
+// The rows' values, then what concerns two of them.
 Result<engine::DiskTestSpec> MakeSpec(const DiskArgs& a) {
   engine::DiskTestSpec spec;
-  spec.path = a.path;
-  spec.direct = a.direct;
-  spec.keep = a.keep;
-  auto size = ParseByteSize(a.size);
-  if (!size) return Fail("--size: " + size.error().message);
-  if (*size == 0) return Fail("--size: must be more than 0 bytes");
-  spec.size = *size;
-  auto block = ParseByteSize(a.length);
-  if (!block) return Fail("-l: " + block.error().message);
-  if (*block == 0 || *block > (64u << 20)) return Fail("-l: block length must be 1 byte to 64M");
-  spec.block_bytes = static_cast<uint32_t>(*block);
+  if (auto s = ApplyRows(a, DiskRows(), spec); !s) return tl::unexpected(s.error());
   if (spec.direct && spec.block_bytes % engine::kDirectAlignment != 0) {
     return Fail(fmt::format("-l: --direct needs a multiple of {} bytes", engine::kDirectAlignment));
   }
@@ -97,15 +84,7 @@ int RunDiskCommand(int argc, char** argv) {
       "counts)",
       "disk"};
   DiskArgs a;
-  app.add_option("path", a.path,
-                 "a new file (written, read, removed), an existing file (only read), or a "
-                 "directory (a temporary file in it)")
-      ->required();
-  app.add_option("--size", a.size, "bytes to write, and at most to read (K/M/G; default 256M)");
-  app.add_option("-l,--length", a.length, "bytes per read/write call (default 1M)");
-  app.add_flag("--direct", a.direct, "O_DIRECT: no page cache (where the filesystem allows)");
-  app.add_flag("--keep", a.keep, "keep the file the test wrote");
-  app.add_flag("-J,--json", a.json, "one JSON document on stdout");
+  AddRows(app, a, DiskRows());
   if (auto code = ParseArgs(app, argc, argv, [](const std::string& m) { LogError(m); })) {
     return *code;
   }

@@ -14,6 +14,7 @@
 #include "base/log.h"
 #include "cli/commands.h"
 #include "cli/default_route.h"
+#include "cli/option_tables_tools.h"
 #include "cli/parse_args.h"
 #include "net/socket_address.h"
 #include "probes/capture.h"
@@ -25,11 +26,6 @@
 
 namespace nicbench::cli {
 namespace {
-
-struct InspectArgs {
-  std::string iface, peer, root, capture;
-  bool json = false;
-};
 
 std::vector<std::string> InterfaceNames(probes::FileSource& files) {
   auto names = files.ListDir("/sys/class/net");
@@ -159,16 +155,7 @@ int RunInspectCommand(int argc, char** argv) {
   CLI::App app{"nicbench inspect: host and NIC facts (driver, link, offloads, rings, IRQs, qdisc)",
                "inspect"};
   InspectArgs args;
-  auto* iface = app.add_option("-i,--iface", args.iface, "interface to describe (e.g. eth0)");
-  auto* peer =
-      app.add_option("-p,--peer", args.peer, "describe the interface that routes to this address");
-  iface->excludes(peer);
-  app.add_flag("-J,--json", args.json, "one JSON document on stdout");
-  app.add_option("--root", args.root, "read /proc and /sys under this directory (a captured tree)")
-      ->check(CLI::ExistingDirectory);
-  app.add_option("--capture", args.capture,
-                 "write what the probes read from /proc, /sys, the ethtool ioctls and tc "
-                 "under this directory (for --root), then describe it");
+  AddRows(app, args, InspectRows());
   if (auto code = ParseArgs(
           app, argc, argv, [](const std::string& m) { std::fprintf(stderr, "%s\n", m.c_str()); })) {
     return *code;

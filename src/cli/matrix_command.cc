@@ -16,6 +16,7 @@
 #include "cli/child_process.h"
 #include "cli/commands.h"
 #include "cli/matrix_runner.h"
+#include "cli/option_tables_tools.h"
 #include "cli/parse_args.h"
 #include "cli/run_arguments.h"
 #include "cli/store_options.h"
@@ -25,31 +26,10 @@
 namespace nicbench::cli {
 namespace {
 
-struct MatrixArgs {
-  std::string host, setup, teardown, seed, resume;
-  StoreArgs store;
-  std::vector<std::string> vary;
-  int repeat = 0;
-  bool json = false, csv = false;
-};
-
 void AddOptions(CLI::App& app, MatrixArgs& a) {
-  app.add_option("host", a.host, "the server every run tests against (nicbench serve)");
-  app.add_option("--vary", a.vary,
-                 "NAME=V1,V2,...: direction, streams, proto, a run option (-w, -C, ...), a\n"
-                 "stand toggle on a stand link (tso, gso, gro, mtu, profile, queue), or any\n"
-                 "name the --setup/--teardown commands use as {NAME}; repeatable")
-      ->take_all();
-  app.add_option("--repeat", a.repeat, "rounds: every variant runs once per round (1..1000)");
-  app.add_option("--setup", a.setup, "shell command run before each run, {NAME} replaced");
-  app.add_option("--teardown", a.teardown, "shell command run after each run, {NAME} replaced");
-  app.add_option("--seed", a.seed, "seed of the shuffled order (default: random; recorded)");
-  app.add_option("--resume", a.resume,
-                 "complete the runs experiment ID still lacks; its stored --setup/--teardown "
-                 "run only when given again here, word for word");
+  AddRows(app, a, MatrixRows());
   AddStoreOption(app, a.store);
-  auto* json = app.add_flag("--json", a.json, "the result table as one JSON document");
-  app.add_flag("--csv", a.csv, "the result table as CSV")->excludes(json);
+  AddRows(app, a, MatrixOutputRows());
   app.footer(
       "After `--`: the options every run gets (see nicbench run --help), e.g. -- -t 10 -P 2.\n"
       "Or: nicbench matrix --resume ID [--setup CMD] [--teardown CMD] [--store ...] to\n"
@@ -71,32 +51,17 @@ std::vector<std::string> TakeRunOptions(int& argc, char** argv) {
   return rest;
 }
 
-Result<MatrixDefinition> NewDefinition(const MatrixArgs& a, std::vector<std::string> options) {
-  if (a.host.empty()) return Fail("a HOST is needed (or --resume ID)");
-  if (a.vary.empty()) return Fail("at least one --vary NAME=V1,V2 is needed");
-  if (a.repeat < 1 || a.repeat > 1000) return Fail("--repeat: needs a number of rounds, 1..1000");
-  MatrixDefinition d;
-  d.host = a.host;
-  for (const std::string& text : a.vary) {
-    auto v = ParseVary(text);
-    if (!v) return tl::unexpected(v.error());
-    d.varies.push_back(std::move(*v));
-  }
-  d.repeat = a.repeat;
+// A new experiment: the rows' values (`d`, ApplyRows), what they must hold together, a random
+// seed unless one was given, and the options every run gets.
+Result<MatrixDefinition> NewDefinition(const MatrixArgs& a, MatrixDefinition d,
+                                       std::vector<std::string> options) {
+  if (d.host.empty()) return Fail("a HOST is needed (or --resume ID)");
+  if (d.varies.empty()) return Fail("at least one --vary NAME=V1,V2 is needed");
+  if (a.repeat.empty()) return Fail("--repeat: needs a number of rounds, 1..1000");
   if (a.seed.empty()) {
     std::random_device device;
     d.seed = (static_cast<uint64_t>(device()) << 32) | device();
-  } else {
-    try {
-      size_t used = 0;
-      d.seed = std::stoull(a.seed, &used);
-      if (used != a.seed.size()) throw std::invalid_argument("trailing");
-    } catch (const std::exception&) {
-      return Fail(fmt::format("--seed: '{}' is not an unsigned integer", a.seed));
-    }
   }
-  d.setup = a.setup;
-  d.teardown = a.teardown;
   d.run_options = std::move(options);
   return d;
 }
@@ -202,7 +167,7 @@ std::optional<std::string> UnconfirmedCommands(const MatrixDefinition& d, const 
 }
 
 Started Resume(store::Store& store, const MatrixArgs& a, bool run_options) {
-  if (!a.host.empty() || !a.vary.empty() || a.repeat || run_options || !a.seed.empty()) {
+  if (!a.host.empty() || !a.vary.empty() || !a.repeat.empty() || run_options || !a.seed.empty()) {
     return Refuse(ExitCode::kUsage,
                   "--resume takes the experiment's own definition: no HOST, "
                   "--vary, --repeat, --seed or run options (only its --setup/--teardown, to "
@@ -235,8 +200,9 @@ Started Resume(store::Store& store, const MatrixArgs& a, bool run_options) {
   return {std::move(*ctx), 0};
 }
 
-Started Create(store::Store& store, const MatrixArgs& a, std::vector<std::string> options) {
-  auto definition = NewDefinition(a, std::move(options));
+Started Create(store::Store& store, const MatrixArgs& a, MatrixDefinition given,
+               std::vector<std::string> options) {
+  auto definition = NewDefinition(a, std::move(given), std::move(options));
   if (!definition) return Refuse(ExitCode::kUsage, definition.error().message);
   auto stand = StandFor(*definition);
   if (!stand) return Refuse(ExitCode::kEnvironment, stand.error().message);
@@ -264,6 +230,10 @@ int RunMatrixCommand(int argc, char** argv) {
   if (auto code = ParseArgs(app, argc, argv, [](const std::string& m) { LogError(m); })) {
     return *code;
   }
+  MatrixDefinition given;
+  if (auto s = ApplyRows(args, MatrixRows(), given); !s) {
+    return Refuse(ExitCode::kUsage, s.error().message).code;
+  }
   auto location = ReadLocation(args.store);
   if (!location) return Refuse(ExitCode::kUsage, location.error().message).code;
   const bool resume = !args.resume.empty();
@@ -272,7 +242,7 @@ int RunMatrixCommand(int argc, char** argv) {
                        StoreBusyTimeout());
   if (!opened) return Refuse(ExitCode::kStore, opened.error().message).code;
   Started started = resume ? Resume(**opened, args, !run_options.empty())
-                           : Create(**opened, args, std::move(run_options));
+                           : Create(**opened, args, std::move(given), std::move(run_options));
   if (!started.ctx) return started.code;
   MatrixContext& ctx = *started.ctx;
   ctx.store = opened->get();

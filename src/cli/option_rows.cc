@@ -53,7 +53,8 @@ Result<double> ParseNumberIn(std::string_view name, const std::string& text, dou
 namespace detail {
 
 CLI::Option* AddRow(CLI::App& app, const char* names, const char* help, unsigned traits,
-                    std::variant<bool*, std::string*, std::vector<std::string>*> where) {
+                    std::variant<bool*, std::string*, std::vector<std::string>*> where,
+                    const char* excludes) {
   CLI::Option* option = nullptr;
   if (bool** flag = std::get_if<bool*>(&where)) {
     option = app.add_flag(names, **flag, help);
@@ -70,6 +71,8 @@ CLI::Option* AddRow(CLI::App& app, const char* names, const char* help, unsigned
   if (traits & kExistingDirectory) option->check(CLI::ExistingDirectory);
   if (traits & kRequired) option->required();
   if (traits & kIntValue) option->type_name("INT");
+  if (traits & kTakeAll) option->take_all();
+  if (excludes != nullptr) option->excludes(app.get_option(excludes));
   return option;
 }
 

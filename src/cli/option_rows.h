@@ -1,7 +1,7 @@
-// The options of `run`, `serve`, `monitor` and `stand` as tables (neper's one table plus one
-// validation pass): one row per option with its spellings, its help text, where CLI11 keeps what
-// was typed, and, for a value that becomes a member of a config as it is, the bounded parser
-// that sets that member and the iperf3 parameter that carries it on the wire. AddRows declares a
+// The options of every command but the fleet's as tables (neper's one table plus one validation
+// pass): one row per option with its spellings, its help text, where CLI11 keeps what was typed,
+// and, for a value that becomes a member of a config as it is, the bounded parser that sets that
+// member and the iperf3 parameter that carries it on the wire. AddRows declares a
 // table to a CLI11 App, so --help, --help-table, the man pages and the completion all come from
 // the rows; ApplyRows runs the parsers of the rows that were given; what concerns several
 // options at once (-n with -k, -R with --bidir, --rr's own -l) stays in the command's one
@@ -75,16 +75,19 @@ enum RowTrait : unsigned {
   kValueFlag = 16,         // a flag whose text (after `{`) is its value when given bare
   kParseEmpty = 32,        // an empty text is parsed (and refused), not taken as "not given"
   kIntValue = 64,          // --help shows the value as INT (the text is parsed as a number later)
+  kTakeAll = 128,          // several values per occurrence, every occurrence kept (--vary A=1 B=2)
 };
 
 // Where CLI11 keeps what was typed, as text, so the validation pass sees it unchanged.
 template <typename Args>
 using Slot = std::variant<bool Args::*, std::string Args::*, std::vector<std::string> Args::*>;
 
-// One option. `apply`, when set, turns the given text (a flag's: empty) into the member it
-// sets in `Target`; nullptr leaves the text to the command's validation pass. `bad`: a value
-// the command refuses with exit 2 (the table-driven test gives it), nullptr when any text is
-// taken. `wire`: the iperf3 parameter the member travels in, nullptr when none.
+// One option. `apply`, when set, turns the given text (a flag's: empty; a repeatable option's:
+// each of its texts in turn) into the member it sets in `Target`; nullptr leaves the text to the
+// command's validation pass. `bad`: a value the command refuses with exit 2 (the table-driven
+// test gives it; a positional's message quotes it), nullptr when any text is taken. `wire`: the
+// iperf3 parameter the member travels in, nullptr when none. `excludes`: the name of an earlier
+// row of the same App this one cannot be given with (CLI11 refuses the pair, --help says so).
 template <typename Args, typename Target = Args>
 struct OptionRow {
   const char* names;
@@ -94,6 +97,7 @@ struct OptionRow {
   const char* bad = nullptr;
   const char* wire = nullptr;
   unsigned traits = kPlain;
+  const char* excludes = nullptr;
 };
 
 // A row without its types: what the tests and the table dump loop over.
@@ -106,7 +110,8 @@ struct RowView {
 namespace detail {
 
 CLI::Option* AddRow(CLI::App& app, const char* names, const char* help, unsigned traits,
-                    std::variant<bool*, std::string*, std::vector<std::string>*> where);
+                    std::variant<bool*, std::string*, std::vector<std::string>*> where,
+                    const char* excludes);
 
 template <typename T>
 struct MemberOf;
@@ -126,13 +131,15 @@ template <typename Args, typename Target>
 void AddRows(CLI::App& app, Args& args, std::span<const OptionRow<Args, Target>> rows) {
   for (const auto& row : rows) {
     std::visit(
-        [&](auto member) { detail::AddRow(app, row.names, row.help, row.traits, &(args.*member)); },
+        [&](auto member) {
+          detail::AddRow(app, row.names, row.help, row.traits, &(args.*member), row.excludes);
+        },
         row.slot);
   }
 }
 
-// Runs the parser of every row that was given (a flag set, a text not empty), in table order;
-// the first error.
+// Runs the parser of every row that was given (a flag set, a text not empty, each text of a
+// repeatable option), in table order; the first error.
 template <typename Args, typename Target>
 Status ApplyRows(const Args& args, std::span<const OptionRow<Args, Target>> rows, Target& target) {
   for (const auto& row : rows) {
@@ -147,6 +154,9 @@ Status ApplyRows(const Args& args, std::span<const OptionRow<Args, Target>> rows
             if (value.empty() && !(row.traits & kParseEmpty)) return Ok();
             return row.apply(FirstName(row.names), value, target);
           } else {
+            for (const std::string& text : value) {
+              if (Status one = row.apply(FirstName(row.names), text, target); !one) return one;
+            }
             return Ok();
           }
         },

@@ -4,6 +4,9 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
+
+#include <fmt/format.h>
 
 #include "cli/option_tables.h"
 #include "protocol/params.h"
@@ -88,6 +91,59 @@ TEST(OptionRows, ADeclaredTableIsTheAppsOptions) {
   EXPECT_EQ(args.size, "3");
   EXPECT_EQ(args.name, "x");
   EXPECT_TRUE(args.on);
+}
+
+struct FakeListArgs {
+  std::vector<std::string> items, groups;
+  bool json = false, csv = false;
+};
+struct FakeListTarget {
+  std::vector<std::string> items;
+};
+
+Status AddFakeItem(std::string_view name, const std::string& text, FakeListTarget& target) {
+  if (text == "bad") return Fail(fmt::format("{}: '{}' is bad", name, text));
+  target.items.push_back(text);
+  return Ok();
+}
+
+const OptionRow<FakeListArgs, FakeListTarget> kFakeListRows[] = {
+    {"--item", "one value each time", &FakeListArgs::items, AddFakeItem, "bad", nullptr,
+     kRepeatable},
+    {"--group", "several values each time", &FakeListArgs::groups, nullptr, nullptr, nullptr,
+     kTakeAll},
+    {"--json", "as JSON", &FakeListArgs::json},
+    {"--csv", "as CSV", &FakeListArgs::csv, nullptr, nullptr, nullptr, kPlain, "--json"},
+};
+
+std::span<const OptionRow<FakeListArgs, FakeListTarget>> FakeListRows() { return kFakeListRows; }
+
+TEST(OptionRows, ARepeatableRowsSetterTakesEachValueInTurn) {
+  FakeListArgs args;
+  args.items = {"a", "b"};
+  FakeListTarget target;
+  ASSERT_TRUE(ApplyRows(args, FakeListRows(), target));
+  EXPECT_EQ(target.items, (std::vector<std::string>{"a", "b"}));
+  args.items.push_back("bad");
+  auto s = ApplyRows(args, FakeListRows(), target);
+  ASSERT_FALSE(s);
+  EXPECT_EQ(s.error().message, "--item: 'bad' is bad");
+}
+
+TEST(OptionRows, TakeAllKeepsSeveralValuesAndARowExcludesAnEarlierOne) {
+  CLI::App app;
+  FakeListArgs args;
+  AddRows(app, args, FakeListRows());
+  // CLI11 takes the arguments reversed: --group a b --group x --item 1 --item 2.
+  app.parse(
+      std::vector<std::string>{"2", "--item", "1", "--item", "x", "--group", "b", "a", "--group"});
+  EXPECT_EQ(args.groups, (std::vector<std::string>{"a", "b", "x"}));
+  EXPECT_EQ(args.items, (std::vector<std::string>{"1", "2"}));
+  EXPECT_EQ(app.get_option("--json")->get_excludes().size(), 1u) << "both ways, as --help shows";
+  CLI::App both;
+  FakeListArgs both_args;
+  AddRows(both, both_args, FakeListRows());
+  EXPECT_THROW(both.parse(std::vector<std::string>{"--csv", "--json"}), CLI::ExcludesError);
 }
 
 // A run row's wire name is a key of the parameters the client sends once its member is set.

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "base/units.h"
+#include "cli/option_tables_tools.h"
 
 namespace nicbench::cli {
 namespace {
@@ -512,6 +513,8 @@ std::vector<RowView> CommandRows(std::string_view command) {
     Append(out, StandDownRows());
   } else if (command == "stand exec") {
     Append(out, StandExecRows());
+  } else {
+    AppendToolRows(command, out);
   }
   return out;
 }

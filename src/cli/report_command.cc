@@ -18,6 +18,7 @@
 #include "base/log.h"
 #include "cli/commands.h"
 #include "cli/matrix_runner.h"
+#include "cli/option_tables_tools.h"
 #include "cli/output_options.h"
 #include "cli/parse_args.h"
 #include "cli/selector.h"
@@ -26,12 +27,6 @@
 
 namespace nicbench::cli {
 namespace {
-
-struct ReportArgs {
-  std::vector<std::string> selectors;
-  std::string output;
-  StoreArgs store;
-};
 
 // A failure with the exit code that tells it apart.
 struct Failure {
@@ -179,26 +174,17 @@ int Report(const ReportArgs& args, const std::vector<Selector>& selectors) {
 int RunReportCommand(int argc, char** argv) {
   CLI::App app{"nicbench report: stored runs as a self-contained HTML page with charts", "report"};
   ReportArgs args;
-  app.add_option("SELECTOR", args.selectors,
-                 "runs: an id, label:K=V[,K=V], last:N, id:A..B, experiment:ID; one set gives "
-                 "each run's report (an experiment: its variants compared), several sets are "
-                 "compared")
-      ->required();
-  app.add_option("-o,--output", args.output, "the HTML file to write")->required();
+  AddRows(app, args, ReportRows());
   AddStoreOption(app, args.store);
   if (auto code = ParseArgs(app, argc, argv, [](const std::string& m) { LogError(m); })) {
     return *code;
   }
-  std::vector<Selector> selectors;
-  for (const std::string& text : args.selectors) {
-    auto s = ParseSelector(text);
-    if (!s) {
-      LogError("nicbench report: " + s.error().message);
-      return ToInt(ExitCode::kUsage);
-    }
-    selectors.push_back(std::move(*s));
+  ReportPlan plan;
+  if (auto s = ApplyRows(args, ReportRows(), plan); !s) {
+    LogError("nicbench report: " + s.error().message);
+    return ToInt(ExitCode::kUsage);
   }
-  return Report(args, selectors);
+  return Report(args, plan.selectors);
 }
 
 }  // namespace nicbench::cli

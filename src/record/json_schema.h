@@ -343,16 +343,17 @@ constexpr auto FieldsOf(Type<IntervalRecord>) {
 
 constexpr auto FieldsOf(Type<StreamTotals>) {
   using T = StreamTotals;
-  return Fields(Field("id", &T::id), Field("sender", &T::sender),
-                Field("bytes_sent", &T::bytes_sent), Field("bytes_received", &T::bytes_received),
-                // Not in schema 1: a stored incomplete run reads back as if the peer had reported.
-                Unserialized(&T::peer_reported), Field("seconds_sent", &T::seconds_sent),
-                Field("seconds_received", &T::seconds_received),
-                Field("retransmits", &T::retransmits), Field("packets", &T::packets),
-                Field("lost", &T::lost), Field("out_of_order", &T::out_of_order),
-                Field("jitter_seconds", &T::jitter_seconds),
-                Field("max_snd_cwnd", &T::max_snd_cwnd), Field("min_rtt_us", &T::min_rtt_us),
-                Field("max_rtt_us", &T::max_rtt_us), Field("mean_rtt_us", &T::mean_rtt_us));
+  return Fields(
+      Field("id", &T::id), Field("sender", &T::sender), Field("bytes_sent", &T::bytes_sent),
+      Field("bytes_received", &T::bytes_received),
+      // Not in schema 1: a stored incomplete run reads back as if the peer had reported.
+      Unserialized(&T::peer_reported), Field("seconds_sent", &T::seconds_sent),
+      Field("seconds_received", &T::seconds_received), Field("retransmits", &T::retransmits),
+      Field("packets", &T::packets), Field("lost", &T::lost),
+      Field("out_of_order", &T::out_of_order), Field("jitter_seconds", &T::jitter_seconds),
+      Field("max_snd_cwnd", &T::max_snd_cwnd), Field("min_rtt_us", &T::min_rtt_us),
+      Field("max_rtt_us", &T::max_rtt_us), Field("mean_rtt_us", &T::mean_rtt_us),
+      LaterField("rtt_sum_us", &T::rtt_sum_us), LaterField("rtt_samples", &T::rtt_samples));
 }
 
 constexpr auto FieldsOf(Type<CpuUtilization>) {

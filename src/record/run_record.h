@@ -91,7 +91,9 @@ struct RrSummary {
   std::optional<uint64_t> peer_transactions;  // what the other end counted
   // Service demand, CPU time per transaction in microseconds: of each end's nicbench process
   // (rusage), and of each whole host (busy time of every core from /proc/stat, as netperf
-  // reports it). Absent when not measured (a peer without host samples).
+  // reports it). Written by the engine of older versions only, and read back from their records:
+  // a new record leaves them absent and analysis::ComputeRrServiceDemand computes them from the
+  // CPU times and host samples (and fills them in for -J's `end.rr`).
   std::optional<double> local_process_us_per_transaction, remote_process_us_per_transaction;
   std::optional<double> local_host_us_per_transaction, remote_host_us_per_transaction;
   // The clocks' offset the one-way delays (RrStats::up, down) were corrected with; absent when
@@ -165,7 +167,12 @@ struct StreamTotals {
   // TCP sender, over the intervals:
   // max_snd_cwnd is in bytes (TCP_INFO's segments times the MSS), as iperf3 reports it.
   Measured<uint64_t> max_snd_cwnd;
-  Measured<uint32_t> min_rtt_us, max_rtt_us, mean_rtt_us;
+  Measured<uint32_t> min_rtt_us, max_rtt_us;
+  // The smoothed RTT (TCP_INFO rtt, microseconds) of every sample past the warm-up, summed, and
+  // how many there were: analysis::StreamSenderTcp's mean RTT is the one from them.
+  uint64_t rtt_sum_us = 0, rtt_samples = 0;
+  // That mean as older versions recorded it; new records leave it unknown.
+  Measured<uint32_t> mean_rtt_us;
 };
 
 // CPU use of the nicbench (or iperf3) process over the whole test, as iperf3 reports it.

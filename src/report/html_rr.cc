@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "analysis/figures.h"
 #include "report/html_chart.h"
 
 namespace nicbench::report::html {
@@ -150,12 +151,11 @@ Json RrSummaryRows(const record::RunRecord& run) {
   }
   const std::string local = client ? "client" : "server";
   const std::string remote = client ? "server" : "client";
-  rows.push_back(
-      {"CPU per transaction, " + local,
-       PerTransaction(s.local_process_us_per_transaction, s.local_host_us_per_transaction)});
-  rows.push_back(
-      {"CPU per transaction, " + remote,
-       PerTransaction(s.remote_process_us_per_transaction, s.remote_host_us_per_transaction)});
+  const analysis::RrServiceDemand demand = analysis::ComputeRrServiceDemand(run);
+  rows.push_back({"CPU per transaction, " + local,
+                  PerTransaction(demand.local_process_us, demand.local_host_us)});
+  rows.push_back({"CPU per transaction, " + remote,
+                  PerTransaction(demand.remote_process_us, demand.remote_host_us)});
   return rows;
 }
 

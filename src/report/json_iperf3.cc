@@ -4,6 +4,7 @@
 // says why.
 #include <algorithm>
 
+#include "analysis/figures.h"
 #include "analysis/stream_sender.h"
 #include "record/json_rr.h"
 #include "report/format.h"
@@ -325,7 +326,8 @@ Json EndJson(const record::RunRecord& run) {
   end["cpu_utilization_percent"] = CpuJson(run);
   if (run.incomplete) end["incomplete"] = true;
   if (IsTcp(run)) PutCongestion(end, run);
-  if (run.rr) end["rr"] = Json(nlohmann::json(*run.rr));
+  // The service demand is analysis's (the record holds the CPU times it comes from).
+  if (run.rr) end["rr"] = Json(nlohmann::json(analysis::RrSummaryWithDemand(run)));
   return end;
 }
 

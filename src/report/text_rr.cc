@@ -3,6 +3,7 @@
 // connect times (CRR), loss (UDP) and the CPU time per transaction of each end.
 #include <fmt/format.h>
 
+#include "analysis/figures.h"
 #include "report/text_lines.h"
 
 namespace nicbench::report::text {
@@ -82,11 +83,11 @@ std::string RrSummary(const record::RunRecord& run) {
                        Us(rr.connect->p50_us), Us(rr.connect->p90_us), Us(rr.connect->p99_us),
                        Us(rr.connect->p999_us), Us(rr.connect->max_us), Us(rr.connect->mean_us));
   }
+  const analysis::RrServiceDemand demand = analysis::ComputeRrServiceDemand(run);
   out += "      CPU per transaction, local:  " +
-         PerTransaction(s.local_process_us_per_transaction, s.local_host_us_per_transaction) + "\n";
+         PerTransaction(demand.local_process_us, demand.local_host_us) + "\n";
   out += "      CPU per transaction, remote: " +
-         PerTransaction(s.remote_process_us_per_transaction, s.remote_host_us_per_transaction) +
-         "\n";
+         PerTransaction(demand.remote_process_us, demand.remote_host_us) + "\n";
   return out;
 }
 

@@ -84,7 +84,8 @@ Result<std::vector<record::StreamTotals>> CombineTotals(const std::vector<FlowTo
       if (t.max_snd_cwnd) s.max_snd_cwnd = *t.max_snd_cwnd;
       if (t.min_rtt_us) s.min_rtt_us = *t.min_rtt_us;
       if (t.max_rtt_us) s.max_rtt_us = *t.max_rtt_us;
-      if (t.mean_rtt_us) s.mean_rtt_us = *t.mean_rtt_us;
+      s.rtt_sum_us = t.rtt_sum_us;
+      s.rtt_samples = t.rtt_samples;
     } else if (t.sender) {
       // The receiver knows loss and jitter; the sender knows how many it sent.
       s.packets = t.packets;

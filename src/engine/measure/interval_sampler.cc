@@ -174,9 +174,8 @@ std::vector<FlowTotals> IntervalSampler::Totals() const {
     if (state.have_retrans && state.totals.sender) {
       t.retransmits = state.last_retrans - std::min(state.last_retrans, state.base_retrans);
     }
-    if (state.rtt_samples > 0) {
-      t.mean_rtt_us = static_cast<uint32_t>(state.rtt_sum_us / state.rtt_samples);
-    }
+    t.rtt_sum_us = state.rtt_sum_us;
+    t.rtt_samples = state.rtt_samples;
     FillRrTotals(state.last, base, t);
     out.push_back(t);
   }

@@ -49,7 +49,8 @@ struct FlowTotals {
   double seconds = 0;                    // measured duration after omit
   std::optional<uint64_t> retransmits;   // TCP with TCP_INFO
   std::optional<uint64_t> max_snd_cwnd;  // bytes
-  std::optional<uint32_t> min_rtt_us, max_rtt_us, mean_rtt_us;
+  std::optional<uint32_t> min_rtt_us, max_rtt_us;
+  uint64_t rtt_sum_us = 0, rtt_samples = 0;  // sender: TCP_INFO rtt of each sample, and how many
   // Request/response flows (FlowCounters::rr), since the end of omit: rr_sampler.h sums them.
   bool rr = false;
   uint64_t transactions = 0, rr_lost = 0, rr_late = 0;

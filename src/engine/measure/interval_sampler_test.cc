@@ -86,7 +86,8 @@ TEST(IntervalSampler, RetransmitsAndRttFromTcpInfo) {
   EXPECT_EQ(*t.max_snd_cwnd, 40000u) << "bytes, as iperf3 reports it: segments times the MSS";
   EXPECT_EQ(*t.min_rtt_us, 100u);
   EXPECT_EQ(*t.max_rtt_us, 300u);
-  EXPECT_EQ(*t.mean_rtt_us, 200u);
+  EXPECT_EQ(t.rtt_sum_us, 400u) << "raw counts: the mean is analysis's";
+  EXPECT_EQ(t.rtt_samples, 2u);
 }
 
 TEST(IntervalSampler, UnkeptSliverStillCountsInTotals) {

@@ -9,35 +9,6 @@ constexpr double kUsPerNs = 1e-3;
 
 uint64_t Delta(uint64_t now, uint64_t before) { return now - std::min(now, before); }
 
-// CPU-seconds every core of a host was busy over the counted (not omitted) intervals, from the
-// per-interval host samples aligned with the intervals; nullopt without samples.
-std::optional<double> HostBusySeconds(const record::EndpointRecord& end) {
-  double busy = 0;
-  bool any = false;
-  for (size_t i = 0; i < end.samples.size() && i < end.intervals.size(); ++i) {
-    if (end.intervals[i].omitted) continue;
-    const record::HostInterval& s = end.samples[i];
-    const auto* total = s.cpu_total.get();
-    const auto* cpus = s.cpus.get();
-    if (total == nullptr || cpus == nullptr || cpus->empty()) continue;
-    busy += total->Busy() / 100.0 * (s.end - s.start) * static_cast<double>(cpus->size());
-    any = true;
-  }
-  if (!any) return std::nullopt;
-  return busy;
-}
-
-std::optional<double> PerTransaction(std::optional<double> cpu_seconds, uint64_t transactions) {
-  if (!cpu_seconds || transactions == 0) return std::nullopt;
-  return *cpu_seconds * 1e6 / static_cast<double>(transactions);
-}
-
-std::optional<double> ProcessSeconds(const record::Measured<record::CpuUtilization>& cpu,
-                                     double seconds) {
-  if (!cpu.known() || seconds <= 0) return std::nullopt;
-  return cpu.value().total_percent / 100.0 * seconds;
-}
-
 }  // namespace
 
 record::LatencySummary Summarize(const LatencyHistogram& h) {
@@ -168,10 +139,6 @@ std::optional<record::RrSummary> SummarizeRr(const std::vector<FlowTotals>& tota
   if (record.spec.rr.rate_per_second != 0) acc.FillBuckets(*local);
   record::RrSummary s;
   s.local = *local;
-  const uint64_t n = local->transactions;
-  s.local_process_us_per_transaction =
-      PerTransaction(ProcessSeconds(record.local.cpu, record.test_seconds), n);
-  s.local_host_us_per_transaction = PerTransaction(HostBusySeconds(record.local), n);
   if (const record::EndpointRecord* remote = record.remote.get()) {
     uint64_t counted = 0;
     bool any = false;
@@ -181,10 +148,7 @@ std::optional<record::RrSummary> SummarizeRr(const std::vector<FlowTotals>& tota
       any = true;
     }
     if (any) s.peer_transactions = counted;
-    s.remote_host_us_per_transaction = PerTransaction(HostBusySeconds(*remote), n);
   }
-  s.remote_process_us_per_transaction =
-      PerTransaction(ProcessSeconds(record.peer.cpu, record.test_seconds), n);
   return s;
 }
 

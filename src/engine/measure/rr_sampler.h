@@ -40,8 +40,10 @@ void FillRrTotals(const FlowCounters& last, const FlowCounters& base, FlowTotals
 // The whole test's RR stats from every flow's totals; nullopt for a bulk test.
 std::optional<record::RrStats> RrTotals(const std::vector<FlowTotals>& totals, double seconds);
 
-// The record's summary at the client: its own totals, the server's count (from the intervals of
-// its record, when it sent one) and both ends' CPU time per transaction.
+// The record's summary: this end's totals and, at the client, the server's count (from the
+// intervals of its record, when it sent one). Counts only: the CPU time per transaction is
+// analysis's (analysis::ComputeRrServiceDemand), from the CPU times and host samples the record
+// holds.
 std::optional<record::RrSummary> SummarizeRr(const std::vector<FlowTotals>& totals,
                                              const record::RunRecord& record);
 

@@ -1,7 +1,7 @@
 // The option tables (cli/option_tables.h) against the binary: every option `--help-table` lists
 // (what --help, the man pages and the completion show) is a row of its command's table and every
 // row is listed; every row that has a bad value is refused with exit code 2 before anything runs,
-// in a message that names the option.
+// in a message that names the option (a positional's: that quotes the value).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -26,8 +26,10 @@ struct RowsCommand {
 };
 
 // Port 1: nobody listens there, so a value the command failed to refuse ends in a quick
-// connection failure (exit 1), not a test.
+// connection failure (exit 1), not a test. A store, a capture or a file under a directory that
+// does not exist, an interface that does not exist: likewise a quick failure, nothing written.
 const std::vector<RowsCommand>& RowsCommands() {
+  static const std::string kNoStore = "/nonexistent/nicbench-rows/results.db";
   static const std::vector<RowsCommand> commands = {
       {"run", {"run", "127.0.0.1", "-p", "1"}, {}},
       {"serve", {"serve", "-p", "0", "--once"}, {}},
@@ -35,9 +37,19 @@ const std::vector<RowsCommand>& RowsCommands() {
       {"stand up", {"stand", "up"}, {}},
       {"stand down", {"stand", "down"}, {}},
       {"stand exec", {"stand", "exec"}, {"h1", "--", "true"}},
+      {"collect", {"collect", "-i", "nbrows0", "-o", "/nonexistent/nicbench-rows"}, {}},
+      {"compare", {"compare", "--store", kNoStore}, {"2"}},
+      {"disk", {"disk", "/nonexistent/nicbench-rows/file"}, {}},
+      {"history", {"history", "--store", kNoStore}, {}},
+      {"show", {"show", "--store", kNoStore}, {}},
+      {"inspect", {"inspect", "-i", "nbrows0"}, {}},
+      {"matrix", {"matrix", "127.0.0.1", "--store", kNoStore}, {}},
+      {"report", {"report", "--store", kNoStore, "-o", "/nonexistent/nicbench-rows/r.html"}, {}},
   };
   return commands;
 }
+
+bool IsPositional(const std::string& names) { return names.rfind('-', 0) != 0; }
 
 // An option's names as one sorted, comma-joined key; a positional's is its name. CLI11's
 // `--timestamps{%c }` (a flag's value when given bare) is `--timestamps`.
@@ -104,18 +116,20 @@ TEST(OptionRowsCli, ABadValueOfEveryRowIsAUsageErrorNamingTheOption) {
   for (const RowsCommand& command : RowsCommands()) {
     for (const cli::RowView& row : cli::CommandRows(command.rows)) {
       if (row.bad.empty()) continue;
+      const bool positional = IsPositional(row.names);
       std::vector<std::string> args = command.before;
-      args.push_back(SplitNames(row.names).back() + "=" + row.bad);
+      args.push_back(positional ? row.bad : SplitNames(row.names).back() + "=" + row.bad);
       args.insert(args.end(), command.after.begin(), command.after.end());
       ProcessResult r = RunNicbench(args);
       ++tried;
       EXPECT_EQ(r.exit_code, 2) << command.rows << " " << row.names << " " << row.bad << ": "
                                 << r.err;
-      EXPECT_TRUE(NamesTheOption(r.err, row.names))
+      EXPECT_TRUE(positional ? r.err.find("'" + row.bad + "'") != std::string::npos
+                             : NamesTheOption(r.err, row.names))
           << command.rows << " " << row.names << " " << row.bad << ": " << r.err;
     }
   }
-  EXPECT_GT(tried, 60);
+  EXPECT_GT(tried, 70);
 }
 
 }  // namespace
