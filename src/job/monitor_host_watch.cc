@@ -11,10 +11,42 @@ namespace {
 
 using record::EventKind;
 
-constexpr size_t kCalmSamples = 10;  // the interrupt rate "before" is their mean
+constexpr size_t kCalmSamples = 10;  // the rates "before" are their means
 
 double Mean(const std::deque<double>& values) {
   return std::accumulate(values.begin(), values.end(), 0.0) / static_cast<double>(values.size());
+}
+
+void Push(std::deque<double>& values, double value) {
+  values.push_back(value);
+  if (values.size() > kCalmSamples) values.pop_front();
+}
+
+// Packets `cpu`'s softnet processed a second in the sample (its backlog and the NAPI polls it
+// ran: the NET_RX softirq's work in packets); nullopt when softnet_stat is unknown.
+std::optional<double> PacketsPerSecond(const record::HostInterval& sample, int cpu) {
+  const double seconds = sample.end - sample.start;
+  const auto* softnet = sample.softnet.get();
+  if (softnet == nullptr || !(seconds > 0)) return std::nullopt;
+  for (const record::SoftnetDelta& s : *softnet) {
+    if (s.cpu == cpu) return static_cast<double>(s.processed) / seconds;
+  }
+  return std::nullopt;
+}
+
+uint64_t CountOn(const record::Measured<std::vector<uint64_t>>& per_cpu, int cpu) {
+  const auto* counts = per_cpu.get();
+  if (counts == nullptr || cpu < 0 || static_cast<size_t>(cpu) >= counts->size()) return 0;
+  return (*counts)[static_cast<size_t>(cpu)];
+}
+
+// The softirq that saturates `cpu`: of the two /proc/softirqs counts the sample keeps, the
+// network softirq that ran more often there ("softirq" when neither ran).
+std::string SoftirqName(const record::HostInterval& sample, int cpu) {
+  const uint64_t rx = CountOn(sample.net_rx_softirqs, cpu);
+  const uint64_t tx = CountOn(sample.net_tx_softirqs, cpu);
+  if (rx == 0 && tx == 0) return "softirq";
+  return rx >= tx ? "NET_RX softirq" : "NET_TX softirq";
 }
 
 // The rate a saturation is judged with: the NIC's own lines when they are known (a NIC's
@@ -57,13 +89,35 @@ std::string RateVerdict(std::optional<double> before, std::optional<double> now,
       *now, *before);
 }
 
+// What the packet rate says about a core saturated by softirq: risen is a flood of packets;
+// unchanged is softirq work the packets do not explain (a poll loop that spins, or packets that
+// each cost more).
+std::string PacketVerdict(int cpu, std::optional<double> before, std::optional<double> now,
+                          double factor, bool& unexplained) {
+  unexplained = false;
+  if (!now) return fmt::format("the packets processed on cpu{} are unknown", cpu);
+  if (!before) {
+    return fmt::format("cpu{} processed {:.0f} packets/s; the rate before is unknown", cpu, *now);
+  }
+  if (*now >= *before * factor) {
+    return fmt::format(
+        "packets processed on cpu{} rose from {:.0f}/s to {:.0f}/s: a flood of packets explains "
+        "the busy core",
+        cpu, *before, *now);
+  }
+  unexplained = true;
+  return fmt::format(
+      "packets processed on cpu{} unchanged ({:.0f}/s now, {:.0f}/s before): softirq work the "
+      "packets do not explain (a poll loop that spins, or packets that each cost more)",
+      cpu, *now, *before);
+}
+
 }  // namespace
 
 std::vector<Condition> HostWatch::Judge(const record::HostInterval& sample) {
   std::vector<Condition> out;
   ++samples_;
   const double seconds = sample.end - sample.start;
-  const std::optional<double> rate = InterruptRate(sample);
   bool any_hot = false;
   if (const auto* cpus = sample.cpus.get()) {
     for (const record::CpuShare& c : *cpus) {
@@ -75,13 +129,7 @@ std::vector<Condition> HostWatch::Judge(const record::HostInterval& sample) {
       any_hot = true;
       saturated_seconds_[c.cpu] += seconds;
     }
-    if (!any_hot) {
-      irq_rate_before_.reset();
-      if (rate) calm_irq_rates_.push_back(*rate);
-      if (calm_irq_rates_.size() > kCalmSamples) calm_irq_rates_.pop_front();
-    } else if (!irq_rate_before_ && !calm_irq_rates_.empty()) {
-      irq_rate_before_ = Mean(calm_irq_rates_);
-    }
+    Remember(sample, any_hot);
     for (const record::CpuShare& c : *cpus) {
       if (saturated_seconds_.count(c.cpu) == 0) continue;
       if (auto cond = Saturated(sample, c.cpu, c.irq + c.softirq, saturated_seconds_[c.cpu]))
@@ -96,21 +144,53 @@ std::vector<Condition> HostWatch::Judge(const record::HostInterval& sample) {
   return out;
 }
 
+void HostWatch::Remember(const record::HostInterval& sample, bool any_hot) {
+  if (any_hot) {
+    // The first saturated sample after a calm one fixes "before"; with no calm sample yet it
+    // stays unknown.
+    if (before_frozen_) return;
+    if (!calm_irq_rates_.empty()) irq_rate_before_ = Mean(calm_irq_rates_);
+    for (const auto& [cpu, rates] : calm_packet_rates_) {
+      if (!rates.empty()) packet_rate_before_[cpu] = Mean(rates);
+    }
+    before_frozen_ = irq_rate_before_.has_value() || !packet_rate_before_.empty();
+    return;
+  }
+  before_frozen_ = false;
+  irq_rate_before_.reset();
+  packet_rate_before_.clear();
+  if (auto rate = InterruptRate(sample)) Push(calm_irq_rates_, *rate);
+  if (const auto* softnet = sample.softnet.get()) {
+    for (const record::SoftnetDelta& s : *softnet) {
+      if (auto packets = PacketsPerSecond(sample, s.cpu)) Push(calm_packet_rates_[s.cpu], *packets);
+    }
+  }
+}
+
 std::optional<Condition> HostWatch::Saturated(const record::HostInterval& sample, int cpu,
                                               double share, double seconds) {
   const double needed = std::chrono::duration<double>(t_.saturated_for).count();
   if (seconds + 1e-9 < needed) return std::nullopt;
   const record::CpuShare& c = sample.cpus.value()[static_cast<size_t>(cpu)];
   const bool hard = c.irq >= c.softirq;
-  bool livelock = false;
-  const std::string verdict =
-      RateVerdict(irq_rate_before_, InterruptRate(sample), t_.irq_rise_factor, livelock);
+  bool unexplained = false;
+  std::string verdict;
+  if (hard) {
+    verdict = RateVerdict(irq_rate_before_, InterruptRate(sample), t_.irq_rise_factor, unexplained);
+  } else {
+    const auto before = packet_rate_before_.find(cpu);
+    verdict = PacketVerdict(
+        cpu, before == packet_rate_before_.end() ? std::nullopt : std::optional(before->second),
+        PacketsPerSecond(sample, cpu), t_.irq_rise_factor, unexplained);
+  }
+  const char* why = !unexplained ? ""
+                    : hard       ? ": livelocked interrupt handler or poll loop"
+                                 : ": not explained by the packet rate";
   Condition cond;
   cond.kind = EventKind::kCoreSaturated;
   cond.subject = fmt::format("cpu{}", cpu);
   cond.summary = fmt::format("cpu{} saturated by {} ({:.0f}%) for {:.0f} s{}", cpu,
-                             hard ? "hard irq" : "softirq", share, seconds,
-                             livelock ? ": livelocked interrupt handler or poll loop" : "");
+                             hard ? "hard irq" : SoftirqName(sample, cpu), share, seconds, why);
   cond.evidence.push_back(fmt::format("cpu{}: hard irq {:.1f}%, softirq {:.1f}%, idle {:.1f}%", cpu,
                                       c.irq, c.softirq, c.idle));
   if (const auto* rx = sample.net_rx_softirqs.get(); rx && static_cast<size_t>(cpu) < rx->size()) {
