@@ -160,9 +160,10 @@ void HostWatch::Remember(const record::HostInterval& sample, bool any_hot) {
   irq_rate_before_.reset();
   packet_rate_before_.clear();
   if (auto rate = InterruptRate(sample)) Push(calm_irq_rates_, *rate);
-  if (const auto* softnet = sample.softnet.get()) {
+  const double seconds = sample.end - sample.start;
+  if (const auto* softnet = sample.softnet.get(); softnet != nullptr && seconds > 0) {
     for (const record::SoftnetDelta& s : *softnet) {
-      if (auto packets = PacketsPerSecond(sample, s.cpu)) Push(calm_packet_rates_[s.cpu], *packets);
+      Push(calm_packet_rates_[s.cpu], static_cast<double>(s.processed) / seconds);
     }
   }
 }

@@ -27,8 +27,9 @@ struct Thresholds {
   // share of it, for at least `saturated_for`.
   double saturated_percent = 90;
   std::chrono::milliseconds saturated_for{10000};
-  // Whether the NIC's interrupt rate explains a saturated core: it must have risen at least this
-  // factor above the rate before the saturation. Below it, the seed-2 signature: a handler or
+  // Whether the load explains a saturated core: the NIC's interrupt rate (hard irq) or the
+  // packets the core's softnet processed (softirq) must have risen at least this factor above
+  // the rate before the saturation. Below it, for hard irq the seed-2 signature: a handler or
   // poll loop that spins while interrupts come as before.
   double irq_rise_factor = 2;
   // Degradation: the median goodput of a test's intervals at least this many percent below the

@@ -135,8 +135,7 @@ TEST(HostWatch, SoftirqFloodIsNamedNetRxAndExplainedByItsPackets) {
   EXPECT_NE(evidence.find("NET_RX softirqs on cpu1: 30000/s"), std::string::npos) << evidence;
   EXPECT_EQ(evidence.find("interrupts per second"), std::string::npos) << evidence;
   // The flood stops: the condition no longer holds, and the next one is judged afresh.
-  EXPECT_EQ(Find(watch.Judge(SoftirqSample(t++, 5, 2000, 40)), EventKind::kCoreSaturated),
-            nullptr);
+  EXPECT_EQ(Find(watch.Judge(SoftirqSample(t++, 5, 2000, 40)), EventKind::kCoreSaturated), nullptr);
 }
 
 TEST(HostWatch, SoftirqSaturationThePacketsDoNotExplainIsSaidSo) {
@@ -150,8 +149,9 @@ TEST(HostWatch, SoftirqSaturationThePacketsDoNotExplainIsSaidSo) {
   EXPECT_NE(c->summary.find("by NET_RX softirq (100%) for 3 s: not explained by the packet rate"),
             std::string::npos)
       << c->summary;
-  EXPECT_NE(Joined(c->evidence).find("packets processed on cpu1 unchanged (2100/s now, 2000/s "
-                                     "before)"),
+  EXPECT_NE(Joined(c->evidence)
+                .find("packets processed on cpu1 unchanged (2100/s now, 2000/s "
+                      "before)"),
             std::string::npos)
       << Joined(c->evidence);
 }

@@ -50,13 +50,12 @@ StandMonitor::StandMonitor(const stand::ScopedStand& st, const std::string& id,
   server = std::make_unique<testing::BackgroundProcess>(
       Prioritized(NicbenchIn(peer, {"serve", "-p", "5201", "-B", peer.address})));
   EXPECT_TRUE(WaitForListener(peer, 5201)) << server->StderrSoFar();
-  std::vector<std::string> argv = {"monitor",    peer.address, "--store", runs(),
-                                   "--events",   events(),     "--lock-dir", dir,
-                                   "--id",       id};
+  std::vector<std::string> argv = {"monitor", peer.address, "--store", runs(), "--events",
+                                   events(),  "--lock-dir", dir,       "--id", id};
   argv.insert(argv.end(), args.begin(), args.end());
   std::vector<std::string> command = NicbenchIn(st.host(1), argv);
-  monitor = std::make_unique<testing::BackgroundProcess>(prioritized ? Prioritized(command)
-                                                                     : command);
+  monitor =
+      std::make_unique<testing::BackgroundProcess>(prioritized ? Prioritized(command) : command);
 }
 
 StandMonitor::~StandMonitor() {

@@ -90,15 +90,14 @@ TEST(MonitorSoakStand, CleanForMinutesThenAFloodSaturatesACoreUntilItStops) {
   ASSERT_TRUE(st.has_value()) << st.error().ToString();
   const auto start = Clock::now();
   StandMonitor m(*st, "monfl",
-                 {"--every", "30s", "--test", "-t 3 -C cubic --both-directions",
-                  "--baseline-tests", "2", "--probe-window", "2s"},
+                 {"--every", "30s", "--test", "-t 3 -C cubic --both-directions", "--baseline-tests",
+                  "2", "--probe-window", "2s"},
                  /*prioritized=*/true);
 
   // 1. Clean: the periods' tests stored (the monitor's own schedule makes the minutes), and
   // not one event line.
-  ASSERT_TRUE(testing::WaitUntil(
-      [&] { return StoredRuns(m.runs(), "monfl") >= 2 * kCleanPeriods; },
-      seconds(30 * kCleanPeriods + 120)))
+  ASSERT_TRUE(testing::WaitUntil([&] { return StoredRuns(m.runs(), "monfl") >= 2 * kCleanPeriods; },
+                                 seconds(30 * kCleanPeriods + 120)))
       << FileText(m.events()) << m.monitor->StderrSoFar();
   const double clean_seconds = SecondsSince(start);
   std::printf("clean phase: %d periods of tests in %.0f s\n", kCleanPeriods, clean_seconds);
@@ -108,9 +107,9 @@ TEST(MonitorSoakStand, CleanForMinutesThenAFloodSaturatesACoreUntilItStops) {
   // so the flood's receive work (the bridge, h1's tbf-less ingress, UDP) runs there while the
   // flooder sends from flood_cpu.
   const stand::HostInfo &h1 = st->host(1), &h3 = st->host(3);
-  ASSERT_EQ(SteerReceiveTo(st->info().switch_netns, stand::SwitchPort(st->info().spec.name, 3),
-                           rx_cpu),
-            "");
+  ASSERT_EQ(
+      SteerReceiveTo(st->info().switch_netns, stand::SwitchPort(st->info().spec.name, 3), rx_cpu),
+      "");
   ASSERT_EQ(SteerReceiveTo(h1.netns, h1.interface, rx_cpu), "");
   testing::BackgroundProcess sink(NicbenchIn(h1, {"serve", "-p", "5202", "-B", h1.address}));
   ASSERT_TRUE(WaitForListener(h1, 5202)) << sink.StderrSoFar();
@@ -135,8 +134,7 @@ TEST(MonitorSoakStand, CleanForMinutesThenAFloodSaturatesACoreUntilItStops) {
 
   // The flood ends by its own duration; the core is given back and the event resolves.
   const testing::ProcessResult flooded = flood.Wait(seconds(kFloodSeconds + 120));
-  std::printf("flood ended after %.0f s (exit %d)\n", SecondsSince(flood_start),
-              flooded.exit_code);
+  std::printf("flood ended after %.0f s (exit %d)\n", SecondsSince(flood_start), flooded.exit_code);
   ASSERT_TRUE(testing::WaitUntil(
       [&] { return !Events(m.events(), "core-saturated", "resolved").empty(); }, seconds(60)))
       << FileText(m.events());
