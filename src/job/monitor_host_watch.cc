@@ -34,6 +34,16 @@ std::optional<double> PacketsPerSecond(const record::HostInterval& sample, int c
   return std::nullopt;
 }
 
+// Packets `cpu`'s softnet backlog refused in the sample (0 when unknown).
+uint64_t BacklogDrops(const record::HostInterval& sample, int cpu) {
+  if (const auto* softnet = sample.softnet.get()) {
+    for (const record::SoftnetDelta& s : *softnet) {
+      if (s.cpu == cpu) return s.dropped;
+    }
+  }
+  return 0;
+}
+
 uint64_t CountOn(const record::Measured<std::vector<uint64_t>>& per_cpu, int cpu) {
   const auto* counts = per_cpu.get();
   if (counts == nullptr || cpu < 0 || static_cast<size_t>(cpu) >= counts->size()) return 0;
@@ -122,7 +132,12 @@ std::vector<Condition> HostWatch::Judge(const record::HostInterval& sample) {
   if (const auto* cpus = sample.cpus.get()) {
     for (const record::CpuShare& c : *cpus) {
       const double share = c.irq + c.softirq;
-      if (share < t_.saturated_percent) {
+      // A core also counts when it is busy and its softirq loses packets: beside other work
+      // the kernel leaves NET_RX to ksoftirqd, a thread that gets only its fair share of the
+      // core, so a storm there shows as backlog drops, not as a core full of softirq.
+      const bool starved =
+          c.Busy() >= t_.saturated_percent && c.softirq > 0 && BacklogDrops(sample, c.cpu) > 0;
+      if (share < t_.saturated_percent && !starved) {
         saturated_seconds_.erase(c.cpu);
         continue;
       }
@@ -190,14 +205,29 @@ std::optional<Condition> HostWatch::Saturated(const record::HostInterval& sample
   Condition cond;
   cond.kind = EventKind::kCoreSaturated;
   cond.subject = fmt::format("cpu{}", cpu);
-  cond.summary = fmt::format("cpu{} saturated by {} ({:.0f}%) for {:.0f} s{}", cpu,
-                             hard ? "hard irq" : SoftirqName(sample, cpu), share, seconds, why);
+  const std::string what = hard ? "hard irq" : SoftirqName(sample, cpu);
+  const double length = sample.end - sample.start;
+  const uint64_t drops = BacklogDrops(sample, cpu);
+  cond.summary = share >= t_.saturated_percent
+                     ? fmt::format("cpu{} saturated by {} ({:.0f}%) for {:.0f} s{}", cpu, what,
+                                   share, seconds, why)
+                     : fmt::format(
+                           "cpu{} saturated (busy {:.0f}%) with its {} ({:.0f}%) dropping packets "
+                           "for {:.0f} s{}",
+                           cpu, c.Busy(), what, share, seconds, why);
   cond.evidence.push_back(fmt::format("cpu{}: hard irq {:.1f}%, softirq {:.1f}%, idle {:.1f}%", cpu,
                                       c.irq, c.softirq, c.idle));
+  if (share < t_.saturated_percent) {
+    cond.evidence.push_back(fmt::format("cpu{}: other work {:.1f}% (user {:.1f}%, system {:.1f}%)",
+                                        cpu, c.Busy() - share, c.user + c.nice, c.system));
+  }
   if (const auto* rx = sample.net_rx_softirqs.get(); rx && static_cast<size_t>(cpu) < rx->size()) {
-    const double length = sample.end - sample.start;  // `seconds` is how long it has been hot
     const double per_second = length > 0 ? static_cast<double>((*rx)[cpu]) / length : 0;
     cond.evidence.push_back(fmt::format("NET_RX softirqs on cpu{}: {:.0f}/s", cpu, per_second));
+  }
+  if (drops > 0 && length > 0) {
+    cond.evidence.push_back(fmt::format("softnet backlog of cpu{} dropped {:.0f} packets/s", cpu,
+                                        static_cast<double>(drops) / length));
   }
   if (std::string lines = LinesOnCpu(sample, cpu); !lines.empty()) {
     cond.evidence.push_back(fmt::format("interrupt lines on cpu{}: {}", cpu, lines));

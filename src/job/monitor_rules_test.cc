@@ -169,6 +169,50 @@ TEST(HostWatch, SoftirqSaturationFromTheStartHasNoRateBefore) {
       << Joined(c->evidence);
 }
 
+// The same flood beside other work, as the stand measured it on two cores shared with builds:
+// the kernel left NET_RX to ksoftirqd, which got a share of cpu1 beside the other processes, so
+// softirq took 36% of it while its backlog refused packets. A busy core whose softirq drops
+// packets is saturated too; busy without drops, or dropping while idle, is not.
+TEST(HostWatch, BusyCoreWhoseSoftirqDropsPacketsIsSaturated) {
+  HostWatch watch(Short());
+  double t = 0;
+  for (int i = 0; i < 5; ++i, ++t) watch.Judge(SoftirqSample(t, 5, 2000, 40));
+  auto storm = [](double at, uint64_t dropped, double user) {
+    record::HostInterval s = SoftirqSample(at, 36, 50000, 800);
+    auto cpus = s.cpus.value();
+    cpus[1].user = user;
+    cpus[1].idle = 100 - 36 - user;
+    s.cpus = cpus;
+    s.softnet = std::vector<record::SoftnetDelta>{{0, 100, 0, 0}, {1, 50000, dropped, 0}};
+    return s;
+  };
+  // Busy, no drops: the softirq keeps up, the core is the other work's.
+  for (int i = 0; i < 3; ++i) EXPECT_TRUE(watch.Judge(storm(t++, 0, 64)).empty());
+  // Dropping with half the core idle: the softnet-drops event, not a saturated core.
+  for (int i = 0; i < 3; ++i)
+    EXPECT_EQ(Find(watch.Judge(storm(t++, 338000, 14)), EventKind::kCoreSaturated), nullptr);
+  HostWatch fresh(Short());
+  for (int i = 0; i < 5; ++i, ++t) fresh.Judge(SoftirqSample(t, 5, 2000, 40));
+  std::vector<Condition> now;
+  for (int i = 0; i < 3; ++i) now = fresh.Judge(storm(t++, 338000, 64));
+  const Condition* c = Find(now, EventKind::kCoreSaturated);
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(c->subject, "cpu1");
+  EXPECT_NE(
+      c->summary.find(
+          "cpu1 saturated (busy 100%) with its NET_RX softirq (36%) dropping packets for 3 s"),
+      std::string::npos)
+      << c->summary;
+  const std::string evidence = Joined(c->evidence);
+  EXPECT_NE(evidence.find("softnet backlog of cpu1 dropped 338000 packets/s"), std::string::npos)
+      << evidence;
+  EXPECT_NE(evidence.find("cpu1: other work 64.0% (user 64.0%, system 0.0%)"), std::string::npos)
+      << evidence;
+  EXPECT_NE(evidence.find("packets processed on cpu1 rose from 2000/s to 50000/s"),
+            std::string::npos)
+      << evidence;
+}
+
 TEST(HostWatch, SoftnetDropsHoldUntilQuietSamplesPass) {
   Thresholds t;
   t.quiet_samples = 2;
