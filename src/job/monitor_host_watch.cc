@@ -1,6 +1,7 @@
 // The host's and the link's conditions (docs/monitor.md, "Events").
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <numeric>
 
 #include "analysis/host_figures.h"
@@ -15,6 +16,12 @@ constexpr size_t kCalmSamples = 10;  // the rates "before" are their means
 
 double Mean(const std::deque<double>& values) {
   return std::accumulate(values.begin(), values.end(), 0.0) / static_cast<double>(values.size());
+}
+
+double Median(std::deque<double> values) {
+  std::sort(values.begin(), values.end());
+  const size_t n = values.size();
+  return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
 }
 
 void Push(std::deque<double>& values, double value) {
@@ -165,8 +172,10 @@ void HostWatch::Remember(const record::HostInterval& sample, bool any_hot) {
     // stays unknown.
     if (before_frozen_) return;
     if (!calm_irq_rates_.empty()) irq_rate_before_ = Mean(calm_irq_rates_);
+    // The median, not the mean: a flood's first second, before its core counts as saturated,
+    // is among the calm samples and would raise a mean to the flood's own rate.
     for (const auto& [cpu, rates] : calm_packet_rates_) {
-      if (!rates.empty()) packet_rate_before_[cpu] = Mean(rates);
+      if (!rates.empty()) packet_rate_before_[cpu] = Median(rates);
     }
     before_frozen_ = irq_rate_before_.has_value() || !packet_rate_before_.empty();
     return;

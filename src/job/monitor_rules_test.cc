@@ -118,6 +118,9 @@ TEST(HostWatch, SoftirqFloodIsNamedNetRxAndExplainedByItsPackets) {
   HostWatch watch(Short());
   double t = 0;
   for (int i = 0; i < 5; ++i, ++t) EXPECT_TRUE(watch.Judge(SoftirqSample(t, 5, 2000, 40)).empty());
+  // The flood's first second, before the core counts as saturated: a calm sample, which must
+  // not become the rate "before" (the stand saw 100904/s before against 59905/s now).
+  EXPECT_TRUE(watch.Judge(SoftirqSample(t++, 60, 500000, 30000)).empty());
   std::vector<Condition> now;
   for (int i = 0; i < 3; ++i) now = watch.Judge(SoftirqSample(t++, 99, 500000, 30000));
   const Condition* c = Find(now, EventKind::kCoreSaturated);

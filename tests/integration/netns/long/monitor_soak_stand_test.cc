@@ -216,11 +216,10 @@ TEST(MonitorSoakStand, CleanForMinutesThenAFloodSaturatesACoreUntilItStops) {
   const auto start = Clock::now();
   auto st = UpStand(spec);
   ASSERT_TRUE(st.has_value()) << st.error().ToString();
-  StandMonitor m(
-      *st, "monfl",
-      {"--every", fmt::format("{}s", kEverySeconds), "--test", "-t 3 -C cubic --both-directions",
-       "--baseline-tests", "2", "--probe-window", "2s"},
-      /*prioritized=*/true);
+  StandMonitor m(*st, "monfl",
+                 {"--every", fmt::format("{}s", kEverySeconds), "--test",
+                  "-t 3 -C cubic --both-directions", "--baseline-tests", "2"},
+                 /*prioritized=*/true);
 
   // 1. Clean: the periods' tests stored (the monitor's own schedule makes the minutes), and
   // not one event line.
