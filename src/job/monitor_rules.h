@@ -27,8 +27,9 @@ struct Thresholds {
   // share of it, for at least `saturated_for`.
   double saturated_percent = 90;
   std::chrono::milliseconds saturated_for{10000};
-  // Whether the NIC's interrupt rate explains a saturated core: it must have risen at least this
-  // factor above the rate before the saturation. Below it, the seed-2 signature: a handler or
+  // Whether the load explains a saturated core: the NIC's interrupt rate (hard irq) or the
+  // packets the core's softnet processed (softirq) must have risen at least this factor above
+  // the rate before the saturation. Below it, for hard irq the seed-2 signature: a handler or
   // poll loop that spins while interrupts come as before.
   double irq_rise_factor = 2;
   // Degradation: the median goodput of a test's intervals at least this many percent below the
@@ -82,8 +83,11 @@ class EventBook {
   std::map<std::string, Open> open_;  // by source + kind + subject
 };
 
-// The host's samples: cores saturated by interrupt work (and whether the interrupt rate explains
-// it), softnet drops and squeezes, the NIC's error and drop counters.
+// The host's samples: cores saturated by interrupt work, softnet drops and squeezes, the NIC's
+// error and drop counters. A core saturated by hard irq is judged by the interrupt rate (the
+// NIC's lines, else all); one saturated by softirq by the packets its softnet processed (a
+// flood arrives as packets, and on a software device such as veth, or with RPS, it raises no
+// interrupt at all), the softirq named by the network softirq that ran more often on it.
 class HostWatch {
  public:
   // `prefix` goes before every subject ("peer " for the peer's host: "peer cpu0").
@@ -95,6 +99,8 @@ class HostWatch {
  private:
   std::optional<Condition> Saturated(const record::HostInterval& sample, int cpu, double share,
                                      double seconds);
+  // The rates "before": kept from calm samples (no core saturated), frozen when one begins.
+  void Remember(const record::HostInterval& sample, bool any_hot);
   void Counters(const record::HostInterval& sample, std::vector<Condition>& out);
 
   Thresholds t_;
@@ -102,6 +108,11 @@ class HostWatch {
   std::map<int, double> saturated_seconds_;  // per CPU, how long it has been saturated
   std::deque<double> calm_irq_rates_;        // the interrupt rate of recent calm samples
   std::optional<double> irq_rate_before_;    // frozen when a saturation begins
+  // Per CPU, the packets its softnet processed a second in recent calm samples, and their mean
+  // frozen when a saturation begins.
+  std::map<int, std::deque<double>> calm_packet_rates_;
+  std::map<int, double> packet_rate_before_;
+  bool before_frozen_ = false;
   int64_t samples_ = 0, softnet_rise_ = -1000, nic_rise_ = -1000;
   std::vector<std::string> softnet_evidence_, nic_evidence_;
 };

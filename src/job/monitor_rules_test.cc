@@ -89,6 +89,133 @@ TEST(HostWatch, SaturationThatTheInterruptRateExplainsIsLoad) {
   EXPECT_NE(Joined(c->evidence).find("the interrupt load explains"), std::string::npos);
 }
 
+// A one-second sample of two CPUs where cpu1 takes `softirq` percent in softirq and its softnet
+// processed `packets` packets (NET_RX ran `net_rx` times there); no NIC interrupt line, and the
+// host's interrupts as before (a veth, or RPS: a flood that raises no NIC interrupt).
+record::HostInterval SoftirqSample(double t, double softirq, uint64_t packets, uint64_t net_rx) {
+  record::HostInterval s;
+  s.start = t;
+  s.end = t + 1;
+  record::CpuShare c0, c1;
+  c0.cpu = 0;
+  c0.idle = 100;
+  c1.cpu = 1;
+  c1.softirq = softirq;
+  c1.idle = 100 - softirq;
+  s.cpus = std::vector<record::CpuShare>{c0, c1};
+  s.irqs = std::vector<record::IrqRate>{};
+  s.interrupts = uint64_t{2000};
+  s.net_rx_softirqs = std::vector<uint64_t>{10, net_rx};
+  s.net_tx_softirqs = std::vector<uint64_t>{0, 5};
+  s.softnet = std::vector<record::SoftnetDelta>{{0, 100, 0, 0}, {1, packets, 0, 0}};
+  return s;
+}
+
+// The flood of issue 30's stand test: cpu1 in NET_RX softirq, its packets up 250-fold while the
+// host's interrupts stay as they were. Judged by the interrupt rate, as hard irq is, this was
+// called a livelocked interrupt handler.
+TEST(HostWatch, SoftirqFloodIsNamedNetRxAndExplainedByItsPackets) {
+  HostWatch watch(Short());
+  double t = 0;
+  for (int i = 0; i < 5; ++i, ++t) EXPECT_TRUE(watch.Judge(SoftirqSample(t, 5, 2000, 40)).empty());
+  // The flood's first second, before the core counts as saturated: a calm sample, which must
+  // not become the rate "before" (the stand saw 100904/s before against 59905/s now).
+  EXPECT_TRUE(watch.Judge(SoftirqSample(t++, 60, 500000, 30000)).empty());
+  std::vector<Condition> now;
+  for (int i = 0; i < 3; ++i) now = watch.Judge(SoftirqSample(t++, 99, 500000, 30000));
+  const Condition* c = Find(now, EventKind::kCoreSaturated);
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(c->subject, "cpu1");
+  EXPECT_NE(c->summary.find("cpu1 saturated by NET_RX softirq (99%) for 3 s"), std::string::npos)
+      << c->summary;
+  EXPECT_EQ(c->summary.find("livelocked"), std::string::npos) << c->summary;
+  EXPECT_EQ(c->summary.find("not explained"), std::string::npos) << c->summary;
+  const std::string evidence = Joined(c->evidence);
+  EXPECT_NE(evidence.find("packets processed on cpu1 rose from 2000/s to 500000/s: a flood of "
+                          "packets explains the busy core"),
+            std::string::npos)
+      << evidence;
+  EXPECT_NE(evidence.find("NET_RX softirqs on cpu1: 30000/s"), std::string::npos) << evidence;
+  EXPECT_EQ(evidence.find("interrupts per second"), std::string::npos) << evidence;
+  // The flood stops: the condition no longer holds, and the next one is judged afresh.
+  EXPECT_EQ(Find(watch.Judge(SoftirqSample(t++, 5, 2000, 40)), EventKind::kCoreSaturated), nullptr);
+}
+
+TEST(HostWatch, SoftirqSaturationThePacketsDoNotExplainIsSaidSo) {
+  HostWatch watch(Short());
+  double t = 0;
+  for (int i = 0; i < 5; ++i, ++t) watch.Judge(SoftirqSample(t, 5, 2000, 40));
+  std::vector<Condition> now;
+  for (int i = 0; i < 3; ++i) now = watch.Judge(SoftirqSample(t++, 100, 2100, 30000));
+  const Condition* c = Find(now, EventKind::kCoreSaturated);
+  ASSERT_NE(c, nullptr);
+  EXPECT_NE(c->summary.find("by NET_RX softirq (100%) for 3 s: not explained by the packet rate"),
+            std::string::npos)
+      << c->summary;
+  EXPECT_NE(Joined(c->evidence)
+                .find("packets processed on cpu1 unchanged (2100/s now, 2000/s "
+                      "before)"),
+            std::string::npos)
+      << Joined(c->evidence);
+}
+
+TEST(HostWatch, SoftirqSaturationFromTheStartHasNoRateBefore) {
+  HostWatch watch(Short());
+  std::vector<Condition> now;
+  for (int i = 0; i < 3; ++i) now = watch.Judge(SoftirqSample(i, 100, 400000, 0));
+  const Condition* c = Find(now, EventKind::kCoreSaturated);
+  ASSERT_NE(c, nullptr);
+  // NET_TX ran there, NET_RX did not: the softirq is named after the one that ran.
+  EXPECT_NE(c->summary.find("by NET_TX softirq"), std::string::npos) << c->summary;
+  EXPECT_NE(Joined(c->evidence).find("cpu1 processed 400000 packets/s; the rate before is unknown"),
+            std::string::npos)
+      << Joined(c->evidence);
+}
+
+// The same flood beside other work, as the stand measured it on two cores shared with builds:
+// the kernel left NET_RX to ksoftirqd, which got a share of cpu1 beside the other processes, so
+// softirq took 36% of it while its backlog refused packets. A busy core whose softirq drops
+// packets is saturated too; busy without drops, or dropping while idle, is not.
+TEST(HostWatch, BusyCoreWhoseSoftirqDropsPacketsIsSaturated) {
+  HostWatch watch(Short());
+  double t = 0;
+  for (int i = 0; i < 5; ++i, ++t) watch.Judge(SoftirqSample(t, 5, 2000, 40));
+  auto storm = [](double at, uint64_t dropped, double user) {
+    record::HostInterval s = SoftirqSample(at, 36, 50000, 800);
+    auto cpus = s.cpus.value();
+    cpus[1].user = user;
+    cpus[1].idle = 100 - 36 - user;
+    s.cpus = cpus;
+    s.softnet = std::vector<record::SoftnetDelta>{{0, 100, 0, 0}, {1, 50000, dropped, 0}};
+    return s;
+  };
+  // Busy, no drops: the softirq keeps up, the core is the other work's.
+  for (int i = 0; i < 3; ++i) EXPECT_TRUE(watch.Judge(storm(t++, 0, 64)).empty());
+  // Dropping with half the core idle: the softnet-drops event, not a saturated core.
+  for (int i = 0; i < 3; ++i)
+    EXPECT_EQ(Find(watch.Judge(storm(t++, 338000, 14)), EventKind::kCoreSaturated), nullptr);
+  HostWatch fresh(Short());
+  for (int i = 0; i < 5; ++i, ++t) fresh.Judge(SoftirqSample(t, 5, 2000, 40));
+  std::vector<Condition> now;
+  for (int i = 0; i < 3; ++i) now = fresh.Judge(storm(t++, 338000, 64));
+  const Condition* c = Find(now, EventKind::kCoreSaturated);
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(c->subject, "cpu1");
+  EXPECT_NE(
+      c->summary.find(
+          "cpu1 saturated (busy 100%) with its NET_RX softirq (36%) dropping packets for 3 s"),
+      std::string::npos)
+      << c->summary;
+  const std::string evidence = Joined(c->evidence);
+  EXPECT_NE(evidence.find("softnet backlog of cpu1 dropped 338000 packets/s"), std::string::npos)
+      << evidence;
+  EXPECT_NE(evidence.find("cpu1: other work 64.0% (user 64.0%, system 0.0%)"), std::string::npos)
+      << evidence;
+  EXPECT_NE(evidence.find("packets processed on cpu1 rose from 2000/s to 50000/s"),
+            std::string::npos)
+      << evidence;
+}
+
 TEST(HostWatch, SoftnetDropsHoldUntilQuietSamplesPass) {
   Thresholds t;
   t.quiet_samples = 2;

@@ -3,82 +3,16 @@
 // goodput, resolved when the rate is restored; the far end's link taken down is a
 // carrier-lost event, resolved when it comes up. Stands are named mon*.
 #include <csignal>
-#include <filesystem>
-#include <fstream>
 #include <string>
-#include <vector>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "accuracy_stand.h"
-#include "store/store.h"
+#include "integration/netns/monitor_stand.h"
 #include "support/wait.h"
 
 namespace nicbench::accuracy {
 namespace {
-
-std::string FileText(const std::string& path) {
-  std::ifstream in(path);
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
-
-// The event lines of `path` with this kind and state.
-std::vector<nlohmann::json> Events(const std::string& path, const std::string& kind,
-                                   const std::string& state) {
-  std::vector<nlohmann::json> out;
-  std::ifstream in(path);
-  for (std::string line; std::getline(in, line);) {
-    auto e = nlohmann::json::parse(line, nullptr, false);
-    if (e.is_object() && e["kind"] == kind && e["state"] == state) out.push_back(e);
-  }
-  return out;
-}
-
-size_t StoredRuns(const std::string& db, const std::string& id) {
-  auto store = store::OpenStore(db, store::OpenMode::kExisting);
-  if (!store) return 0;
-  store::RunQuery q;
-  q.labels["monitor"] = id;
-  auto runs = (*store)->Find(q);
-  return runs ? runs->size() : 0;
-}
-
-// A monitor in host 1 of `nicbench serve` in host 2, its files in DIR.
-struct StandMonitor {
-  std::string dir;
-  std::unique_ptr<testing::BackgroundProcess> server, monitor;
-
-  StandMonitor(const stand::ScopedStand& st, const std::string& id,
-               const std::vector<std::string>& args)
-      : dir(std::filesystem::temp_directory_path() / ("nicbench-" + id)) {
-    std::filesystem::remove_all(dir);
-    std::filesystem::create_directories(dir);
-    const stand::HostInfo& peer = st.host(2);
-    server = std::make_unique<testing::BackgroundProcess>(
-        Prioritized(NicbenchIn(peer, {"serve", "-p", "5201", "-B", peer.address})));
-    EXPECT_TRUE(WaitForListener(peer, 5201)) << server->StderrSoFar();
-    std::vector<std::string> argv = {"monitor",    peer.address,
-                                     "--store",    dir + "/runs.db",
-                                     "--events",   dir + "/events.ndjson",
-                                     "--lock-dir", dir,
-                                     "--id",       id};
-    argv.insert(argv.end(), args.begin(), args.end());
-    monitor = std::make_unique<testing::BackgroundProcess>(NicbenchIn(st.host(1), argv));
-  }
-  ~StandMonitor() {
-    monitor->Stop();
-    server->Stop();
-    std::filesystem::remove_all(dir);
-  }
-  std::string events() const { return dir + "/events.ndjson"; }
-};
-
-testing::ProcessResult Tbf(const stand::HostInfo& host, const std::string& rate,
-                           const std::string& burst, const std::string& limit) {
-  return Run(InHost(host, {"tc", "qdisc", "replace", "dev", host.interface, "root", "handle",
-                           "1:", "tbf", "rate", rate, "burst", burst, "limit", limit}));
-}
 
 TEST(MonitorStand, RateLoweredMidRunIsADegradationResolvedWhenRestored) {
   ACCURACY_SKIP_UNLESS_ROOT();
@@ -91,7 +25,7 @@ TEST(MonitorStand, RateLoweredMidRunIsADegradationResolvedWhenRestored) {
                  {"--every", "4s", "--test", "-t 2 -i 0.25 -C cubic", "--baseline-tests", "2",
                   "--sample-interval", "0.5s", "--probe-window", "1s"});
   // The baseline: two tests at the stand's 1 Gbit/s.
-  ASSERT_TRUE(testing::WaitUntil([&] { return StoredRuns(m.dir + "/runs.db", "mondeg") >= 2; }))
+  ASSERT_TRUE(testing::WaitUntil([&] { return StoredRuns(m.runs(), "mondeg") >= 2; }))
       << m.monitor->StderrSoFar();
   const stand::HostInfo& h1 = st->host(1);
   auto slow = Tbf(h1, "100mbit", "15000", "625000");  // 50 ms of queue
@@ -124,7 +58,7 @@ TEST(MonitorStand, CarrierDownAndUpIsAnEventEachWay) {
   StandMonitor m(
       *st, "moncar",
       {"--every", "1h", "--test", "-t 1", "--sample-interval", "0.2s", "--probe-window", "1s"});
-  ASSERT_TRUE(testing::WaitUntil([&] { return StoredRuns(m.dir + "/runs.db", "moncar") >= 1; }))
+  ASSERT_TRUE(testing::WaitUntil([&] { return StoredRuns(m.runs(), "moncar") >= 1; }))
       << m.monitor->StderrSoFar();
   const stand::HostInfo& h2 = st->host(2);
   auto down = accuracy::Run(InHost(h2, {"ip", "link", "set", "dev", h2.interface, "down"}));
