@@ -1,0 +1,93 @@
+// The IPv4 bytes of every network namespace of the host (namespace_bytes.h).
+#include "probes/namespace_bytes.h"
+
+#include <cerrno>
+#include <optional>
+
+#include "probes/text_scan.h"
+
+namespace nicbench::probes {
+namespace {
+
+bool IsPid(std::string_view name) { return !name.empty() && scan::ToU64(name).has_value(); }
+
+// A process that exited between the listing and its read: its files are gone, not denied.
+bool Gone(const Error& error) { return error.sys_errno == ENOENT || error.sys_errno == ESRCH; }
+
+// The values of the counters `a` and `b` in one "Group: names" / "Group: values" pair.
+std::optional<uint64_t> SumOf(std::string_view names, std::string_view values, std::string_view a,
+                              std::string_view b) {
+  std::optional<uint64_t> first, second;
+  for (std::string_view name = scan::NextToken(names); !name.empty();
+       name = scan::NextToken(names)) {
+    const std::optional<uint64_t> value = scan::ToU64(scan::NextToken(values));
+    if (name == a) first = value;
+    if (name == b) second = value;
+  }
+  if (!first || !second) return std::nullopt;
+  return *first + *second;
+}
+
+}  // namespace
+
+Result<uint64_t> ParseNetnsLink(std::string_view link) {
+  constexpr std::string_view kPrefix = "net:[";
+  if (!scan::StartsWith(link, kPrefix) || link.size() < kPrefix.size() + 2 || link.back() != ']') {
+    return Fail("not a network namespace link: '" + std::string(link) + "'");
+  }
+  const auto inode = scan::ToU64(link.substr(kPrefix.size(), link.size() - kPrefix.size() - 1));
+  if (!inode) return Fail("bad namespace inode in '" + std::string(link) + "'");
+  return *inode;
+}
+
+Result<uint64_t> ParseIpExtOctets(std::string_view netstat) {
+  while (!netstat.empty()) {
+    std::string_view names = scan::NextLine(netstat);
+    std::string_view values = scan::NextLine(netstat);
+    if (scan::NextToken(names) != "IpExt:" || scan::NextToken(values) != "IpExt:") continue;
+    if (auto sum = SumOf(names, values, "InOctets", "OutOctets")) return *sum;
+    return Fail("/proc/net/netstat: IpExt without InOctets and OutOctets");
+  }
+  return Fail("/proc/net/netstat: no IpExt lines");
+}
+
+Result<NamespaceOctets> ReadNamespaceOctets(FileSource& files, std::string& buffer) {
+  auto names = files.ListDir("/proc");
+  if (!names) return tl::unexpected(names.error());
+  NamespaceOctets out;
+  std::string path;
+  for (const std::string& pid : *names) {
+    if (!IsPid(pid)) continue;
+    path.assign("/proc/").append(pid).append("/ns/net");
+    auto link = files.ReadLink(path);
+    if (!link) {
+      if (Gone(link.error())) continue;
+      return Fail("every process's network namespace is needed for the host's IP bytes (root): " +
+                      link.error().ToString(),
+                  link.error().sys_errno);
+    }
+    auto inode = ParseNetnsLink(*link);
+    if (!inode || out.count(*inode) != 0) continue;
+    path.assign("/proc/").append(pid).append("/net/netstat");
+    if (auto read = files.ReadInto(path, buffer); !read) {
+      if (Gone(read.error())) continue;  // another process of the namespace answers
+      return tl::unexpected(read.error());
+    }
+    auto octets = ParseIpExtOctets(buffer);
+    if (!octets) return tl::unexpected(octets.error());
+    out.emplace(*inode, *octets);
+  }
+  if (out.empty()) return Fail("no process's network namespace under /proc", ENOENT);
+  return out;
+}
+
+uint64_t DiffNamespaceOctets(const NamespaceOctets& before, const NamespaceOctets& after) {
+  uint64_t sum = 0;
+  for (const auto& [inode, now] : after) {
+    const auto was = before.find(inode);
+    if (was != before.end() && now > was->second) sum += now - was->second;
+  }
+  return sum;
+}
+
+}  // namespace nicbench::probes

@@ -1,0 +1,52 @@
+// The IPv4 bytes of every network namespace of this host: the host-wide side of "is this end's
+// packet work the test's own" (analysis/other_traffic.h). The kernel keeps IpExt InOctets and
+// OutOctets per namespace (struct netns_mib, net/ipv4/proc.c), so a namespace is read through a
+// process in it: /proc/PID/ns/net names it ("net:[INODE]"), /proc/PID/net/netstat holds its
+// counters. Bytes, not packets: a neighbour's 64 KB GSO packet is one packet against forty of a
+// test without TSO, but the same bytes.
+//
+// What it does not see: a namespace no process is in (bound under /run/netns with nothing
+// running in it, or held by a descriptor alone), and a thread that entered another namespace
+// than its process's. Such a namespace moves IP bytes only when it forwards (a router
+// namespace); a bridge or a veth between namespaces moves none (they are below IP).
+//
+// Cost: one readlink per process and one read of netstat per namespace, on the measuring
+// thread at each interval boundary, never on the data path. TODO-MEASURE
+//
+// Thread safety: pure functions and a reader through the caller's FileSource (not shared
+// between threads).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+
+#include "base/result.h"
+#include "probes/file_source.h"
+
+namespace nicbench::probes {
+
+// A network namespace's inode -> its IpExt InOctets + OutOctets, cumulative since it was made.
+using NamespaceOctets = std::map<uint64_t, uint64_t>;
+
+// The inode of a /proc/PID/ns/net link's text, "net:[4026531840]"; Error for any other text.
+Result<uint64_t> ParseNetnsLink(std::string_view link);
+
+// InOctets + OutOctets of the IpExt pair of lines of a /proc/net/netstat text; Error when the
+// lines or the two counters are missing.
+Result<uint64_t> ParseIpExtOctets(std::string_view netstat);
+
+// Every namespace a process of the host (each /proc/PID) is in, with its octets, read through
+// the first of its processes that answers; a process that exits during the read is skipped.
+// Error with EACCES when a process's namespace is not readable (the ns links need ptrace
+// access to the process: root, or CAP_SYS_PTRACE), since a namespace left out would read as
+// no other traffic; Error with ENOENT when no process's namespace was found (a captured tree).
+Result<NamespaceOctets> ReadNamespaceOctets(FileSource& files, std::string& buffer);
+
+// The bytes the namespaces of both readings moved between them. A namespace in `after` only
+// counts from that reading on (its counters since it was made are not this interval's); one
+// gone by `after` is left out; a counter that went backwards counts 0.
+uint64_t DiffNamespaceOctets(const NamespaceOctets& before, const NamespaceOctets& after);
+
+}  // namespace nicbench::probes
