@@ -1,15 +1,17 @@
 // The IPv4 bytes of every network namespace of the host (namespace_bytes.h).
 #include "probes/namespace_bytes.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <optional>
+#include <vector>
 
 #include "probes/text_scan.h"
 
 namespace nicbench::probes {
 namespace {
 
-bool IsPid(std::string_view name) { return !name.empty() && scan::ToU64(name).has_value(); }
+bool IsPid(const std::string& name) { return !name.empty() && scan::ToU64(name).has_value(); }
 
 // A process that exited between the listing and its read: its files are gone, not denied.
 bool Gone(const Error& error) { return error.sys_errno == ENOENT || error.sys_errno == ESRCH; }
@@ -26,6 +28,30 @@ std::optional<uint64_t> SumOf(std::string_view names, std::string_view values, s
   }
   if (!first || !second) return std::nullopt;
   return *first + *second;
+}
+
+// The processes of the whole host must be listed, else a namespace left out reads as no other
+// traffic: /proc mounted with hidepid hides other users' processes (process 1 among them), and
+// a process in a PID namespace of its own (a container) sees only that namespace's processes
+// (its /proc/self/status NSpid line has one number per PID namespace it is in, since 4.1).
+Status CheckTheHostsProcessesAreListed(FileSource& files, std::string& buffer,
+                                       const std::vector<std::string>& names) {
+  if (std::find(names.begin(), names.end(), "1") == names.end()) {
+    return Fail("/proc lists no process 1: the host's processes are hidden (hidepid)", EACCES);
+  }
+  if (!files.ReadInto("/proc/self/status", buffer)) return Ok();  // cannot tell
+  std::string_view text = buffer;
+  while (!text.empty()) {
+    std::string_view line = scan::NextLine(text);
+    if (scan::NextToken(line) != "NSpid:") continue;
+    scan::NextToken(line);
+    if (scan::NextToken(line).empty()) return Ok();
+    return Fail(
+        "this process is in a PID namespace of its own (a container): the host's other "
+        "processes and their network namespaces are not visible",
+        EOPNOTSUPP);
+  }
+  return Ok();
 }
 
 }  // namespace
@@ -54,6 +80,12 @@ Result<uint64_t> ParseIpExtOctets(std::string_view netstat) {
 Result<NamespaceOctets> ReadNamespaceOctets(FileSource& files, std::string& buffer) {
   auto names = files.ListDir("/proc");
   if (!names) return tl::unexpected(names.error());
+  if (std::none_of(names->begin(), names->end(), IsPid)) {
+    return Fail("no process under /proc", ENOENT);
+  }
+  if (auto listed = CheckTheHostsProcessesAreListed(files, buffer, *names); !listed) {
+    return tl::unexpected(listed.error());
+  }
   NamespaceOctets out;
   std::string path;
   for (const std::string& pid : *names) {

@@ -39,9 +39,11 @@ Result<uint64_t> ParseIpExtOctets(std::string_view netstat);
 
 // Every namespace a process of the host (each /proc/PID) is in, with its octets, read through
 // the first of its processes that answers; a process that exits during the read is skipped.
-// Error with EACCES when a process's namespace is not readable (the ns links need ptrace
-// access to the process: root, or CAP_SYS_PTRACE), since a namespace left out would read as
-// no other traffic; Error with ENOENT when no process's namespace was found (a captured tree).
+// Since a namespace left out would read as no other traffic, it fails rather than leave one
+// out: with EACCES when a process's namespace is not readable (the ns links need ptrace
+// access to the process: root, or CAP_SYS_PTRACE) or /proc hides processes (hidepid), with
+// EOPNOTSUPP in a PID namespace of its own (a container sees its own processes only), with
+// ENOENT when /proc lists no process (a captured tree).
 Result<NamespaceOctets> ReadNamespaceOctets(FileSource& files, std::string& buffer);
 
 // The bytes the namespaces of both readings moved between them. A namespace in `after` only

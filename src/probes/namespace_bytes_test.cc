@@ -27,6 +27,10 @@ class FakeProcFiles final : public FileSource {
         std::to_string(in_octets) + " " + std::to_string(out_octets) + " 9\n";
   }
   void FailWith(const std::string& path, int sys_errno) { errors_[path] = sys_errno; }
+  // /proc/self/status's NSpid line: one PID per PID namespace the process is in.
+  void SetNsPid(const std::string& pids) {
+    files_["/proc/self/status"] = "Name:\tnicbench\nNSpid:\t" + pids + "\nNSpgid:\t1\n";
+  }
 
   Status ReadInto(std::string_view path, std::string& out) override {
     if (auto e = errors_.find(std::string(path)); e != errors_.end()) {
@@ -53,7 +57,8 @@ class FakeProcFiles final : public FileSource {
 
  private:
   std::vector<std::string> names_{"self", "net", "sys"};  // not processes
-  std::map<std::string, std::string> links_, files_;
+  std::map<std::string, std::string> links_;
+  std::map<std::string, std::string> files_{{"/proc/self/status", "NSpid:\t4242\n"}};
   std::map<std::string, int> errors_;
 };
 
@@ -107,6 +112,34 @@ TEST(NamespaceBytes, ANamespaceNotReadableIsPermissionDeniedNotZero) {
   ASSERT_FALSE(read);
   EXPECT_EQ(MissingFromErrno(read.error().sys_errno), record::Missing::kPermissionDenied);
   EXPECT_NE(read.error().ToString().find("root"), std::string::npos) << read.error().ToString();
+}
+
+// hidepid hides other users' processes, process 1 among them: their namespaces would be
+// left out, so the whole read is refused.
+TEST(NamespaceBytes, HiddenProcessesArePermissionDenied) {
+  FakeProcFiles files;
+  files.AddProcess(4242, 100, 10, 20);
+  std::string buffer;
+  auto read = ReadNamespaceOctets(files, buffer);
+  ASSERT_FALSE(read);
+  EXPECT_EQ(MissingFromErrno(read.error().sys_errno), record::Missing::kPermissionDenied);
+  EXPECT_NE(read.error().ToString().find("hidepid"), std::string::npos);
+}
+
+// In a container's PID namespace /proc lists the container's processes only (its own process
+// 1 among them), so the host's other namespaces are out of sight.
+TEST(NamespaceBytes, APidNamespaceOfItsOwnIsNotSupported) {
+  FakeProcFiles files;
+  files.AddProcess(1, 100, 10, 20);
+  files.AddProcess(7, 100, 10, 20);
+  files.SetNsPid("81234\t7");
+  std::string buffer;
+  auto read = ReadNamespaceOctets(files, buffer);
+  ASSERT_FALSE(read);
+  EXPECT_EQ(MissingFromErrno(read.error().sys_errno), record::Missing::kNotSupported);
+  EXPECT_NE(read.error().ToString().find("container"), std::string::npos);
+  files.SetNsPid("7");
+  EXPECT_TRUE(ReadNamespaceOctets(files, buffer));
 }
 
 TEST(NamespaceBytes, NoProcessesIsNotSupported) {
