@@ -59,8 +59,9 @@ inline constexpr double kPollutedHostShare = 0.75;
 // own traffic is 100% the test's. What counts the test's bytes again is an IP hop inside the
 // host: a container behind NAT or a router namespace adds the bytes twice more (in and out), a
 // share of 67% for one end in a container (50% on a stand with a router between its two
-// namespaces) that is not other traffic. Above this share, other traffic is more than the
-// test's own even after one such hop (at least three times it without one).
+// namespaces) that is not other traffic; so is a stock iperf3 peer in another namespace of the
+// same host, which reports no record to be recognised by (50%). Above this share, other traffic
+// is more than the test's own even after one such hop (at least three times it without one).
 inline constexpr double kPollutedHostByteShare = 0.75;
 
 // The other traffic of `end` (one of `run`'s ends, in `role`) over its counted samples; unknown
