@@ -10,7 +10,7 @@
 // The bytes catch a neighbour whose packets are few and large (64 KB GSO packets against a test
 // without TSO, whose 1500-byte packets outnumber them); the packets still catch a neighbour of
 // many small packets, whose bytes are few but whose softirq work is per packet, and stand in
-// alone for a record or a host without the host-wide bytes (an older peer, not root).
+// alone for a record or a host without the host-wide bytes (an older peer, /proc with hidepid).
 // On a host that also carries other traffic, the softirq and interrupt time of the flow cores
 // is partly the other traffic's, and a CPU-per-GB figure built on it varies run to run with that
 // traffic, not with the setting under test: compare and matrix then leave such a figure out of
@@ -39,7 +39,7 @@ struct OtherTraffic {
   double host_share = 0;  // of host_packets not the test's namespaces', 0..1
   // The IP bytes of the test's namespaces, and of every namespace of the host over the same
   // samples; host_bytes is unknown with the reason where the host-wide read was not possible
-  // (not root) or the record has none (an older peer or record).
+  // (/proc hides processes) or the record has none (an older peer or record).
   double test_namespaces_bytes = 0;
   record::Measured<double> host_bytes;
   double host_byte_share = 0;  // of host_bytes not the test's namespaces', 0..1

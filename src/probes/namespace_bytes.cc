@@ -1,6 +1,8 @@
 // The IPv4 bytes of every network namespace of the host (namespace_bytes.h).
 #include "probes/namespace_bytes.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <optional>
@@ -54,6 +56,25 @@ Status CheckTheHostsProcessesAreListed(FileSource& files, std::string& buffer,
   return Ok();
 }
 
+// A namespace's identity through a process in it. Each namespace registers its own netstat
+// entry (proc_create_net_single in net/ipv4/proc.c), whose inode number (the entry's low_ino,
+// fs/proc/inode.c proc_get_inode) every process of that namespace shows and no other does;
+// unlike the ns link, stat needs no ptrace access to the process, which a root process inside
+// a namespace was refused for process 1 on the build machine's kernel.
+Result<uint64_t> NetstatInode(const std::string& root, const std::string& pid) {
+  const std::string path = (root == "/" ? std::string() : root) + "/proc/" + pid + "/net/netstat";
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return FailErrno("stat " + path);
+  return static_cast<uint64_t>(st.st_ino);
+}
+
+// The same through the ns link, "net:[INODE]", for a source that is not a directory tree.
+Result<uint64_t> LinkInode(FileSource& files, const std::string& pid) {
+  auto link = files.ReadLink("/proc/" + pid + "/ns/net");
+  if (!link) return tl::unexpected(link.error());
+  return ParseNetnsLink(*link);
+}
+
 }  // namespace
 
 Result<uint64_t> ParseNetnsLink(std::string_view link) {
@@ -86,22 +107,19 @@ Result<NamespaceOctets> ReadNamespaceOctets(FileSource& files, std::string& buff
   if (auto listed = CheckTheHostsProcessesAreListed(files, buffer, *names); !listed) {
     return tl::unexpected(listed.error());
   }
+  const std::optional<std::string> root = files.DirectoryRoot();
   NamespaceOctets out;
-  std::string path;
   for (const std::string& pid : *names) {
     if (!IsPid(pid)) continue;
-    path.assign("/proc/").append(pid).append("/ns/net");
-    auto link = files.ReadLink(path);
-    if (!link) {
-      if (Gone(link.error())) continue;
-      return Fail("every process's network namespace is needed for the host's IP bytes (root): " +
-                      link.error().ToString(),
-                  link.error().sys_errno);
+    auto inode = root ? NetstatInode(*root, pid) : LinkInode(files, pid);
+    if (!inode) {
+      if (Gone(inode.error())) continue;
+      return Fail("every process's network namespace is needed for the host's IP bytes: " +
+                      inode.error().ToString(),
+                  inode.error().sys_errno);
     }
-    auto inode = ParseNetnsLink(*link);
-    if (!inode || out.count(*inode) != 0) continue;
-    path.assign("/proc/").append(pid).append("/net/netstat");
-    if (auto read = files.ReadInto(path, buffer); !read) {
+    if (out.count(*inode) != 0) continue;
+    if (auto read = files.ReadInto("/proc/" + pid + "/net/netstat", buffer); !read) {
       if (Gone(read.error())) continue;  // another process of the namespace answers
       return tl::unexpected(read.error());
     }

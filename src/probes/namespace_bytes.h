@@ -1,9 +1,11 @@
 // The IPv4 bytes of every network namespace of this host: the host-wide side of "is this end's
 // packet work the test's own" (analysis/other_traffic.h). The kernel keeps IpExt InOctets and
 // OutOctets per namespace (struct netns_mib, net/ipv4/proc.c), so a namespace is read through a
-// process in it: /proc/PID/ns/net names it ("net:[INODE]"), /proc/PID/net/netstat holds its
-// counters. Bytes, not packets: a neighbour's 64 KB GSO packet is one packet against forty of a
-// test without TSO, but the same bytes.
+// process in it: /proc/PID/net/netstat holds its counters, and the inode number of that entry,
+// which each namespace registers for itself, tells the namespaces apart (the ns link,
+// /proc/PID/ns/net "net:[INODE]", does too, but needs ptrace access to the process). Bytes, not
+// packets: a neighbour's 64 KB GSO packet is one packet against forty of a test without TSO, but
+// the same bytes.
 //
 // What it does not see: a namespace no process is in (bound under /run/netns with nothing
 // running in it, or held by a descriptor alone), and a thread that entered another namespace
@@ -40,8 +42,8 @@ Result<uint64_t> ParseIpExtOctets(std::string_view netstat);
 // Every namespace a process of the host (each /proc/PID) is in, with its octets, read through
 // the first of its processes that answers; a process that exits during the read is skipped.
 // Since a namespace left out would read as no other traffic, it fails rather than leave one
-// out: with EACCES when a process's namespace is not readable (the ns links need ptrace
-// access to the process: root, or CAP_SYS_PTRACE) or /proc hides processes (hidepid), with
+// out: with EACCES when a process's namespace is not readable (through the ns link, for a
+// source that is not a directory tree: ptrace access) or /proc hides processes (hidepid), with
 // EOPNOTSUPP in a PID namespace of its own (a container sees its own processes only), with
 // ENOENT when /proc lists no process (a captured tree).
 Result<NamespaceOctets> ReadNamespaceOctets(FileSource& files, std::string& buffer);
