@@ -4,6 +4,7 @@
 #include <benchmark/benchmark.h>
 
 #include "probes/host_delta_reader.h"
+#include "probes/namespace_bytes.h"
 #include "probes/proc_parsers.h"
 
 namespace {
@@ -32,6 +33,23 @@ void BM_ParseInterrupts(benchmark::State& state) {
   for (auto _ : state) benchmark::DoNotOptimize(nicbench::probes::ParseInterrupts(text));
 }
 BENCHMARK(BM_ParseInterrupts);
+
+// The host-wide read a test's sampler adds at each boundary (HostDeltaOptions::host_namespaces):
+// a readlink per process of the host and a netstat per network namespace.
+void BM_ReadNamespaceOctets(benchmark::State& state) {
+  DirFileSource files("/");
+  std::string buffer;
+  size_t namespaces = 0;
+  for (auto _ : state) {
+    auto read = nicbench::probes::ReadNamespaceOctets(files, buffer);
+    if (read) namespaces = read->size();
+    benchmark::DoNotOptimize(read);
+  }
+  state.counters["namespaces"] = static_cast<double>(namespaces);
+  auto procs = files.ListDir("/proc");
+  state.counters["proc_entries"] = procs ? static_cast<double>(procs->size()) : 0;
+}
+BENCHMARK(BM_ReadNamespaceOctets)->UseRealTime();
 
 }  // namespace
 

@@ -1,11 +1,13 @@
 #include "analysis/other_traffic.h"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "analysis/compare_sets.h"
 #include "analysis/figure_table.h"
 #include "analysis/figures.h"
 #include "analysis/test_runs.h"
+#include "record/json.h"
 
 namespace nicbench::analysis {
 namespace {
@@ -85,6 +87,114 @@ TEST(OtherTraffic, TheStandsTwoNamespacesAreBothTheTests) {
   ASSERT_TRUE(client.other_traffic.known());
   EXPECT_LT(client.other_traffic.value().host_share, 0.01);
   EXPECT_EQ(client.polluted, "");
+}
+
+// The failure of issue 27 item 2: a test without TSO on a stand, beside another stand pair
+// whose TSO sends 64 KB packets. The test's 1500-byte packets outnumber the neighbour's, so the
+// packet share stays low, while the neighbour moves most of the host's bytes.
+TEST(OtherTraffic, AGsoSizedNeighbourPollutesByItsBytes) {
+  RunShape shape = WithOtherTraffic(0);
+  shape.shared_host = true;
+  shape.other_host_packets_per_second = testing::kNamespacePacketsPerSecond;
+  shape.other_host_ip_bytes_per_second = 10e9;
+  const EndCost client = CostOf(MakeRun(shape), Role::kClient);
+  ASSERT_TRUE(client.other_traffic.known());
+  const OtherTraffic& o = client.other_traffic.value();
+  // Packets: 100,000 a second against the two namespaces' 200,000.
+  EXPECT_NEAR(o.host_share, 1.0 / 3, 0.01);
+  ASSERT_TRUE(o.host_bytes.known());
+  // Bytes: 10 GB/s against the two namespaces' 2.08 GB/s.
+  EXPECT_NEAR(o.test_namespaces_bytes / 4, 2.08e9, 0.01e9);
+  EXPECT_NEAR(o.host_byte_share, 10 / 12.08, 0.01);
+  EXPECT_NE(client.polluted.find("of the IP bytes of this host's network namespaces"),
+            std::string::npos)
+      << client.polluted;
+  EXPECT_NE(client.polluted.find("outside the test's network namespaces (40 GB of 48.3 GB)"),
+            std::string::npos)
+      << client.polluted;
+}
+
+// A bridge and the stand's veths are below IP: the stand's two namespaces count each of the
+// test's bytes once each, as its own.
+TEST(OtherTraffic, TheStandsBytesAreAllTheTests) {
+  RunShape shape = WithOtherTraffic(0);
+  shape.shared_host = true;
+  shape.other_host_ip_bytes_per_second = 0;
+  const EndCost server = CostOf(MakeRun(shape), Role::kServer);
+  ASSERT_TRUE(server.other_traffic.known());
+  ASSERT_TRUE(server.other_traffic.value().host_bytes.known());
+  EXPECT_LT(server.other_traffic.value().host_byte_share, 0.01);
+  EXPECT_EQ(server.polluted, "");
+}
+
+// One end in a container behind NAT: the root namespace forwards the test's bytes, in and out,
+// which counts them twice more. Not other traffic.
+TEST(OtherTraffic, OneIpHopInTheHostIsNotOtherTraffic) {
+  RunShape shape = WithOtherTraffic(0);
+  shape.other_host_ip_bytes_per_second = 2 * 1.04e9;
+  const EndCost client = CostOf(MakeRun(shape), Role::kClient);
+  ASSERT_TRUE(client.other_traffic.known());
+  EXPECT_NEAR(client.other_traffic.value().host_byte_share, 2.0 / 3, 0.01);
+  EXPECT_EQ(client.polluted, "");
+}
+
+// A neighbour of many small packets moves few bytes, but its softirq work is per packet.
+TEST(OtherTraffic, ManySmallPacketsStillPolluteByTheirPackets) {
+  RunShape shape = WithOtherTraffic(0);
+  shape.other_host_packets_per_second = 5 * testing::kNamespacePacketsPerSecond;
+  shape.other_host_ip_bytes_per_second = 0.05e9;  // 500,000 datagrams of 100 bytes
+  const EndCost client = CostOf(MakeRun(shape), Role::kClient);
+  ASSERT_TRUE(client.other_traffic.known());
+  EXPECT_LT(client.other_traffic.value().host_byte_share, 0.1);
+  EXPECT_NE(client.polluted.find("of the packets this host's CPUs received"), std::string::npos)
+      << client.polluted;
+}
+
+// Without root the host's namespaces are not all readable: the byte measure is unknown with
+// that reason, never 0, and the packets judge alone.
+TEST(OtherTraffic, WithoutTheHostsBytesThePacketsJudgeAlone) {
+  RunShape shape = WithOtherTraffic(0);
+  shape.other_host_packets_per_second = 5 * testing::kNamespacePacketsPerSecond;
+  shape.other_host_ip_bytes_per_second = 0;
+  record::RunRecord run = MakeRun(shape);
+  for (auto& s : run.local.samples) {
+    s.host_ip_bytes = record::Measured<uint64_t>::Unknown(record::Missing::kPermissionDenied,
+                                                          "readlink /proc/1/ns/net (root)");
+  }
+  const EndCost client = CostOf(run, Role::kClient);
+  ASSERT_TRUE(client.other_traffic.known());
+  const record::Measured<double>& bytes = client.other_traffic.value().host_bytes;
+  ASSERT_FALSE(bytes.known());
+  EXPECT_EQ(bytes.why(), record::Missing::kPermissionDenied);
+  EXPECT_NE(bytes.detail().find("root"), std::string::npos);
+  EXPECT_NE(client.polluted.find("of the packets this host's CPUs received"), std::string::npos)
+      << client.polluted;
+}
+
+void DropHostIpBytes(nlohmann::json& j) {
+  if (j.is_object()) {
+    j.erase("host_ip_bytes");
+    for (auto& [key, value] : j.items()) DropHostIpBytes(value);
+  } else if (j.is_array()) {
+    for (auto& value : j) DropHostIpBytes(value);
+  }
+}
+
+// A record stored before the host's bytes were sampled reads as it did: the packets judge.
+TEST(OtherTraffic, AnOlderRecordWithoutTheHostsBytesReadsAsBefore) {
+  RunShape shape = WithOtherTraffic(0);
+  shape.other_host_packets_per_second = 5 * testing::kNamespacePacketsPerSecond;
+  const record::RunRecord run = MakeRun(shape);
+  nlohmann::json j = run;
+  DropHostIpBytes(j);
+  ASSERT_EQ(j.dump().find("host_ip_bytes"), std::string::npos);
+  auto back = record::RunRecordFromJson(j);
+  ASSERT_TRUE(back) << back.error().ToString();
+  const EndCost before = CostOf(run, Role::kClient), after = CostOf(*back, Role::kClient);
+  ASSERT_TRUE(after.other_traffic.known());
+  EXPECT_FALSE(after.other_traffic.value().host_bytes.known());
+  EXPECT_NE(after.polluted, "");
+  EXPECT_EQ(after.polluted, before.polluted);
 }
 
 TEST(OtherTraffic, WithoutCountersItIsUnknownAndNothingIsMarked) {

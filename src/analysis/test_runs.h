@@ -26,6 +26,9 @@ struct RunShape {
   // With it, each namespace receives 100,000 packets a second (Ip.InReceives), and the host's
   // CPUs receive those (both ends' on a shared host) plus this many more (softnet processed).
   double other_host_packets_per_second = 0;
+  // With it and when set, each sample carries the IP bytes of every namespace of its host
+  // (host_ip_bytes): the test's namespaces' (both ends' on a shared host) plus this many more.
+  std::optional<double> other_host_ip_bytes_per_second;
   bool shared_host = false;  // both ends on one machine, in two namespaces (the stand)
 };
 inline constexpr int64_t kNamespacePacketsPerSecond = 100000;
@@ -79,6 +82,10 @@ inline record::EndpointRecord MakeEnd(const char* role, const RunShape& shape, i
             {c, static_cast<uint64_t>((here + shape.other_host_packets_per_second) / 4), 0, 0});
       }
       s.softnet = softnet;
+      if (shape.other_host_ip_bytes_per_second) {
+        const double namespaces = static_cast<double>(own + other) * (shape.shared_host ? 2 : 1);
+        s.host_ip_bytes = static_cast<uint64_t>(namespaces + *shape.other_host_ip_bytes_per_second);
+      }
     }
     end.samples.push_back(s);
   }

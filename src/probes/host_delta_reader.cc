@@ -7,18 +7,25 @@
 namespace nicbench::probes {
 
 HostDeltaReader::HostDeltaReader(FileSource& files, NicDevice nic, bool mark_nic,
-                                 const OwnThreads* threads)
-    : files_(&files), nic_(std::move(nic)), mark_nic_(mark_nic), threads_(threads) {}
+                                 const HostDeltaOptions& options)
+    : files_(&files),
+      nic_(std::move(nic)),
+      mark_nic_(mark_nic),
+      threads_(options.threads),
+      namespaces_(options.host_namespaces) {}
 
 HostDeltaReader HostDeltaReader::Create(FileSource& files, const HostDeltaOptions& options) {
   const std::string& iface = options.nic_interface;
   bool mark = !iface.empty() && iface != "lo";
   NicDevice nic = mark ? LocateNicDevice(files, iface) : NicDevice{};
-  return HostDeltaReader(files, std::move(nic), mark, options.threads);
+  return HostDeltaReader(files, std::move(nic), mark, options);
 }
 
 HostSnapshot HostDeltaReader::Read() {
-  return ReadHostSnapshot(*files_, buffer_, mark_nic_ ? nic_.interface : std::string(), threads_);
+  HostSnapshot snap =
+      ReadHostSnapshot(*files_, buffer_, mark_nic_ ? nic_.interface : std::string(), threads_);
+  if (namespaces_) snap.namespaces = ReadNamespaceOctets(*files_, buffer_);
+  return snap;
 }
 
 void HostDeltaReader::Begin() {

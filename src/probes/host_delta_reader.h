@@ -25,6 +25,9 @@ struct HostDeltaOptions {
   // The end's own threads (the main job runs both ends in one process): the process use is
   // theirs. Null: the whole process's (getrusage). Must outlive the reader.
   const OwnThreads* threads = nullptr;
+  // Read every network namespace's IPv4 bytes too (namespace_bytes.h: a readlink per process
+  // of the host at each sample), for the host-wide measure of other traffic.
+  bool host_namespaces = false;
 };
 
 class HostDeltaReader {
@@ -44,13 +47,14 @@ class HostDeltaReader {
   const NicDevice& nic() const { return nic_; }
 
  private:
-  HostDeltaReader(FileSource& files, NicDevice nic, bool mark_nic, const OwnThreads* threads);
+  HostDeltaReader(FileSource& files, NicDevice nic, bool mark_nic, const HostDeltaOptions& options);
   HostSnapshot Read();
 
   FileSource* files_;
   NicDevice nic_;
   bool mark_nic_;
   const OwnThreads* threads_;
+  bool namespaces_;
   bool begun_ = false;
   std::string buffer_;
   HostSnapshot previous_;

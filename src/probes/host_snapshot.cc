@@ -205,6 +205,17 @@ void DiffNet(const HostSnapshot& a, const HostSnapshot& b, record::HostInterval&
   }
 }
 
+void DiffNamespaces(const HostSnapshot& a, const HostSnapshot& b, record::HostInterval& out) {
+  if (!a.namespaces || !b.namespaces) {
+    out.host_ip_bytes =
+        Measured<uint64_t>::Unknown(Missing::kAbsent, "the host's namespaces were not read");
+  } else if (*a.namespaces && *b.namespaces) {
+    out.host_ip_bytes = DiffNamespaceOctets(**a.namespaces, **b.namespaces);
+  } else {
+    out.host_ip_bytes = UnknownOf<uint64_t>(*a.namespaces, *b.namespaces);
+  }
+}
+
 // The process use and run-queue delay of an end's own threads.
 void DiffThreads(const Result<std::map<int, ThreadTimes>>& before,
                  const Result<std::map<int, ThreadTimes>>& after, record::HostInterval& out) {
@@ -275,6 +286,7 @@ record::HostInterval DiffSnapshots(const HostSnapshot& before, const HostSnapsho
     out.irqs = UnknownOf<std::vector<record::IrqRate>>(before.interrupts, after.interrupts);
   }
   DiffNet(before, after, out);
+  DiffNamespaces(before, after, out);
   if (before.threads && after.threads) {
     DiffThreads(*before.threads, *after.threads, out);
     if (out.process.known()) out.process.value().allowed_cpus = after.allowed_cpus;

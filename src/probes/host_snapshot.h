@@ -13,6 +13,7 @@
 
 #include "base/result.h"
 #include "probes/file_source.h"
+#include "probes/namespace_bytes.h"
 #include "probes/nic_device.h"
 #include "probes/own_threads.h"
 #include "probes/proc_parsers.h"
@@ -36,6 +37,10 @@ struct HostSnapshot {
   std::optional<Result<std::map<int, ThreadTimes>>> threads;
   // The NIC's /sys/class/net/IF/statistics counters (kNicCounterNames); unread without a NIC.
   Result<std::map<std::string, int64_t>> nic_stats = Fail("no NIC (loopback)");
+  // Every network namespace's IPv4 bytes (namespace_bytes.h); unset where the reader was not
+  // asked to read them (HostDeltaOptions::host_namespaces), so the interval's host_ip_bytes is
+  // absent, not an error.
+  std::optional<Result<NamespaceOctets>> namespaces;
 };
 
 // The counters of /sys/class/net/IF/statistics a sample keeps: the packet counts and every

@@ -9,12 +9,12 @@
 namespace nicbench::protocol {
 namespace {
 
-RsaKey Public(const testkeys::PemPair& pair) {
+RsaKey ProofPublicKey(const testkeys::PemPair& pair) {
   auto key = RsaKey::ParsePublic(pair.public_pem, "pub.pem");
   EXPECT_TRUE(key) << key.error().ToString();
   return *key;
 }
-RsaKey Private(const testkeys::PemPair& pair) {
+RsaKey ProofPrivateKey(const testkeys::PemPair& pair) {
   auto key = RsaKey::ParsePrivate(pair.private_pem, "priv.pem");
   EXPECT_TRUE(key) << key.error().ToString();
   return *key;
@@ -33,21 +33,21 @@ TEST(ServerProof, NoncesAreFreshBase64OfTheirSize) {
 
 TEST(ServerProof, TheRightKeysSignatureVerifies) {
   const std::string nonce = MakeProofNonce();
-  auto signature = SignServerProof(Private(testkeys::Rsa2048()), kCookie, nonce);
+  auto signature = SignServerProof(ProofPrivateKey(testkeys::Rsa2048()), kCookie, nonce);
   ASSERT_TRUE(signature) << signature.error().ToString();
-  EXPECT_TRUE(VerifyServerProof(Public(testkeys::Rsa2048()), kCookie, nonce, *signature));
+  EXPECT_TRUE(VerifyServerProof(ProofPublicKey(testkeys::Rsa2048()), kCookie, nonce, *signature));
 }
 
 TEST(ServerProof, AnotherKeyAnotherNonceOrCookieIsRefused) {
   const std::string nonce = MakeProofNonce();
-  auto signature = SignServerProof(Private(testkeys::OtherRsa2048()), kCookie, nonce);
+  auto signature = SignServerProof(ProofPrivateKey(testkeys::OtherRsa2048()), kCookie, nonce);
   ASSERT_TRUE(signature);
-  const RsaKey pinned = Public(testkeys::Rsa2048());
+  const RsaKey pinned = ProofPublicKey(testkeys::Rsa2048());
   auto other_key = VerifyServerProof(pinned, kCookie, nonce, *signature);
   ASSERT_FALSE(other_key);
   EXPECT_NE(other_key.error().message.find("does not verify"), std::string::npos)
       << other_key.error().message;
-  auto good = SignServerProof(Private(testkeys::Rsa2048()), kCookie, nonce);
+  auto good = SignServerProof(ProofPrivateKey(testkeys::Rsa2048()), kCookie, nonce);
   ASSERT_TRUE(good);
   // A signature is for one test's cookie and one nonce: it cannot be replayed for another.
   EXPECT_FALSE(VerifyServerProof(pinned, kCookie, MakeProofNonce(), *good));
@@ -55,7 +55,7 @@ TEST(ServerProof, AnotherKeyAnotherNonceOrCookieIsRefused) {
 }
 
 TEST(ServerProof, MalformedSignaturesAreRefusedWithTheReason) {
-  const RsaKey pinned = Public(testkeys::Rsa2048());
+  const RsaKey pinned = ProofPublicKey(testkeys::Rsa2048());
   const std::string nonce = MakeProofNonce();
   auto not_base64 = VerifyServerProof(pinned, kCookie, nonce, "***");
   ASSERT_FALSE(not_base64);

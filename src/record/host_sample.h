@@ -95,6 +95,13 @@ struct HostInterval {
   // deltas over the interval; unknown on loopback or when unreadable.
   Measured<std::map<std::string, int64_t>> nic_counters;
   Measured<QueueSample> queues;  // absent from older peers: "not reported by peer"
+  // The IPv4 bytes (IpExt InOctets + OutOctets) every network namespace of the host moved over
+  // the interval, this end's and the peer's among them when they are on this host: the
+  // host-wide measure of other traffic (analysis/other_traffic.h, probes/namespace_bytes.h).
+  // Unknown with the reason where it could not be read (/proc hides processes, a container's
+  // own PID namespace), and absent from older peers and records, which the packet measure
+  // stands in for.
+  Measured<uint64_t> host_ip_bytes;
 };
 
 }  // namespace nicbench::record

@@ -210,7 +210,8 @@ constexpr auto FieldsOf(Type<HostInterval>) {
                 Field("context_switches", &T::context_switches),
                 Field("interrupts", &T::interrupts), Field("net_counters", &T::net_counters),
                 Field("process", &T::process), Field("run_queue", &T::run_queue),
-                Field("nic_counters", &T::nic_counters), Field("queues", &T::queues));
+                Field("nic_counters", &T::nic_counters), Field("queues", &T::queues),
+                Field("host_ip_bytes", &T::host_ip_bytes));
 }
 
 constexpr auto FieldsOf(Type<QueueSample>) {

@@ -132,6 +132,7 @@ void MergeCounts(const HostInterval& a, const HostInterval& b, HostInterval& m) 
   using Counters = std::map<std::string, int64_t>;
   m.net_counters = Both(a.net_counters, b.net_counters, AddMaps<Counters>);
   m.nic_counters = Both(a.nic_counters, b.nic_counters, AddMaps<Counters>);
+  m.host_ip_bytes = Both(a.host_ip_bytes, b.host_ip_bytes, add);
 }
 
 void MergeProcess(const HostInterval& a, const HostInterval& b, HostInterval& m) {

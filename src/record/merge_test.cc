@@ -22,6 +22,8 @@ TEST(Merge, SharesAreWeightedByDurationAndCountsAdd) {
   a.process = ProcessUsage{0.5, 0.25, 1, 0, 0, 0, {0}, {}};
   b.process = ProcessUsage{1.0, 0.75, 2, 0, 0, 0, {1}, {}};
   b.interrupts = uint64_t{7};  // unknown in a: the merged value is unknown
+  a.host_ip_bytes = uint64_t{1000};
+  b.host_ip_bytes = uint64_t{3000};
   HostInterval m = MergeSamples(a, b);
   EXPECT_EQ(m.start, 0);
   EXPECT_EQ(m.end, 4);
@@ -31,6 +33,7 @@ TEST(Merge, SharesAreWeightedByDurationAndCountsAdd) {
   EXPECT_DOUBLE_EQ(m.process.value().user_seconds, 1.5);
   EXPECT_EQ(m.process.value().allowed_cpus, std::vector<int>{1});
   EXPECT_FALSE(m.interrupts.known());
+  EXPECT_EQ(m.host_ip_bytes.value(), 4000u);
 }
 
 TEST(Merge, HalveFromKeepsTheWarmUpAndAnOddLastOne) {

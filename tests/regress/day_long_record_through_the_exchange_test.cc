@@ -68,6 +68,7 @@ record::HostInterval BigSample(double start, double end) {
   s.process = record::ProcessUsage{0.25, 0.5, 100, 3, 0, 0, {0, 1, 2, 3}, {}};
   s.run_queue = record::RunQueueDelay{0.75, 0.01, 6};
   s.nic_counters = std::map<std::string, int64_t>{{"rx_packets", 80000}, {"rx_dropped", 0}};
+  s.host_ip_bytes = uint64_t{12345678901};
   return s;
 }
 

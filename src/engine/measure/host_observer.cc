@@ -57,7 +57,7 @@ HostObserver::HostObserver(std::unique_ptr<probes::FileSource> files,
         record::Missing::kError, "no route to the peer: " + iface.error().ToString());
   }
   sampler_ = std::make_unique<probes::HostDeltaReader>(probes::HostDeltaReader::Create(
-      *files_, probes::HostDeltaOptions{interface_, threads_.get()}));
+      *files_, probes::HostDeltaOptions{interface_, threads_.get(), true}));
 }
 
 void HostObserver::Begin() {

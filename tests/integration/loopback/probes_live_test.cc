@@ -1,11 +1,19 @@
 // The probes on the live kernel: the sampler over a short busy loop, facts of "lo", the route
-// lookup for loopback peers.
+// lookup for loopback peers, the IP bytes of the host's network namespaces.
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <chrono>
+#include <optional>
+#include <vector>
 
 #include <gtest/gtest.h>
 
 #include "probes/collect_facts.h"
 #include "probes/host_delta_reader.h"
+#include "probes/namespace_bytes.h"
 
 namespace nicbench::probes {
 namespace {
@@ -83,6 +91,52 @@ TEST(FactsLiveTest, LoopbackPeersRouteThroughLo) {
   EXPECT_FALSE(InterfaceForPeer("not-an-address"));
   DirFileSource files("/");
   EXPECT_FALSE(CollectNicFacts("nbpr-none0", files));
+}
+
+// Every namespace of the host through its processes: this process's own is among them, and
+// the bytes it sends to itself over loopback count twice there (out, then in).
+TEST(NamespaceBytesLiveTest, LoopbackBytesOfThisNamespaceCount) {
+  DirFileSource files("/");
+  std::string buffer;
+  auto before = ReadNamespaceOctets(files, buffer);
+  if (!before && MissingFromErrno(before.error().sys_errno) == record::Missing::kPermissionDenied) {
+    GTEST_SKIP() << "not every process's namespace is readable without root: "
+                 << before.error().ToString();
+  }
+  ASSERT_TRUE(before) << before.error().ToString();
+  // A namespace is known by the inode of its own netstat entry (namespace_bytes.cc).
+  struct stat self {};
+  ASSERT_EQ(stat("/proc/self/net/netstat", &self), 0);
+  const auto inode = std::optional<uint64_t>(self.st_ino);
+  ASSERT_EQ(before->count(*inode), 1u);
+
+  // 64 datagrams of 16,000 bytes to a socket of our own: IP counts each one out and in, whether
+  // or not the receive buffer keeps it (ip_rcv counts before UDP queues).
+  const int rx = socket(AF_INET, SOCK_DGRAM, 0), tx = socket(AF_INET, SOCK_DGRAM, 0);
+  ASSERT_GE(rx, 0);
+  ASSERT_GE(tx, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof addr;
+  ASSERT_EQ(bind(rx, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  ASSERT_EQ(getsockname(rx, reinterpret_cast<sockaddr*>(&addr), &len), 0);
+  const std::vector<char> datagram(16000, 'x');
+  constexpr int kDatagrams = 64;
+  for (int i = 0; i < kDatagrams; ++i) {
+    ASSERT_EQ(sendto(tx, datagram.data(), datagram.size(), 0, reinterpret_cast<sockaddr*>(&addr),
+                     sizeof addr),
+              static_cast<ssize_t>(datagram.size()));
+  }
+  close(tx);
+  close(rx);
+
+  auto after = ReadNamespaceOctets(files, buffer);
+  ASSERT_TRUE(after) << after.error().ToString();
+  ASSERT_EQ(after->count(*inode), 1u);
+  const uint64_t sent = kDatagrams * datagram.size();
+  EXPECT_GE(after->at(*inode) - before->at(*inode), 2 * sent);
+  EXPECT_GE(DiffNamespaceOctets(*before, *after), 2 * sent);
 }
 
 }  // namespace

@@ -18,10 +18,21 @@ namespace {
 
 using nlohmann::json;
 
+// A 2 s idle phase: at 25 probes a second of each kind, a host whose two cores are taken by
+// other work still answers well over 10 of the 50 new-connection probes (in 1 s it fell to 9).
+constexpr int kIdleSeconds = 2;
+
 json RunUnderLoad(int port, const std::vector<std::string>& extra) {
-  std::vector<std::string> args = {
-      "run",         "127.0.0.1", "-p", std::to_string(port), "--under-load", "-t", "3",
-      "--idle-time", "1",         "-J"};
+  std::vector<std::string> args = {"run",
+                                   "127.0.0.1",
+                                   "-p",
+                                   std::to_string(port),
+                                   "--under-load",
+                                   "-t",
+                                   "3",
+                                   "--idle-time",
+                                   std::to_string(kIdleSeconds),
+                                   "-J"};
   args.insert(args.end(), extra.begin(), extra.end());
   testing::ProcessResult r = testing::RunNicbench(args);
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
@@ -48,7 +59,7 @@ TEST(UnderLoad, ProbesOfBothPhasesAgainstANicbenchServer) {
   }
   // Paced, not back to back: at most the rate over the phase (and a probe of slack).
   const json& idle_kept = u["probes"]["idle"]["kept"];
-  EXPECT_LE(idle_kept["transactions"].get<uint64_t>(), 25u * 1 + 2) << idle_kept.dump();
+  EXPECT_LE(idle_kept["transactions"].get<uint64_t>(), 25u * kIdleSeconds + 2) << idle_kept.dump();
   EXPECT_TRUE(u["added_ms"].is_number()) << u.dump();
   EXPECT_GT(u["responsiveness"]["loaded"]["rpm"].get<double>(), 0.0);
   EXPECT_LT(u["probe_share"].get<double>(), 0.02) << "probes must stay a small share";
