@@ -31,6 +31,26 @@ std::string Staged(const std::string& unit, const std::string& dir, const std::s
   return path;
 }
 
+// The lines of verify's output about nicbench's units. verify also loads the units ours are
+// ordered against and reports their warnings (another package's unit that runs as `nobody`):
+// those are the host's, not ours.
+std::string OurLines(const std::string& text) {
+  std::istringstream in(text);
+  std::string ours;
+  for (std::string line; std::getline(in, line);) {
+    if (line.find("nicbench") != std::string::npos) ours += line + "\n";
+  }
+  return ours;
+}
+
+TEST(SystemdUnits, OnlyNicbenchsOwnLinesCount) {
+  EXPECT_EQ(OurLines("/lib/systemd/system/irtt.service:9: Special user nobody configured, this "
+                     "is not safe!\n"),
+            "");
+  EXPECT_EQ(OurLines("/tmp/u/nicbench-serve.service:12: Unknown key name 'Foo'\n"),
+            "/tmp/u/nicbench-serve.service:12: Unknown key name 'Foo'\n");
+}
+
 TEST(SystemdUnits, VerifyClean) {
   if (!testing::HaveProgram("systemd-analyze")) {
     GTEST_SKIP() << "systemd-analyze is not installed: the units are not verified";
@@ -45,7 +65,7 @@ TEST(SystemdUnits, VerifyClean) {
     const std::string path = Staged(unit, dir, name);
     testing::ProcessResult r = testing::RunProcess({"systemd-analyze", "verify", path});
     EXPECT_EQ(r.exit_code, 0) << unit << ": " << r.out << r.err;
-    EXPECT_EQ(r.out + r.err, "") << unit;
+    EXPECT_EQ(OurLines(r.out + r.err), "") << unit;
   }
   std::filesystem::remove_all(dir);
 }
