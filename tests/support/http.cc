@@ -65,10 +65,10 @@ RealPrometheus::RealPrometheus(const std::string& dir, const std::vector<int>& t
   }
   config << "]\n";
   config.close();
-  process_ = std::make_unique<BackgroundProcess>(std::vector<std::string>{
-      "prometheus", "--config.file=" + dir + "/prometheus.yml",
-      "--storage.tsdb.path=" + dir + "/data",
-      "--web.listen-address=127.0.0.1:" + std::to_string(web_)});
+  process_ = std::make_unique<BackgroundProcess>(
+      std::vector<std::string>{"prometheus", "--config.file=" + dir + "/prometheus.yml",
+                               "--storage.tsdb.path=" + dir + "/data",
+                               "--web.listen-address=127.0.0.1:" + std::to_string(web_)});
   listening_ = WaitListening(web_);
 }
 

@@ -23,16 +23,9 @@ using nlohmann::json;
 constexpr int kIdleSeconds = 2;
 
 json RunUnderLoad(int port, const std::vector<std::string>& extra) {
-  std::vector<std::string> args = {"run",
-                                   "127.0.0.1",
-                                   "-p",
-                                   std::to_string(port),
-                                   "--under-load",
-                                   "-t",
-                                   "3",
-                                   "--idle-time",
-                                   std::to_string(kIdleSeconds),
-                                   "-J"};
+  std::vector<std::string> args = {
+      "run", "127.0.0.1", "-p",          std::to_string(port),         "--under-load",
+      "-t",  "3",         "--idle-time", std::to_string(kIdleSeconds), "-J"};
   args.insert(args.end(), extra.begin(), extra.end());
   testing::ProcessResult r = testing::RunNicbench(args);
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
