@@ -107,6 +107,30 @@ class FleetCli : public ::testing::Test {
         std::chrono::seconds(120), std::chrono::milliseconds(100));
   }
 
+  // A mesh "once" of the one pair a -> b with a test of `seconds`, its job running.
+  bool OneJobRunning(const std::string& seconds) {
+    if (RunNicbench(
+            {"mesh", "create", "once", "--hosts", "a,b", "--test", Test(seconds), "--store", url_})
+            .exit_code != 0) {
+      return false;
+    }
+    return testing::WaitUntil([&] {
+      auto jobs = Jobs("once");
+      return !jobs.empty() && jobs[0].state == store::kJobRunning;
+    });
+  }
+
+  // The runs stored for fleet job `id`, incomplete ones included; -1 when the store is unread.
+  int64_t StoredRuns(int64_t id) {
+    auto store = store::OpenStore(url_, store::OpenMode::kExisting);
+    if (!store) return -1;
+    store::RunQuery q;
+    q.labels["fleet_job"] = std::to_string(id);
+    q.include_incomplete = true;
+    auto runs = (*store)->Find(q);
+    return runs ? static_cast<int64_t>(runs->size()) : -1;
+  }
+
   std::string Test(const std::string& seconds) {
     return "-t " + seconds + " -p " + std::to_string(port_);
   }
@@ -153,14 +177,7 @@ TEST_F(FleetCli, KilledAgentsJobRunsAgainAfterTheLeaseAndIsStoredOnce) {
   BackgroundProcess& doomed = StartHost("a", "127.0.0.2", lease);
   StartHost("b", "127.0.0.3", lease);
   ASSERT_TRUE(Registered({"a", "b"}));
-  ASSERT_EQ(RunNicbench(
-                {"mesh", "create", "once", "--hosts", "a,b", "--test", Test("3"), "--store", url_})
-                .exit_code,
-            0);
-  ASSERT_TRUE(testing::WaitUntil([&] {
-    auto jobs = Jobs("once");
-    return !jobs.empty() && jobs[0].state == store::kJobRunning;
-  }));
+  ASSERT_TRUE(OneJobRunning("3"));
   kill(doomed.pid(), SIGKILL);
   doomed.Stop(0);
   StartHost("a", "127.0.0.2", lease);
@@ -169,14 +186,7 @@ TEST_F(FleetCli, KilledAgentsJobRunsAgainAfterTheLeaseAndIsStoredOnce) {
   ASSERT_EQ(jobs.size(), 1u);
   EXPECT_EQ(jobs[0].state, store::kJobDone) << jobs[0].error;
   EXPECT_EQ(jobs[0].attempts, 2);
-  auto store = store::OpenStore(url_, store::OpenMode::kExisting);
-  ASSERT_TRUE(store.has_value());
-  store::RunQuery q;
-  q.labels["fleet_job"] = std::to_string(jobs[0].id);
-  q.include_incomplete = true;
-  auto runs = (*store)->Find(q);
-  ASSERT_TRUE(runs.has_value());
-  EXPECT_EQ(runs->size(), 1u);
+  EXPECT_EQ(StoredRuns(jobs[0].id), 1);
 }
 
 // systemctl stop or a pod's end: SIGTERM mid-test hands the job back at once (no lease to wait
@@ -186,14 +196,7 @@ TEST_F(FleetCli, AgentStoppedMidTestHandsItsJobBackAndItRunsOnce) {
   BackgroundProcess& stopping = StartHost("a", "127.0.0.2", lease);
   StartHost("b", "127.0.0.3", lease);
   ASSERT_TRUE(Registered({"a", "b"}));
-  ASSERT_EQ(RunNicbench(
-                {"mesh", "create", "once", "--hosts", "a,b", "--test", Test("4"), "--store", url_})
-                .exit_code,
-            0);
-  ASSERT_TRUE(testing::WaitUntil([&] {
-    auto jobs = Jobs("once");
-    return !jobs.empty() && jobs[0].state == store::kJobRunning;
-  }));
+  ASSERT_TRUE(OneJobRunning("4"));
   ProcessResult stopped = stopping.Stop(SIGTERM);
   EXPECT_EQ(stopped.exit_code, 0) << stopped.err;
   auto jobs = Jobs("once");
@@ -213,14 +216,7 @@ TEST_F(FleetCli, AgentStoppedMidTestHandsItsJobBackAndItRunsOnce) {
   ASSERT_TRUE(attempts.has_value());
   ASSERT_EQ(attempts->size(), 2u);
   EXPECT_EQ(attempts->at(0).outcome, "released");
-  auto store = store::OpenStore(url_, store::OpenMode::kExisting);
-  ASSERT_TRUE(store.has_value());
-  store::RunQuery q;
-  q.labels["fleet_job"] = std::to_string(jobs[0].id);
-  q.include_incomplete = true;  // the cut-short run is not stored either
-  auto runs = (*store)->Find(q);
-  ASSERT_TRUE(runs.has_value());
-  EXPECT_EQ(runs->size(), 1u);
+  EXPECT_EQ(StoredRuns(jobs[0].id), 1);  // the cut-short run is not stored either
 }
 
 // The mesh grid panel of the Grafana dashboard (deploy/grafana), its query read from the
