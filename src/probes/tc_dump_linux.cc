@@ -15,6 +15,14 @@ namespace {
 
 constexpr double kUint64Range = 18446744073709551616.0;  // 2^64
 
+// NLMSG_OK, written out: the macro compares the int length with an unsigned one, which clang
+// warns about (-Wsign-compare) even from a system header's macro.
+bool MessageFits(const struct nlmsghdr* msg, int left) {
+  constexpr auto kHeader = sizeof(struct nlmsghdr);
+  return left >= static_cast<int>(kHeader) && msg->nlmsg_len >= kHeader &&
+         msg->nlmsg_len <= static_cast<unsigned>(left);
+}
+
 }  // namespace
 
 uint64_t BitsPerSecond(const Shaping& shaping) {
@@ -23,11 +31,11 @@ uint64_t BitsPerSecond(const Shaping& shaping) {
 
 Result<bool> WalkTcDump(const char* data, size_t size, int ifindex, const TcMessageFn& on_message) {
   int left = static_cast<int>(std::min<size_t>(size, INT32_MAX));
-  for (auto* msg = reinterpret_cast<const struct nlmsghdr*>(data); NLMSG_OK(msg, left);
+  for (auto* msg = reinterpret_cast<const struct nlmsghdr*>(data); MessageFits(msg, left);
        msg = NLMSG_NEXT(msg, left)) {
     if (msg->nlmsg_type == NLMSG_DONE) return true;
     if (msg->nlmsg_type == NLMSG_ERROR) {
-      // NLMSG_OK checked the header only: the error code is read only if the message holds it.
+      // MessageFits checked the header only: the error code is read only if the message holds it.
       if (msg->nlmsg_len < NLMSG_LENGTH(sizeof(struct nlmsgerr))) {
         return Fail("netlink dump: a truncated error message");
       }

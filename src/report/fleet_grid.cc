@@ -115,9 +115,11 @@ Grid BuildGrid(const store::Mesh& mesh, const std::vector<store::PairResult>& pa
   grid.hosts = mesh.spec.hosts;
   const double stale_after = t.stale_after_secs > 0 ? t.stale_after_secs : 2 * mesh.spec.every_secs;
   for (const auto& [sender, receiver] : mesh.spec.pairs) {
-    auto it = std::find_if(pairs.begin(), pairs.end(), [&](const store::PairResult& p) {
-      return p.sender == sender && p.receiver == receiver;
-    });
+    // Captured by name: clang 14 cannot capture a structured binding implicitly.
+    auto it = std::find_if(pairs.begin(), pairs.end(),
+                           [&s = sender, &r = receiver](const store::PairResult& p) {
+                             return p.sender == s && p.receiver == r;
+                           });
     if (it != pairs.end()) {
       grid.cells.push_back(CellFrom(*it, t, stale_after, now));
     } else {

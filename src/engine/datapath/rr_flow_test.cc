@@ -545,28 +545,34 @@ TEST(RrFlow, UdpRequestWithoutResponseIsLostAndTheFlowGoesOn) {
   EXPECT_TRUE(client->Join());
 }
 
-// The client of one UDP flow against a responder that answers 8 ms after each request, past
-// its 5 ms timeout.
+// The client of one UDP flow against a responder that answers 8 ms after a request, past the
+// client's 5 ms timeout (a slower host only makes the answer later still). Nothing here waits
+// for a time to pass: each path gets a wait the answer cannot miss.
+// - The lone blocking path: every request is answered, and the client's --rr-spin poll (10 s)
+//   lasts until the answer comes, so each answer is caught by the wait it belongs to.
+// - The epoll path: only the first request is answered, and the client sends 40 more, each
+//   lost after its timeout, so the late answer has 200 ms to arrive while the flow still runs.
 void ExpectLateResponsesLost(bool alone) {
+  const uint64_t requests = alone ? 3 : 40;
+  const uint64_t answered = alone ? requests : 1;
   testing::SocketPair pair = testing::UdpPair();
   const int server_fd = pair.b.get();
-  std::thread server([server_fd] {
+  std::thread server([server_fd, answered] {
     char buf[64];
-    for (int i = 0; i < 3; ++i) {
+    for (uint64_t i = 0;; ++i) {
       const ssize_t n = ::recv(server_fd, buf, sizeof buf, 0);
       if (n <= 0) return;
-      // The lateness under test: past the client's 5 ms timeout, and a slower host only makes
-      // the answer later still.
-      std::this_thread::sleep_for(std::chrono::milliseconds(8));
+      if (i >= answered) continue;
+      std::this_thread::sleep_for(std::chrono::milliseconds(8));  // the lateness under test
       (void)::send(server_fd, buf, static_cast<size_t>(n), 0);
     }
   });
   auto client = DataPath::Create(1);
   FlowConfig c = RrConfig(pair.a.Release(), true, record::Transport::kUdp, record::RrMode::kRr);
   c.rr.timeout_ms = 5;
-  c.rr.spin_us = 10000;
+  c.rr.spin_us = alone ? 10'000'000 : 10'000;
   c.rr_alone = alone;
-  client->SetBudget(SendBudget{0, 3});
+  client->SetBudget(SendBudget{0, requests});
   const bool started = client->AddFlow(c) && client->Start();
   EXPECT_TRUE(started);
   if (started) {
@@ -578,7 +584,7 @@ void ExpectLateResponsesLost(bool alone) {
   EXPECT_TRUE(client->Join());
   FlowCounters counters = client->Snapshot()[0];
   EXPECT_EQ(counters.transactions, 0u);
-  EXPECT_EQ(counters.rr_lost, 3u);
+  EXPECT_EQ(counters.rr_lost, requests);
   EXPECT_GE(counters.rr_late, 1u);
 }
 
