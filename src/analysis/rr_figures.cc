@@ -109,7 +109,7 @@ RrFigures ComputeRrFigures(const record::RunRecord& run) {
   RrFigures f;
   if (!run.spec.rr.enabled() || !run.rr) return f;  // every figure unknown (absent)
   const record::RrSummary& s = *run.rr;
-  f.transactions_per_second = s.local.transactions_per_second;
+  f.transactions_per_second = record::TransactionsPerSecond(s.local);
   FillLatency(s.local.latency, f);
   if (s.local.connect && s.local.connect->count > 0) {
     f.connect_p50_us = s.local.connect->p50_us;

@@ -7,6 +7,7 @@
 #include <csignal>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,7 @@
 #include "cli/commands.h"
 #include "cli/fleet_options.h"
 #include "cli/metrics_listener.h"
+#include "cli/option_tables_fleet.h"
 #include "cli/parse_args.h"
 #include "job/agent.h"
 #include "job/run_job.h"
@@ -31,60 +33,20 @@
 namespace nicbench::cli {
 namespace {
 
-struct AgentArgs {
-  std::string name, poll = "1s", heartbeat = "5s", lease = "30s", offline_after = "60s",
-                    metrics_listen;
-  std::vector<std::string> addresses;
-  FleetArgs fleet;
-};
-
-void AddAgentOptions(CLI::App& app, AgentArgs& a) {
-  app.add_option("--name", a.name, "this host's name in the fleet (default: its hostname)");
-  app.add_option("--address", a.addresses,
-                 "where this host's `nicbench serve` answers (repeatable; default: --name)");
-  app.add_option("--poll", a.poll, "time between claims while idle (default 1s)");
-  app.add_option("--heartbeat", a.heartbeat,
-                 "time between heartbeats and lease renewals (default 5s)");
-  app.add_option("--lease", a.lease,
-                 "a claim lasts this long unless renewed; a dead agent's job runs again after\n"
-                 "it (default 30s, more than --heartbeat)");
-  app.add_option("--offline-after", a.offline_after,
-                 "a host without a heartbeat this long is offline (default 60s)");
-  app.add_option("--metrics-listen", a.metrics_listen,
-                 "serve Prometheus metrics at http://ADDR:PORT/metrics");
-  AddFleetStoreOptions(app, a.fleet);
-}
-
-Result<std::chrono::milliseconds> Duration(const std::string& text, const char* name) {
-  auto d = ParseDuration(text);
-  if (!d || d->count() < 10 || *d > std::chrono::hours(24)) {
-    return Fail(
-        fmt::format("{} {}: expected a duration of 10ms .. 24h (500ms, 5s, 1m)", name, text));
-  }
-  return *d;
-}
-
-Result<job::AgentSpec> MakeSpec(const AgentArgs& a) {
-  job::AgentSpec spec;
-  auto url = FleetUrl(a.fleet);
-  if (!url) return tl::unexpected(url.error());
-  spec.url = *url;
-  auto poll = Duration(a.poll, "--poll");
-  auto beat = Duration(a.heartbeat, "--heartbeat");
-  auto lease = Duration(a.lease, "--lease");
-  auto offline = Duration(a.offline_after, "--offline-after");
-  for (const auto* d : {&poll, &beat, &lease, &offline}) {
-    if (!*d) return tl::unexpected(d->error());
-  }
-  if (*lease <= *beat) {
+// The rows' values, then what concerns several options: the lease outlasts the heartbeat that
+// renews it, and the database's URL (cli/fleet_options.h).
+Result<AgentPlan> MakePlan(const AgentArgs& a) {
+  AgentPlan plan;
+  if (auto s = ApplyRows(a, AgentRows(), plan); !s) return tl::unexpected(s.error());
+  job::AgentSpec& spec = plan.spec;
+  if (std::chrono::duration<double>(spec.heartbeat).count() >= spec.terms.lease) {
     return Fail(fmt::format("--lease {} must be longer than --heartbeat {} (it is renewed then)",
                             a.lease, a.heartbeat));
   }
-  spec.poll = *poll;
-  spec.heartbeat = *beat;
-  spec.terms.lease = std::chrono::duration<double>(*lease).count();
-  spec.terms.offline_after = std::chrono::duration<double>(*offline).count();
-  return spec;
+  auto url = FleetUrl(a.fleet);
+  if (!url) return tl::unexpected(url.error());
+  spec.url = *url;
+  return plan;
 }
 
 std::string HostName() {
@@ -93,15 +55,13 @@ std::string HostName() {
   return name;
 }
 
-// This host as the fleet sees it.
-store::FleetHost Self(const AgentArgs& a) {
-  store::FleetHost self;
-  self.name = a.name.empty() ? HostName() : a.name;
-  self.addresses = a.addresses.empty() ? std::vector<std::string>{self.name} : a.addresses;
+// This host as the fleet sees it: --name (else the hostname), --address (else the name).
+void FillSelf(store::FleetHost& self) {
+  if (self.name.empty()) self.name = HostName();
+  if (self.addresses.empty()) self.addresses = {self.name};
   self.version = kVersion;
   probes::DirFileSource files;
   self.facts = nlohmann::json(probes::CollectHostFacts(files));
-  return self;
 }
 
 // The test `run HOST OPTIONS` would run, through run's own job (job/run_job.h): named after a
@@ -136,21 +96,16 @@ int StopFd() {
   return signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 }
 
-int Serve(job::AgentSpec spec, const AgentArgs& a, int stop_fd) {
+int Serve(job::AgentSpec spec, const std::optional<ListenAddress>& metrics, int stop_fd) {
   std::unique_ptr<MetricsListener> listener;
-  if (!a.metrics_listen.empty()) {
-    auto where = ParseListenAddress(a.metrics_listen);
-    if (!where) {
-      LogError("nicbench agent: " + where.error().message);
-      return ToInt(ExitCode::kUsage);
-    }
-    auto started = MetricsListener::Start(*where);
+  if (metrics) {
+    auto started = MetricsListener::Start(*metrics);
     if (!started) {
       LogError("nicbench agent: " + started.error().message);
       return ToInt(ExitCode::kEnvironment);
     }
     listener = std::move(*started);
-    std::fprintf(stderr, "nicbench agent: metrics on http://%s:%d/metrics\n", where->host.c_str(),
+    std::fprintf(stderr, "nicbench agent: metrics on http://%s:%d/metrics\n", metrics->host.c_str(),
                  listener->port());
     spec.metrics = [l = listener.get()](const record::AgentMetrics& m) {
       l->UpdateText(report::RenderAgentPrometheus(m));
@@ -174,19 +129,20 @@ int Serve(job::AgentSpec spec, const AgentArgs& a, int stop_fd) {
 int RunAgentCommand(int argc, char** argv) {
   CLI::App app{"nicbench agent: run the fleet's jobs for this host (docs/fleet.md)", "agent"};
   AgentArgs args;
-  AddAgentOptions(app, args);
+  AddRows(app, args, AgentRows());
+  AddRows(app, args.fleet, FleetStoreRows());
   if (auto code = ParseArgs(app, argc, argv, [](const std::string& m) { LogError(m); })) {
     return *code;
   }
-  auto spec = MakeSpec(args);
-  if (!spec) {
-    LogError("nicbench agent: " + spec.error().message);
+  auto plan = MakePlan(args);
+  if (!plan) {
+    LogError("nicbench agent: " + plan.error().message);
     return ToInt(ExitCode::kUsage);
   }
   // Before any thread starts, so every thread has the signals blocked.
   const int stop_fd = StopFd();
-  spec->self = Self(args);
-  const int code = Serve(std::move(*spec), args, stop_fd);
+  FillSelf(plan->spec.self);
+  const int code = Serve(std::move(plan->spec), plan->metrics, stop_fd);
   if (stop_fd >= 0) ::close(stop_fd);
   return code;
 }

@@ -11,14 +11,6 @@
 
 namespace nicbench::cli {
 
-void AddFleetStoreOptions(CLI::App& app, FleetArgs& a) {
-  app.add_option("--store", a.store,
-                 "the fleet's database, postgresql://USER@HOST/DB (no password here: use\n"
-                 "--store-file, $NICBENCH_STORE or ~/.pgpass)");
-  app.add_option("--store-file", a.store_file,
-                 "read the database URL (password included) from the first line of FILE");
-}
-
 bool UrlHasPassword(const std::string& url) {
   if (url.find("password=") != std::string::npos) return true;
   const size_t scheme = url.find("://");
@@ -68,20 +60,21 @@ std::vector<std::string> SplitWords(const std::string& text) {
 }
 
 Result<engine::ClientConfig> MeshTest(const std::string& peer,
-                                      const std::vector<std::string>& words) {
+                                      const std::vector<std::string>& words,
+                                      std::string_view what) {
   std::vector<std::string> args = {peer};
   args.insert(args.end(), words.begin(), words.end());
-  const std::string shown = fmt::format("'{}'", fmt::join(words, " "));
+  const std::string shown = fmt::format("{} '{}'", what, fmt::join(words, " "));
   auto tests = RunArgumentsToTests(args);
-  if (!tests) return Fail("test " + shown + ": " + tests.error().message);
+  if (!tests) return Fail(shown + ": " + tests.error().message);
   const engine::ClientConfig& t = tests->front();
   if (tests->size() != 1 || t.spec.direction != record::Direction::kForward) {
-    return Fail("test " + shown +
+    return Fail(shown +
                 ": a mesh's test runs from sender to receiver; -R, --bidir and "
                 "--both-directions are the mesh's to say (mesh create --both-directions)");
   }
   if (t.spec.bytes != 0 || t.spec.blocks != 0 || t.spec.duration.count() == 0) {
-    return Fail("test " + shown + ": a mesh's tests are timed (-t SECONDS, not 0)");
+    return Fail(shown + ": a mesh's tests are timed (-t SECONDS, not 0)");
   }
   return t;
 }

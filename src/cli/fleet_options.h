@@ -5,21 +5,19 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
-
-#include <CLI/CLI.hpp>
 
 #include "base/result.h"
 #include "engine/client.h"
 
 namespace nicbench::cli {
 
+// --store and --store-file (their rows: cli/option_tables_fleet.h).
 struct FleetArgs {
   std::string store;       // --store URL (without a password)
   std::string store_file;  // --store-file FILE: the URL in the file's first line
 };
-
-void AddFleetStoreOptions(CLI::App& app, FleetArgs& args);
 
 // The fleet's PostgreSQL URL: --store-file's first line, else --store, else $NICBENCH_STORE.
 // A --store whose URL holds a password is refused (every user of the machine can read a
@@ -35,8 +33,10 @@ std::vector<std::string> SplitWords(const std::string& text);
 
 // A mesh's test against `peer`: run's own parser and checks (record::Validate among them), a
 // timed test (-t), one direction, sender to receiver (-R, --bidir and --both-directions are
-// the mesh's to say), no files, no output options. The error says why.
+// the mesh's to say), no files, no output options. The error says why, after `what` and the
+// words ("test '-t 1 -R': ...").
 Result<engine::ClientConfig> MeshTest(const std::string& peer,
-                                      const std::vector<std::string>& words);
+                                      const std::vector<std::string>& words,
+                                      std::string_view what = "test");
 
 }  // namespace nicbench::cli

@@ -18,6 +18,7 @@
 #include "cli/fleet_options.h"
 #include "cli/mesh_definition.h"
 #include "cli/mesh_grid.h"
+#include "cli/option_tables_fleet.h"
 #include "cli/parse_args.h"
 #include "job/agent.h"
 #include "report/fleet_report.h"
@@ -28,12 +29,7 @@
 namespace nicbench::cli {
 namespace {
 
-struct Args {
-  MeshArgs mesh;
-  GridArgs grid;
-  bool json = false;
-  FleetArgs fleet;
-};
+using Args = MeshCommandArgs;
 
 // A period as it is written: "1h", "10m", "90s".
 std::string EveryText(double secs) {
@@ -58,25 +54,26 @@ int WithFleet(const Args& a, const std::function<int(store::Fleet&)>& body) {
   return body(**fleet);
 }
 
-Result<store::MeshSpec> Definition(const Args& a) {
+// The mesh `create` defines: from its rows (`applied`), or from --from's file.
+Result<store::MeshSpec> Definition(const Args& a, store::MeshSpec applied) {
   if (a.mesh.from.empty()) {
     if (a.mesh.hosts.empty()) return Fail("create " + a.mesh.name + ": --hosts or --from");
-    return MeshFromArgs(a.mesh);
+    return MeshFromArgs(a.mesh, std::move(applied));
   }
   if (!a.mesh.hosts.empty()) return Fail("--from FILE and --hosts: one or the other");
   std::ifstream in(a.mesh.from);
-  if (!in) return Fail(a.mesh.from + ": cannot be read");
+  if (!in) return Fail("--from " + a.mesh.from + ": cannot be read");
   std::stringstream text;
   text << in.rdbuf();
   auto doc = nlohmann::json::parse(text.str(), nullptr, false);
-  if (doc.is_discarded()) return Fail(a.mesh.from + ": not JSON");
+  if (doc.is_discarded()) return Fail("--from " + a.mesh.from + ": not JSON");
   return MeshFromJson(a.mesh.name, doc, a.mesh.from);
 }
 
 int Create(store::Fleet& fleet, const store::MeshSpec& spec);
 
-int Create(const Args& a) {
-  auto spec = Definition(a);
+int Create(const Args& a, store::MeshSpec applied) {
+  auto spec = Definition(a, std::move(applied));
   if (!spec) return Error(ExitCode::kUsage, spec.error().message);
   return WithFleet(a, [&spec](store::Fleet& fleet) { return Create(fleet, *spec); });
 }
@@ -153,43 +150,45 @@ int SetState(store::Fleet& fleet, const Args& a, const std::string& verb) {
 
 void AddCommands(CLI::App& app, Args& a) {
   app.require_subcommand(1);
-  auto* create = app.add_subcommand("create", "create a mesh: every pair of --hosts, or --from");
-  create->add_option("name", a.mesh.name, "the mesh's name")->required();
-  create->add_option("--hosts", a.mesh.hosts, "the hosts (agents' --name), comma separated");
-  create->add_option("--every", a.mesh.every, "the period: each pair tested once per (1h)");
-  create->add_option("--test", a.mesh.test, "run's options for each test (default '-t 10')");
-  create->add_flag("--both-directions", a.mesh.both_directions,
-                   "test each pair both ways (default: the first named sends)");
-  create->add_option("--from", a.mesh.from, "the definition in a JSON file (docs/fleet.md)");
-  app.add_subcommand("list", "the meshes")->add_flag("--json", a.json, "as JSON");
+  AddRows(*app.add_subcommand("create", "create a mesh: every pair of --hosts, or --from"), a.mesh,
+          MeshCreateRows());
+  AddRows(*app.add_subcommand("list", "the meshes"), a, MeshListRows());
   for (const char* verb : {"pause", "resume", "delete"}) {
-    app.add_subcommand(verb, std::string(verb) + " a mesh")
-        ->add_option("name", a.mesh.name, "the mesh's name")
-        ->required();
+    AddRows(*app.add_subcommand(verb, std::string(verb) + " a mesh"), a.mesh, MeshNameRows());
   }
   auto* grid = app.add_subcommand("grid", "each pair's latest result: rows send, columns receive");
-  grid->add_option("name", a.mesh.name, "the mesh's name")->required();
-  grid->add_flag("--json", a.grid.json, "as JSON");
-  grid->add_option("--html", a.grid.html,
-                   "also write the grid as HTML to FILE, and each run's "
-                   "report beside it");
-  grid->add_option("--warn", a.grid.warn, "a goodput below this is warn (100M, 1G)");
-  grid->add_option("--crit", a.grid.crit, "a goodput below this is crit");
-  grid->add_option("--relative", a.grid.relative,
-                   "warn PERCENT below the median of the pair's own history (0 = off)");
-  grid->add_option("--asymmetry", a.grid.asymmetry,
-                   "one direction this many times the other is asymmetric (default 2)");
-  grid->add_option("--stale-after", a.grid.stale_after,
-                   "a result older than this is stale (default: two periods)");
-  AddFleetStoreOptions(app, a.fleet);
-  for (CLI::App* sub : app.get_subcommands({})) AddFleetStoreOptions(*sub, a.fleet);
+  AddRows(*grid, a.mesh, MeshNameRows());
+  AddRows(*grid, a.grid, MeshGridRows());
+  AddRows(app, a.fleet, FleetStoreRows());
+  for (CLI::App* sub : app.get_subcommands({})) AddRows(*sub, a.fleet, FleetStoreRows());
 }
 
-int Grid(store::Fleet& fleet, const Args& a) {
+// The validation pass: the rows of `verb` that set values (create's mesh, grid's thresholds),
+// each checked against its range, then where the fleet's database is; before it is opened.
+struct Applied {
+  store::MeshSpec mesh;
+  report::GridThresholds grid;
+};
+Result<Applied> Validate(const Args& a, const std::string& verb) {
+  Applied applied;
+  if (verb == "create") {
+    if (auto s = ApplyRows(a.mesh, MeshCreateRows(), applied.mesh); !s) {
+      return tl::unexpected(s.error());
+    }
+  } else if (verb == "grid") {
+    if (auto s = ApplyRows(a.grid, MeshGridRows(), applied.grid); !s) {
+      return tl::unexpected(s.error());
+    }
+  }
+  if (auto url = FleetUrl(a.fleet); !url) return tl::unexpected(url.error());
+  return applied;
+}
+
+int Grid(store::Fleet& fleet, const Args& a, const report::GridThresholds& thresholds) {
   auto mesh = fleet.FindMesh(a.mesh.name);
   if (!mesh) return Error(ExitCode::kStore, mesh.error().message);
   if (!*mesh) return Error(ExitCode::kNotFound, "no mesh named '" + a.mesh.name + "'");
-  return RunMeshGrid(fleet, **mesh, a.grid, *FleetUrl(a.fleet));
+  return RunMeshGrid(fleet, **mesh, a.grid, thresholds, *FleetUrl(a.fleet));
 }
 
 }  // namespace
@@ -203,10 +202,12 @@ int RunMeshCommand(int argc, char** argv) {
     return *code;
   }
   const std::string verb = app.get_subcommands().front()->get_name();
-  if (verb == "create") return Create(args);
+  auto applied = Validate(args, verb);
+  if (!applied) return Error(ExitCode::kUsage, applied.error().message);
+  if (verb == "create") return Create(args, std::move(applied->mesh));
   return WithFleet(args, [&](store::Fleet& fleet) {
     if (verb == "list") return List(fleet, args);
-    if (verb == "grid") return Grid(fleet, args);
+    if (verb == "grid") return Grid(fleet, args, applied->grid);
     return SetState(fleet, args, verb);
   });
 }

@@ -8,6 +8,7 @@
 
 #include "base/units.h"
 #include "cli/fleet_options.h"
+#include "cli/option_rows.h"
 
 namespace nicbench::cli {
 namespace {
@@ -41,29 +42,16 @@ void AddPairs(const std::vector<std::string>& from, const std::vector<std::strin
   }
 }
 
-// The period, the test and the pairs of every host with every other; checks what both forms
-// of a definition share.
+// The checks both forms of a definition share: the name, the hosts, the test, a period longer
+// than the test, and at least one pair. `every` is the period as typed, for the message.
 Result<store::MeshSpec> Finish(store::MeshSpec spec, const std::string& every,
-                               const std::string& test, const std::string& where) {
+                               const std::string& where) {
   if (auto s = CheckName("mesh name", spec.name); !s) return tl::unexpected(s.error());
-  std::set<std::string> seen;
-  for (const std::string& h : spec.hosts) {
-    if (auto s = CheckName(where + "host", h); !s) return tl::unexpected(s.error());
-    if (!seen.insert(h).second) return Fail(fmt::format("{}host '{}' is named twice", where, h));
-  }
-  if (spec.hosts.size() < 2) return Fail(where + "a mesh needs at least two hosts");
-  auto period = ParseDuration(every);
-  if (!period || *period < std::chrono::seconds(1)) {
-    return Fail(fmt::format("{}every '{}': expected a duration of 1 s or more (30s, 10m, 1h)",
-                            where, every));
-  }
-  spec.every_secs = std::chrono::duration<double>(*period).count();
-  spec.test = SplitWords(test);
-  // The options are checked against a name that is never resolved.
-  auto checked = MeshTest("mesh-peer.invalid", spec.test);
-  if (!checked) return Fail(where + checked.error().message);
+  if (auto s = CheckMeshHosts(where, spec.hosts); !s) return tl::unexpected(s.error());
+  auto checked = CheckMeshTest(where + "test", spec.test);
+  if (!checked) return tl::unexpected(checked.error());
   const auto length = checked->spec.duration + checked->spec.omit;
-  if (*period <= length) {
+  if (std::chrono::duration<double>(spec.every_secs) <= length) {
     return Fail(fmt::format("{}every '{}' is not longer than the test ({} s)", where, every,
                             std::chrono::duration<double>(length).count()));
   }
@@ -73,12 +61,29 @@ Result<store::MeshSpec> Finish(store::MeshSpec spec, const std::string& every,
 
 }  // namespace
 
-Result<store::MeshSpec> MeshFromArgs(const MeshArgs& a) {
-  store::MeshSpec spec;
-  spec.name = a.name;
-  std::string hosts = a.hosts;
+std::vector<std::string> SplitHosts(const std::string& text) {
+  std::string hosts = text;
   std::replace(hosts.begin(), hosts.end(), ',', ' ');
-  spec.hosts = SplitWords(hosts);
+  return SplitWords(hosts);
+}
+
+Status CheckMeshHosts(const std::string& where, const std::vector<std::string>& hosts) {
+  std::set<std::string> seen;
+  for (const std::string& h : hosts) {
+    if (auto s = CheckName(where + "host", h); !s) return s;
+    if (!seen.insert(h).second) return Fail(fmt::format("{}host '{}' is named twice", where, h));
+  }
+  if (hosts.size() < 2) return Fail(where + "a mesh needs at least two hosts");
+  return Ok();
+}
+
+Result<engine::ClientConfig> CheckMeshTest(std::string_view what,
+                                           const std::vector<std::string>& words) {
+  // The options are checked against a name that is never resolved.
+  return MeshTest("mesh-peer.invalid", words, what);
+}
+
+Result<store::MeshSpec> MeshFromArgs(const MeshArgs& a, store::MeshSpec spec) {
   AddPairs(spec.hosts, spec.hosts, false, spec);
   if (!a.both_directions) {
     // Every host with every other once: the first named sends.
@@ -94,7 +99,7 @@ Result<store::MeshSpec> MeshFromArgs(const MeshArgs& a) {
                      {"every", a.every},
                      {"test", a.test},
                      {"both_directions", a.both_directions}};
-  return Finish(std::move(spec), a.every, a.test, "");
+  return Finish(std::move(spec), a.every, "");
 }
 
 namespace {
@@ -188,8 +193,14 @@ Result<store::MeshSpec> MeshFromJson(const std::string& name, const nlohmann::js
       });
     }
   }
+  const std::string every = doc.value("every", "1h");
+  auto period = ParseDurationIn(where + "every", every, std::chrono::milliseconds(kMinMeshEveryMs),
+                                std::chrono::milliseconds(kMaxMeshEveryMs));
+  if (!period) return tl::unexpected(period.error());
+  spec.every_secs = std::chrono::duration<double>(*period).count();
+  spec.test = SplitWords(doc.value("test", "-t 10"));
   spec.definition = doc;
-  return Finish(std::move(spec), doc.value("every", "1h"), doc.value("test", "-t 10"), where);
+  return Finish(std::move(spec), every, where);
 }
 
 }  // namespace nicbench::cli

@@ -4,12 +4,15 @@
 // name the member. Internal to the cli layer; pure.
 #pragma once
 
+#include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "base/result.h"
+#include "engine/client.h"
 #include "store/fleet.h"
 
 namespace nicbench::cli {
@@ -20,9 +23,26 @@ struct MeshArgs {
   bool both_directions = false;
 };
 
-// The mesh to create: hosts, the ordered pairs, its test's words and its period. The test is
-// checked by MeshTest (fleet_options.h) and must be shorter than the period.
-Result<store::MeshSpec> MeshFromArgs(const MeshArgs& args);
+// A mesh's period: 1 s .. 365 d.
+inline constexpr int64_t kMinMeshEveryMs = 1000;
+inline constexpr int64_t kMaxMeshEveryMs = int64_t{365} * 86400 * 1000;
+
+// The hosts of --hosts: "a,b,c" (white space separates too).
+std::vector<std::string> SplitHosts(const std::string& text);
+
+// A mesh's hosts: each 1 to 64 letters, digits, '_', '.' or '-', none twice, at least two.
+// `where` starts every error ("--hosts: ", "mesh.json: ").
+Status CheckMeshHosts(const std::string& where, const std::vector<std::string>& hosts);
+
+// A mesh's test alone, as MeshTest (fleet_options.h) checks it against a peer that is never
+// resolved; `what` names it in errors ("--test", "mesh.json: test").
+Result<engine::ClientConfig> CheckMeshTest(std::string_view what,
+                                           const std::vector<std::string>& words);
+
+// The mesh to create from `spec`, whose name, hosts, test and period create's rows set
+// (cli/option_tables_fleet.h): its ordered pairs, and its definition as typed in `args`. The test
+// must be shorter than the period.
+Result<store::MeshSpec> MeshFromArgs(const MeshArgs& args, store::MeshSpec spec);
 
 // The same from a definition document; `where` names it in errors ("mesh.json").
 //   {"hosts": ["a", "b", ...]              every host, in the grid's order (or from the groups)

@@ -1,4 +1,4 @@
-// The options of every command but the fleet's as tables (neper's one table plus one validation
+// The options of every command as tables (neper's one table plus one validation
 // pass): one row per option with its spellings, its help text, where CLI11 keeps what was typed,
 // and, for a value that becomes a member of a config as it is, the bounded parser that sets that
 // member and the iperf3 parameter that carries it on the wire. AddRows declares a
@@ -175,6 +175,12 @@ std::vector<RowView> ViewsOf(std::span<const OptionRow<Args, Target>> rows) {
   return out;
 }
 
+// The views of `rows`, after those `out` holds (a command's App declares several tables).
+template <typename Args, typename Target>
+void AppendViews(std::vector<RowView>& out, std::span<const OptionRow<Args, Target>> rows) {
+  for (RowView& view : ViewsOf(rows)) out.push_back(std::move(view));
+}
+
 // The setters rows point at. `Path` is a chain of member pointers from the target to the member
 // (`&ClientConfig::spec, &TestSpec::mss_bytes`); the target's type is the first one's class.
 template <auto... Path>
@@ -192,7 +198,7 @@ Status SetNumber(std::string_view name, const std::string& text, TargetOf<Path..
   if (!v) return tl::unexpected(v.error());
   auto& member = MemberAt<TargetOf<Path...>, Path...>(target);
   using M = std::remove_reference_t<decltype(member)>;
-  if constexpr (std::is_arithmetic_v<M>) {
+  if constexpr (std::is_integral_v<M>) {
     // No upper bound in the range: the member's type bounds it.
     constexpr auto kTypeMax = static_cast<uint64_t>(std::numeric_limits<M>::max());
     if (*v > kTypeMax) {
@@ -226,13 +232,19 @@ Status SetFlag(std::string_view, const std::string&, TargetOf<Path...>& target) 
   return Ok();
 }
 
-// A duration with its unit in [kLowMs, kHighMs] milliseconds.
+// A duration with its unit in [kLowMs, kHighMs] milliseconds; a `double` member takes it in
+// seconds (the fleet's lease terms are seconds since the epoch apart).
 template <int64_t kLowMs, int64_t kHighMs, auto... Path>
 Status SetDuration(std::string_view name, const std::string& text, TargetOf<Path...>& target) {
   auto v = ParseDurationIn(name, text, std::chrono::milliseconds(kLowMs),
                            std::chrono::milliseconds(kHighMs));
   if (!v) return tl::unexpected(v.error());
-  MemberAt<TargetOf<Path...>, Path...>(target) = *v;
+  auto& member = MemberAt<TargetOf<Path...>, Path...>(target);
+  if constexpr (std::is_same_v<std::remove_reference_t<decltype(member)>, double>) {
+    member = std::chrono::duration<double>(*v).count();
+  } else {
+    member = *v;
+  }
   return Ok();
 }
 

@@ -2,7 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -91,6 +93,29 @@ TEST(OptionRows, ADeclaredTableIsTheAppsOptions) {
   EXPECT_EQ(args.size, "3");
   EXPECT_EQ(args.name, "x");
   EXPECT_TRUE(args.on);
+}
+
+struct FakeTimes {
+  std::chrono::milliseconds poll{0};
+  double lease_secs = 0;
+  std::optional<double> warn_bits_per_second;
+};
+
+constexpr Range kFakeRate{0, UINT64_MAX, Reading::kBitRate};
+
+TEST(OptionRows, ADurationFillsMillisecondsOrSecondsAndARateAnOptional) {
+  FakeTimes t;
+  ASSERT_TRUE((SetDuration<10, 86400000, &FakeTimes::poll>("--poll", "2s", t)));
+  EXPECT_EQ(t.poll.count(), 2000);
+  ASSERT_TRUE((SetDuration<10, 86400000, &FakeTimes::lease_secs>("--lease", "1500ms", t)));
+  EXPECT_DOUBLE_EQ(t.lease_secs, 1.5);
+  EXPECT_EQ(
+      (SetDuration<10, 86400000, &FakeTimes::lease_secs>("--lease", "5ms", t)).error().message,
+      "--lease 5ms: expected 0.01 s .. 86400 s");
+  EXPECT_DOUBLE_EQ(t.lease_secs, 1.5);  // a refused value leaves the member alone
+  EXPECT_FALSE(t.warn_bits_per_second.has_value());
+  ASSERT_TRUE((SetNumber<kFakeRate, &FakeTimes::warn_bits_per_second>("--warn", "100M", t)));
+  EXPECT_DOUBLE_EQ(t.warn_bits_per_second.value_or(0), 100e6);
 }
 
 struct FakeListArgs {

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "base/units.h"
+#include "cli/option_tables_fleet.h"
 #include "cli/option_tables_tools.h"
 
 namespace nicbench::cli {
@@ -465,11 +466,6 @@ const StandRow kStandExecRows[] = {
      nullptr, kRequired},
 };
 
-template <typename Row>
-void Append(std::vector<RowView>& out, std::span<const Row> rows) {
-  for (RowView& view : ViewsOf(rows)) out.push_back(std::move(view));
-}
-
 }  // namespace
 
 std::span<const RunRow> RunRows() { return kRunRows; }
@@ -491,30 +487,30 @@ std::span<const OptionRow<ServeAuthArgs>> ServeAuthRows() { return kServeAuthRow
 std::vector<RowView> CommandRows(std::string_view command) {
   std::vector<RowView> out;
   if (command == "run") {
-    Append(out, RunRows());
-    Append(out, StoreRows());
-    Append(out, OutputRows());
-    Append(out, Iperf3RunRows());
-    Append(out, FileRows());
-    Append(out, RrRows());
-    Append(out, UnderLoadRows());
-    Append(out, RunAuthRows());
+    AppendViews(out, RunRows());
+    AppendViews(out, StoreRows());
+    AppendViews(out, OutputRows());
+    AppendViews(out, Iperf3RunRows());
+    AppendViews(out, FileRows());
+    AppendViews(out, RrRows());
+    AppendViews(out, UnderLoadRows());
+    AppendViews(out, RunAuthRows());
   } else if (command == "serve") {
-    Append(out, ServeRows());
-    Append(out, Iperf3ServeRows());
-    Append(out, FileRows());
-    Append(out, ServeAuthRows());
+    AppendViews(out, ServeRows());
+    AppendViews(out, Iperf3ServeRows());
+    AppendViews(out, FileRows());
+    AppendViews(out, ServeAuthRows());
   } else if (command == "monitor") {
-    Append(out, MonitorRows());
-    Append(out, StoreRows());
+    AppendViews(out, MonitorRows());
+    AppendViews(out, StoreRows());
   } else if (command == "stand up") {
-    Append(out, StandUpRows());
+    AppendViews(out, StandUpRows());
   } else if (command == "stand down") {
-    Append(out, StandDownRows());
+    AppendViews(out, StandDownRows());
   } else if (command == "stand exec") {
-    Append(out, StandExecRows());
-  } else {
-    AppendToolRows(command, out);
+    AppendViews(out, StandExecRows());
+  } else if (!AppendToolRows(command, out)) {
+    AppendFleetRows(command, out);
   }
   return out;
 }

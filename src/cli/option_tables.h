@@ -2,8 +2,8 @@
 // holds) and the argument structs their rows bind to. Every table is in option_tables.cc, in
 // the order --help lists its options; a command declares its own table and the shared groups'
 // (iperf3's drop-in options, -F, the store, the outputs, --rr, --under-load, authentication).
-// The other commands' tables are cli/option_tables_tools.h's. Internal to the cli layer; the
-// tables are constant.
+// The other commands' tables are cli/option_tables_tools.h's and cli/option_tables_fleet.h's.
+// Internal to the cli layer; the tables are constant.
 #pragma once
 
 #include <span>
@@ -103,7 +103,9 @@ std::span<const OptionRow<ServeAuthArgs>> ServeAuthRows();
 
 // Every row of a command's App, in the order it declares them: "run", "serve", "monitor",
 // "stand up", "stand down", "stand exec", and those of cli/option_tables_tools.h ("collect",
-// "compare", "disk", "history", "show", "inspect", "matrix", "report"); empty for another name.
+// "compare", "disk", "history", "show", "inspect", "matrix", "report") and of
+// cli/option_tables_fleet.h ("agent", "mesh", "mesh create", ..., "store migrate"); empty for
+// another name.
 std::vector<RowView> CommandRows(std::string_view command);
 
 }  // namespace nicbench::cli

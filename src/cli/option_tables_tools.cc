@@ -179,11 +179,6 @@ const OptionRow<ReportArgs, ReportPlan> kReportRows[] = {
      kRequired},
 };
 
-template <typename Row>
-void Append(std::vector<RowView>& out, std::span<const Row> rows) {
-  for (RowView& view : ViewsOf(rows)) out.push_back(std::move(view));
-}
-
 }  // namespace
 
 std::span<const OptionRow<CollectArgs, CollectPlan>> CollectRows() { return kCollectRows; }
@@ -200,28 +195,28 @@ std::span<const OptionRow<ReportArgs, ReportPlan>> ReportRows() { return kReport
 bool AppendToolRows(std::string_view command, std::vector<RowView>& out) {
   const auto store = StoreRows().first(1);
   if (command == "collect") {
-    Append(out, CollectRows());
+    AppendViews(out, CollectRows());
   } else if (command == "compare") {
-    Append(out, CompareSetRows());
-    Append(out, store);
-    Append(out, CompareOutputRows());
+    AppendViews(out, CompareSetRows());
+    AppendViews(out, store);
+    AppendViews(out, CompareOutputRows());
   } else if (command == "disk") {
-    Append(out, DiskRows());
+    AppendViews(out, DiskRows());
   } else if (command == "history") {
-    Append(out, HistoryRows());
-    Append(out, store);
+    AppendViews(out, HistoryRows());
+    AppendViews(out, store);
   } else if (command == "show") {
-    Append(out, ShowRows());
-    Append(out, store);
+    AppendViews(out, ShowRows());
+    AppendViews(out, store);
   } else if (command == "inspect") {
-    Append(out, InspectRows());
+    AppendViews(out, InspectRows());
   } else if (command == "matrix") {
-    Append(out, MatrixRows());
-    Append(out, store);
-    Append(out, MatrixOutputRows());
+    AppendViews(out, MatrixRows());
+    AppendViews(out, store);
+    AppendViews(out, MatrixOutputRows());
   } else if (command == "report") {
-    Append(out, ReportRows());
-    Append(out, store);
+    AppendViews(out, ReportRows());
+    AppendViews(out, store);
   } else {
     return false;
   }

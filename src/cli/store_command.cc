@@ -11,6 +11,7 @@
 #include "base/log.h"
 #include "cli/commands.h"
 #include "cli/fleet_options.h"
+#include "cli/option_tables_fleet.h"
 #include "cli/parse_args.h"
 #include "store/store.h"
 
@@ -34,7 +35,7 @@ int RunStoreCommand(int argc, char** argv) {
   FleetArgs args;
   app.require_subcommand(1);
   auto* migrate = app.add_subcommand("migrate", "create the schema or upgrade it to this version");
-  AddFleetStoreOptions(*migrate, args);
+  AddRows(*migrate, args, FleetStoreRows());
   if (auto code = ParseArgs(app, argc, argv, [](const std::string& m) { LogError(m); })) {
     return *code;
   }

@@ -108,7 +108,7 @@ Findings RrSpinBackfires(const RunView& view, const Thresholds&) {
                                                       : "");
     }
     f.evidence.push_back(fmt::format("{:.0f} transactions/s, median {} (--rr-spin {} us)",
-                                     rr->transactions_per_second, p50, spin_us));
+                                     record::TransactionsPerSecond(*rr), p50, spin_us));
     f.meaning =
         "A polling thread holds its core for the whole test; with no core left, the other "
         "end's poller, the controllers and the kernel's packet work wait for a poller to be "
@@ -140,7 +140,7 @@ Findings RrCoreSaturated(const RunView& view, const Thresholds&) {
                     "intervals",
                     end->name, core->first, core->second));
     f.evidence.push_back(fmt::format("{:.0f} transactions/s over {} flow(s)",
-                                     rr->transactions_per_second, view.run().spec.parallel));
+                                     record::TransactionsPerSecond(*rr), view.run().spec.parallel));
     if (view.SharedHost()) {
       f.evidence.emplace_back("both ends run on one host: these are the same cores for both");
     }

@@ -20,7 +20,7 @@ record::RunRecord RrRun() {
   run.spec.rr.mode = record::RrMode::kRr;
   record::RrSummary s;
   s.local.transactions = 200000;
-  s.local.transactions_per_second = 20000;
+  s.local.seconds = 10;
   s.local.latency = record::LatencySummary{200000, 50, 30, 45, 55, 80, 150, 900};
   s.peer_transactions = 200000;
   run.rr = s;

@@ -86,13 +86,16 @@ void CheckSchemaVersion(const int& version) {
 }  // namespace json_detail
 
 // A member whose JSON is not a plain field: TestSpec's rr, written only for a request/response
-// test so a bulk test's spec keeps its shape (json_rr.cc).
+// test so a bulk test's spec keeps its shape, and RrStats' rate, derived from its counts
+// (json_rr.cc).
 template <typename T>
 void WriteExtra(json&, const T&) {}
 template <typename T>
 void ReadExtra(const json&, T&) {}
 void WriteExtra(json& j, const TestSpec& v) { PutRrSpec(j, v.rr); }
 void ReadExtra(const json& j, TestSpec& v) { ReadRrSpec(j, v.rr); }
+void WriteExtra(json& j, const RrStats& v) { PutRrRate(j, v); }
+void ReadExtra(const json& j, RrStats& v) { ReadRrRate(j, v); }
 
 // The macro's T is a type name, which cannot be parenthesized.
 // NOLINTBEGIN(bugprone-macro-parentheses)

@@ -1,5 +1,6 @@
 // JSON of a spec's request/response member (docs/rr.md), written only for an RR test so a bulk
-// test's spec keeps its shape. RrStats and RrSummary are on the field lists (json_schema.h).
+// test's spec keeps its shape, and of RrStats' rate. RrStats and RrSummary are on the field lists
+// (json_schema.h).
 #include "record/json_rr.h"
 
 #include "record/json_internal.h"
@@ -44,6 +45,17 @@ void ReadRrSpec(const json& j, RrSpec& v) {
   } catch (const ShapeError& e) {
     throw e.Within("rr");
   }
+}
+
+void PutRrRate(json& j, const RrStats& v) {
+  j["transactions_per_second"] = json_detail::Num(TransactionsPerSecond(v));
+}
+
+void ReadRrRate(const json& j, RrStats& v) {
+  if (j.contains("seconds")) return;  // the counts say it all
+  double rate = 0;
+  ReadRequired(j, "transactions_per_second", rate);
+  v.seconds = rate > 0 ? static_cast<double>(v.transactions) / rate : 0;
 }
 
 }  // namespace nicbench::record

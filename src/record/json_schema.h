@@ -268,14 +268,15 @@ constexpr auto FieldsOf(Type<LatencySummary>) {
 
 constexpr auto FieldsOf(Type<RrStats>) {
   using T = RrStats;
-  return Fields(Field("transactions", &T::transactions),
-                Field("transactions_per_second", &T::transactions_per_second),
-                Field("lost", &T::lost), Field("late", &T::late),
-                NullableField("latency", &T::latency), NullableField("connect", &T::connect),
+  // `transactions_per_second` is written and read by json.cc's WriteExtra/ReadExtra: the rate
+  // (record::TransactionsPerSecond), which a record from before `seconds` carries instead.
+  return Fields(Field("transactions", &T::transactions), Field("lost", &T::lost),
+                Field("late", &T::late), NullableField("latency", &T::latency),
+                NullableField("connect", &T::connect),
                 Field("latency_buckets", &T::latency_buckets),  // --rr-rate
                 Field("connect_buckets", &T::connect_buckets), Field("up", &T::up),
                 Field("down", &T::down), Field("up_buckets", &T::up_buckets),
-                Field("down_buckets", &T::down_buckets));
+                Field("down_buckets", &T::down_buckets), LaterField("seconds", &T::seconds));
 }
 
 constexpr auto FieldsOf(Type<ClockOffset>) {

@@ -54,6 +54,28 @@ TEST(RecordJsonTest, PauseSettingsRoundTripAndOlderRecordsLackThem) {
   EXPECT_FALSE(old->nic.pause.known());
 }
 
+// RrStats keeps the raw count and its seconds; JSON keeps `transactions_per_second`, written from
+// them, and a record from before `seconds` (which has only the rate) reads back with that rate.
+TEST(RecordJsonTest, RrRateIsWrittenFromTheCountsAndAnOlderRecordsRateReadsBack) {
+  RrStats rr;
+  rr.transactions = 41000;
+  rr.seconds = 2;
+  const json written = rr;
+  EXPECT_DOUBLE_EQ(written["transactions_per_second"].get<double>(), 20500);
+  EXPECT_DOUBLE_EQ(written["seconds"].get<double>(), 2);
+  json older = written;
+  older.erase("seconds");
+  older["transactions_per_second"] = 16656.1;
+  older["transactions"] = 166561;
+  const RrStats back = older.get<RrStats>();
+  EXPECT_NEAR(TransactionsPerSecond(back), 16656.1, 16656.1 * 1e-15);
+  EXPECT_NEAR(back.seconds, 10, 1e-9);
+  older["transactions_per_second"] = "fast";
+  EXPECT_THROW((void)older.get<RrStats>(), std::exception);
+  older.erase("transactions_per_second");
+  EXPECT_THROW((void)older.get<RrStats>(), std::exception) << "neither seconds nor the rate";
+}
+
 TEST(RecordJsonTest, TcpInfoFromAnOlderPeerWithoutReorderingCountsReads) {
   json doc = MakeTcpRun();
   json& info = doc["local"]["intervals"][0]["streams"][0]["tcp_info"];

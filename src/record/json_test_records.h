@@ -224,7 +224,7 @@ inline RunRecord MakeRrRun(Transport transport = Transport::kTcp, RrMode mode = 
   auto stats = [&](uint64_t n, double seconds, double p50) {
     RrStats rr;
     rr.transactions = n;
-    rr.transactions_per_second = static_cast<double>(n) / seconds;
+    rr.seconds = seconds;
     rr.latency = LatencySummary{n, p50 + 5, p50 / 2, p50, p50 + 10, p50 + 30, p50 + 60, p50 + 900};
     if (mode == RrMode::kCrr) {
       rr.connect = LatencySummary{n, 12, 8, 11, 14, 20, 31, 400};
@@ -240,7 +240,7 @@ inline RunRecord MakeRrRun(Transport transport = Transport::kTcp, RrMode mode = 
     run.local.intervals[i].rr = run.intervals[i].rr;
     RrStats answered;
     answered.transactions = 20001 + 1000 * i;
-    answered.transactions_per_second = static_cast<double>(answered.transactions);
+    answered.seconds = 1;
     run.remote.value().intervals[i].rr = answered;
   }
   RrSummary s;

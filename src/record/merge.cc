@@ -51,8 +51,7 @@ std::optional<RrStats> MergeRr(const IntervalRecord& a, const IntervalRecord& b)
   m.transactions = a.rr->transactions + b.rr->transactions;
   m.lost = a.rr->lost + b.rr->lost;
   m.late = a.rr->late + b.rr->late;
-  const double seconds = b.end - a.start;
-  m.transactions_per_second = seconds > 0 ? m.transactions / seconds : 0;
+  m.seconds = b.end - a.start;
   m.latency = MergeLatency(a.rr->latency, b.rr->latency);
   m.connect = MergeLatency(a.rr->connect, b.rr->connect);
   m.up = MergeLatency(a.rr->up, b.rr->up);

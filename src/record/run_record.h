@@ -55,9 +55,13 @@ struct LatencySummary {
 
 // A request/response test over one interval or the whole test, from one end's point of view:
 // the client completes transactions (and times them), the server answers them.
+// Raw counts only: the rate is TransactionsPerSecond's (below), so every reader gets one answer.
 struct RrStats {
   uint64_t transactions = 0;
-  double transactions_per_second = 0;
+  // The seconds the transactions were counted over: the interval's, or the test's (the
+  // omitted warm-up left out). JSON: a record written before it was kept carries
+  // `transactions_per_second` instead, from which reading derives it (json.cc).
+  double seconds = 0;
   uint64_t lost = 0;  // UDP: requests without a response within --rr-timeout
   uint64_t late = 0;  // UDP: responses that came after their request was counted lost
   std::optional<LatencySummary> latency;  // client: request queued to response read
@@ -72,6 +76,12 @@ struct RrStats {
   std::optional<LatencySummary> up, down;
   std::optional<std::vector<LatencyBucket>> up_buckets, down_buckets;
 };
+
+// Transactions per second over `stats.seconds`; 0 when no time was counted. The one rule of the
+// rate, which JSON's `transactions_per_second`, the reports and the figures all read.
+inline double TransactionsPerSecond(const RrStats& stats) {
+  return stats.seconds > 0 ? static_cast<double>(stats.transactions) / stats.seconds : 0;
+}
 
 // The offset of the server's clock (CLOCK_REALTIME) from the client's, estimated over the
 // control connection from four-timestamp exchanges (protocol/clock_exchange.h): the true offset

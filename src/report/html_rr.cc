@@ -49,7 +49,7 @@ Json TransactionsChart(const record::RunRecord& run) {
   c["x"] = TimeAxis(run.intervals);
   const size_t n = run.intervals.size();
   auto tps = [](const record::RrStats& rr) -> std::optional<double> {
-    return rr.transactions_per_second;
+    return record::TransactionsPerSecond(rr);
   };
   c["series"].push_back(RrSeries(run.intervals, n, local + "'s count", false, tps));
   if (run.remote.known()) {
@@ -139,7 +139,7 @@ Json RrSummaryRows(const record::RunRecord& run) {
                          *s.peer_transactions);
   }
   rows.push_back({"transactions", count});
-  rows.push_back({"transactions/s", fmt::format("{:.1f}", s.local.transactions_per_second)});
+  rows.push_back({"transactions/s", fmt::format("{:.1f}", record::TransactionsPerSecond(s.local))});
   if (s.local.latency && s.local.latency->count > 0) {
     AddLatencyRows(rows, "latency", *s.local.latency);
   }

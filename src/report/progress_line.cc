@@ -46,7 +46,7 @@ std::string Us(double us) {
 
 std::string ProgressLine::RrText(double elapsed, double total, const record::RrStats& rr) {
   std::string text =
-      Elapsed(elapsed, total) + fmt::format(" {:.1f} tx/s", rr.transactions_per_second);
+      Elapsed(elapsed, total) + fmt::format(" {:.1f} tx/s", record::TransactionsPerSecond(rr));
   if (rr.latency && rr.latency->count > 0) {
     text += "  p50 " + Us(rr.latency->p50_us) + "  p99 " + Us(rr.latency->p99_us);
   }

@@ -112,8 +112,10 @@ analysis::SetComparison RrComparison(int runs) {
   for (int i = 0; i < runs; ++i) {
     a.push_back(MakeRrRun());
     b.push_back(MakeRrRun());
-    a.back().rr->local.transactions_per_second = 20000 + i;
-    b.back().rr->local.transactions_per_second = 30000 + i;
+    // The same 41000 transactions (so the same CPU per transaction) at 20000 + i and 30000 + i
+    // transactions/s.
+    a.back().rr->local.seconds = 41000.0 / (20000 + i);
+    b.back().rr->local.seconds = 41000.0 / (30000 + i);
     b.back().rr->local.latency->p99_us = 90 + i * 0.1;
   }
   std::vector<const record::RunRecord*> pa, pb;

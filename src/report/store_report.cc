@@ -198,7 +198,7 @@ void RrEndRows(int64_t id, const char* end, const record::EndpointRecord& e, boo
                                     CsvNumber(interval.end),
                                     interval.omitted ? "1" : "0",
                                     std::to_string(rr.transactions),
-                                    CsvNumber(rr.transactions_per_second),
+                                    CsvNumber(record::TransactionsPerSecond(rr)),
                                     udp_only(rr.lost),
                                     udp_only(rr.late)};
     for (std::string& cell : LatencyCells(rr.latency)) row.push_back(std::move(cell));

@@ -45,7 +45,7 @@ std::string RrIntervalLine(const record::RunRecord& run, const record::IntervalR
   if (!interval.rr) return "";
   const record::RrStats& rr = *interval.rr;
   std::string line = fmt::format("[ RR] {:6.2f}-{:<6.2f} sec {:>12} {:>12.1f}", interval.start,
-                                 interval.end, rr.transactions, rr.transactions_per_second);
+                                 interval.end, rr.transactions, record::TransactionsPerSecond(rr));
   if (rr.latency && rr.latency->count > 0) line += " " + Percentiles(*rr.latency);
   line += LossColumns(run, rr);
   if (interval.omitted) line += "  (omitted)";

@@ -84,7 +84,7 @@ void RrAccumulator::Add(const FlowTotals& t) {
 record::RrStats RrAccumulator::Stats(double seconds) const {
   record::RrStats s;
   s.transactions = transactions_;
-  s.transactions_per_second = seconds > 0 ? static_cast<double>(transactions_) / seconds : 0;
+  s.seconds = seconds;
   s.lost = lost_;
   s.late = late_;
   if (have_latency_) s.latency = Summarize(latency_);

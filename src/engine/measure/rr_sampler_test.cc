@@ -30,7 +30,8 @@ TEST(RrSampler, IntervalsAndTotalsFromCumulativeSnapshots) {
   interval.Add(other, FlowCounters{});
   record::RrStats s = interval.Stats(0.5);
   EXPECT_EQ(s.transactions, 4u);
-  EXPECT_DOUBLE_EQ(s.transactions_per_second, 8.0);
+  EXPECT_DOUBLE_EQ(s.seconds, 0.5);  // the raw count and its time; the rate is the record's
+  EXPECT_DOUBLE_EQ(record::TransactionsPerSecond(s), 8.0);
   ASSERT_TRUE(s.latency);
   EXPECT_EQ(s.latency->count, 4u);
   EXPECT_NEAR(s.latency->p50_us, 3.0, 0.03);

@@ -73,7 +73,8 @@ TEST(ProgressLine, NeverInPipedOrJsonOutput) {
 
 TEST(ProgressLine, RrText) {
   record::RrStats rr;
-  rr.transactions_per_second = 27309.84;
+  rr.transactions = 2730984;
+  rr.seconds = 100;
   EXPECT_EQ(report::ProgressLine::RrText(3.25, 10, rr), "[  3.2/10.0 s] 27309.8 tx/s");
   rr.latency = record::LatencySummary{27310, 36, 18, 35.14, 38.2, 1052, 2000, 9000};
   rr.lost = 2;
