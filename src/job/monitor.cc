@@ -22,6 +22,7 @@ void Judge(MonitorJudge& judge, const Observation& o) {
   switch (o.kind) {
     case Observation::Kind::kTest: judge.OnTest(o.test, o.at_unix); break;
     case Observation::Kind::kProbe: judge.OnProbe(o.probe, o.at_unix); break;
+    case Observation::Kind::kProbeInterval: judge.OnProbeInterval(o.live, o.at_unix); break;
     case Observation::Kind::kPeer: judge.OnPeer(o.reached, o.why, o.at_unix); break;
   }
 }

@@ -214,6 +214,7 @@ std::optional<Condition> HostWatch::Saturated(const record::HostInterval& sample
   Condition cond;
   cond.kind = EventKind::kCoreSaturated;
   cond.subject = fmt::format("cpu{}", cpu);
+  cond.held_seconds = seconds;
   const std::string what = hard ? "hard irq" : SoftirqName(sample, cpu);
   const double length = sample.end - sample.start;
   const uint64_t drops = BacklogDrops(sample, cpu);

@@ -50,11 +50,8 @@ MonitorJudge::MonitorJudge(const std::string& id, const std::string& peer,
   metrics_.open_events = book_.OpenByKind();
 }
 
-void MonitorJudge::Emit(std::string_view source, std::vector<Condition> now, double at_unix) {
-  // A host's trouble is felt as latency: the probe's latest figure goes with its evidence.
-  if ((source == "host" || source == "peer-host") && !latency_.Latest().empty()) {
-    for (Condition& c : now) c.evidence.push_back("latency probe: " + latency_.Latest());
-  }
+void MonitorJudge::Emit(std::string_view source, const std::vector<Condition>& now,
+                        double at_unix) {
   for (const record::MonitorEvent& e : book_.Update(source, now, at_unix)) {
     if (!e.resolved) ++metrics_.events_opened;
     if (sinks_.event) sinks_.event(e);
@@ -92,7 +89,16 @@ void MonitorJudge::OnSample(const record::HostInterval& sample, const std::strin
                             const LinkState& link, double at_unix) {
   CountSample(sample);
   metrics_.nic = iface;
-  Emit("host", host_.Judge(sample), at_unix);
+  std::vector<Condition> host = host_.Judge(sample);
+  // A host's trouble is felt as latency: the probes taken while the condition held go with its
+  // evidence (a window that ended before it began would say nothing of it).
+  const double seconds = sample.end - sample.start;
+  for (Condition& c : host) {
+    const double since = at_unix - std::max(c.held_seconds, seconds);
+    if (std::string line = latency_.During(since, at_unix); !line.empty())
+      c.evidence.push_back("latency probe: " + line);
+  }
+  Emit("host", host, at_unix);
   if (!iface.empty()) Emit("link", link_.Judge(iface, link), at_unix);
   if (sinks_.metrics) sinks_.metrics(metrics_);
 }
@@ -136,9 +142,18 @@ void MonitorJudge::OnProbe(const ProbeWindow& window, double at_unix) {
   // lasting longer than the threshold within one window opens its event at the window's end).
   metrics_.peer_samples += window.peer_samples.size();
   for (const record::HostInterval& sample : window.peer_samples) {
-    Emit("peer-host", peer_host_.Judge(sample), at_unix);
+    // The samples were taken during this window: its probes are theirs.
+    std::vector<Condition> peer = peer_host_.Judge(sample);
+    if (!latency_.Latest().empty()) {
+      for (Condition& c : peer) c.evidence.push_back("latency probe: " + latency_.Latest());
+    }
+    Emit("peer-host", peer, at_unix);
   }
   if (sinks_.metrics) sinks_.metrics(metrics_);
+}
+
+void MonitorJudge::OnProbeInterval(const ProbeInterval& interval, double at_unix) {
+  latency_.Live(interval, at_unix);
 }
 
 void MonitorJudge::OnPeer(bool reached, const std::string& why, double at_unix) {

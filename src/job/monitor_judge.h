@@ -24,13 +24,15 @@ class MonitorJudge {
   // A finished periodic test (stored through the sinks), or one that failed.
   void OnTest(const engine::ClientOutcome& outcome, double at_unix);
   void OnProbe(const ProbeWindow& window, double at_unix);
+  // An interval of the probe window in progress, as it closed (evidence for host events).
+  void OnProbeInterval(const ProbeInterval& interval, double at_unix);
   // Whether the peer answered the last test or probe; `why` when it did not.
   void OnPeer(bool reached, const std::string& why, double at_unix);
 
   const record::MonitorMetrics& metrics() const { return metrics_; }
 
  private:
-  void Emit(std::string_view source, std::vector<Condition> now, double at_unix);
+  void Emit(std::string_view source, const std::vector<Condition>& now, double at_unix);
   void CountSample(const record::HostInterval& sample);
 
   const MonitorSinks& sinks_;

@@ -42,7 +42,11 @@ struct Thresholds {
   double latency_floor_ms = 1;
   int baseline_windows = 3;  // probe windows that make the latency baseline
   int latency_windows = 2;   // consecutive windows above it before the event opens
-  double loss_percent = 1;   // probes or UDP datagrams lost
+  // Probes above that threshold a window needs to count (when its distribution is known): in a
+  // window of fewer than 100 probes the p99 is its slowest probe, and one probe scheduled late
+  // on a sub-millisecond path is not a rise.
+  uint64_t latency_slow_probes = 2;
+  double loss_percent = 1;  // probes or UDP datagrams lost
   // A counter event (softnet, NIC errors) resolves after this many samples without a rise.
   int quiet_samples = 5;
   // Softnet time squeezes count from this rate on: a busy host (or the monitor's own test)
@@ -56,6 +60,9 @@ struct Condition {
   std::string subject;
   std::string summary;
   std::vector<std::string> evidence;
+  // How long the condition has held before the observation that reports it (a core saturated
+  // for 10 s); 0 when it began within that observation.
+  double held_seconds = 0;
 };
 
 // Opens and resolves events. Each source ("host", "link", "test:forward", "probe", "peer",
@@ -165,19 +172,43 @@ struct ProbeWindow {
   // A nicbench peer's own host over the window (its samples from the probe test's results).
   std::vector<record::HostInterval> peer_samples;
 };
+// One interval (about a second) of a request/response probe window, as the probe test closed it
+// while the window ran: its whole distribution.
+struct ProbeInterval {
+  double seconds = 0;                          // its length; it ended when it was posted
+  std::vector<record::LatencyBucket> buckets;  // ascending, as RrStats::latency_buckets
+};
+
 class LatencyWatch {
  public:
   explicit LatencyWatch(const Thresholds& t) : t_(t) {}
   std::vector<Condition> Judge(const ProbeWindow& window);
-  // The latest window's p99 against the baseline, as evidence for a host event ("latency probe
-  // p99 1500.00 ms, baseline 0.20 ms"); "" before any window.
+  // A probe window's interval as it closed, ending at `at_unix`: kept a few minutes for
+  // During. Windows are judged whole (Judge); these are evidence only.
+  void Live(const ProbeInterval& interval, double at_unix);
+  // Evidence for a host event whose condition has held since `since_unix`, seen at `now_unix`:
+  // the p99 of the probes taken since then (the live intervals mostly after it) against the
+  // baseline ("latency probe: request/response over the last 10 s (100 probes): p99 150.00
+  // ms, baseline 0.20 ms"). A window that ended before the condition began says nothing of it,
+  // so without live probes in the span (a stock iperf3's connect times come by window only)
+  // the latest window's figure is given as such; "" before any probe.
+  std::string During(double since_unix, double now_unix) const;
+  // The latest window's p99 against the baseline ("request/response p99 1500.00 ms, baseline
+  // 0.20 ms"); "" before any window. A nicbench peer's samples come with the window they were
+  // taken in: this is their evidence.
   const std::string& Latest() const { return latest_; }
 
  private:
+  struct LiveInterval {
+    double end_unix = 0;
+    ProbeInterval interval;
+  };
   Thresholds t_;
   std::vector<double> baseline_p99_us_;
   std::string latest_;
-  int high_windows_ = 0;  // consecutive windows above the threshold
+  std::string what_ = "request/response";  // the latest window's kind of probe
+  std::deque<LiveInterval> live_;          // the last few minutes' intervals, oldest first
+  int high_windows_ = 0;                   // consecutive windows above the threshold
 };
 
 }  // namespace nicbench::job

@@ -2,9 +2,13 @@
 // observations, the event book's open/resolve pairs, and the seed-2 replay fixtures.
 #include "job/monitor_rules.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "job/monitor.h"
@@ -349,6 +353,134 @@ TEST(LatencyWatch, P99WellAboveTheBaselineAndUnansweredProbes) {
                                "of 0.20 ms"),
             std::string::npos);
   EXPECT_NE(Find(watch.Judge(window(200, 100, 90)), EventKind::kLoss), nullptr);
+}
+
+// A window of request/response probes: `us_counts` says how many took how long; its summary is
+// the nearest-rank figures of those, its buckets the whole distribution, as the worker posts.
+ProbeWindow Probes(const std::vector<std::pair<double, uint64_t>>& us_counts) {
+  ProbeWindow w;
+  w.what = "rr";
+  std::vector<double> all;
+  for (const auto& [us, n] : us_counts) {
+    w.buckets.push_back(record::LatencyBucket{us, n});
+    all.insert(all.end(), n, us);
+  }
+  std::sort(all.begin(), all.end());
+  auto rank = [&all](double q) {
+    return all[static_cast<size_t>(std::ceil(q * static_cast<double>(all.size()))) - 1];
+  };
+  record::LatencySummary s;
+  s.count = all.size();
+  s.p50_us = rank(0.5);
+  s.p99_us = rank(0.99);
+  s.max_us = all.back();
+  w.latency = s;
+  w.sent = w.answered = all.size();
+  return w;
+}
+
+// The idle stand's clean phase: a 0.56 ms baseline, then windows of 90 probes (setup takes
+// the rest of ten seconds) in each of which one probe came late, 1.74 ms. In fewer than 100
+// probes the p99 is the slowest one: by the p99 alone two such windows opened latency-up.
+TEST(LatencyWatch, OneLateProbeAWindowIsNotARise) {
+  LatencyWatch watch(Thresholds{});
+  for (int i = 0; i < 3; ++i) EXPECT_TRUE(watch.Judge(Probes({{120, 98}, {560, 2}})).empty());
+  for (int i = 0; i < 4; ++i) {
+    const ProbeWindow late = Probes({{120, 89}, {1740, 1}});
+    ASSERT_DOUBLE_EQ(late.latency->p99_us, 1740);  // above 3 x 0.56 ms and 1 ms above it
+    EXPECT_TRUE(watch.Judge(late).empty()) << i;
+  }
+}
+
+// A real rise delays many probes: the flood's backlog (most of them) and the seed-2 post's
+// pings at 1.5 s (all of them) open the event at the second window.
+TEST(LatencyWatch, ARiseOfManyProbesOpensTheEvent) {
+  for (const auto& rise : {Probes({{120, 50}, {150000, 50}}), Probes({{1500000, 100}})}) {
+    LatencyWatch watch(Thresholds{});
+    for (int i = 0; i < 3; ++i) watch.Judge(Probes({{120, 98}, {560, 2}}));
+    EXPECT_TRUE(watch.Judge(rise).empty());
+    const auto up = watch.Judge(rise);
+    const Condition* c = Find(up, EventKind::kLatencyUp);
+    ASSERT_NE(c, nullptr);
+    EXPECT_NE(c->summary.find("against a baseline of 0.56 ms"), std::string::npos) << c->summary;
+    const uint64_t slow = rise.buckets.back().count;
+    EXPECT_NE(
+        Joined(c->evidence).find(fmt::format("{} of the 100 probes took 1.68 ms or more", slow)),
+        std::string::npos)
+        << Joined(c->evidence);
+  }
+  // Two late probes in a window are a p99 by any count: the rule still counts them.
+  LatencyWatch watch(Thresholds{});
+  for (int i = 0; i < 3; ++i) watch.Judge(Probes({{120, 98}, {560, 2}}));
+  watch.Judge(Probes({{120, 98}, {5000, 2}}));
+  EXPECT_NE(Find(watch.Judge(Probes({{120, 98}, {5000, 2}})), EventKind::kLatencyUp), nullptr);
+}
+
+// A probe window of 100 request/response probes with this p99 (and p50 half of it).
+ProbeWindow RrWindow(double p99_us) {
+  ProbeWindow w;
+  w.what = "rr";
+  w.sent = w.answered = 100;
+  record::LatencySummary s;
+  s.count = 100;
+  s.p50_us = p99_us / 2;
+  s.p99_us = s.max_us = p99_us;
+  w.latency = s;
+  return w;
+}
+
+// A second of ten probes, each taking `us`.
+ProbeInterval Second(double us) {
+  ProbeInterval i;
+  i.seconds = 1;
+  i.buckets = {record::LatencyBucket{us, 10}};
+  return i;
+}
+
+// A host event's latency evidence is the probes taken while its condition held: the window
+// that ended before it began says nothing of it (the soak stand's flood opened core-saturated
+// with "p99 0.51 ms, baseline 0.56 ms", the window before the storm).
+TEST(LatencyWatch, DuringTakesTheLiveProbesOfTheConditionsSpan) {
+  LatencyWatch watch(Thresholds{});
+  EXPECT_EQ(watch.During(0, 10), "");  // no probe yet
+  for (int i = 0; i < 3; ++i) watch.Judge(RrWindow(200));
+  watch.Judge(RrWindow(190));
+  // Before any live interval in the span: the latest window, said to be from before.
+  EXPECT_EQ(watch.During(100, 110),
+            "the last window, before this began: request/response p99 0.19 ms, baseline 0.20 ms");
+  watch.Live(Second(200), 100);  // calm, before the condition
+  for (double t = 101; t <= 110; ++t) watch.Live(Second(150000), t);
+  EXPECT_EQ(watch.During(100, 110),
+            "request/response over the last 10 s (100 probes): p99 150.00 ms, baseline 0.20 ms");
+  // A span that began mid-way takes only its own seconds.
+  watch.Live(Second(300), 111);
+  EXPECT_EQ(watch.During(109, 111),
+            "request/response over the last 2 s (20 probes): p99 150.00 ms, baseline 0.20 ms");
+}
+
+// The judge: a core saturated while the probe window in progress sees the storm opens its
+// event with the live probes' p99, not the finished window's from before the storm.
+TEST(MonitorJudge, AHostEventsLatencyEvidenceIsFromProbesDuringIt) {
+  std::vector<record::MonitorEvent> events;
+  MonitorSinks sinks;
+  sinks.event = [&](const record::MonitorEvent& e) { events.push_back(e); };
+  MonitorJudge judge("m", "nas", Short(), sinks);
+  for (int i = 0; i < 3; ++i) judge.OnProbe(RrWindow(200), 10 + 10 * i);  // the baseline
+  judge.OnProbe(RrWindow(190), 40);  // the last window before the storm
+  for (int t = 41; t <= 45; ++t) {
+    judge.OnProbeInterval(Second(200), t - 0.1);
+    judge.OnSample(Sample(t - 1, 0, 988), "", LinkState{}, t);
+  }
+  for (int t = 46; t <= 48; ++t) {  // the storm: three seconds, Short()'s saturated_for
+    judge.OnProbeInterval(Second(150000), t - 0.1);
+    judge.OnSample(Sample(t - 1, 100, 2500), "", LinkState{}, t);
+  }
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(events[0].kind, EventKind::kCoreSaturated);
+  EXPECT_EQ(events[0].evidence.back(),
+            "latency probe: request/response over the last 3 s (30 probes): p99 150.00 ms, "
+            "baseline 0.20 ms")
+      << Joined(events[0].evidence);
 }
 
 TEST(EventBook, OpensOnceResolvesWithTheSameIdAndKeepsSourcesApart) {

@@ -1,4 +1,4 @@
-// The periodic tests' and the latency probes' conditions (docs/monitor.md, "Events").
+// The periodic tests' conditions (docs/monitor.md, "Events").
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -110,46 +110,6 @@ std::vector<Condition> TestWatch::Judge(const record::RunRecord& run) {
     cond.evidence.push_back(fmt::format("TCP retransmits in the test: {}", Retransmits(run)));
   }
   out.push_back(std::move(cond));
-  return out;
-}
-
-std::vector<Condition> LatencyWatch::Judge(const ProbeWindow& window) {
-  std::vector<Condition> out;
-  const std::string what = window.what == "connect" ? "TCP connect time" : "request/response";
-  if (window.sent > 0) {
-    const uint64_t lost = window.sent > window.answered ? window.sent - window.answered : 0;
-    const double percent = 100.0 * static_cast<double>(lost) / static_cast<double>(window.sent);
-    if (percent >= t_.loss_percent && lost > 0) {
-      out.push_back(
-          Condition{EventKind::kLoss,
-                    "probe",
-                    fmt::format("{:.1f}% of the latency probes unanswered", percent),
-                    {fmt::format("{} of {} {} probes unanswered", lost, window.sent, what)}});
-    }
-  }
-  if (!window.latency || window.latency->count == 0) return out;
-  const double p99 = window.latency->p99_us;
-  latest_ = baseline_p99_us_.empty() ? fmt::format("{} p99 {:.2f} ms", what, p99 / 1000)
-                                     : fmt::format("{} p99 {:.2f} ms, baseline {:.2f} ms", what,
-                                                   p99 / 1000, Median(baseline_p99_us_) / 1000);
-  if (static_cast<int>(baseline_p99_us_.size()) < t_.baseline_windows) {
-    baseline_p99_us_.push_back(p99);
-    return out;
-  }
-  const double base = Median(baseline_p99_us_);
-  if (p99 < base * t_.latency_factor || p99 - base < t_.latency_floor_ms * 1000) {
-    high_windows_ = 0;
-    return out;
-  }
-  // One slow window on a busy host is noise; the event needs them to last.
-  if (++high_windows_ < t_.latency_windows) return out;
-  out.push_back(Condition{EventKind::kLatencyUp,
-                          "probe",
-                          fmt::format("{} p99 {:.2f} ms against a baseline of {:.2f} ms", what,
-                                      p99 / 1000, base / 1000),
-                          {fmt::format("p50 {:.2f} ms, p99 {:.2f} ms, max {:.2f} ms over {} probes",
-                                       window.latency->p50_us / 1000, p99 / 1000,
-                                       window.latency->max_us / 1000, window.latency->count)}});
   return out;
 }
 

@@ -36,6 +36,27 @@ record::LatencySummary Summarize(const LatencyHistogram& h) {
   return s;
 }
 
+// Posts each interval of a probe window as it closes, with its whole distribution: a host
+// event's latency evidence is taken from the probes of its own span, not from the last window
+// that ended (which began before the storm).
+class LiveProbes final : public engine::ClientEvents {
+ public:
+  explicit LiveProbes(Mailbox& box) : box_(box) {}
+  void Interval(const record::RunRecord&, const record::IntervalRecord& interval,
+                const record::HostInterval*, const record::HostInterval*) override {
+    if (!interval.rr || !interval.rr->latency_buckets) return;
+    Observation o;
+    o.kind = Observation::Kind::kProbeInterval;
+    o.live.seconds = interval.end - interval.start;
+    o.live.buckets = *interval.rr->latency_buckets;
+    o.at_unix = UnixNow();
+    box_.Post(std::move(o));
+  }
+
+ private:
+  Mailbox& box_;
+};
+
 }  // namespace
 
 double UnixNow() {
@@ -119,7 +140,9 @@ bool Worker::RequestResponse(milliseconds window) {
   // the default woke the worker 1000 times a second for nothing, most of the monitor's CPU
   // between tests. A probe's time counts from when it is queued, so the tick is not in it.
   probe.spec.pacing_timer_us = std::clamp<uint32_t>(500000 / spec_.probe_rate, 1000, 100000);
-  engine::ClientOutcome o = RunSettled(probe, stop_fd_);
+  probe.interval_latency_buckets = true;
+  LiveProbes live(box_);
+  engine::ClientOutcome o = RunSettled(probe, stop_fd_, false, live);
   if (!o.ok() && o.status.error().kind == ErrorKind::kInterrupted) return true;
   if (!o.ok() && o.status.error().kind == ErrorKind::kPeerCannot) {
     stock_ = true;  // from now on, connect times

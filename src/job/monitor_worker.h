@@ -16,9 +16,10 @@ namespace nicbench::job {
 
 // What the worker saw, for the main thread to judge.
 struct Observation {
-  enum class Kind { kTest, kProbe, kPeer } kind = Kind::kPeer;
+  enum class Kind { kTest, kProbe, kProbeInterval, kPeer } kind = Kind::kPeer;
   engine::ClientOutcome test;
   ProbeWindow probe;
+  ProbeInterval live;   // kProbeInterval: an interval of the window in progress
   bool reached = true;  // kPeer
   std::string why;      // kPeer, unreached
   double at_unix = 0;

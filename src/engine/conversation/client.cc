@@ -330,6 +330,7 @@ Status Measure(ClientRun& run) {
   options.ender = MeasureLoopOptions::Ender::kSelf;
   options.stall_limit = run.config.receive_timeout;
   options.keep_measured_on_failure = true;
+  options.interval_latency_buckets = run.config.interval_latency_buckets;
   DataPathFlows flows(*run.path, run.streams, run.spec.transport);
   ClientRole role(run);
   Status looped = MeasureLoop(run, options, *run.clock, **waiter, flows, role).Run();

@@ -48,6 +48,10 @@ struct ClientConfig {
   // Ask a nicbench server to send each interval's host sample as it closes, so the events can
   // show both ends while the test runs (only for a live terminal; the results carry them all).
   bool live_samples = false;
+  // A request/response test: each interval's stats carry its whole latency distribution
+  // (RrStats::latency_buckets), for a caller that pools the live intervals of a span (the
+  // monitor). Off: the intervals keep their summaries only, as `run` records them.
+  bool interval_latency_buckets = false;
   // --cntl-ka: TCP keepalive on the control connection (0 = the kernel's default for that knob).
   bool control_keepalive = false;
   int keepalive_idle_s = 0, keepalive_interval_s = 0, keepalive_count = 0;

@@ -105,7 +105,9 @@ class SpinWait {
 // the probes after it, as the responsiveness draft sends them. Paced flows get the worker's
 // timer ticks (Flow::paced) and call Take at each tick and each event. A start that comes late
 // (every slot was in flight) goes at once and the schedule restarts from it: no burst to
-// catch up.
+// catch up. The first start is half a period after the first try, not at once: both ends take
+// their first host snapshot as the data starts, and a transaction then waits for them
+// (PacingTimerSpec, worker.h, keeps the later ones off the interval boundaries).
 class RateGate {
  public:
   explicit RateGate(uint32_t rate) : period_ns_(rate == 0 ? 0 : 1000000000u / rate) {}
@@ -113,7 +115,7 @@ class RateGate {
   // True (and the start is taken) when a transaction may start at `now_ns`.
   bool Take(uint64_t now_ns) {
     if (period_ns_ == 0) return true;
-    if (next_ns_ == 0) next_ns_ = now_ns;
+    if (next_ns_ == 0) next_ns_ = now_ns + period_ns_ / 2;
     if (now_ns < next_ns_) return false;
     next_ns_ = now_ns - next_ns_ > period_ns_ ? now_ns + period_ns_ : next_ns_ + period_ns_;
     return true;
@@ -121,7 +123,7 @@ class RateGate {
 
  private:
   uint64_t period_ns_;
-  uint64_t next_ns_ = 0;  // 0: the first start, at once
+  uint64_t next_ns_ = 0;  // 0: not tried yet
 };
 
 inline uint64_t SpinNs(const FlowConfig& config) { return uint64_t{config.rr.spin_us} * 1000u; }

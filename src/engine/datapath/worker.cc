@@ -106,6 +106,17 @@ void Worker::PlanTurns() {
   }
 }
 
+itimerspec PacingTimerSpec(uint32_t period_us) {
+  itimerspec spec{};
+  spec.it_interval.tv_sec = period_us / 1'000'000;
+  spec.it_interval.tv_nsec = static_cast<long>(period_us % 1'000'000) * 1000;
+  // Half of it in nanoseconds, never 0 (which would disarm the timer).
+  const uint64_t half_ns = std::max<uint64_t>(uint64_t{period_us} * 500, 1);
+  spec.it_value.tv_sec = static_cast<time_t>(half_ns / 1'000'000'000);
+  spec.it_value.tv_nsec = static_cast<long>(half_ns % 1'000'000'000);
+  return spec;
+}
+
 Status Worker::Start() {
   const uint32_t wakeup_bytes = WakeupBytesFor(slots_.size());
   for (Slot& slot : slots_) slot.flow->set_wakeup_bytes(wakeup_bytes);
@@ -122,10 +133,7 @@ Status Worker::Start() {
           std::min(period_us, std::max<uint32_t>(slots_[i].flow->config().pacing_timer_us, 1));
     timer_.Reset(timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK));
     if (!timer_) return FailErrno("timerfd_create");
-    itimerspec spec{};
-    spec.it_interval.tv_sec = period_us / 1'000'000;
-    spec.it_interval.tv_nsec = static_cast<long>(period_us % 1'000'000) * 1000;
-    spec.it_value = spec.it_interval;
+    const itimerspec spec = PacingTimerSpec(period_us);
     if (timerfd_settime(timer_.get(), 0, &spec, nullptr) != 0) return FailErrno("timerfd_settime");
     if (auto s = AddToEpoll(epoll_.get(), timer_.get(), EPOLLIN, kTimerTag); !s) return s;
   }

@@ -11,6 +11,8 @@
 // by the worker's thread between Start and Join.
 #pragma once
 
+#include <sys/timerfd.h>
+
 #include <atomic>
 #include <memory>
 #include <mutex>
@@ -72,6 +74,15 @@ class RunContext {
   int more_errors_ = 0;  // after the first: counted, not logged (see ReportError)
   std::atomic<bool> failed_{false};
 };
+
+// The timerfd setting of a worker whose paced flows tick every `period_us`: every period, the
+// first tick half a period after the start. Each end's controller samples its host at the
+// interval boundaries, whole intervals after (nearly) the moment the workers start: ticks on
+// them would send the probe that falls on a boundary while both ends read /proc, and at 10
+// probes a second in 50 ms ticks every tenth probe of a monitor's window came 1-2.5 ms late on
+// an idle path of 0.1 ms (docs/monitor.md, "What the stand tests show"). Half a period off, a
+// tick is never nearer a boundary than that.
+itimerspec PacingTimerSpec(uint32_t period_us);
 
 class Worker {
  public:

@@ -139,7 +139,10 @@ const record::IntervalRecord* IntervalSampler::CloseAt(MonoTime at, MonoTime now
     s.end = interval.end;
     interval.streams.push_back(std::move(s));
   }
-  if (rr.any()) interval.rr = rr.Stats(interval.end - interval.start);
+  if (rr.any()) {
+    interval.rr = rr.Stats(interval.end - interval.start);
+    if (interval_buckets_) rr.FillBuckets(*interval.rr);
+  }
   last_boundary_ = t;
   const double omit_seconds = std::chrono::duration<double>(omit_).count();
   if (!omit_done_ && t + kBoundarySlackSeconds >= omit_seconds) EndOmit(counters);

@@ -91,6 +91,11 @@ class IntervalSampler {
   // returns is never merged. HostObserver::SetKeepLimit with the same limit keeps the host
   // samples aligned with these.
   void SetKeepLimit(size_t limit) { keep_limit_ = limit; }
+  // Each interval's request/response stats carry the whole latency distribution of the
+  // interval (RrStats::latency_buckets), as a paced test's totals do: for a caller that pools
+  // the live intervals of a span (the monitor's probes while a host event holds). Off by
+  // default: the record of `run` keeps its intervals' summaries only.
+  void SetIntervalBuckets(bool on) { interval_buckets_ = on; }
   std::vector<record::IntervalRecord> TakeIntervals() { return std::move(intervals_); }
 
   // Totals since the end of omit up to the last Close.
@@ -128,6 +133,7 @@ class IntervalSampler {
   std::map<int, FlowCounters> snapshots_;  // as read at the previous Close's `now`
   std::vector<record::IntervalRecord> intervals_;
   size_t keep_limit_ = 0;
+  bool interval_buckets_ = false;
   size_t omitted_kept_ = 0;  // kept intervals of the omitted warm-up, never merged
 };
 

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <memory>
+
 namespace nicbench::engine {
 namespace {
 
@@ -33,6 +35,37 @@ FlowCounters Counter(int id, bool sender, uint64_t bytes) {
   c.sender = sender;
   c.bytes = bytes;
   return c;
+}
+
+// A request/response flow whose latency histogram holds `values_ns` (cumulative).
+FlowCounters RrCounter(const std::vector<uint64_t>& values_ns) {
+  FlowCounters c = Counter(1, true, 0);
+  c.rr = true;
+  c.transactions = values_ns.size();
+  auto h = std::make_shared<LatencyHistogram>();
+  for (uint64_t v : values_ns) h->Record(v);
+  c.latency = h;
+  return c;
+}
+
+// The monitor pools its probes' live intervals: each interval's distribution, not the test's.
+TEST(IntervalSampler, IntervalBucketsOnlyWhenAskedAndOnlyTheIntervals) {
+  const MonoTime t0{};
+  IntervalSampler plain(t0, milliseconds(0), record::Transport::kTcp);
+  plain.Close(t0 + milliseconds(1000), {RrCounter({100000})}, {});
+  ASSERT_TRUE(plain.intervals()[0].rr.has_value());
+  EXPECT_FALSE(plain.intervals()[0].rr->latency_buckets.has_value());
+
+  IntervalSampler sampler(t0, milliseconds(0), record::Transport::kTcp);
+  sampler.SetIntervalBuckets(true);
+  sampler.Close(t0 + milliseconds(1000), {RrCounter({100000, 100000})}, {});
+  sampler.Close(t0 + milliseconds(2000), {RrCounter({100000, 100000, 5000000})}, {});
+  ASSERT_EQ(sampler.intervals().size(), 2u);
+  const auto& second = sampler.intervals()[1].rr->latency_buckets;
+  ASSERT_TRUE(second.has_value());
+  ASSERT_EQ(second->size(), 1u);  // the second interval's one value, 5 ms
+  EXPECT_EQ((*second)[0].count, 1u);
+  EXPECT_NEAR((*second)[0].us, 5000, 50);
 }
 
 TEST(IntervalSampler, DeltasPerIntervalAndTotals) {

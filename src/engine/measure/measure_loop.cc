@@ -99,6 +99,7 @@ Status MeasureLoop::Failure(Status failure) {
 Status MeasureLoop::Run() {
   start_ = last_close_ = clock_.Now();
   run_.sampler.emplace(start_, run_.spec.omit, run_.spec.transport);
+  run_.sampler->SetIntervalBuckets(options_.interval_latency_buckets);
   // -t 0 (as iperf3's): no end of its own; the client's stop (SIGINT) or the peer ends it.
   counted_end_ = by_time_ && run_.spec.duration.count() > 0
                      ? start_ + run_.spec.omit + run_.spec.duration

@@ -141,6 +141,8 @@ struct MeasureLoopOptions {
   std::chrono::milliseconds give_up_after{0};
   // A failure mid-test closes the interval in progress and keeps the totals so far.
   bool keep_measured_on_failure = false;
+  // IntervalSampler::SetIntervalBuckets.
+  bool interval_latency_buckets = false;
 };
 
 // How often an end that decides a byte/block test checks its receivers' counts. A backstop:
