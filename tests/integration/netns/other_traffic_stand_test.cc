@@ -2,6 +2,7 @@
 // through the client's namespace, or through another stand pair on the same host, marks the
 // ends' packet-work figures as partly other traffic's, and a CPU hog alone, which moves no
 // packets, does not. Root only.
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -28,22 +29,44 @@ std::string CostEvidenceOf(const nlohmann::json& doc) {
 
 constexpr char kPolluted[] = "the packet work is partly other traffic's";
 
+// The other traffic: a transfer from `from` to a second server on `to` (port 5202) for 30 s,
+// longer than the measured test, with `args` added to its `run`. `error` is empty once its
+// first interval line shows data moved for a second.
+struct OtherTransfer {
+  OtherTransfer(const stand::HostInfo& from, const stand::HostInfo& to,
+                const std::vector<std::string>& args)
+      : serve(NicbenchIn(to, {"serve", "-B", to.address, "-p", "5202"})) {
+    if (!WaitForListener(to, 5202)) {
+      error = "the other server did not listen: " + serve.StderrSoFar();
+      return;
+    }
+    std::vector<std::string> command = {"run", to.address, "-p", "5202", "-t", "30"};
+    command.insert(command.end(), args.begin(), args.end());
+    run = std::make_unique<testing::BackgroundProcess>(NicbenchIn(from, command));
+    if (!run->WaitForOutput("sec")) error = run->StderrSoFar();
+  }
+  void Stop() {
+    if (run) run->Stop(2);
+    serve.Stop();
+  }
+
+  testing::BackgroundProcess serve;
+  std::unique_ptr<testing::BackgroundProcess> run;
+  std::string error;
+};
+
 TEST(OtherTrafficStand, AnotherTransferThroughTheHostPutsItsPacketWorkAside) {
   ACCURACY_SKIP_UNLESS_ROOT();
   auto st = UpStand("otr", Profile::kUnlimited);
   ASSERT_TRUE(st.has_value()) << st.error().ToString();
   const stand::HostInfo& h1 = st->host(1);
   const stand::HostInfo& h2 = st->host(2);
-  // The other traffic: an unlimited transfer from host 1 to a second server in host 2, running
-  // for longer than the measured test, which is held to 300 Mbit/s.
-  testing::BackgroundProcess other_serve(NicbenchIn(h2, {"serve", "-B", h2.address, "-p", "5202"}));
-  ASSERT_TRUE(WaitForListener(h2, 5202));
-  testing::BackgroundProcess other(NicbenchIn(h1, {"run", h2.address, "-p", "5202", "-t", "30"}));
-  // Its first interval line: data has moved for a second.
-  ASSERT_TRUE(other.WaitForOutput("sec")) << other.StderrSoFar();
+  // The other traffic is unlimited, through the same hosts; the measured test is held to
+  // 300 Mbit/s.
+  OtherTransfer other(h1, h2, {});
+  ASSERT_EQ(other.error, "");
   const PairRun r = RunNicbenchPair(*st, 2, 1, {"-t", "3", "-b", "300M"});
-  other.Stop(2);
-  other_serve.Stop();
+  other.Stop();
   ASSERT_EQ(r.client.exit_code, 0) << r.client.err;
   const std::string evidence = CostEvidenceOf(r.doc);
   ASSERT_NE(evidence, "") << "no cpu-cost finding";
@@ -67,14 +90,10 @@ TEST(OtherTrafficStand, AGsoSizedNeighbourOnAnotherStandPutsThePacketWorkAside) 
   // 1 Gbit/s in 64 KB packets is about 2,000 packets a second and as many ACKs, against the
   // test's 8,600 segments and 4,300 ACKs at 100 Mbit/s: a fifth of the host's packets, but ten
   // times the test's bytes.
-  testing::BackgroundProcess other_serve(NicbenchIn(n2, {"serve", "-B", n2.address, "-p", "5202"}));
-  ASSERT_TRUE(WaitForListener(n2, 5202));
-  testing::BackgroundProcess other(
-      NicbenchIn(n1, {"run", n2.address, "-p", "5202", "-t", "30", "-b", "1G"}));
-  ASSERT_TRUE(other.WaitForOutput("sec")) << other.StderrSoFar();
+  OtherTransfer other(n1, n2, {"-b", "1G"});
+  ASSERT_EQ(other.error, "");
   const PairRun r = RunNicbenchPair(*st, 2, 1, {"-t", "3", "-b", "100M"});
-  other.Stop(2);
-  other_serve.Stop();
+  other.Stop();
   ASSERT_EQ(r.client.exit_code, 0) << r.client.err;
   const std::string evidence = CostEvidenceOf(r.doc);
   ASSERT_NE(evidence, "") << "no cpu-cost finding";
