@@ -77,6 +77,11 @@ Result<std::string> ParseCpuModel(std::string_view text) {
   return Fail("/proc/cpuinfo: no model name");
 }
 
+// The kernel's own ceiling (CONFIG_NR_CPUS is at most 8192 on every architecture it builds for):
+// a list naming a CPU past it, or more CPUs than it, is not a CPU list, and expanding one such as
+// "0-949465" would cost a million entries.
+constexpr uint64_t kMaxCpus = 8192;
+
 Result<std::vector<int>> ParseCpuList(std::string_view text) {
   std::vector<int> cpus;
   text = scan::Trim(text);
@@ -87,7 +92,8 @@ Result<std::vector<int>> ParseCpuList(std::string_view text) {
     size_t dash = part.find('-');
     auto first = scan::ToU64(part.substr(0, dash));
     auto last = dash == std::string_view::npos ? first : scan::ToU64(part.substr(dash + 1));
-    if (!first || !last || *last < *first || *last > 1u << 20) {
+    if (!first || !last || *last < *first || *last >= kMaxCpus ||
+        cpus.size() + (*last - *first) >= kMaxCpus) {
       return Fail("bad CPU list '" + std::string(part) + "'");
     }
     for (uint64_t cpu = *first; cpu <= *last; ++cpu) cpus.push_back(static_cast<int>(cpu));
