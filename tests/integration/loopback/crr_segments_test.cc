@@ -54,6 +54,7 @@ int CaptureFromServer(const char* server) {
 struct FinSegments {
   int with_payload = 0;
   int bare = 0;
+  std::string bare_seen;  // each bare FIN's ports and flags, for the failure message
 };
 
 // The FIN segments the server sent from any port but `control_port` (its control and data
@@ -77,6 +78,11 @@ FinSegments CountFins(int fd, int control_port) {
     const int total = packet[2] << 8 | packet[3];
     const int payload = total - ip_header - (tcp[12] >> 4) * 4;
     (payload > 0 ? fins.with_payload : fins.bare) += 1;
+    if (payload <= 0) {
+      fins.bare_seen += " " + std::to_string(source_port) + "->" +
+                        std::to_string(tcp[2] << 8 | tcp[3]) + " flags " +
+                        std::to_string(tcp[13]);
+    }
   }
   return fins;
 }
@@ -102,7 +108,9 @@ void ExpectResponsesCarryTheFin(const char* address, const std::vector<std::stri
   const FinSegments fins = CountFins(capture, port);
   close(capture);
   EXPECT_EQ(fins.with_payload, 40) << "one response with its FIN per transaction";
-  EXPECT_EQ(fins.bare, 0) << "a FIN that came after its response woke the client again";
+  EXPECT_EQ(fins.bare, 0) << "a FIN that came after its response woke the client again:"
+                          << fins.bare_seen << "\nclient: " << run.err
+                          << "\nserver: " << server.StderrSoFar();
 }
 
 TEST(CrrSegments, LoneFlowSendsEachResponseWithItsFin) {
