@@ -80,8 +80,7 @@ FinSegments CountFins(int fd, int control_port) {
     (payload > 0 ? fins.with_payload : fins.bare) += 1;
     if (payload <= 0) {
       fins.bare_seen += " " + std::to_string(source_port) + "->" +
-                        std::to_string(tcp[2] << 8 | tcp[3]) + " flags " +
-                        std::to_string(tcp[13]);
+                        std::to_string(tcp[2] << 8 | tcp[3]) + " flags " + std::to_string(tcp[13]);
     }
   }
   return fins;
