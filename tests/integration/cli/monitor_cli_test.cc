@@ -260,7 +260,10 @@ TEST(MonitorLoopback, PeerGoneIsAnEventHangupReopensAndTheRecordingReplays) {
   EXPECT_FALSE(m.process->Exited());
   const auto opened = nlohmann::json::parse(FileText(events).substr(FileText(events).rfind('{')));
   EXPECT_EQ(opened["state"], "opened");
-  EXPECT_NE(opened["evidence"][0].get<std::string>().find("Connection refused"), std::string::npos)
+  // Refused once the listener is gone; reset when a connection sat in its backlog as it closed.
+  const std::string evidence = opened["evidence"][0].get<std::string>();
+  EXPECT_TRUE(evidence.find("Connection refused") != std::string::npos ||
+              evidence.find("Connection reset by peer") != std::string::npos)
       << opened.dump();
   std::filesystem::rename(events, events + ".1");
   ::kill(m.process->pid(), SIGHUP);
