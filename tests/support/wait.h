@@ -33,8 +33,9 @@ bool PortListening(int port, bool udp = false);
 bool WaitListening(int port, bool udp = false);
 
 // For a TCP connection `fd` over 127.0.0.1: the bytes its other end has received but its owner
-// has not read yet (that socket's rx_queue in /proc/net/tcp), or -1 when there is no such row
-// (not accepted yet counts: the row is there). 0 means the peer process has read all that came.
+// has not read yet (that socket's receive queue, as sock_diag reports it), or -1 when there is
+// no such socket (not accepted yet counts: the socket is there). 0 means the peer process has
+// read all that came.
 long PeerUnreadBytes(int fd);
 
 }  // namespace nicbench::testing
