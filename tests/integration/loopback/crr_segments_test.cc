@@ -9,8 +9,11 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
+#include <cstring>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -25,13 +28,17 @@ namespace {
 // under `ctest -j`), so its capture holds only its own packets.
 constexpr char kLoneAddress[] = "127.0.81.7";
 constexpr char kEpollAddress[] = "127.0.81.8";
+constexpr char kQuietAddress[] = "127.0.81.9";
 
 // A packet socket on `lo` that keeps the first 128 bytes of IPv4 packets from `server`
 // (the filter runs in the kernel, so the bulk tests running beside cannot fill its buffer).
 int CaptureFromServer(const char* server) {
   in_addr source{};
   EXPECT_EQ(inet_pton(AF_INET, server, &source), 1) << server;
-  const int fd = socket(AF_PACKET, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, htons(ETH_P_IP));
+  // Protocol 0: the socket receives nothing until it is bound below, after its filter is in
+  // place. Opened with ETH_P_IP it took every host's packet from its creation on, and a FIN of
+  // a test running beside that came before the filter was counted as this server's.
+  const int fd = socket(AF_PACKET, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
   if (fd < 0) return -errno;
   sock_filter code[] = {
       {BPF_LD | BPF_W | BPF_ABS, 0, 0, 12},  // the IPv4 source address, in host order
@@ -57,10 +64,12 @@ struct FinSegments {
   std::string bare_seen;  // each bare FIN's ports and flags, for the failure message
 };
 
-// The FIN segments the server sent from any port but `control_port` (its control and data
+// The FIN segments `server` sent from any port but `control_port` (its control and data
 // connections), as delivered on `lo` (each packet is seen leaving and arriving: the arrival
 // copy is counted).
-FinSegments CountFins(int fd, int control_port) {
+FinSegments CountFins(int fd, const char* server, int control_port) {
+  in_addr source{};
+  EXPECT_EQ(inet_pton(AF_INET, server, &source), 1) << server;
   FinSegments fins;
   unsigned char packet[128];
   for (;;) {
@@ -72,6 +81,7 @@ FinSegments CountFins(int fd, int control_port) {
     if (from.sll_pkttype == PACKET_OUTGOING || n < 20) continue;
     const int ip_header = (packet[0] & 0x0f) * 4;
     if (packet[9] != IPPROTO_TCP || n < ip_header + 20) continue;
+    if (std::memcmp(packet + 12, &source.s_addr, sizeof source.s_addr) != 0) continue;
     const unsigned char* tcp = packet + ip_header;
     const int source_port = tcp[0] << 8 | tcp[1];
     if (source_port == control_port || (tcp[13] & 0x01) == 0) continue;
@@ -104,12 +114,58 @@ void ExpectResponsesCarryTheFin(const char* address, const std::vector<std::stri
   const auto doc = nlohmann::json::parse(run.out, nullptr, false);
   ASSERT_FALSE(doc.is_discarded()) << run.out;
   EXPECT_EQ(doc["end"]["rr"]["local"]["transactions"].get<int>(), 40);
-  const FinSegments fins = CountFins(capture, port);
+  const FinSegments fins = CountFins(capture, address, port);
   close(capture);
   EXPECT_EQ(fins.with_payload, 40) << "one response with its FIN per transaction";
   EXPECT_EQ(fins.bare, 0) << "a FIN that came after its response woke the client again:"
                           << fins.bare_seen << "\nclient: " << run.err
                           << "\nserver: " << server.StderrSoFar();
+}
+
+// The capture counts its server's segments only, also when it is opened while other
+// connections open and close on `lo` (as the tests beside it do): a FIN of theirs counted as
+// the server's once failed the test above (41 responses with a FIN for 40 transactions, and a
+// bare FIN). Nothing is sent from the capture's address here, so every count must be 0.
+TEST(CrrSegments, CaptureOpenedAmidOtherConnectionsCountsNoneOfTheirs) {
+  const int listener = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  ASSERT_GE(listener, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(bind(listener, reinterpret_cast<sockaddr*>(&address), sizeof address), 0);
+  socklen_t len = sizeof address;
+  ASSERT_EQ(getsockname(listener, reinterpret_cast<sockaddr*>(&address), &len), 0);
+  ASSERT_EQ(listen(listener, 128), 0);
+  std::atomic<bool> stop{false};
+  // Connections that open and close (each close a FIN) for as long as captures are opened.
+  std::thread others([&] {
+    while (!stop) {
+      const int client = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+      if (connect(client, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0) {
+        const int server = accept(listener, nullptr, nullptr);
+        if (server >= 0) close(server);
+      }
+      close(client);
+    }
+  });
+  int counted = 0;
+  for (int i = 0; i < 200; ++i) {
+    const int capture = CaptureFromServer(kQuietAddress);
+    if (capture == -EPERM || capture == -EACCES) {
+      stop = true;
+      others.join();
+      close(listener);
+      GTEST_SKIP() << "a packet socket needs CAP_NET_RAW: run the tests as root";
+    }
+    ASSERT_GE(capture, 0) << "socket(AF_PACKET): " << -capture;
+    const FinSegments fins = CountFins(capture, kQuietAddress, 0);
+    counted += fins.with_payload + fins.bare;
+    close(capture);
+  }
+  stop = true;
+  others.join();
+  close(listener);
+  EXPECT_EQ(counted, 0) << "FINs of other connections were counted as the server's";
 }
 
 TEST(CrrSegments, LoneFlowSendsEachResponseWithItsFin) {
