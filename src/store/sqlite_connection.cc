@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <string>
 
 #include <fmt/format.h>
@@ -49,6 +50,22 @@ class SqliteConnection final : public Connection {
   ~SqliteConnection() override { sqlite3_close_v2(db_); }
 
   const Dialect& dialect() const override { return dialect_; }
+
+  // Runs `sql` again while SQLite says SQLITE_BUSY, until the busy timeout has passed. For the
+  // statements SQLite runs without its busy handler: switching to WAL takes the exclusive lock
+  // and returns SQLITE_BUSY at once when another connection holds any lock, so stores opened
+  // for the first time at the same moment (parallel runs of one user) failed all but one.
+  Status ExecWhileBusy(const char* sql) {
+    const auto deadline = std::chrono::steady_clock::now() + busy_timeout_;
+    for (;;) {
+      const int rc = sqlite3_exec(db_, sql, nullptr, nullptr, nullptr);
+      if (rc == SQLITE_OK) return Ok();
+      if ((rc & 0xff) != SQLITE_BUSY || std::chrono::steady_clock::now() >= deadline) {
+        return Failure(rc);
+      }
+      sqlite3_sleep(2);
+    }
+  }
   std::string Describe() const override { return "sqlite:" + path_; }
   Status LockSchema() override { return Ok(); }
 
@@ -142,7 +159,7 @@ Status Configure(SqliteConnection& c, bool read_only) {
   if (auto s = c.Exec("SELECT count(*) FROM sqlite_master"); !s) return s;
   if (auto version = ReadSchemaVersion(c); !version) return tl::unexpected(version.error());
   if (!read_only) {
-    if (auto s = c.Exec("PRAGMA journal_mode = WAL"); !s) return s;
+    if (auto s = c.ExecWhileBusy("PRAGMA journal_mode = WAL"); !s) return s;
     // In WAL mode NORMAL keeps the database consistent through a crash of the process or the
     // machine; a power loss may only lose the last commits.
     if (auto s = c.Exec("PRAGMA synchronous = NORMAL"); !s) return s;
