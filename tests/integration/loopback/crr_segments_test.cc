@@ -11,6 +11,7 @@
 
 #include <atomic>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <string>
 #include <thread>
@@ -19,6 +20,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "net/socket.h"
 #include "support/run_binary.h"
 
 namespace nicbench {
@@ -127,44 +129,38 @@ void ExpectResponsesCarryTheFin(const char* address, const std::vector<std::stri
 // the server's once failed the test above (41 responses with a FIN for 40 transactions, and a
 // bare FIN). Nothing is sent from the capture's address here, so every count must be 0.
 TEST(CrrSegments, CaptureOpenedAmidOtherConnectionsCountsNoneOfTheirs) {
-  const int listener = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  ASSERT_GE(listener, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ASSERT_EQ(bind(listener, reinterpret_cast<sockaddr*>(&address), sizeof address), 0);
-  socklen_t len = sizeof address;
-  ASSERT_EQ(getsockname(listener, reinterpret_cast<sockaddr*>(&address), &len), 0);
-  ASSERT_EQ(listen(listener, 128), 0);
+  const auto loopback = net::SocketAddress::FromNumeric("127.0.0.1", 0);
+  ASSERT_TRUE(loopback);
+  auto listener = net::Listen(*loopback, 128, {});
+  ASSERT_TRUE(listener) << listener.error().message;
+  auto where = net::SocketAddress::Local(listener->get());
+  ASSERT_TRUE(where) << where.error().message;
   std::atomic<bool> stop{false};
   // Connections that open and close (each close a FIN) for as long as captures are opened.
   std::thread others([&] {
     while (!stop) {
-      const int client = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-      if (connect(client, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0) {
-        const int server = accept(listener, nullptr, nullptr);
-        if (server >= 0) close(server);
-      }
-      close(client);
+      auto client = net::Connect(*where, "", 0, {}, std::chrono::seconds(10));
+      if (client) (void)net::Accept(listener->get());
     }
   });
-  int counted = 0;
-  for (int i = 0; i < 200; ++i) {
+  int counted = 0, open_error = 0;
+  for (int i = 0; i < 200 && open_error == 0; ++i) {
     const int capture = CaptureFromServer(kQuietAddress);
-    if (capture == -EPERM || capture == -EACCES) {
-      stop = true;
-      others.join();
-      close(listener);
-      GTEST_SKIP() << "a packet socket needs CAP_NET_RAW: run the tests as root";
+    if (capture < 0) {
+      open_error = -capture;
+      break;
     }
-    ASSERT_GE(capture, 0) << "socket(AF_PACKET): " << -capture;
     const FinSegments fins = CountFins(capture, kQuietAddress, 0);
     counted += fins.with_payload + fins.bare;
     close(capture);
   }
+  // The connections stop before any verdict, so no return leaves the thread running.
   stop = true;
   others.join();
-  close(listener);
+  if (open_error == EPERM || open_error == EACCES) {
+    GTEST_SKIP() << "a packet socket needs CAP_NET_RAW: run the tests as root";
+  }
+  ASSERT_EQ(open_error, 0) << "socket(AF_PACKET): " << open_error;
   EXPECT_EQ(counted, 0) << "FINs of other connections were counted as the server's";
 }
 
