@@ -112,7 +112,7 @@ void AddEnd(const char* role, const record::RunRecord& run, const record::Endpoi
 }
 
 // Per fact, its values over a set and the runs holding each.
-struct Tally {
+struct FactTally {
   std::unordered_map<std::string, std::map<std::string, int>> values;
   void Add(const std::vector<Fact>& facts) {
     for (const auto& [name, value] : facts) ++values[name][value];
@@ -145,7 +145,7 @@ std::vector<Fact> FactsOf(const record::RunRecord& run) {
   AddOptions(run.spec, out);
   for (const Role role : {Role::kClient, Role::kServer}) {
     if (const record::EndpointRecord* end = EndIn(run, role))
-      AddEnd(RoleName(role), run, *end, out);
+      AddEnd(record::RoleName(role), run, *end, out);
   }
   return out;
 }
@@ -163,7 +163,7 @@ std::vector<FactDifference> WhatDiffers(const std::vector<const record::RunRecor
 
 std::vector<FactDifference> WhatDiffers(const std::vector<const std::vector<Fact>*>& a,
                                         const std::vector<const std::vector<Fact>*>& b) {
-  Tally ta, tb;
+  FactTally ta, tb;
   std::vector<std::string> order;  // fact names in first-seen order
   std::unordered_map<std::string, bool> seen;
   for (const auto* set : {&a, &b}) {

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <string>
 
+#include "analysis/unknown_figure.h"
 #include "base/check.h"
 #include "record/json.h"
 
@@ -17,10 +18,6 @@ using E = FigureEnd;
 using G = FigureGroup;
 using In = FigureInputs;
 
-Measured<double> Unknown(Missing why, std::string_view detail) {
-  return Measured<double>::Unknown(why, std::string(detail));
-}
-
 // Both directions' goodput summed (one direction's when the other carried nothing): unknown
 // only when neither is known, with the client->server reason.
 Measured<double> SumOfDirections(const Measured<double>& cs, const Measured<double>& sc) {
@@ -31,11 +28,12 @@ Measured<double> SumOfDirections(const Measured<double>& cs, const Measured<doub
 // Request/response figures of a bulk run, and latency-under-load figures of a run without
 // probes, say why rather than merely "absent".
 Measured<double> OnlyRr(const In& in, const Measured<double>& v) {
-  if (!in.run.spec.rr.enabled()) return Unknown(Missing::kAbsent, "not a request/response test");
+  if (!in.run.spec.rr.enabled())
+    return UnknownFigure(Missing::kAbsent, "not a request/response test");
   return v;
 }
 Measured<double> OnlyUnderLoad(const In& in, const Measured<double>& v) {
-  if (!in.run.under_load) return Unknown(Missing::kAbsent, "not an --under-load run");
+  if (!in.run.under_load) return UnknownFigure(Missing::kAbsent, "not an --under-load run");
   return v;
 }
 
@@ -285,7 +283,7 @@ const Figure* FindFigure(std::string_view key) {
 }
 
 FigureValues::FigureValues(std::string_view why)
-    : values_(Figures().size(), Unknown(Missing::kAbsent, why)), caveats_(Figures().size()) {}
+    : values_(Figures().size(), UnknownFigure(Missing::kAbsent, why)), caveats_(Figures().size()) {}
 
 const std::string& FigureValues::Caveat(const Figure& figure) const {
   return caveats_[IndexOf(figure)];
@@ -355,17 +353,18 @@ namespace {
 
 Measured<double> ReadOne(const nlohmann::json& doc, const char* key) {
   const auto it = doc.find(key);
-  if (it == doc.end()) return Unknown(Missing::kAbsent, "not computed when the run was stored");
+  if (it == doc.end())
+    return UnknownFigure(Missing::kAbsent, "not computed when the run was stored");
   if (it->is_number()) return it->get<double>();
   const auto unknown = doc.find("unknown");
   if (unknown != doc.end() && unknown->is_object()) {
     const auto reason = unknown->find(key);
     if (reason != unknown->end() && reason->is_string()) {
       auto [why, detail] = record::ParseUnknownReason(reason->get<std::string>());
-      return Unknown(why, detail);
+      return UnknownFigure(why, detail);
     }
   }
-  return Unknown(Missing::kError, "no reason stored");
+  return UnknownFigure(Missing::kError, "no reason stored");
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "analysis/unknown_figure.h"
 #include "record/json.h"
 
 namespace nicbench::analysis {
@@ -28,12 +29,8 @@ void AddCpuShares(const std::vector<record::CpuShare>& cpus, NicInterrupts& out)
   }
 }
 
-Measured<double> Unknown(Missing why, const char* detail) {
-  return Measured<double>::Unknown(why, detail);
-}
-
 Measured<double> Rate(uint64_t bytes, double seconds) {
-  if (!(seconds > 0)) return Unknown(Missing::kAbsent, "no time measured");
+  if (!(seconds > 0)) return UnknownFigure(Missing::kAbsent, "no time measured");
   return bytes * 8.0 / seconds;
 }
 
@@ -51,7 +48,7 @@ DirectionFigures DirectionOf(const record::RunRecord& run, Role sender) {
   const bool local_sends = RoleOf(run.local) == sender;
   const DirectionTotals t = TotalsOf(run, local_sends);
   if (t.streams == 0) {
-    out.sender_bits_per_second = Unknown(Missing::kAbsent, "no data in this direction");
+    out.sender_bits_per_second = UnknownFigure(Missing::kAbsent, "no data in this direction");
     out.receiver_bits_per_second = out.sender_bits_per_second;
     return out;
   }
@@ -59,26 +56,26 @@ DirectionFigures DirectionOf(const record::RunRecord& run, Role sender) {
   out.receiver_bits_per_second =
       Rate(t.bytes_received, t.seconds_received > 0 ? t.seconds_received : t.seconds);
   if (PeerSideMissing(run, local_sends)) {
-    (local_sends ? out.receiver_bits_per_second : out.sender_bits_per_second) =
-        Unknown(Missing::kNotReported, "the test was interrupted before the peer reported it");
+    (local_sends ? out.receiver_bits_per_second : out.sender_bits_per_second) = UnknownFigure(
+        Missing::kNotReported, "the test was interrupted before the peer reported it");
   }
   return out;
 }
 
 Measured<double> Retransmits(const record::RunRecord& run) {
   if (run.spec.transport != record::Transport::kTcp) {
-    return Unknown(Missing::kAbsent, "not TCP");
+    return UnknownFigure(Missing::kAbsent, "not TCP");
   }
   bool any = false;
   double sum = 0;
   for (const bool local_sends : {true, false}) {
     const DirectionTotals t = TotalsOf(run, local_sends);
     if (t.streams == 0) continue;
-    if (!t.retransmits) return Unknown(Missing::kNotReported, "a sender did not report them");
+    if (!t.retransmits) return UnknownFigure(Missing::kNotReported, "a sender did not report them");
     any = true;
     sum += static_cast<double>(*t.retransmits);
   }
-  if (!any) return Unknown(Missing::kAbsent, "no streams");
+  if (!any) return UnknownFigure(Missing::kAbsent, "no streams");
   return sum;
 }
 
@@ -102,13 +99,14 @@ const std::vector<record::IntervalRecord>& LocalIntervals(const record::RunRecor
 }
 
 Measured<double> MeanRtt(const record::RunRecord& run) {
-  if (run.spec.transport != record::Transport::kTcp) return Unknown(Missing::kAbsent, "not TCP");
+  if (run.spec.transport != record::Transport::kTcp)
+    return UnknownFigure(Missing::kAbsent, "not TCP");
   double sum = 0;
   int n = 0;
   const Duty local = DutyOf(RoleOf(run.local), run.spec.direction);
   if (local.sends) AddRtts(LocalIntervals(run), sum, n);
   if (local.receives && run.remote.known()) AddRtts(run.remote.value().intervals, sum, n);
-  if (n == 0) return Unknown(Missing::kNotReported, "no sender TCP_INFO");
+  if (n == 0) return UnknownFigure(Missing::kNotReported, "no sender TCP_INFO");
   return sum / n;
 }
 
@@ -120,7 +118,7 @@ Measured<double> SenderMeanRttUs(const std::vector<record::IntervalRecord>& inte
   double sum = 0;
   int n = 0;
   AddRtts(intervals, sum, n);
-  if (n == 0) return Unknown(Missing::kNotReported, "no sender TCP_INFO");
+  if (n == 0) return UnknownFigure(Missing::kNotReported, "no sender TCP_INFO");
   return sum / n;
 }
 

@@ -114,7 +114,7 @@ void AddHostByteShare(const Window& w, const std::optional<Window>& peer, OtherT
   out.host_byte_share = std::clamp(1 - out.test_namespaces_bytes / w.host_bytes.value(), 0.0, 1.0);
 }
 
-Measured<OtherTraffic> Unknown(Missing why, const char* detail) {
+Measured<OtherTraffic> UnknownTraffic(Missing why, const char* detail) {
   return Measured<OtherTraffic>::Unknown(why, detail);
 }
 
@@ -123,17 +123,17 @@ Measured<OtherTraffic> Unknown(Missing why, const char* detail) {
 Measured<OtherTraffic> OtherTrafficOf(const record::RunRecord& run,
                                       const record::EndpointRecord& end, record::Role role) {
   const Window w = Sum(run, end);
-  if (w.seconds <= 0) return Unknown(Missing::kAbsent, "no network counters sampled");
+  if (w.seconds <= 0) return UnknownTraffic(Missing::kAbsent, "no network counters sampled");
   // netstat omits a counter whose delta is 0: an idle namespace, not a missing file.
   const double bits = EndBitsPerSecond(run, role);
-  if (!(bits > 0)) return Unknown(Missing::kAbsent, "no data moved");
+  if (!(bits > 0)) return UnknownTraffic(Missing::kAbsent, "no data moved");
   const double ends_here = PeerSharesTheNamespace(end) ? 2 : 1;
   OtherTraffic out;
   out.own_bytes = bits / 8 * w.seconds * ends_here * (1 + HeaderAllowance(run.spec));
   out.namespace_bytes = w.counted ? w.octets : 0;
   if (out.namespace_bytes < out.own_bytes / 2) {
-    return Unknown(Missing::kNotSupported,
-                   "the namespace's IPv4 byte counters do not cover the test (IPv6?)");
+    return UnknownTraffic(Missing::kNotSupported,
+                          "the namespace's IPv4 byte counters do not cover the test (IPv6?)");
   }
   out.namespace_share = std::clamp(1 - out.own_bytes / out.namespace_bytes, 0.0, 1.0);
   const std::optional<Window> peer = PeerNamespace(run, end);

@@ -3,6 +3,7 @@
 // the CPU times and the host samples the record holds; each unknown with its reason where the
 // test did not measure it, so compare and the store show "-" instead of a zero.
 #include "analysis/figures.h"
+#include "analysis/unknown_figure.h"
 
 namespace nicbench::analysis {
 namespace {
@@ -10,18 +11,15 @@ namespace {
 using record::Measured;
 using record::Missing;
 
-Measured<double> Unknown(Missing why, const char* detail) {
-  return Measured<double>::Unknown(why, detail);
-}
-
 Measured<double> Known(const std::optional<double>& v, const char* why) {
   if (v) return *v;
-  return Unknown(Missing::kNotReported, why);
+  return UnknownFigure(Missing::kNotReported, why);
 }
 
 void FillLatency(const std::optional<record::LatencySummary>& l, RrFigures& f) {
   if (!l || l->count == 0) {
-    const Measured<double> none = Unknown(Missing::kAbsent, "no transaction timed at this end");
+    const Measured<double> none =
+        UnknownFigure(Missing::kAbsent, "no transaction timed at this end");
     f.latency_p50_us = f.latency_p90_us = f.latency_p99_us = f.latency_p999_us = none;
     f.latency_max_us = f.latency_mean_us = none;
     return;
@@ -116,15 +114,15 @@ RrFigures ComputeRrFigures(const record::RunRecord& run) {
     f.connect_p99_us = s.local.connect->p99_us;
   } else {
     f.connect_p50_us = f.connect_p99_us =
-        Unknown(Missing::kAbsent, run.spec.rr.mode == record::RrMode::kCrr
-                                      ? "no connection timed at this end"
-                                      : "not a CRR test: the flows keep their connections");
+        UnknownFigure(Missing::kAbsent, run.spec.rr.mode == record::RrMode::kCrr
+                                            ? "no connection timed at this end"
+                                            : "not a CRR test: the flows keep their connections");
   }
   if (run.spec.transport == record::Transport::kUdp) {
     f.lost = static_cast<double>(s.local.lost);
     f.late = static_cast<double>(s.local.late);
   } else {
-    f.lost = f.late = Unknown(Missing::kAbsent, "not UDP: TCP loses no transaction");
+    f.lost = f.late = UnknownFigure(Missing::kAbsent, "not UDP: TCP loses no transaction");
   }
   const bool local_client = RoleOf(run.local) == Role::kClient;
   const char* why = "the end did not report its CPU time";

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -13,7 +14,18 @@
 
 #include "base/result.h"
 
+// Propagates the error of a Status or Result inside the decoders. The value is bound by
+// reference, so a Result variable is not copied.
+#define NB_PROTO_TRY(expr)                                                \
+  do {                                                                    \
+    const auto& nb_proto_status = (expr);                                 \
+    if (!nb_proto_status) return tl::unexpected(nb_proto_status.error()); \
+  } while (0)
+
 namespace nicbench::protocol::internal {
+
+inline constexpr int64_t kInt64Max = std::numeric_limits<int64_t>::max();
+inline constexpr size_t kMaxNameBytes = 256;  // congestion names, versions
 
 // How to treat an unsigned value >= 2^63: iperf 3.12 prints -1 as 18446744073709551615.
 enum class MinusOne { kRefuse, kAccept };

@@ -31,17 +31,10 @@ using std::chrono::milliseconds;
 constexpr std::string_view kWhere = "parameter";
 constexpr std::string_view kExtWhere = "parameter nicbench";
 constexpr int64_t kInt32Max = std::numeric_limits<int32_t>::max();
-constexpr int64_t kInt64Max = std::numeric_limits<int64_t>::max();
+using internal::kInt64Max;
 constexpr size_t kMaxTextBytes = size_t{16} * 1024;  // title, extra_data
-constexpr size_t kMaxNameBytes = 256;                // congestion names, versions
-constexpr size_t kMaxTokenBytes = 4096;              // authtoken: a 16384-bit key's token has 2,732
-
-// Propagates the error of a Status or Result inside the decoders.
-#define NB_PROTO_TRY(expr)                                                \
-  do {                                                                    \
-    auto nb_proto_status = (expr);                                        \
-    if (!nb_proto_status) return tl::unexpected(nb_proto_status.error()); \
-  } while (0)
+using internal::kMaxNameBytes;
+constexpr size_t kMaxTokenBytes = 4096;  // authtoken: a 16384-bit key's token has 2,732
 
 // iperf3 carries whole seconds; a fraction rounds up so a test is never shortened.
 int64_t CeilSeconds(milliseconds ms) { return (ms.count() + 999) / 1000; }

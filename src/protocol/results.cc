@@ -20,9 +20,9 @@ using internal::MinusOne;
 using nlohmann::json;
 using nlohmann::ordered_json;
 
-constexpr int64_t kInt64Max = std::numeric_limits<int64_t>::max();
+using internal::kInt64Max;
 constexpr double kHuge = std::numeric_limits<double>::max();
-constexpr size_t kMaxNameBytes = 256;
+using internal::kMaxNameBytes;
 
 // cJSON writes an integral double without a decimal point ("cpu_util_user":0); so do we, and a
 // NaN or infinity (which JSON cannot carry) becomes 0.
@@ -40,10 +40,6 @@ Result<T> Required(Result<std::optional<T>> field, std::string_view where, std::
   if (!*field) return Fail(fmt::format("{} \"{}\": missing", where, key));
   return **field;
 }
-
-// Propagates the error of a Result inside the decoders.
-#define NB_PROTO_TRY(result) \
-  if (!(result)) return tl::unexpected((result).error())
 
 Result<int64_t> RequiredInt(const json& obj, std::string_view key, int64_t min, MinusOne minus_one,
                             std::string_view where) {
@@ -108,24 +104,24 @@ Status DecodeStreams(const json& doc, PeerResults* out) {
 }
 
 Status DecodeHeader(const json& doc, PeerResults* out) {
-  constexpr std::string_view kWhere = "results";
-  auto total = Required(internal::ReadNumber(doc, "cpu_util_total", -kHuge, kHuge, kWhere), kWhere,
-                        "cpu_util_total");
+  constexpr std::string_view kResults = "results";
+  auto total = Required(internal::ReadNumber(doc, "cpu_util_total", -kHuge, kHuge, kResults),
+                        kResults, "cpu_util_total");
   if (!total) return tl::unexpected(total.error());
-  auto user = Required(internal::ReadNumber(doc, "cpu_util_user", -kHuge, kHuge, kWhere), kWhere,
-                       "cpu_util_user");
+  auto user = Required(internal::ReadNumber(doc, "cpu_util_user", -kHuge, kHuge, kResults),
+                       kResults, "cpu_util_user");
   if (!user) return tl::unexpected(user.error());
-  auto system = Required(internal::ReadNumber(doc, "cpu_util_system", -kHuge, kHuge, kWhere),
-                         kWhere, "cpu_util_system");
+  auto system = Required(internal::ReadNumber(doc, "cpu_util_system", -kHuge, kHuge, kResults),
+                         kResults, "cpu_util_system");
   if (!system) return tl::unexpected(system.error());
   auto has_retransmits =
-      Required(internal::ReadInt(doc, "sender_has_retransmits", -1, 1, MinusOne::kAccept, kWhere),
-               kWhere, "sender_has_retransmits");
+      Required(internal::ReadInt(doc, "sender_has_retransmits", -1, 1, MinusOne::kAccept, kResults),
+               kResults, "sender_has_retransmits");
   if (!has_retransmits) return tl::unexpected(has_retransmits.error());
-  auto congestion = internal::ReadString(doc, "congestion_used", kMaxNameBytes, kWhere);
+  auto congestion = internal::ReadString(doc, "congestion_used", kMaxNameBytes, kResults);
   if (!congestion) return tl::unexpected(congestion.error());
   // Bounded by the message size limit of ReadJson, not here.
-  auto output = internal::ReadString(doc, "server_output_text", SIZE_MAX, kWhere);
+  auto output = internal::ReadString(doc, "server_output_text", SIZE_MAX, kResults);
   if (!output) return tl::unexpected(output.error());
   out->cpu_util_total = *total;
   out->cpu_util_user = *user;

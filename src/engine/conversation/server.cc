@@ -33,7 +33,7 @@
 namespace nicbench::engine {
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using Steady = std::chrono::steady_clock;
 
 // Connections still sending their cookie; beyond this the oldest of the address with the most
 // is dropped, so a flood of idle connections cannot exhaust our fds nor crowd out other
@@ -71,7 +71,7 @@ struct Pending {
   std::string subnet;  // its subnet (ServerConfig::max_tests_per_subnet), as a CIDR
   char cookie[protocol::kCookieBytes];
   size_t have = 0;
-  Clock::time_point deadline;
+  Steady::time_point deadline;
   bool over_rate = false;  // accepted over its address's rate (max_connections_per_second)
 };
 
@@ -119,8 +119,7 @@ CookieRead ReadMore(Pending& p) {
 // address, the rest as one count when the interval ends.
 class SilentCloseLog {
  public:
-  using Clock = std::chrono::steady_clock;
-  void Note(const std::string& host, Clock::time_point now) {
+  void Note(const std::string& host, Steady::time_point now) {
     Tick(now);
     if (count_++ > 0) return;
     std::fprintf(stderr,
@@ -128,7 +127,7 @@ class SilentCloseLog {
                  "more are counted and said once per %lld s)\n",
                  host.c_str(), static_cast<long long>(AcceptGate::kLogInterval.count()));
   }
-  void Tick(Clock::time_point now) {
+  void Tick(Steady::time_point now) {
     if (now - window_start_ < AcceptGate::kLogInterval) return;
     if (count_ > 1) {
       std::fprintf(stderr,
@@ -142,7 +141,7 @@ class SilentCloseLog {
   }
 
  private:
-  Clock::time_point window_start_{};
+  Steady::time_point window_start_{};
   uint64_t count_ = 0;
 };
 
@@ -152,7 +151,7 @@ class DeniedLog {
  public:
   static constexpr std::chrono::seconds kWindow{10};
   void Note(const std::string& peer, bool log) {
-    const auto now = Clock::now();
+    const auto now = Steady::now();
     if (now - window_start_ >= kWindow) Flush(now);
     if (logged_in_window_) {
       ++unlogged_;
@@ -166,7 +165,7 @@ class DeniedLog {
   }
 
  private:
-  void Flush(Clock::time_point now) {
+  void Flush(Steady::time_point now) {
     if (unlogged_ > 0 && log_) {
       std::fprintf(stderr,
                    "nicbench: refused %llu more connection(s) by --allow/--deny (last from %s)\n",
@@ -176,7 +175,7 @@ class DeniedLog {
     logged_in_window_ = false;
     window_start_ = now;
   }
-  Clock::time_point window_start_{};
+  Steady::time_point window_start_{};
   bool logged_in_window_ = false;
   bool log_ = true;
   uint64_t unlogged_ = 0;
@@ -245,7 +244,7 @@ class ServerImpl final : public Server {
   // --max-tests-per-client-per-hour: true when `host` has started that many tests in the last
   // hour (the starts older than that are forgotten here).
   bool HourlyLimitReached(const std::string& host);
-  int EpollTimeoutMs(Clock::time_point idle_deadline) const;
+  int EpollTimeoutMs(Steady::time_point idle_deadline) const;
 
   ServerShared shared_;
   net::UniqueFd listen_;
@@ -268,11 +267,11 @@ class ServerImpl final : public Server {
   std::list<int> pending_order_;    // oldest first
   std::map<std::string, int> pending_per_host_;
   std::map<std::string, RunningSession> tests_;
-  std::map<std::string, std::deque<Clock::time_point>> starts_by_host_;  // the last hour's
+  std::map<std::string, std::deque<Steady::time_point>> starts_by_host_;  // the last hour's
   std::atomic<int> started_{0}, refused_{0};
   DeniedLog denied_log_;
   bool served_once_ = false;
-  Clock::time_point last_activity_ = Clock::now();
+  Steady::time_point last_activity_ = Steady::now();
 };
 
 ServerImpl::~ServerImpl() {
@@ -334,15 +333,15 @@ Status ServerImpl::Init() {
 }
 
 void ServerImpl::UpdateListening() {
-  gate_->Tick(Clock::now());
-  silent_closes_.Tick(Clock::now());
+  gate_->Tick(Steady::now());
+  silent_closes_.Tick(Steady::now());
   if (rate_) {
     if (auto line = rate_->Tick(); line && shared_.config.log_tests) {
       std::fprintf(stderr, "%s\n", line->c_str());
     }
   }
   shared_.fds.set_limit(gate_->Budget());
-  const bool want = !gate_->paused(Clock::now());
+  const bool want = !gate_->paused(Steady::now());
   if (want == listening_) return;
   epoll_event ev{};
   ev.events = EPOLLIN;
@@ -362,7 +361,7 @@ bool ServerImpl::RoomForOneMore() {
 void ServerImpl::AcceptAll() {
   for (int taken = 0; taken < kAcceptsPerPass; ++taken) {
     if (!RoomForOneMore()) {
-      gate_->OnBudgetFull(Clock::now());
+      gate_->OnBudgetFull(Steady::now());
       UpdateListening();
       return;
     }
@@ -386,7 +385,7 @@ void ServerImpl::AcceptAll() {
 void ServerImpl::OnAcceptFailed(const Error& error) {
   const int err = error.sys_errno;
   if (err == EMFILE || err == ENFILE) {
-    gate_->OnExhausted(listen_.get(), err, Clock::now());
+    gate_->OnExhausted(listen_.get(), err, Steady::now());
     UpdateListening();
   } else if (err != EAGAIN && err != EWOULDBLOCK && err != ECONNABORTED && err != EINTR) {
     LogWarning("accept: " + error.ToString());
@@ -416,7 +415,7 @@ void ServerImpl::TakeIn(net::UniqueFd fd, const net::SocketAddress& peer) {
   }
   p.peer = peer.ToString();
   p.subnet = SubnetKey(peer);
-  p.deadline = Clock::now() + shared_.config.setup_timeout;
+  p.deadline = Steady::now() + shared_.config.setup_timeout;
   (void)net::SetNonBlocking(p.fd.get());
   if (got == CookieRead::kWhole) {
     CatchUpPending(p.host);
@@ -513,7 +512,7 @@ int ServerImpl::MaxTestsPerAddress() const {
 bool ServerImpl::HourlyLimitReached(const std::string& host) {
   const int limit = shared_.config.max_tests_per_address_per_hour;
   if (limit <= 0) return false;
-  const auto hour_ago = Clock::now() - std::chrono::hours(1);
+  const auto hour_ago = Steady::now() - std::chrono::hours(1);
   for (auto it = starts_by_host_.begin(); it != starts_by_host_.end();) {
     auto& starts = it->second;
     while (!starts.empty() && starts.front() <= hour_ago) starts.pop_front();
@@ -553,7 +552,7 @@ void ServerImpl::Finish(Pending& done, CookieRead got) {
       if (done.over_rate) {
         NoteOverRate(done.host);
       } else if (done.have == 0) {
-        silent_closes_.Note(done.host, Clock::now());
+        silent_closes_.Note(done.host, Steady::now());
       }
       return;
     case CookieRead::kWaiting: return;
@@ -596,7 +595,7 @@ void ServerImpl::StartSession(Pending& pending, const std::string& cookie) {
   (void)setsockopt(pending.fd.get(), IPPROTO_TCP, TCP_NODELAY, &no_delay, sizeof no_delay);
   served_once_ = true;
   if (shared_.config.max_tests_per_address_per_hour > 0) {
-    starts_by_host_[pending.host].push_back(Clock::now());
+    starts_by_host_[pending.host].push_back(Steady::now());
   }
   ++started_;
   // The cookie's deadline was the accept plus the set-up timeout: the rest of the set-up
@@ -619,7 +618,7 @@ void ServerImpl::Reap(bool all) {
     if (all || it->second.test->finished()) {
       if (it->second.thread.joinable()) it->second.thread.join();
       it = tests_.erase(it);
-      last_activity_ = Clock::now();
+      last_activity_ = Steady::now();
     } else {
       ++it;
     }
@@ -627,7 +626,7 @@ void ServerImpl::Reap(bool all) {
 }
 
 void ServerImpl::ExpirePending() {
-  const auto now = Clock::now();
+  const auto now = Steady::now();
   while (!pending_order_.empty()) {
     int fd = pending_order_.front();
     auto it = pending_.find(fd);
@@ -640,7 +639,7 @@ void ServerImpl::ExpirePending() {
   }
 }
 
-int ServerImpl::EpollTimeoutMs(Clock::time_point idle_deadline) const {
+int ServerImpl::EpollTimeoutMs(Steady::time_point idle_deadline) const {
   auto next = idle_deadline;
   if (!listening_) next = std::min(next, gate_->resume_at());
   if (rate_) {
@@ -650,8 +649,8 @@ int ServerImpl::EpollTimeoutMs(Clock::time_point idle_deadline) const {
     auto it = pending_.find(pending_order_.front());
     if (it != pending_.end()) next = std::min(next, it->second.deadline);
   }
-  if (next == Clock::time_point::max()) return -1;
-  auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(next - Clock::now()).count();
+  if (next == Steady::time_point::max()) return -1;
+  auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(next - Steady::now()).count();
   return static_cast<int>(std::clamp<int64_t>(ms + 1, 0, 60000));
 }
 
@@ -669,8 +668,8 @@ Result<bool> ServerImpl::Run(int stop_fd) {
     if (shared_.config.once && served_once_ && tests_.empty()) break;
     const bool idle_limit = shared_.config.idle_timeout.count() > 0 && tests_.empty();
     const auto idle_deadline =
-        idle_limit ? last_activity_ + shared_.config.idle_timeout : Clock::time_point::max();
-    if (idle_limit && Clock::now() >= idle_deadline) {
+        idle_limit ? last_activity_ + shared_.config.idle_timeout : Steady::time_point::max();
+    if (idle_limit && Steady::now() >= idle_deadline) {
       if (shared_.config.log_tests) {
         std::fprintf(stderr, "nicbench: no test for %lld s (--idle-timeout); exiting\n",
                      static_cast<long long>(shared_.config.idle_timeout.count()));

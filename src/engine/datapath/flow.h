@@ -7,6 +7,8 @@
 // reads the counters, which the worker publishes with relaxed atomic stores, from any thread.
 #pragma once
 
+#include <sys/socket.h>
+
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
@@ -37,6 +39,10 @@ struct FlowEnv {
 // other flows). Large enough that epoll_wait costs little per byte, small enough that a stop
 // or a sibling flow waits at most a few milliseconds.
 inline constexpr uint32_t kMaxWakeupBytes = 4u << 20;
+
+// The flags of a flow's own sends: never wait (the worker waits in epoll), and a peer that is
+// gone is an error to report, not a SIGPIPE.
+inline constexpr int kSendFlags = MSG_DONTWAIT | MSG_NOSIGNAL;
 
 // The per-wakeup bytes for a worker with `flows` flows: a turn over all of them moves about
 // 32 MiB (at least one block each), so with 500 flows on a thread each gets a block per turn

@@ -9,8 +9,6 @@
 namespace nicbench::engine {
 namespace {
 
-constexpr int kSendFlags = MSG_DONTWAIT | MSG_NOSIGNAL;
-constexpr uint32_t kWakeupBytes = 4u << 20;  // as in flow_sender.cc
 // A sender loads the file this much at a time: one mmap/populate/munmap per 4 MiB costs little
 // beside sendfile(2)'s calls, and what it loaded is sent before the page cache lets it go.
 constexpr size_t kLoadBytes = 4u << 20;
@@ -150,7 +148,7 @@ FileTcpReceiver::FileTcpReceiver(const FlowConfig& config, net::UniqueFd fd, Flo
       file_(std::move(file)),
       buffer_(new uint8_t[std::max<uint32_t>(config.block_bytes, 1)]),
       max_reads_per_wakeup_(
-          std::max<uint32_t>(kWakeupBytes / std::max<uint32_t>(config.block_bytes, 1), 1)) {}
+          std::max<uint32_t>(kMaxWakeupBytes / std::max<uint32_t>(config.block_bytes, 1), 1)) {}
 
 void FileTcpReceiver::Begin(MonoTime) {
   interest_ = EPOLLIN;

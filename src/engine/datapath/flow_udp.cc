@@ -15,12 +15,6 @@
 #include "protocol/wire.h"
 
 namespace nicbench::engine {
-namespace {
-
-// Bytes a sender may move per wakeup before the worker looks at its other fds (as SenderFlow).
-constexpr uint32_t kWakeupBytes = 4u << 20;
-
-}  // namespace
 
 uint32_t UdpSendBatch(uint32_t block_bytes) { return net::GsoSegmentsPerSend(block_bytes); }
 
@@ -72,7 +66,7 @@ UdpSender::UdpSender(const FlowConfig& config, net::UniqueFd fd, FlowEnv env,
       iovs_(batch_datagrams),
       batch_datagrams_(batch_datagrams),
       max_datagrams_per_wakeup_(
-          std::max<uint32_t>(kWakeupBytes / config.block_bytes, batch_datagrams)),
+          std::max<uint32_t>(kMaxWakeupBytes / config.block_bytes, batch_datagrams)),
       burst_(std::max<uint32_t>(config.burst, 1)),
       gso_(gso) {
   NB_CHECK(config.block_bytes >= protocol::UdpHeaderBytes(config.udp_counters_64bit));

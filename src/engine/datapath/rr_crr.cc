@@ -37,7 +37,6 @@
 namespace nicbench::engine {
 namespace {
 
-constexpr int kSendFlags = MSG_DONTWAIT | MSG_NOSIGNAL;
 constexpr uint64_t kDataTag = ~uint64_t{0};
 constexpr uint64_t kListenTag = ~uint64_t{0} - 1;
 constexpr int kEventsPerWake = 64;
@@ -73,7 +72,7 @@ Result<FlowState> ForEachReady(int epoll_fd, OnEvent&& on_event) {
 
 // Sends `bytes` of zeros; a short write of a small message on a fresh socket does not happen
 // in practice, and is an error rather than a stall.
-Status SendAll(int fd, const std::vector<uint8_t>& zeros, uint64_t bytes, int more_flags = 0) {
+Status SendZeros(int fd, const std::vector<uint8_t>& zeros, uint64_t bytes, int more_flags = 0) {
   while (bytes > 0) {
     const size_t want = static_cast<size_t>(std::min<uint64_t>(bytes, zeros.size()));
     const ssize_t n = ::send(fd, zeros.data(), want, kSendFlags | more_flags);
@@ -542,8 +541,7 @@ class CrrServer final : public RrFlow {
     auto got = RecvAll(env_.sys, fd, in_, config_.rr.request_bytes, stopping, SpinNs(config_));
     if (!got || *got != Step::kDone) return got ? *got : Step::kClosed;
     local_bytes_ += config_.rr.request_bytes;
-    auto sent =
-        engine::SendAll(env_.sys, fd, zeros_, config_.rr.response_bytes, stopping, MSG_MORE);
+    auto sent = SendAll(env_.sys, fd, zeros_, config_.rr.response_bytes, stopping, MSG_MORE);
     if (!sent || *sent != Step::kDone) return sent ? *sent : Step::kClosed;
     rr_.Answered();
     ++local_blocks_;
@@ -575,7 +573,7 @@ class CrrServer final : public RrFlow {
       local_bytes_ += it->second - std::max(before, std::min(token, it->second));
       if (it->second < token + config_.rr.request_bytes) return;
       // A response that does not go out is a transaction the client sees fail.
-      if (SendAll(fd, zeros_, config_.rr.response_bytes, MSG_MORE)) {
+      if (SendZeros(fd, zeros_, config_.rr.response_bytes, MSG_MORE)) {
         rr_.Answered();
         ++local_blocks_;
       }

@@ -14,7 +14,6 @@
 namespace nicbench::engine {
 namespace {
 
-constexpr int kSendFlags = MSG_DONTWAIT | MSG_NOSIGNAL;
 // Writes and reads go through buffers of at most this size; bigger messages take several calls.
 constexpr uint64_t kMaxBufferBytes = 1 << 20;
 constexpr uint64_t kMinReadBytes = uint64_t{64} * 1024;

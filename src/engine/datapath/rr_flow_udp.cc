@@ -15,8 +15,6 @@
 namespace nicbench::engine {
 namespace {
 
-constexpr int kSendFlags = MSG_DONTWAIT | MSG_NOSIGNAL;
-
 uint32_t TagBytes(const record::RrSpec& rr) {
   return std::min<uint32_t>({rr.request_bytes, rr.response_bytes, 8});
 }
