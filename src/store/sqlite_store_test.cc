@@ -15,18 +15,12 @@
 #include "store/sql_store.h"
 #include "store/store.h"
 #include "store/store_test_backends.h"
+#include "support/text.h"
 
 namespace nicbench::store {
 namespace {
 
 using record::testing::MakeTcpRun;
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 void Sql(const std::string& path, const std::string& sql) {
   sqlite3* db = nullptr;
@@ -47,24 +41,24 @@ class SqliteStoreTest : public ::testing::Test {
 TEST_F(SqliteStoreTest, AFileThatIsNotADatabaseIsRefusedAndLeftUntouched) {
   const std::string path = Path("notes.txt");
   std::ofstream(path) << "my precious notes, not a database, long enough to have a header\n";
-  const std::string before = ReadFile(path);
+  const std::string before = testing::FileText(path);
   auto store = OpenStore(path);
   ASSERT_FALSE(store.has_value());
   EXPECT_NE(store.error().message.find("not a SQLite database"), std::string::npos)
       << store.error().message;
   EXPECT_NE(store.error().message.find(path), std::string::npos);
-  EXPECT_TRUE(ReadFile(path) == before) << "the file was changed";
+  EXPECT_TRUE(testing::FileText(path) == before) << "the file was changed";
 }
 
 TEST_F(SqliteStoreTest, AnotherProgramsDatabaseIsRefusedAndLeftUntouched) {
   const std::string path = Path("other.db");
   Sql(path, "CREATE TABLE contacts (name TEXT); INSERT INTO contacts VALUES ('ann');");
-  const std::string before = ReadFile(path);
+  const std::string before = testing::FileText(path);
   auto store = OpenStore(path);
   ASSERT_FALSE(store.has_value());
   EXPECT_NE(store.error().message.find("another program"), std::string::npos)
       << store.error().message;
-  EXPECT_TRUE(ReadFile(path) == before) << "the file was changed";
+  EXPECT_TRUE(testing::FileText(path) == before) << "the file was changed";
 }
 
 TEST_F(SqliteStoreTest, ATableNamedLikeOursButNotOursIsRefused) {

@@ -1,5 +1,6 @@
 #include "support/run_binary.h"
 
+#include "support/text.h"
 #include "support/wait.h"
 
 #include <gtest/gtest.h>
@@ -31,13 +32,6 @@ namespace {
 // How long Stop() lets a signalled process end on its own before SIGKILL: a safety net, as
 // generous as WaitUntil's default, since a process that ends sooner returns sooner.
 constexpr std::chrono::seconds kStopBound{60};
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
-}
 
 std::string TempPath(const char* tag) {
   const char* dir = std::getenv("TMPDIR");
@@ -142,8 +136,8 @@ ProcessResult RunProcess(const std::vector<std::string>& argv, const std::string
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
   Decode(status, &result);
-  result.out = ReadFile(out_path);
-  result.err = ReadFile(err_path);
+  result.out = FileText(out_path);
+  result.err = FileText(err_path);
   unlink(out_path.c_str());
   unlink(err_path.c_str());
   if (!in_path.empty()) unlink(in_path.c_str());
@@ -191,13 +185,13 @@ ProcessResult BackgroundProcess::Stop(int sig) {
     }
   }
   Decode(status, &result_);
-  result_.out = ReadFile(out_path_);
-  result_.err = ReadFile(err_path_);
+  result_.out = FileText(out_path_);
+  result_.err = FileText(err_path_);
   return result_;
 }
 
-std::string BackgroundProcess::StdoutSoFar() const { return ReadFile(out_path_); }
-std::string BackgroundProcess::StderrSoFar() const { return ReadFile(err_path_); }
+std::string BackgroundProcess::StdoutSoFar() const { return FileText(out_path_); }
+std::string BackgroundProcess::StderrSoFar() const { return FileText(err_path_); }
 
 bool BackgroundProcess::Exited() const {
   if (pid_ < 0 || stopped_) return true;
@@ -226,8 +220,8 @@ ProcessResult BackgroundProcess::Wait(std::chrono::seconds limit) {
   }
   stopped_ = true;
   Decode(status, &result_);
-  result_.out = ReadFile(out_path_);
-  result_.err = ReadFile(err_path_);
+  result_.out = FileText(out_path_);
+  result_.err = FileText(err_path_);
   return result_;
 }
 

@@ -1,5 +1,5 @@
-// Small text helpers the test tiers share: the lines of a program's output, a substring test,
-// the interface of the host's default route.
+// Small text helpers the test tiers share: a file's whole content, the lines of a program's
+// output, a substring test, the interface of the host's default route.
 #pragma once
 
 #include <fstream>
@@ -8,6 +8,14 @@
 #include <vector>
 
 namespace nicbench::testing {
+
+// The whole content of the file at `path`, byte for byte; "" when it cannot be read.
+inline std::string FileText(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
 
 // The lines of `text`, without their newlines (a last line without one included).
 inline std::vector<std::string> Lines(const std::string& text) {

@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "support/run_binary.h"
+#include "support/text.h"
 
 namespace nicbench {
 namespace {
@@ -23,17 +24,10 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-std::string TempDir() {
+std::string NewCollectDir() {
   char name[] = "/tmp/nicbench-collect-test-XXXXXX";
   EXPECT_NE(mkdtemp(name), nullptr);
   return name;
-}
-
-std::string Slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
 }
 
 // The default route's interface, as the script would pick it; "lo" on a host without one.
@@ -63,7 +57,7 @@ struct Fixture {
 
 // The script written out by the binary, in a fresh directory.
 void WriteScript(Fixture& f) {
-  f.dir = TempDir();
+  f.dir = NewCollectDir();
   const testing::ProcessResult r = testing::RunNicbench({"collect", "--script"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   f.script = f.dir + "/collect.sh";
@@ -73,7 +67,7 @@ void WriteScript(Fixture& f) {
 TEST(CollectCli, ScriptIsTheEmbeddedFile) {
   const testing::ProcessResult r = testing::RunNicbench({"collect", "--script"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(r.out, Slurp(nicbench::testing::SourceDir() + "/src/cli/collect.sh"));
+  EXPECT_EQ(r.out, testing::FileText(nicbench::testing::SourceDir() + "/src/cli/collect.sh"));
   EXPECT_EQ(r.out.rfind("#!/bin/sh\n", 0), 0u);
 }
 
@@ -85,8 +79,9 @@ TEST(CollectCli, ScriptCaptureOfThisHostReadsBack) {
   const testing::ProcessResult r =
       testing::RunProcess({Shell(), f.script, "-s", "1", "-i", iface, "-o", out});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(Slurp(out + "/nicbench-capture").find("os Linux\ninterface " + iface + "\n"),
-            std::string::npos);
+  EXPECT_NE(
+      testing::FileText(out + "/nicbench-capture").find("os Linux\ninterface " + iface + "\n"),
+      std::string::npos);
   const testing::ProcessResult back = testing::RunNicbench({"inspect", "--root", out, "--json"});
   ASSERT_EQ(back.exit_code, 0) << back.err;
   const json doc = json::parse(back.out);
@@ -142,14 +137,14 @@ TEST(CollectCli, NicbenchCollectMakesTheSameCapture) {
   EXPECT_EQ(a["host"], b["host"]);
 }
 
-std::string Iperf3() {
+std::string Iperf3Path() {
   const char* other = std::getenv("NICBENCH_IPERF3");
   return other != nullptr && *other != '\0' ? other : "/usr/bin/iperf3";
 }
 
 // A stock iperf3 end sends no facts; the capture's stand in for them in the record.
 TEST(CollectCli, RemoteFactsJoinARunAgainstStockIperf3) {
-  if (access(Iperf3().c_str(), X_OK) != 0) GTEST_SKIP() << Iperf3() << " is not installed";
+  if (access(Iperf3Path().c_str(), X_OK) != 0) GTEST_SKIP() << Iperf3Path() << " is not installed";
   Fixture f;
   WriteScript(f);
   const std::string capture = f.dir + "/far";
@@ -157,7 +152,7 @@ TEST(CollectCli, RemoteFactsJoinARunAgainstStockIperf3) {
       testing::RunProcess({Shell(), f.script, "-s", "1", "-i", "lo", "-o", capture}).exit_code, 0);
   const int port = testing::FreeTcpPort();
   testing::BackgroundProcess server(
-      {Iperf3(), "-s", "-1", "-B", "127.0.0.1", "-p", std::to_string(port), "--forceflush"});
+      {Iperf3Path(), "-s", "-1", "-B", "127.0.0.1", "-p", std::to_string(port), "--forceflush"});
   ASSERT_TRUE(server.WaitForOutput("Server listening")) << server.StderrSoFar();
   const testing::ProcessResult r = testing::RunNicbench(
       {"run", "127.0.0.1", "-p", std::to_string(port), "-t", "1", "-J", "--remote-facts", capture});
@@ -223,7 +218,7 @@ TEST(CollectCli, ScriptFreebsdBranchCapturesWhatTheParsersRead) {
       testing::RunProcess({"/usr/bin/env", "PATH=" + bin + ":" + std::getenv("PATH"), Shell(),
                            f.script, "-i", "em0", "-s", "1", "-o", out});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(Slurp(out + "/nicbench-capture").find("os FreeBSD\ninterface em0\n"),
+  EXPECT_NE(testing::FileText(out + "/nicbench-capture").find("os FreeBSD\ninterface em0\n"),
             std::string::npos);
   const testing::ProcessResult text = testing::RunNicbench({"inspect", "--root", out});
   ASSERT_EQ(text.exit_code, 0) << text.err;
@@ -239,7 +234,7 @@ TEST(CollectCli, ScriptFreebsdBranchCapturesWhatTheParsersRead) {
 
 TEST(CollectCli, BadCapturesAndArguments) {
   Fixture f;
-  f.dir = TempDir();
+  f.dir = NewCollectDir();
   const testing::ProcessResult missing = testing::RunNicbench(
       {"run", "127.0.0.1", "-p", "9", "--remote-facts", f.dir + "/nonexistent"});
   EXPECT_EQ(missing.exit_code, 2) << missing.err;

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "support/run_binary.h"
+#include "support/text.h"
 
 namespace nicbench::testing {
 namespace {
@@ -21,16 +22,9 @@ std::string GeneratedDir() {
   return nicbench.substr(0, nicbench.rfind('/') + 1) + "generated";
 }
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 // The man page as plain text: "\-" is "-", font changes gone.
 std::string ManText(const std::string& command) {
-  std::string roff = ReadFile(GeneratedDir() + "/man/nicbench-" + command + ".1");
+  std::string roff = testing::FileText(GeneratedDir() + "/man/nicbench-" + command + ".1");
   std::string out;
   for (size_t i = 0; i < roff.size(); ++i) {
     if (roff.compare(i, 2, "\\-") == 0) {
@@ -144,7 +138,7 @@ TEST(HelpTable, IsNotAnOptionHelpShows) {
 }
 
 TEST(HelpTable, CompletionOffersTheOptionsOfTheTable) {
-  const std::string completion = ReadFile(GeneratedDir() + "/completion/nicbench");
+  const std::string completion = testing::FileText(GeneratedDir() + "/completion/nicbench");
   ASSERT_NE(completion.find("complete -o default -F _nicbench nicbench"), std::string::npos);
   for (const auto& table : HelpTable()) {
     if (Name(table) != "run") continue;
@@ -155,8 +149,9 @@ TEST(HelpTable, CompletionOffersTheOptionsOfTheTable) {
 }
 
 TEST(HelpTable, ManPagesOfNicbenchAndTtcpExist) {
-  EXPECT_NE(ReadFile(GeneratedDir() + "/man/nicbench.1").find(".SH COMMANDS"), std::string::npos);
-  EXPECT_NE(ReadFile(GeneratedDir() + "/man/ttcp.1").find("\\-t"), std::string::npos);
+  EXPECT_NE(testing::FileText(GeneratedDir() + "/man/nicbench.1").find(".SH COMMANDS"),
+            std::string::npos);
+  EXPECT_NE(testing::FileText(GeneratedDir() + "/man/ttcp.1").find("\\-t"), std::string::npos);
 }
 
 }  // namespace

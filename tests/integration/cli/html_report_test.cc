@@ -21,6 +21,7 @@
 #include "record/json_test_records.h"
 #include "store/store.h"
 #include "support/run_binary.h"
+#include "support/text.h"
 
 namespace nicbench {
 namespace {
@@ -35,13 +36,6 @@ bool HaveChromium() { return access(kChromium, X_OK) == 0; }
   if (!HaveChromium())                                                                \
   GTEST_SKIP() << "chromium is not installed (Debian package chromium, installed by " \
                   "scripts/install-deps): the HTML report's browser tests need it"
-
-std::string Slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 class HtmlReport : public ::testing::Test {
  protected:
@@ -144,7 +138,7 @@ TEST_F(HtmlReport, OneRunDrawsTheRecordsNumbers) {
   const json& intervals = record["intervals"];
   ASSERT_GE(intervals.size(), 4u);
   EXPECT_LT(fs::file_size(page), 1000000u);
-  EXPECT_NE(Slurp(page).find("Content-Security-Policy\" content=\"default-src 'none'"),
+  EXPECT_NE(testing::FileText(page).find("Content-Security-Policy\" content=\"default-src 'none'"),
             std::string::npos);
 
   auto browser = Open(page);
@@ -214,7 +208,7 @@ TEST_F(HtmlReport, RequestResponseRunDrawsTransactionsAndPercentiles) {
   const json record = json::parse(run.out);
   const json& intervals = record["intervals"];
   ASSERT_GE(intervals.size(), 4u);
-  const std::string html = Slurp(page);
+  const std::string html = testing::FileText(page);
   EXPECT_NE(html.find("<dt>transactions/s</dt>"), std::string::npos);
   EXPECT_NE(html.find("<dt>latency p99.9</dt>"), std::string::npos);
   EXPECT_NE(html.find("<dt>connect p50</dt>"), std::string::npos);
@@ -379,7 +373,7 @@ TEST_F(HtmlReport, BadInputsFailClearly) {
 
   auto both = testing::RunNicbench({"report", "last:2", "-o", page, "--store", db});
   EXPECT_EQ(both.exit_code, 0) << both.err;
-  EXPECT_NE(Slurp(page).find("2 runs"), std::string::npos);
+  EXPECT_NE(testing::FileText(page).find("2 runs"), std::string::npos);
 }
 
 // Edits stored records in place, as a record written by another version would read.
@@ -404,7 +398,7 @@ TEST_F(HtmlReport, RecordsOfOtherVersions) {
   const std::string page = Path("old.html");
   auto old = testing::RunNicbench({"report", "1", "-o", page, "--store", db});
   ASSERT_EQ(old.exit_code, 0) << old.err;
-  EXPECT_NE(Slurp(page).find("server's view: not reported"), std::string::npos);
+  EXPECT_NE(testing::FileText(page).find("server's view: not reported"), std::string::npos);
   // A record of a newer schema than this binary reads: refused with the reason.
   EditRecords(db,
               "UPDATE run_records SET record = json_set(record, '$.schema_version', 99) "

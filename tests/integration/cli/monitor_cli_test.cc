@@ -35,7 +35,7 @@ using testing::HttpGet;
 using testing::MetricsPort;
 using testing::ProcessResult;
 
-std::string TempDir(const std::string& name) {
+std::string MonitorTempDir(const std::string& name) {
   std::string dir = std::filesystem::temp_directory_path() /
                     ("nicbench-monitor-" + name + "-" + std::to_string(::getpid()));
   std::filesystem::remove_all(dir);
@@ -73,7 +73,7 @@ TEST(MonitorCli, BadInputIsRefusedAtStartNamingTheOption) {
 }
 
 TEST(MonitorCli, UnreachablePeerAndUnwritableEventsFileAtStart) {
-  const std::string locks = TempDir("locks1");
+  const std::string locks = MonitorTempDir("locks1");
   ProcessResult r =
       testing::RunNicbench({"monitor", "127.0.0.1", "-p", "1", "--no-store", "--lock-dir", locks});
   EXPECT_EQ(r.exit_code, 1) << r.err;
@@ -109,7 +109,7 @@ TEST(MonitorCli, APeerThatIsNoTestServerIsRefusedAtStart) {
   });
   ProcessResult r =
       testing::RunNicbench({"monitor", "127.0.0.1", "-p", std::to_string(ntohs(a.sin_port)),
-                            "--no-store", "--lock-dir", TempDir("locks2")});
+                            "--no-store", "--lock-dir", MonitorTempDir("locks2")});
   done = true;
   ::shutdown(listener, SHUT_RDWR);
   closer.join();
@@ -158,7 +158,7 @@ struct LoopbackMonitor {
   int metrics = 0;
 
   explicit LoopbackMonitor(const std::string& name, const std::vector<std::string>& extra = {})
-      : dir(TempDir(name)) {
+      : dir(MonitorTempDir(name)) {
     common = {testing::NicbenchPath(),    "monitor",    "127.0.0.1", "-p",
               std::to_string(serve.port), "--lock-dir", dir};
     std::vector<std::string> argv = common;
@@ -289,7 +289,7 @@ TEST(MonitorLoopback, PeerGoneIsAnEventHangupReopensAndTheRecordingReplays) {
 // test held to 50 Mbit/s against unlimited loopback runs is a degradation in each direction.
 TEST(MonitorLoopback, StoredBaselineJudgesTheFirstTests) {
   testing::ServeChild serve = testing::StartServe();
-  const std::string dir = TempDir("baseline");
+  const std::string dir = MonitorTempDir("baseline");
   const std::string db = dir + "/runs.db";
   const std::string port = std::to_string(serve.port);
   for (const char* reverse : {"", "-R"}) {
@@ -325,7 +325,7 @@ TEST(MonitorLoopback, StoredBaselineJudgesTheFirstTests) {
 // stderr; after a rotation moved FILE, SIGHUP makes a new one, and the lines go on there.
 TEST(MonitorLoopback, LogFileTakesItsLinesAndHangupReopensIt) {
   testing::ServeChild serve = testing::StartServe();
-  const std::string dir = TempDir("log");
+  const std::string dir = MonitorTempDir("log");
   const std::string log = dir + "/monitor.log";
   BackgroundProcess monitor({testing::NicbenchPath(),
                              "monitor",

@@ -21,6 +21,7 @@
 #include <nlohmann/json.hpp>
 
 #include "support/run_binary.h"
+#include "support/text.h"
 #include "support/wait.h"
 
 namespace nicbench::testing {
@@ -64,11 +65,6 @@ std::string MakeRandomFile(const std::string& path, size_t bytes) {
   }
   std::ofstream(path, std::ios::binary).write(data.data(), static_cast<std::streamsize>(bytes));
   return data;
-}
-
-std::string Slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
 
 json Parse(const std::string& text) {
@@ -116,7 +112,7 @@ TEST(FilesLoopback, ClientSendsAFileToAServerThatWritesIt) {
               HasFinding(doc, "network-limits-file-transfer"))
       << doc["findings"].dump();
   server.process->Stop(0);
-  EXPECT_EQ(Slurp(dir.File("out")), data);
+  EXPECT_EQ(testing::FileText(dir.File("out")), data);
 }
 
 // Sends a random file of `size` bytes made at `src` with `-F src` and `extra` to a
@@ -170,7 +166,7 @@ TEST_P(FilesBySendfile, SendsTheFilesPagesAndStillMeasuresTheDisk) {
   EXPECT_TRUE(local.value("rate_measured", false)) << local.dump();
   EXPECT_GT(local.value("bytes_per_second", 0.0), 0.0) << local.dump();
   EXPECT_NE(local.dump().find("MADV_POPULATE_READ"), std::string::npos) << local.dump();
-  EXPECT_EQ(Slurp(dir.File("out")), data);
+  EXPECT_EQ(testing::FileText(dir.File("out")), data);
 }
 
 // O_DIRECT reads whole aligned chunks; a block length that is not a multiple of 4096 must
@@ -189,7 +185,7 @@ TEST(FilesLoopback, DirectReadsWithAnOddBlockLengthStillCopyTheFileExactly) {
   EXPECT_TRUE(doc["local"]["file"]["direct_requested"].get<bool>());
   EXPECT_EQ(doc["local"]["file"]["bytes"].get<uint64_t>(), data.size());
   server.process->Stop(0);
-  EXPECT_EQ(Slurp(dir.File("out")), data);
+  EXPECT_EQ(testing::FileText(dir.File("out")), data);
 }
 
 TEST(FilesLoopback, ReverseWritesWhatAFileServerSends) {
@@ -201,7 +197,7 @@ TEST(FilesLoopback, ReverseWritesWhatAFileServerSends) {
   EXPECT_NE(r.out.find("File (local client): wrote"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("File (remote server): read"), std::string::npos) << r.out;
   server.process->Stop(0);
-  EXPECT_EQ(Slurp(dir.File("out")), data);
+  EXPECT_EQ(testing::FileText(dir.File("out")), data);
 }
 
 TEST(FilesLoopback, ParallelStreamsShareTheFilesLengthAsIperf3Does) {
@@ -232,7 +228,7 @@ TEST(FilesLoopback, StockIperf3ServerWritesTheFileWeSend) {
   EXPECT_EQ(r.out.find("sendfile(2)"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("in read calls"), std::string::npos) << r.out;
   server.Stop(0);
-  EXPECT_EQ(Slurp(dir.File("out")), data);
+  EXPECT_EQ(testing::FileText(dir.File("out")), data);
 }
 
 TEST(FilesLoopback, StockIperf3ClientFilesInBothDirections) {
@@ -245,7 +241,7 @@ TEST(FilesLoopback, StockIperf3ClientFilesInBothDirections) {
         {"iperf3", "-c", "127.0.0.1", "-p", std::to_string(server.port), "-F", dir.File("src")});
     ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
     server.process->Stop(0);
-    EXPECT_EQ(Slurp(dir.File("out")), data);
+    EXPECT_EQ(testing::FileText(dir.File("out")), data);
   }
   {
     ServeChild server = StartServe({"--once", "-F", dir.File("src")});
@@ -253,7 +249,7 @@ TEST(FilesLoopback, StockIperf3ClientFilesInBothDirections) {
                                   "-R", "-t", "1", "-F", dir.File("back")});
     ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
     server.process->Stop(0);
-    EXPECT_EQ(Slurp(dir.File("back")), data);
+    EXPECT_EQ(testing::FileText(dir.File("back")), data);
   }
 }
 
@@ -284,7 +280,7 @@ TEST(FilesLoopback, TtcpNormalModeAndFileFiguresAgree) {
   EXPECT_EQ(doc["remote"]["file"]["bytes"].get<uint64_t>(), ttcp_bytes);
   EXPECT_EQ(doc["end"]["sum_received"]["bytes"].get<uint64_t>(), ttcp_bytes);
   EXPECT_EQ(t.out, data);
-  EXPECT_EQ(Slurp(dir.File("file-out")), data);
+  EXPECT_EQ(testing::FileText(dir.File("file-out")), data);
 }
 
 // The file is cut to 1 MiB while a paced stream (1 MB/s, so 4 s for the whole file) reads
