@@ -313,7 +313,11 @@ uint64_t SoftnetDropped() {
 // processed on the sending CPU right after its transmit, nothing piles up, and no softnet
 // finding is made. (With the RPS steering above the same load beside the busy loops does
 // overflow a backlog of 1000: ksoftirqd, which drains it under load, then competes with them
-// for cpu0. Those drops are real and the rule reports them.)
+// for cpu0. Those drops are real and the rule reports them.) Once in a while the kernel drops
+// here too (a cold CI run counted 34 drops in one run: the softirq work deferred to ksoftirqd
+// beside the busy loops), and then the finding is right to be there; so each run is judged by
+// what the kernel counted, and the healthy case, which this test is about, must come in one of
+// three runs.
 TEST(DiagnosisSoftnet, DefaultBacklogBesideCpuHogsRaisesNothing) {
   QUEUES_SKIP_UNLESS_ROOT();
   const std::string backlog = ReadLine(kBacklog);
@@ -328,18 +332,26 @@ TEST(DiagnosisSoftnet, DefaultBacklogBesideCpuHogsRaisesNothing) {
       QueuedVethPair::Do(InHost(h1, {"ethtool", "-K", h1.interface, "tso", "off", "gso", "off"})),
       "");
   CpuHogs hogs;
-  const uint64_t before = SoftnetDropped();
-  json doc = RunAcross(pair, {"-P", "4", "-t", "2"});
-  const uint64_t dropped = SoftnetDropped() - before;
-  std::printf("softnet_stat dropped +%llu beside CPU hogs at backlog %s\n",
-              static_cast<unsigned long long>(dropped), backlog.c_str());
-  EXPECT_EQ(dropped, 0u) << "the kernel dropped at a backlog: not the healthy case";
-  EXPECT_EQ(FindingOf(doc, "softnet-drops"), nullptr) << Titles(doc);
-  const json* ladder = FindingOf(doc, "drop-ladder");
-  if (ladder != nullptr) {
-    EXPECT_EQ((*ladder)["title"].get<std::string>().find("softnet"), std::string::npos)
-        << Titles(doc);
+  bool healthy_run = false;
+  for (int attempt = 1; attempt <= 3 && !healthy_run; ++attempt) {
+    const uint64_t before = SoftnetDropped();
+    json doc = RunAcross(pair, {"-P", "4", "-t", "2"});
+    const uint64_t dropped = SoftnetDropped() - before;
+    std::printf("run %d: softnet_stat dropped +%llu beside CPU hogs at backlog %s\n", attempt,
+                static_cast<unsigned long long>(dropped), backlog.c_str());
+    // The kernel dropped: not the healthy case (a finding is then right; this test's window is
+    // wider than the run's, so it does not judge one).
+    if (dropped > 0) continue;
+    healthy_run = true;
+    EXPECT_EQ(FindingOf(doc, "softnet-drops"), nullptr) << Titles(doc);
+    const json* ladder = FindingOf(doc, "drop-ladder");
+    if (ladder != nullptr) {
+      EXPECT_EQ((*ladder)["title"].get<std::string>().find("softnet"), std::string::npos)
+          << Titles(doc);
+    }
   }
+  EXPECT_TRUE(healthy_run) << "the kernel dropped at the backlog in all three runs: the healthy "
+                              "case this test judges never happened";
 }
 
 }  // namespace
