@@ -1,13 +1,29 @@
-// Test support: the accepting end of a fake peer that a test plays on a listening socket.
+// Test support: a fake peer's listening socket on loopback and its accepting end.
 #pragma once
 
 #include <poll.h>
 
+#include <string>
 #include <utility>
 
 #include "net/socket.h"
 
 namespace nicbench::testing {
+
+// A listening socket on 127.0.0.1 at a port the kernel picks, and the address it got.
+struct LoopbackListener {
+  net::UniqueFd fd;
+  net::SocketAddress address;
+};
+inline Result<LoopbackListener> ListenOnLoopback(int backlog) {
+  auto loopback = net::SocketAddress::FromNumeric("127.0.0.1", 0);
+  if (!loopback) return tl::unexpected(loopback.error());
+  auto listener = net::Listen(*loopback, backlog, {});
+  if (!listener) return tl::unexpected(listener.error());
+  auto where = net::SocketAddress::Local(listener->get());
+  if (!where) return tl::unexpected(where.error());
+  return LoopbackListener{std::move(*listener), *where};
+}
 
 // The next connection on `listen_fd`, blocking, or an empty fd when none came within 10 s (a
 // safety net, not a timing assertion: the test then fails on the empty fd).

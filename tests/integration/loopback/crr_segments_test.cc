@@ -21,6 +21,7 @@
 #include <nlohmann/json.hpp>
 
 #include "net/socket.h"
+#include "support/accept.h"
 #include "support/run_binary.h"
 
 namespace nicbench {
@@ -129,18 +130,14 @@ void ExpectResponsesCarryTheFin(const char* address, const std::vector<std::stri
 // the server's once failed the test above (41 responses with a FIN for 40 transactions, and a
 // bare FIN). Nothing is sent from the capture's address here, so every count must be 0.
 TEST(CrrSegments, CaptureOpenedAmidOtherConnectionsCountsNoneOfTheirs) {
-  const auto loopback = net::SocketAddress::FromNumeric("127.0.0.1", 0);
-  ASSERT_TRUE(loopback);
-  auto listener = net::Listen(*loopback, 128, {});
+  auto listener = testing::ListenOnLoopback(128);
   ASSERT_TRUE(listener) << listener.error().message;
-  auto where = net::SocketAddress::Local(listener->get());
-  ASSERT_TRUE(where) << where.error().message;
   std::atomic<bool> stop{false};
   // Connections that open and close (each close a FIN) for as long as captures are opened.
   std::thread others([&] {
     while (!stop) {
-      auto client = net::Connect(*where, "", 0, {}, std::chrono::seconds(10));
-      if (client) (void)net::Accept(listener->get());
+      auto client = net::Connect(listener->address, "", 0, {}, std::chrono::seconds(10));
+      if (client) (void)net::Accept(listener->fd.get());
     }
   });
   int counted = 0, open_error = 0;

@@ -8,19 +8,16 @@
 #include <gtest/gtest.h>
 
 #include "net/socket.h"
+#include "support/accept.h"
 #include "support/wait.h"
 
 namespace nicbench::testing {
 namespace {
 
 TEST(PeerUnreadBytes, CountsWhatWaitsUnreadThenZeroOnceRead) {
-  const auto loopback = net::SocketAddress::FromNumeric("127.0.0.1", 0);
-  ASSERT_TRUE(loopback);
-  auto listener = net::Listen(*loopback, 1, {});
+  auto listener = testing::ListenOnLoopback(1);
   ASSERT_TRUE(listener) << listener.error().message;
-  auto where = net::SocketAddress::Local(listener->get());
-  ASSERT_TRUE(where) << where.error().message;
-  auto client = net::Connect(*where, "", 0, {}, std::chrono::seconds(10));
+  auto client = net::Connect(listener->address, "", 0, {}, std::chrono::seconds(10));
   ASSERT_TRUE(client) << client.error().message;
   const int fd = client->get();
   // Not accepted yet: the peer's socket is there already, with nothing to read.
@@ -28,7 +25,7 @@ TEST(PeerUnreadBytes, CountsWhatWaitsUnreadThenZeroOnceRead) {
   const char bytes[100] = {};
   ASSERT_EQ(send(fd, bytes, sizeof bytes, 0), 100);
   EXPECT_TRUE(WaitUntil([&] { return PeerUnreadBytes(fd) == 100; })) << PeerUnreadBytes(fd);
-  auto server = net::Accept(listener->get());
+  auto server = net::Accept(listener->fd.get());
   ASSERT_TRUE(server) << server.error().message;
   char in[100];
   ASSERT_EQ(recv(server->get(), in, sizeof in, MSG_WAITALL), 100);
